@@ -1,0 +1,102 @@
+/**
+ * Every error cachepoint throws. Expected outcomes (a cache miss, a deferred
+ * hide, a moved cache point) are values in results, never exceptions; only
+ * misuse, invalid input and I/O failure throw.
+ */
+
+/** Stable, machine-readable error codes. */
+export type ErrorCode =
+  | 'invalid_option'
+  | 'invalid_timeline'
+  | 'unknown_model'
+  | 'ttl_order'
+  | 'hide_refused'
+  | 'not_found'
+  | 'context_overflow'
+  | 'trace_parse'
+  | 'canonical_key'
+  | 'cache_store'
+  | 'summarizer';
+
+/** Base class: every error carries a `code`; `cause` holds the underlying error when there is one. */
+export class CachepointError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** An option has a value it cannot take. The message names the option and the rule. */
+export class InvalidOptionError extends CachepointError {
+  readonly option: string;
+  constructor(option: string, message: string) {
+    super('invalid_option', `${option}: ${message}`);
+    this.option = option;
+  }
+}
+
+/** An edit would make the timeline invalid for the API. `path` names where. Nothing was changed. */
+export class TimelineError extends CachepointError {
+  readonly path: string;
+  constructor(path: string, message: string) {
+    super('invalid_timeline', `${path}: ${message}`);
+    this.path = path;
+  }
+}
+
+/** The model id is not in the profile table. */
+export class UnknownModelError extends CachepointError {
+  readonly model: string;
+  readonly known: readonly string[];
+  constructor(model: string, known: readonly string[]) {
+    super(
+      'unknown_model',
+      `unknown model "${model}". Known: ${known.join(', ')}. Pass a custom profile (customProfile(...)) for other models.`,
+    );
+    this.model = model;
+    this.known = known;
+  }
+}
+
+/** A 1-hour cache point would come after a 5-minute one; the API answers 400 for that. */
+export class TtlOrderError extends CachepointError {
+  constructor(message: string) {
+    super('ttl_order', message);
+  }
+}
+
+/** A hide was refused (outside the editable zone, or a block that cannot be hidden). */
+export class HideRefusedError extends CachepointError {
+  readonly path: string;
+  readonly reason: 'outside_editable_zone' | 'not_hideable' | 'unknown_path';
+  constructor(path: string, reason: HideRefusedError['reason'], message: string) {
+    super('hide_refused', `${path}: ${message}`);
+    this.path = path;
+    this.reason = reason;
+  }
+}
+
+/** Nothing exists at that path. */
+export class PathNotFoundError extends CachepointError {
+  readonly path: string;
+  constructor(path: string, message = 'no block exists at this path') {
+    super('not_found', `${path}: ${message}`);
+    this.path = path;
+  }
+}
+
+/** Even the envelope plus the newest turn do not fit the context window. */
+export class ContextOverflowError extends CachepointError {
+  readonly tokens: number;
+  readonly limit: number;
+  constructor(tokens: number, limit: number, what: string) {
+    super(
+      'context_overflow',
+      `${what} needs ${tokens} tokens but the window allows ${limit} (over by ${tokens - limit}); compaction cannot go further.`,
+    );
+    this.tokens = tokens;
+    this.limit = limit;
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Model profiles: every per-model number the renderer, the cost gate and the
+ * simulator need. Anthropic's caching docs changed often in 2026, so nothing
+ * here is a constant of the code: every figure is a field, and users can
+ * override or extend the table (see {@link resolveProfile}).
+ */
+import { UnknownModelError } from '../errors.js';
+
+/** Prices in US dollars per million tokens. */
+export interface ModelPrices {
+  /** Base input price (uncached input). */
+  readonly input: number;
+  /** Writing a 5-minute cache entry (normally 1.25 × input). */
+  readonly cacheWrite5m: number;
+  /** Writing a 1-hour cache entry (normally 2 × input). */
+  readonly cacheWrite1h: number;
+  /** Reading (and refreshing) a cache entry (normally 0.1 × input). */
+  readonly cacheRead: number;
+  /** Output tokens. */
+  readonly output: number;
+}
+
+/** What cachepoint needs to know about one model. */
+export interface ModelProfile {
+  /** The API model id, e.g. `claude-sonnet-4-6`. */
+  readonly id: string;
+  /** Context window in tokens. */
+  readonly contextWindow: number;
+  /** Below this many prefix tokens a breakpoint writes nothing (no error). */
+  readonly minCacheableTokens: number;
+  /** Cache lifetimes in milliseconds. */
+  readonly ttlMs: { readonly '5m': number; readonly '1h': number };
+  readonly prices: ModelPrices;
+  /**
+   * Whether the model keeps thinking blocks of earlier turns. Older models strip
+   * them when a plain user turn arrives, so every byte after the first one misses.
+   */
+  readonly keepsThinking: boolean;
+  /** How many positions a breakpoint looks back for an earlier entry (20). */
+  readonly lookback: number;
+}
+
+const FIVE_MINUTES = 5 * 60_000;
+const ONE_HOUR = 60 * 60_000;
+
+function profile(
+  id: string,
+  input: number,
+  output: number,
+  minCacheableTokens: number,
+  contextWindow: number,
+  keepsThinking: boolean,
+  readMultiplier = 0.1,
+): ModelProfile {
+  return Object.freeze({
+    id,
+    contextWindow,
+    minCacheableTokens,
+    ttlMs: Object.freeze({ '5m': FIVE_MINUTES, '1h': ONE_HOUR }),
+    prices: Object.freeze({
+      input,
+      cacheWrite5m: input * 1.25,
+      cacheWrite1h: input * 2,
+      cacheRead: input * readMultiplier,
+      output,
+    }),
+    keepsThinking,
+    lookback: 20,
+  });
+}
+
+/**
+ * The built-in table (Sep 2026 documentation; see docs/models.md). Minimums and
+ * read multipliers follow the documented values; models the docs do not list
+ * yet (the x.5 / x.2 generation in the SDK's model list) use their family's
+ * figures and are marked as estimates in the docs.
+ */
+export const MODEL_PROFILES: Readonly<Record<string, ModelProfile>> = Object.freeze(
+  Object.fromEntries(
+    [
+      profile('claude-fable-5-2', 10, 50, 512, 1_000_000, true, 0.025),
+      profile('claude-mythos-5-2', 10, 50, 512, 1_000_000, true, 0.025),
+      profile('claude-fable-5-1', 10, 50, 512, 1_000_000, true, 0.025),
+      profile('claude-mythos-5-1', 10, 50, 512, 1_000_000, true, 0.025),
+      profile('claude-fable-5', 10, 50, 512, 1_000_000, true),
+      profile('claude-mythos-5', 10, 50, 512, 1_000_000, true),
+      profile('claude-mythos-preview', 10, 50, 2048, 1_000_000, true),
+      profile('claude-opus-5-5', 5, 25, 512, 1_000_000, true, 0.05),
+      profile('claude-opus-5', 5, 25, 512, 1_000_000, true),
+      profile('claude-opus-4-8', 5, 25, 1024, 1_000_000, true),
+      profile('claude-opus-4-7', 5, 25, 2048, 1_000_000, true),
+      profile('claude-opus-4-6', 5, 25, 4096, 1_000_000, true),
+      profile('claude-opus-4-5', 5, 25, 4096, 200_000, true),
+      profile('claude-opus-4-1', 15, 75, 1024, 200_000, false),
+      profile('claude-sonnet-5-5', 2, 10, 1024, 1_000_000, true),
+      profile('claude-sonnet-5', 2, 10, 1024, 1_000_000, true),
+      profile('claude-sonnet-4-6', 3, 15, 1024, 1_000_000, true),
+      profile('claude-sonnet-4-5', 3, 15, 1024, 1_000_000, false),
+      profile('claude-haiku-5-5', 1, 5, 4096, 200_000, false),
+      profile('claude-haiku-4-5', 1, 5, 4096, 200_000, false),
+    ].map((p) => [p.id, p]),
+  ),
+);
+
+/** The model used when none is given: the one most agent sessions run on. */
+export const DEFAULT_MODEL = 'claude-sonnet-4-6';
+
+/** Dated ids (`claude-haiku-4-5-20251001`) resolve to their undated family. */
+const DATED = /^(.*)-\d{8}$/;
+
+/**
+ * Finds a model's profile.
+ *
+ * @param model a model id (dated ids resolve to their family), or a full custom profile
+ * @param overrides extra or replacement profiles, consulted first
+ * @throws {UnknownModelError} naming the known ids when nothing matches
+ *
+ * @example
+ * const p = resolveProfile('claude-sonnet-4-6');
+ * p.prices.cacheRead; // 0.3 ($ per million tokens)
+ */
+export function resolveProfile(
+  model: string | ModelProfile,
+  overrides: Readonly<Record<string, ModelProfile>> = {},
+): ModelProfile {
+  if (typeof model !== 'string') return model;
+  const table = { ...MODEL_PROFILES, ...overrides };
+  const found = table[model] ?? table[model.replace(DATED, '$1')];
+  if (found) return found;
+  throw new UnknownModelError(model, Object.keys(table));
+}
+
+/** Builds a custom profile from a base input price with the standard multipliers. */
+export function customProfile(
+  id: string,
+  fields: Partial<Omit<ModelProfile, 'id' | 'prices'>> & {
+    readonly prices: Partial<ModelPrices> & Pick<ModelPrices, 'input'>;
+  },
+): ModelProfile {
+  const base = profile(id, fields.prices.input, fields.prices.output ?? fields.prices.input * 5, 1024, 200_000, true);
+  return Object.freeze({ ...base, ...fields, id, prices: Object.freeze({ ...base.prices, ...fields.prices }) });
+}

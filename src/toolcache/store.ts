@@ -1,0 +1,77 @@
+/**
+ * The storage contract of the tool-result cache. The memoizer (policy, keys,
+ * TTL, singleflight, stats) is written once against this interface; the
+ * in-memory store and the Redis store implement it. Each method that the
+ * staleness rules depend on is atomic on the store's side: a store that cannot
+ * make `insertIfEpoch` and `invalidate` atomic must not implement this interface.
+ */
+
+/** A successful tool result as it is replayed: text, or content parts. */
+export type CachedContent =
+  | string
+  | ReadonlyArray<
+      | { readonly type: 'text'; readonly text: string }
+      | { readonly type: 'image'; readonly source: unknown }
+      | { readonly type: string; readonly [k: string]: unknown }
+    >;
+
+/** One remembered answer. Stores treat it as an opaque JSON-serializable value except for `key`, `tags` and `expiresAtMs`. */
+export interface StoredEntry {
+  /** The full cache key (namespace-free): tool, scope and argument hash. */
+  readonly key: string;
+  readonly tool: string;
+  readonly scope: string;
+  readonly content: CachedContent;
+  /** How long the original run took; a hit reports this, not its own time. */
+  readonly durationMs: number;
+  /** Turn clock value when inserted (for turn TTLs). */
+  readonly insertedTurn: number;
+  /** Wall clock (ms since epoch) when inserted. */
+  readonly insertedAtMs: number;
+  /** TTL in turns, when the policy uses the turn clock. */
+  readonly ttlTurns?: number;
+  /** Absolute expiry (ms since epoch) for second-based TTLs; stores may expire natively. */
+  readonly expiresAtMs?: number;
+  /** Paths / entity tags / family tags this entry depends on; a write to any of them evicts it. */
+  readonly tags: readonly string[];
+}
+
+/** Distributed singleflight, for stores shared by several processes. */
+export interface FlightCoordinator {
+  /** Tries to become the one runner for `key`. `token` identifies the owner; the claim lapses after `ttlMs`. */
+  acquire(key: string, token: string, ttlMs: number): Promise<boolean>;
+  /** Gives up the claim (only if still owned by `token`). */
+  release(key: string, token: string): Promise<void>;
+  /**
+   * Waits until the runner for `key` stored an entry (returns it) or gave up /
+   * died (returns undefined: the caller runs the tool itself). Never waits past `timeoutMs`.
+   */
+  wait(key: string, timeoutMs: number): Promise<StoredEntry | undefined>;
+}
+
+/**
+ * Where the tool cache keeps entries. Follows TanStack Query's small store
+ * interface; all methods are async so a network store fits.
+ */
+export interface ToolCacheStore {
+  /** The current invalidation epoch; it only grows. */
+  epoch(): Promise<number>;
+  /** The entry under `key`, or undefined. Stores may drop natively expired entries; TTL rules are the memoizer's. */
+  get(key: string): Promise<StoredEntry | undefined>;
+  /**
+   * Atomically: insert `entry` only if no invalidation happened since `epoch`
+   * was read. Returns false (and stores nothing) when the epoch moved.
+   */
+  insertIfEpoch(entry: StoredEntry, epoch: number): Promise<boolean>;
+  /**
+   * Atomically: delete every entry carrying any of `tags` and advance the
+   * epoch (even when nothing was evicted). Returns the evicted keys.
+   */
+  invalidate(tags: readonly string[]): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }>;
+  /** Deletes one entry (expired on sight, decode failure, LRU). */
+  delete(key: string): Promise<boolean>;
+  /** Present on stores shared across processes. */
+  readonly flight?: FlightCoordinator;
+  /** Releases connections and timers. */
+  close?(): Promise<void>;
+}
