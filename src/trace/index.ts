@@ -1,0 +1,19 @@
+export { TraceParseError } from './errors.js';
+export { formatTrace, toWire } from './format.js';
+export { parseTrace, readTrace, TraceLineParser } from './reader.js';
+export { parseIsoTime } from './validate.js';
+export { TRACE_EVENT_TYPES } from './types.js';
+export type {
+  AssistantBlock,
+  AssistantEvent,
+  EnvelopeEvent,
+  HideEvent,
+  TailEvent,
+  ToolResultsEvent,
+  TraceEvent,
+  TraceEventType,
+  TraceRule,
+  TraceSkill,
+  TraceToolResult,
+  UserEvent,
+} from './types.js';
