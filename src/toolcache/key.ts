@@ -1,0 +1,163 @@
+/**
+ * Canonical cache keys: tool name + scope + sha256 of the arguments in
+ * canonical JSON. Two spellings of one call (key order, whitespace) hash alike;
+ * values with no single JSON spelling are rejected, never guessed.
+ *
+ * The answers (each one tested):
+ * - object keys are sorted by UTF-16 code units at every depth; no whitespace;
+ * - a property whose value is `undefined` is omitted (`{a: undefined}` ≡ `{}`),
+ *   as in every JSON transport; `undefined` anywhere else (top level, array
+ *   element, array hole) is rejected;
+ * - `-0` is written `0` (JSON has one zero); `NaN`, `Infinity` are rejected;
+ * - numbers use the ECMAScript shortest round-trip form (as `JSON.stringify`);
+ * - a `bigint` is written as its exact decimal digits, so `42n` ≡ `42`;
+ * - a valid `Date` is written as its ISO-8601 string (`toISOString()`), so it
+ *   equals that string; an invalid Date is rejected;
+ * - any other non-plain object (Map, Set, RegExp, class instance, typed array,
+ *   boxed primitive), functions, symbols, symbol-keyed properties and cycles
+ *   are rejected;
+ * - strings are compared as given (no Unicode normalization).
+ */
+
+import { createHash } from 'node:crypto';
+import { CachepointError } from '../errors.js';
+
+/** A value that cannot be written as canonical JSON. `path` is a JSON path like `$.files[2].mtime`. */
+export class CanonicalKeyError extends CachepointError {
+  readonly path: string;
+  readonly tool: string | undefined;
+  constructor(path: string, message: string, tool?: string) {
+    super('canonical_key', `${tool === undefined ? '' : `${tool} arguments: `}${path}: ${message}`);
+    this.path = path;
+    this.tool = tool;
+  }
+}
+
+const IDENT_RE = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function child(path: string, key: string): string {
+  return IDENT_RE.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+function describe(v: object): string {
+  const ctor = Object.getPrototypeOf(v)?.constructor;
+  return typeof ctor === 'function' && ctor.name ? ctor.name : 'object with a custom prototype';
+}
+
+function write(value: unknown, path: string, stack: Set<object>, out: string[]): void {
+  switch (typeof value) {
+    case 'string':
+      out.push(JSON.stringify(value));
+      return;
+    case 'boolean':
+      out.push(value ? 'true' : 'false');
+      return;
+    case 'number':
+      if (!Number.isFinite(value)) throw new CanonicalKeyError(path, `${String(value)} has no JSON form; pass null or a string instead`);
+      out.push(Object.is(value, -0) ? '0' : String(value));
+      return;
+    case 'bigint':
+      out.push(value.toString(10));
+      return;
+    case 'undefined':
+      throw new CanonicalKeyError(path, 'undefined has no JSON form here (only an undefined object property is allowed, and it is omitted)');
+    case 'function':
+    case 'symbol':
+      throw new CanonicalKeyError(path, `a ${typeof value} has no JSON form`);
+  }
+  if (value === null) {
+    out.push('null');
+    return;
+  }
+  const obj = value as object;
+  if (stack.has(obj)) throw new CanonicalKeyError(path, 'circular reference');
+  if (Array.isArray(obj)) {
+    stack.add(obj);
+    out.push('[');
+    for (let i = 0; i < obj.length; i++) {
+      if (i > 0) out.push(',');
+      if (!(i in obj)) throw new CanonicalKeyError(`${path}[${i}]`, 'array hole (sparse array) has no JSON form');
+      write(obj[i], `${path}[${i}]`, stack, out);
+    }
+    out.push(']');
+    stack.delete(obj);
+    return;
+  }
+  if (obj instanceof Date) {
+    const t = obj.getTime();
+    if (Number.isNaN(t)) throw new CanonicalKeyError(path, 'invalid Date');
+    out.push(JSON.stringify(obj.toISOString()));
+    return;
+  }
+  const proto = Object.getPrototypeOf(obj);
+  if (proto !== Object.prototype && proto !== null) {
+    throw new CanonicalKeyError(path, `${describe(obj)} is not a plain object; convert it to plain JSON (objects, arrays, strings, numbers, booleans, null) first`);
+  }
+  if (Object.getOwnPropertySymbols(obj).length > 0) {
+    throw new CanonicalKeyError(path, 'symbol-keyed properties have no JSON form');
+  }
+  stack.add(obj);
+  const keys = Object.keys(obj).sort();
+  out.push('{');
+  let first = true;
+  for (const k of keys) {
+    const v = (obj as Record<string, unknown>)[k];
+    if (v === undefined) continue;
+    if (!first) out.push(',');
+    first = false;
+    out.push(JSON.stringify(k), ':');
+    write(v, child(path, k), stack, out);
+  }
+  out.push('}');
+  stack.delete(obj);
+}
+
+/**
+ * The canonical JSON text of `value` (rules in this module's header).
+ * Throws {@link CanonicalKeyError} naming the JSON path of the first value that has no canonical form.
+ *
+ * @example
+ * ```ts
+ * canonicalJson({ b: [1, -0], a: { y: 1, x: undefined } }); // '{"a":{"y":1},"b":[1,0]}'
+ * ```
+ */
+export function canonicalJson(value: unknown): string {
+  const out: string[] = [];
+  write(value, '$', new Set(), out);
+  return out.join('');
+}
+
+/** sha256 (hex) of the canonical JSON of `args`. */
+export function hashArgs(args: unknown, tool?: string): string {
+  let text: string;
+  try {
+    text = canonicalJson(args);
+  } catch (e) {
+    if (e instanceof CanonicalKeyError && tool !== undefined) throw new CanonicalKeyError(e.path, e.message.slice(e.path.length + 2), tool);
+    throw e;
+  }
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * The store key of one call: `tool:scope:hash`, with tool and scope percent-encoded so
+ * that no choice of names can make two (tool, scope) pairs collide.
+ *
+ * @example
+ * ```ts
+ * toolCacheKey('Read', { path: 'a.ts' }, 'tenant-1'); // 'Read:tenant-1:9f86…'
+ * ```
+ */
+export function toolCacheKey(tool: string, args: unknown, scope: string): string {
+  return `${encodeURIComponent(tool)}:${encodeURIComponent(scope)}:${hashArgs(args, tool)}`;
+}
+
+/** The tool name encoded in a key made by {@link toolCacheKey} (for stats). */
+export function toolOfKey(key: string): string {
+  const i = key.indexOf(':');
+  try {
+    return decodeURIComponent(i === -1 ? key : key.slice(0, i));
+  } catch {
+    return key;
+  }
+}

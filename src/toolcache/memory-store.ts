@@ -1,0 +1,123 @@
+/**
+ * The default, in-process {@link ToolCacheStore}: a Map of entries plus a
+ * tag → keys index. Every method runs synchronously inside its promise, so
+ * `insertIfEpoch` and `invalidate` are atomic with respect to each other (no
+ * await between the epoch check and the write). No lock exists, so none can be
+ * held across a tool run.
+ */
+
+import { InvalidOptionError } from '../errors.js';
+import type { StoredEntry, ToolCacheStore } from './store.js';
+
+/** Why the store dropped an entry on its own. */
+export type MemoryEvictionReason = 'capacity';
+
+export interface MemoryToolCacheStoreOptions {
+  /** Size bound: beyond it the least recently used entry is dropped. Unbounded when absent. */
+  readonly maxEntries?: number;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+/**
+ * Map-based store with an optional LRU bound.
+ *
+ * @example
+ * ```ts
+ * const cache = new ToolCache({ store: new MemoryToolCacheStore({ maxEntries: 500 }) });
+ * ```
+ */
+export class MemoryToolCacheStore implements ToolCacheStore {
+  readonly #entries = new Map<string, StoredEntry>();
+  readonly #byTag = new Map<string, Set<string>>();
+  readonly #maxEntries: number;
+  readonly #listeners = new Set<(key: string, reason: MemoryEvictionReason) => void>();
+  #epoch = 0;
+
+  constructor(options: MemoryToolCacheStoreOptions = {}) {
+    const max = options.maxEntries ?? Number.POSITIVE_INFINITY;
+    if (max !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(max) || max < 1)) {
+      throw new InvalidOptionError('maxEntries', `must be a positive integer, got ${String(options.maxEntries)}`);
+    }
+    this.#maxEntries = max;
+  }
+
+  /** Number of entries held (expired ones included until seen). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Subscribes to evictions the store makes on its own (LRU). Returns the unsubscribe function. */
+  onEvict(listener: (key: string, reason: MemoryEvictionReason) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async epoch(): Promise<number> {
+    return this.#epoch;
+  }
+
+  async get(key: string): Promise<StoredEntry | undefined> {
+    const e = this.#entries.get(key);
+    if (e === undefined) return undefined;
+    if (this.#maxEntries !== Number.POSITIVE_INFINITY) {
+      // Map iteration order is insertion order: re-inserting marks it most recently used.
+      this.#entries.delete(key);
+      this.#entries.set(key, e);
+    }
+    return e;
+  }
+
+  async insertIfEpoch(entry: StoredEntry, epoch: number): Promise<boolean> {
+    if (epoch !== this.#epoch) return false;
+    // A private frozen copy: callers may mutate what they passed or what a hit returned.
+    const copy = deepFreeze(structuredClone(entry));
+    this.#remove(copy.key);
+    this.#entries.set(copy.key, copy);
+    for (const t of copy.tags) {
+      let set = this.#byTag.get(t);
+      if (set === undefined) this.#byTag.set(t, (set = new Set()));
+      set.add(copy.key);
+    }
+    while (this.#entries.size > this.#maxEntries) {
+      const oldest = this.#entries.keys().next().value as string;
+      this.#remove(oldest);
+      for (const l of this.#listeners) l(oldest, 'capacity');
+    }
+    return true;
+  }
+
+  async invalidate(tags: readonly string[]): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }> {
+    const evicted: string[] = [];
+    for (const t of tags) {
+      const keys = this.#byTag.get(t);
+      if (keys === undefined) continue;
+      for (const k of [...keys]) if (this.#remove(k)) evicted.push(k);
+    }
+    this.#epoch += 1;
+    return { evicted, epoch: this.#epoch };
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return this.#remove(key);
+  }
+
+  #remove(key: string): boolean {
+    const e = this.#entries.get(key);
+    if (e === undefined) return false;
+    this.#entries.delete(key);
+    for (const t of e.tags) {
+      const set = this.#byTag.get(t);
+      if (set === undefined) continue;
+      set.delete(key);
+      if (set.size === 0) this.#byTag.delete(t);
+    }
+    return true;
+  }
+}
