@@ -1,0 +1,88 @@
+/**
+ * Usage for the fake Messages API server. The server asks a pluggable
+ * {@link UsageModel} what a request costs; the provider cache simulator is the
+ * model that answers with real cache reads and writes. The token counting here
+ * (per-block counts in render order) is shared by `count_tokens`, the
+ * diagnostics' `cache_missed_input_tokens` and the no-cache model.
+ */
+import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
+import { BlockTokenCache } from '../tokens/counter.js';
+
+// TYPES
+
+/** The usage fields a model reports for one request (the API's `usage`, input side). */
+export interface UsageReport {
+  readonly input_tokens: number;
+  readonly cache_creation_input_tokens: number;
+  readonly cache_read_input_tokens: number;
+  /** The split of `cache_creation_input_tokens` by TTL; the two add up to it. */
+  readonly cache_creation: {
+    readonly ephemeral_5m_input_tokens: number;
+    readonly ephemeral_1h_input_tokens: number;
+  };
+}
+
+/** What a usage model answers: the usage, and optionally why cache reads were missed. */
+export interface UsageOutcome {
+  readonly usage: UsageReport;
+  /** A human-readable explanation (e.g. the simulator's cause of a miss); recorded, never sent. */
+  readonly explain?: unknown;
+}
+
+/**
+ * Decides the `usage` of a request. Stateful models (the cache simulator)
+ * remember earlier requests; `atMs` is the fake server's clock at the request's
+ * start, which is when the provider's TTL starts counting.
+ */
+export interface UsageModel {
+  send(params: MessageCreateParamsBase, atMs: number): UsageOutcome;
+}
+
+/** Counts the tokens of a request's prompt, in render order (tools → system → messages). */
+export interface PromptTokens {
+  readonly tools: number;
+  readonly system: number;
+  /** One entry per message content block, in order (a string content counts as one text block). */
+  readonly blocks: readonly number[];
+  readonly total: number;
+}
+
+// IMPLEMENTATION
+
+/** Content of a message as a list of blocks (a string is one text block). */
+export function messageBlocks(content: unknown): readonly unknown[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  return Array.isArray(content) ? content : [];
+}
+
+/** Per-part token counts of a request's prompt. */
+export function promptTokens(params: Pick<MessageCreateParamsBase, 'tools' | 'system' | 'messages'>, tokens: BlockTokenCache): PromptTokens {
+  const sum = (xs: readonly unknown[]): number => xs.reduce<number>((n, x) => n + tokens.tokens(x), 0);
+  const tools = sum(params.tools ?? []);
+  const system = typeof params.system === 'string' ? tokens.tokens(params.system) : sum(params.system ?? []);
+  const blocks = params.messages.flatMap((m) => messageBlocks(m.content).map((b) => tokens.tokens(b)));
+  return { tools, system, blocks, total: tools + system + blocks.reduce((a, b) => a + b, 0) };
+}
+
+/**
+ * A usage model without a prompt cache: every prompt token is billed as input.
+ * The fallback when no cache simulator is given.
+ *
+ * @example
+ * const model = noCacheUsageModel();
+ * model.send({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }] }, 0).usage.input_tokens;
+ */
+export function noCacheUsageModel(tokens: BlockTokenCache = new BlockTokenCache()): UsageModel {
+  return {
+    send(params) {
+      return {
+        usage: {
+          input_tokens: promptTokens(params, tokens).total,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+          cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+        },
+      };
+    },
+  };
+}

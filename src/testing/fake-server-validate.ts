@@ -1,0 +1,311 @@
+/**
+ * Request validation for the fake Messages API server: the checks the real
+ * Anthropic API makes before a request reaches the model, answered with the
+ * API's own wording where it is known (quoted from real 400 responses; see
+ * shared/anthropic-prompt-cache.md §2.1 and the issue threads cited there).
+ * Where the real wording is unknown the message names the exact location
+ * (`messages.N.content.M`) and the rule.
+ *
+ * Consecutive messages with the same role are accepted and checked as one
+ * merged message, as the real API merges them; error locations still name the
+ * original `messages.N` index.
+ */
+
+// TYPES
+
+/** The first problem found in a request: what the API would answer with a 400. */
+export interface RequestIssue {
+  /** The API's `error.message`. */
+  readonly message: string;
+}
+
+/** Which endpoint the body was sent to (count_tokens does not need `max_tokens`). */
+export type ValidatedEndpoint = 'messages' | 'count_tokens';
+
+type Json = Record<string, unknown>;
+
+/** One content block with the location it came from. */
+interface Located {
+  readonly block: Json;
+  readonly path: string;
+  readonly msg: number;
+}
+
+/** Consecutive same-role messages merged, as the API does. */
+interface Turn {
+  readonly role: 'user' | 'assistant';
+  readonly first: number;
+  readonly blocks: readonly Located[];
+}
+
+/** A cache breakpoint in render order. */
+interface Marker {
+  readonly path: string;
+  readonly ttl: '5m' | '1h';
+}
+
+/** The API's limit on cache breakpoints per request (explicit + automatic). */
+export const MAX_CACHE_POINTS = 4;
+
+// IMPLEMENTATION
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+class Invalid extends Error {}
+
+function fail(message: string): never {
+  throw new Invalid(message);
+}
+
+/**
+ * Checks a Messages API request body the way the API does and returns the
+ * first problem, or `null` when the request is valid.
+ *
+ * @example
+ * validateRequest({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [] });
+ * // { message: 'messages: at least one message is required' }
+ */
+export function validateRequest(body: unknown, endpoint: ValidatedEndpoint = 'messages'): RequestIssue | null {
+  try {
+    check(body, endpoint);
+    return null;
+  } catch (e) {
+    if (e instanceof Invalid) return { message: e.message };
+    throw e;
+  }
+}
+
+function check(body: unknown, endpoint: ValidatedEndpoint): void {
+  if (!isObject(body)) fail('request body must be a JSON object');
+  if (body.model === undefined) fail('model: Field required');
+  if (typeof body.model !== 'string' || body.model.length === 0) fail('model: Input should be a non-empty string');
+  if (endpoint === 'messages') {
+    if (body.max_tokens === undefined) fail('max_tokens: Field required');
+    if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens)) {
+      fail('max_tokens: Input should be a valid integer');
+    }
+    if (body.max_tokens < 0) fail('max_tokens: Input should be greater than or equal to 0');
+    if (body.max_tokens === 0 && body.stream === true) {
+      fail('max_tokens: 0 (cache pre-warming) cannot be combined with stream: true');
+    }
+  }
+  if (body.messages === undefined) fail('messages: Field required');
+  if (!Array.isArray(body.messages)) fail('messages: Input should be a valid list');
+  if (body.messages.length === 0) fail('messages: at least one message is required');
+
+  checkTools(body.tools);
+  checkSystem(body.system);
+  const turns = checkMessages(body.messages);
+  checkToolPairing(turns);
+  checkCacheMarkers(body, turns);
+}
+
+function checkTools(tools: unknown): void {
+  if (tools === undefined || tools === null) return;
+  if (!Array.isArray(tools)) fail('tools: Input should be a valid list');
+  const names = new Set<string>();
+  tools.forEach((tool, i) => {
+    if (!isObject(tool)) fail(`tools.${i}: Input should be a valid dictionary`);
+    if (typeof tool.name !== 'string' || tool.name.length === 0) fail(`tools.${i}.name: Field required`);
+    if (names.has(tool.name)) fail(`tools: Tool names must be unique. Duplicate name: ${tool.name}`);
+    names.add(tool.name);
+  });
+}
+
+function checkSystem(system: unknown): void {
+  if (system === undefined || system === null || typeof system === 'string') return;
+  if (!Array.isArray(system)) fail('system: Input should be a valid string or a list of text blocks');
+  system.forEach((block, i) => {
+    if (!isObject(block) || block.type !== 'text') fail(`system.${i}.type: Input should be 'text'`);
+    if (typeof block.text !== 'string') fail(`system.${i}.text: Field required`);
+    checkTextBlock(block, `system.${i}`);
+  });
+}
+
+function checkTextBlock(block: Json, path: string): void {
+  if (block.text !== '') return;
+  // The marker-specific wording wins: it is what the API answers for a marked empty block.
+  if (block.cache_control != null) fail('cache_control cannot be set for empty text blocks');
+  fail(`${path}.text: text content blocks must be non-empty`);
+}
+
+function checkMessages(messages: readonly unknown[]): Turn[] {
+  const turns: { role: 'user' | 'assistant'; first: number; blocks: Located[] }[] = [];
+  messages.forEach((m, n) => {
+    if (!isObject(m)) fail(`messages.${n}: Input should be a valid dictionary`);
+    if (m.role !== 'user' && m.role !== 'assistant') fail(`messages.${n}.role: Input should be 'user' or 'assistant'`);
+    const isFinalAssistant = n === messages.length - 1 && m.role === 'assistant';
+    const blocks = contentBlocks(m.content, n, isFinalAssistant);
+    const last = turns.at(-1);
+    if (last !== undefined && last.role === m.role) last.blocks.push(...blocks);
+    else turns.push({ role: m.role, first: n, blocks: [...blocks] });
+  });
+  if (turns[0]?.role !== 'user') fail('messages: first message must use the "user" role');
+  return turns;
+}
+
+function contentBlocks(content: unknown, n: number, isFinalAssistant: boolean): Located[] {
+  const empty = `messages.${n}: all messages must have non-empty content except for the optional final assistant message`;
+  if (typeof content === 'string') {
+    if (content === '' && !isFinalAssistant) fail(empty);
+    return content === '' ? [] : [{ block: { type: 'text', text: content }, path: `messages.${n}.content.0`, msg: n }];
+  }
+  if (content === undefined) fail(`messages.${n}.content: Field required`);
+  if (!Array.isArray(content)) fail(`messages.${n}.content: Input should be a valid string or list`);
+  if (content.length === 0 && !isFinalAssistant) fail(empty);
+  return content.map((block, m) => {
+    const path = `messages.${n}.content.${m}`;
+    if (!isObject(block) || typeof block.type !== 'string') fail(`${path}.type: Field required`);
+    checkBlock(block, path);
+    return { block, path, msg: n };
+  });
+}
+
+function checkBlock(block: Json, path: string): void {
+  switch (block.type) {
+    case 'text':
+      if (typeof block.text !== 'string') fail(`${path}.text: Field required`);
+      checkTextBlock(block, path);
+      break;
+    case 'thinking':
+    case 'redacted_thinking':
+      // The SDK types have no cache_control on thinking blocks; the API rejects the extra field.
+      if ('cache_control' in block) fail(`${path}.${block.type}.cache_control: Extra inputs are not permitted`);
+      if (block.type === 'thinking' && typeof block.thinking !== 'string') fail(`${path}.thinking.thinking: Field required`);
+      if (block.type === 'redacted_thinking' && typeof block.data !== 'string') {
+        fail(`${path}.redacted_thinking.data: Field required`);
+      }
+      break;
+    case 'tool_use':
+      if (typeof block.id !== 'string' || block.id.length === 0) fail(`${path}.tool_use.id: Field required`);
+      if (typeof block.name !== 'string' || block.name.length === 0) fail(`${path}.tool_use.name: Field required`);
+      if (!isObject(block.input)) fail(`${path}.tool_use.input: Input should be a valid dictionary`);
+      break;
+    case 'tool_result': {
+      if (typeof block.tool_use_id !== 'string') fail(`${path}.tool_result.tool_use_id: Field required`);
+      const inner = block.content;
+      if (Array.isArray(inner)) {
+        inner.forEach((part, k) => {
+          const innerPath = `${path}.content.${k}`;
+          if (!isObject(part) || typeof part.type !== 'string') fail(`${innerPath}.type: Field required`);
+          if (part.type === 'text') checkTextBlock(part, innerPath);
+        });
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+function checkToolPairing(turns: readonly Turn[]): void {
+  const seenToolUse = new Set<string>();
+  turns.forEach((turn, t) => {
+    if (turn.role === 'assistant') {
+      for (const { block, path } of turn.blocks) {
+        if (block.type !== 'tool_use') continue;
+        const id = String(block.id);
+        if (seenToolUse.has(id)) fail(`${path}: \`tool_use\` ids must be unique`);
+        seenToolUse.add(id);
+      }
+      const next = turns[t + 1];
+      if (next === undefined) return;
+      const answered = new Set(next.blocks.filter((b) => b.block.type === 'tool_result').map((b) => String(b.block.tool_use_id)));
+      const missing = turn.blocks.filter((b) => b.block.type === 'tool_use' && !answered.has(String(b.block.id)));
+      const firstMissing = missing[0];
+      if (firstMissing !== undefined) {
+        fail(
+          `messages.${firstMissing.msg}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing
+            .map((b) => String(b.block.id))
+            .join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+        );
+      }
+      return;
+    }
+    const prev = turns[t - 1];
+    const offered = new Set(
+      (prev?.blocks ?? []).filter((b) => b.block.type === 'tool_use').map((b) => String(b.block.id)),
+    );
+    const answered = new Set<string>();
+    let leading = true;
+    for (const { block, path } of turn.blocks) {
+      if (block.type !== 'tool_result') {
+        leading = false;
+        continue;
+      }
+      const id = String(block.tool_use_id);
+      if (!offered.has(id)) {
+        fail(
+          `${path}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+        );
+      }
+      if (answered.has(id)) fail(`${path}: each \`tool_use\` id may be answered by only one \`tool_result\` block: ${id}`);
+      answered.add(id);
+      if (!leading) {
+        fail(
+          `messages.${turn.first}: Did not find ${offered.size} \`tool_result\` block(s) at the beginning of this message. Messages following \`tool_use\` blocks must begin with a matching number of \`tool_result\` blocks.`,
+        );
+      }
+    }
+  });
+}
+
+function readTtl(cc: unknown, path: string): '5m' | '1h' {
+  if (!isObject(cc)) fail(`${path}.cache_control: Input should be a valid dictionary`);
+  if (cc.type !== 'ephemeral') fail(`${path}.cache_control.type: Input should be 'ephemeral'`);
+  if (cc.ttl === undefined || cc.ttl === null || cc.ttl === '5m') return '5m';
+  if (cc.ttl === '1h') return '1h';
+  fail(`${path}.cache_control.ttl: Input should be '5m' or '1h'`);
+}
+
+/** Whether automatic caching may put its marker on this block. */
+function autoEligible(block: Json): boolean {
+  if (block.type === 'thinking' || block.type === 'redacted_thinking') return false;
+  if (block.type === 'text' && block.text === '') return false;
+  return true;
+}
+
+function checkCacheMarkers(body: Json, turns: readonly Turn[]): void {
+  // Every block that can sit in the cached prefix, in render order: tools → system → messages.
+  const ordered: { block: Json; path: string }[] = [];
+  if (Array.isArray(body.tools)) body.tools.forEach((tool, i) => ordered.push({ block: tool as Json, path: `tools.${i}` }));
+  if (Array.isArray(body.system)) body.system.forEach((b, i) => ordered.push({ block: b as Json, path: `system.${i}` }));
+  for (const turn of turns) for (const { block, path } of turn.blocks) ordered.push({ block, path });
+
+  const markers: Marker[] = [];
+  for (const { block, path } of ordered) {
+    if (block.cache_control != null) markers.push({ path, ttl: readTtl(block.cache_control, path) });
+    if (block.type === 'tool_result' && Array.isArray(block.content)) {
+      block.content.forEach((part, k) => {
+        if (isObject(part) && part.cache_control != null) {
+          const inner = `${path}.content.${k}`;
+          markers.push({ path: inner, ttl: readTtl(part.cache_control, inner) });
+        }
+      });
+    }
+  }
+
+  if (body.cache_control != null) {
+    const ttl = readTtl(body.cache_control, 'request');
+    const target = [...ordered].reverse().find((o) => autoEligible(o.block));
+    if (target !== undefined) {
+      const explicit = markers.find((m) => m.path === target.path);
+      if (explicit === undefined) markers.push({ path: target.path, ttl });
+      else if (explicit.ttl !== ttl) {
+        fail(
+          `cache_control: automatic caching (ttl='${ttl}') targets ${target.path}, which already has an explicit cache_control with ttl='${explicit.ttl}'`,
+        );
+      }
+      // Same TTL on the same block: automatic caching is a no-op and takes no extra slot.
+    }
+  }
+
+  if (markers.length > MAX_CACHE_POINTS) {
+    fail(`A maximum of ${MAX_CACHE_POINTS} blocks with cache_control may be provided. Found ${markers.length}.`);
+  }
+  let seenShort = false;
+  for (const marker of markers) {
+    if (marker.ttl === '5m') seenShort = true;
+    else if (seenShort) fail("a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block");
+  }
+}
