@@ -1,0 +1,206 @@
+/**
+ * Pass 4 — cache-point placement. Puts at most four markers on the stable
+ * stream, as DESIGN.md "The four cache points":
+ *   ① last envelope block, ② last block of the previous turn,
+ *   ③ last block of round N−offset of the current turn, ④ last stable block.
+ *
+ * Contract: pure; reads the stream, never changes a payload; never marks the
+ * tail (it is appended after this pass). A point on a block the API refuses to
+ * mark (thinking, redacted thinking, empty text) moves back to the nearest
+ * markable block. Points on one block collapse into one marker.
+ *
+ * One refinement keeps every warm entry reachable: a marker finds an earlier
+ * entry only within `lookback` (20) positions. When the newest entry the
+ * previous request wrote (still valid, still warm) is out of reach of every
+ * point — a round that added more than 19 positions, or a hide that changed
+ * bytes after it — ③ (or ② before it) is placed on that entry so it is read
+ * instead of re-written (a bust).
+ */
+import { TtlOrderError } from '../errors.js';
+import type { LastRender, TimelineState } from '../timeline/types.js';
+import type { PassContext } from './hide.js';
+import type { CachePoint, CachePointLabel, CacheTtl, RenderOptions, StreamBlock } from './types.js';
+
+const ORDER = ['envelope', 'previousTurn', 'preTail', 'tail'] as const;
+const RANK: Record<CacheTtl, number> = { '1h': 2, '5m': 1 };
+
+/** The TTL of each point, validated: longer TTLs must come first (the API answers 400 otherwise). */
+export function resolveTtls(ttl: RenderOptions['ttl'] = {}): Record<CachePointLabel, CacheTtl> {
+  const out = ORDER.map((k) => ttl[k] ?? '5m');
+  for (let i = 1; i < out.length; i++) {
+    if (RANK[out[i]!] > RANK[out[i - 1]!]) {
+      throw new TtlOrderError(
+        `ttl.${ORDER[i]} is '${out[i]}' but ttl.${ORDER[i - 1]} before it is '${out[i - 1]}': a ttl='1h' cache point must not come after a ttl='5m' one (the API answers 400). Give earlier points the longer TTL.`,
+      );
+    }
+  }
+  return { 1: out[0]!, 2: out[1]!, 3: out[2]!, 4: out[3]! };
+}
+
+/**
+ * Lookback positions: one per block, except that a run of consecutive
+ * tool_use blocks in one message counts as one position, and so does a run of
+ * tool_result blocks (the Claude API rule).
+ */
+export function positions(stream: readonly StreamBlock[]): Int32Array {
+  const pos = new Int32Array(stream.length);
+  let p = 0;
+  for (let i = 0; i < stream.length; i++) {
+    if (i > 0) {
+      const a = stream[i - 1]!;
+      const b = stream[i]!;
+      const type = (b.param as { type?: string }).type;
+      const run = a.role === b.role && (type === 'tool_use' || type === 'tool_result') && (a.param as { type?: string }).type === type;
+      if (!run) p++;
+    }
+    pos[i] = p;
+  }
+  return pos;
+}
+
+/** Cumulative tokens: prefix[i] = tokens of blocks 0..i. */
+export function prefixTokens(stream: readonly StreamBlock[]): Float64Array {
+  const out = new Float64Array(stream.length);
+  let sum = 0;
+  for (let i = 0; i < stream.length; i++) out[i] = sum += stream[i]!.tokens;
+  return out;
+}
+
+function markableAtOrBefore(stream: readonly StreamBlock[], i: number, floor = 0): number | undefined {
+  for (let j = i; j >= floor; j--) if (stream[j]!.markable) return j;
+  return undefined;
+}
+
+/** First index where the stream differs from the previous render's stable stream. */
+export function firstChange(stream: readonly StreamBlock[], prev: LastRender | undefined): number {
+  if (!prev) return 0;
+  const n = Math.min(stream.length, prev.stream.length);
+  for (let i = 0; i < n; i++) if (stream[i] !== prev.stream[i]) return i;
+  return n;
+}
+
+/** Where the points go, before collapsing. */
+interface Placement {
+  label: CachePointLabel;
+  index: number;
+  moved?: CachePoint['moved'];
+}
+
+/**
+ * Places the cache points on the stable stream.
+ *
+ * @returns the points in stream order (≤ 4, TTLs non-increasing)
+ */
+export function placeCachePoints(
+  stream: readonly StreamBlock[],
+  state: TimelineState,
+  ctx: PassContext,
+  options: Pick<RenderOptions, 'preTailOffset' | 'ttl'>,
+  change: number,
+): CachePoint[] {
+  const ttls = resolveTtls(options.ttl);
+  const offset = options.preTailOffset ?? 4;
+  const placements: Placement[] = [];
+  const put = (label: CachePointLabel, want: number | undefined, floor = 0) => {
+    if (want === undefined || want < 0) return;
+    const at = markableAtOrBefore(stream, want, floor);
+    if (at === undefined) return;
+    placements.push(at === want ? { label, index: at } : { label, index: at, moved: 'unmarkable' });
+  };
+
+  let envelopeEnd = -1;
+  for (let i = 0; i < stream.length && stream[i]!.segment === 'envelope'; i++) envelopeEnd = i;
+  put(1, envelopeEnd);
+
+  const turn = state.turns.at(-1);
+  let turnStart = stream.length;
+  if (turn) {
+    for (let i = envelopeEnd + 1; i < stream.length; i++) {
+      if (stream[i]!.turn === turn.index) {
+        turnStart = i;
+        break;
+      }
+    }
+    // ②: the last block before the current turn, when it is timeline (a previous turn or a summary).
+    if (turnStart - 1 > envelopeEnd) put(2, turnStart - 1, envelopeEnd + 1);
+    // ③: the last block of round N−offset, where N is the round this request is for.
+    const target = turn.rounds.length + 1 - offset;
+    if (offset > 0 && target >= 1) {
+      let last = -1;
+      for (let i = turnStart; i < stream.length; i++) {
+        const b = stream[i]!;
+        if (b.turn === turn.index && b.round !== undefined && b.round <= target) last = i;
+        else if (b.round !== undefined && b.round > target) break;
+      }
+      if (last >= 0) put(3, last, turnStart);
+    }
+  }
+  put(4, stream.length - 1);
+
+  bridge(stream, state, ctx, placements, change);
+  return collapse(stream, placements, ttls);
+}
+
+function bridge(
+  stream: readonly StreamBlock[],
+  state: TimelineState,
+  ctx: PassContext,
+  placements: Placement[],
+  change: number,
+): void {
+  const prev = state.lastRender;
+  if (!prev) return;
+  const age = ctx.now - prev.at;
+  let m = -1;
+  for (const mk of prev.marked) {
+    const warm = age < ctx.profile.ttlMs[mk.ttl];
+    const valid = mk.index < change && mk.prefixTokens >= ctx.profile.minCacheableTokens;
+    if (warm && valid && mk.index > m) m = mk.index;
+  }
+  if (m < 0 || !stream[m]?.markable) return;
+  const pos = positions(stream);
+  const reach = ctx.profile.lookback - 1;
+  if (placements.some((p) => p.index >= m && pos[p.index]! - pos[m]! <= reach)) return;
+  const two = placements.find((p) => p.label === 2);
+  const label: CachePointLabel = !two || m > two.index ? 3 : 2;
+  const keep = placements.filter((p) => p.label !== label);
+  placements.length = 0;
+  placements.push(...keep, { label, index: m, moved: 'bridge' });
+}
+
+function collapse(
+  stream: readonly StreamBlock[],
+  placements: readonly Placement[],
+  ttls: Record<CachePointLabel, CacheTtl>,
+): CachePoint[] {
+  const byIndex = new Map<number, Placement[]>();
+  for (const p of placements) byIndex.set(p.index, [...(byIndex.get(p.index) ?? []), p]);
+  const prefix = prefixTokensUpTo(stream, Math.max(-1, ...byIndex.keys()));
+  const points = [...byIndex.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([index, ps]): CachePoint => {
+      const labels = ps.map((p) => p.label).sort();
+      const ttl = labels.some((l) => ttls[l] === '1h') ? '1h' : '5m';
+      const moved = ps.find((p) => p.moved)?.moved;
+      return {
+        labels,
+        index,
+        path: stream[index]!.path,
+        ttl,
+        prefixTokens: prefix[index]!,
+        ...(moved ? { moved } : {}),
+      };
+    });
+  for (let i = 1; i < points.length; i++) {
+    if (points[i]!.ttl === '1h' && points[i - 1]!.ttl === '5m') {
+      throw new TtlOrderError(
+        `cache point at ${points[i]!.path} has ttl '1h' after a '5m' point at ${points[i - 1]!.path}; the API answers 400. Give earlier points the longer TTL.`,
+      );
+    }
+  }
+  return points;
+}
+
+function prefixTokensUpTo(stream: readonly StreamBlock[], last: number): Float64Array {
+  return prefixTokens(last + 1 === stream.length ? stream : stream.slice(0, last + 1));
+}

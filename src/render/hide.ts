@@ -1,0 +1,158 @@
+/**
+ * Pass 3 — hidden replacements. Turns the state into the stable block stream
+ * (envelope, summaries, visible turns), putting each sticky hide/prune note in
+ * place of its payload.
+ *
+ * Contract: pure; changes only the payload of blocks that have a HiddenRecord
+ * (the block keeps its position, its role and, for tool_use/tool_result, its
+ * id, so pairs stay valid); never reorders. Idempotent. Stream blocks are
+ * memoized per source block, so an unchanged block is the same object in every
+ * render (cheap identity diffs, memoized token counts).
+ */
+import type { ContentBlockParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ModelProfile } from '../models/profiles.js';
+import type { BlockTokenCache } from '../tokens/counter.js';
+import type { Block, HiddenRecord, Summary, TimelineState, ToolBlock } from '../timeline/types.js';
+import { replacementParam } from './notes.js';
+import type { StreamBlock, StreamKind, StreamRole } from './types.js';
+
+/** What every pass gets besides the state. */
+export interface PassContext {
+  readonly profile: ModelProfile;
+  readonly tokens: BlockTokenCache;
+  readonly now: number;
+}
+
+// Memoized per token cache, so two counters never share token figures.
+const memos = new WeakMap<BlockTokenCache, { plain: WeakMap<object, StreamBlock>; replaced: WeakMap<HiddenRecord, StreamBlock> }>();
+
+function memo(ctx: PassContext) {
+  let m = memos.get(ctx.tokens);
+  if (!m) memos.set(ctx.tokens, (m = { plain: new WeakMap(), replaced: new WeakMap() }));
+  return m;
+}
+
+/** Whether the API accepts a cache marker on this payload. */
+export function isMarkable(param: StreamBlock['param']): boolean {
+  const type = (param as { type?: string }).type;
+  if (type === 'thinking' || type === 'redacted_thinking') return false;
+  if (type === 'text') return (param as TextBlockParam).text.length > 0;
+  return true;
+}
+
+function make(
+  source: object,
+  path: string,
+  id: string,
+  role: StreamRole,
+  kind: StreamKind,
+  param: StreamBlock['param'],
+  ctx: PassContext,
+  where: { turn?: number; round?: number; segment?: StreamBlock['segment'] } = {},
+): StreamBlock {
+  const { plain } = memo(ctx);
+  const hit = plain.get(source);
+  if (hit) return hit;
+  const block: StreamBlock = Object.freeze({
+    path,
+    id,
+    role,
+    kind,
+    segment: where.segment ?? (role === 'tools' || role === 'system' ? 'envelope' : 'timeline'),
+    param,
+    tokens: ctx.tokens.tokens(param),
+    markable: isMarkable(param),
+    ...(where.turn === undefined ? {} : { turn: where.turn }),
+    ...(where.round === undefined ? {} : { round: where.round }),
+  });
+  plain.set(source, block);
+  return block;
+}
+
+function fromBlock(
+  block: Block,
+  role: StreamRole,
+  kind: StreamKind,
+  ctx: PassContext,
+  hidden: HiddenRecord | undefined,
+  where: { turn?: number; round?: number; segment?: StreamBlock['segment'] },
+): StreamBlock {
+  if (!hidden) return make(block, block.path, block.id, role, kind, block.param, ctx, where);
+  const { replaced } = memo(ctx);
+  const hit = replaced.get(hidden);
+  if (hit) return hit;
+  const param = replacementParam(block.param, hidden.note);
+  const out: StreamBlock = Object.freeze({
+    ...make(block, block.path, block.id, role, kind, block.param, ctx, where),
+    param,
+    tokens: ctx.tokens.tokens(param),
+    hidden: hidden.reason,
+    markable: isMarkable(param),
+  });
+  replaced.set(hidden, out);
+  return out;
+}
+
+/** The envelope's blocks: tools, instructions, skill catalog. */
+export function envelopeStream(state: TimelineState, ctx: PassContext): StreamBlock[] {
+  const out: StreamBlock[] = state.envelope.tools.map((t: ToolBlock) =>
+    make(t, t.path, t.id, 'tools', 'tool', t.tool, ctx),
+  );
+  for (const b of state.envelope.instructions) out.push(fromBlock(b, 'system', 'instruction', ctx, undefined, {}));
+  const skills = state.envelope.skillCatalog;
+  if (skills) out.push(fromBlock(skills, 'system', 'skills', ctx, undefined, {}));
+  return out;
+}
+
+function summaryStream(summary: Summary, ctx: PassContext): StreamBlock {
+  const param: ContentBlockParam = { type: 'text', text: summary.text };
+  return make(summary, summary.path, summary.path, 'user', 'summary', param, ctx);
+}
+
+/** First turn not covered by a summary (1-based). */
+export function firstVisibleTurn(state: TimelineState): number {
+  return (state.summaries.at(-1)?.toTurn ?? 0) + 1;
+}
+
+/** Whether this turn's thinking blocks are dropped (older models strip them once a later user turn exists). */
+function stripsThinking(state: TimelineState, turnIndex: number, ctx: PassContext): boolean {
+  return !ctx.profile.keepsThinking && turnIndex < state.turns.length;
+}
+
+/**
+ * Builds the stable stream: envelope, summaries, then every visible turn with
+ * hidden payloads replaced by their notes.
+ */
+export function hiddenReplacements(state: TimelineState, ctx: PassContext): StreamBlock[] {
+  const out = envelopeStream(state, ctx);
+  for (const s of state.summaries) out.push(summaryStream(s, ctx));
+  const hidden = state.hidden;
+  for (let t = firstVisibleTurn(state) - 1; t < state.turns.length; t++) {
+    const turn = state.turns[t]!;
+    const at = { turn: turn.index };
+    for (const b of turn.user) out.push(fromBlock(b, 'user', 'user', ctx, hidden[b.path], at));
+    const strip = stripsThinking(state, turn.index, ctx);
+    for (const round of turn.rounds) {
+      const where = { turn: turn.index, round: round.index };
+      const kept = strip ? round.response.filter((b) => !isThinking(b)) : round.response;
+      // A response that is only thinking keeps it: an empty assistant message is invalid.
+      for (const b of kept.length > 0 ? kept : round.response) {
+        out.push(fromBlock(b, 'assistant', b.param.type === 'tool_use' ? 'call' : 'response', ctx, hidden[b.path], where));
+      }
+      for (const b of round.results) {
+        const kind = b.param.type === 'tool_result' ? 'result' : b.path === 'notices/prune' ? 'notice' : 'injected';
+        out.push(fromBlock(b, 'user', kind, ctx, hidden[b.path], where));
+      }
+    }
+  }
+  return out;
+}
+
+function isThinking(b: Block): boolean {
+  return b.param.type === 'thinking' || b.param.type === 'redacted_thinking';
+}
+
+/** The tail's blocks (never memoized across renders beyond the block objects themselves). */
+export function tailStream(state: TimelineState, ctx: PassContext): StreamBlock[] {
+  return state.tail.map((b) => make(b, b.path, b.id, 'user', 'tail', b.param, ctx, { segment: 'tail' }));
+}

@@ -1,0 +1,71 @@
+/**
+ * The replacement texts for hidden, pruned and compacted payloads. Kept short
+ * and deterministic: they are part of the cached prefix once rendered.
+ */
+import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { BlockPath, HideReason } from '../timeline/types.js';
+
+/** Characters of a payload (what the note reports as its size). */
+export function payloadChars(param: ContentBlockParam): number {
+  switch (param.type) {
+    case 'text':
+      return param.text.length;
+    case 'tool_use':
+      return JSON.stringify(param.input ?? {}).length;
+    case 'tool_result': {
+      const c = param.content;
+      if (c === undefined) return 0;
+      if (typeof c === 'string') return c.length;
+      return c.reduce((n, part) => n + (part.type === 'text' ? part.text.length : JSON.stringify(part).length), 0);
+    }
+    default:
+      return JSON.stringify(param).length;
+  }
+}
+
+const VERB: Record<HideReason, string> = { agent: 'hidden', prune: 'pruned', economy: 'pruned' };
+
+/** `[pruned: tool result, 12,345 chars. Read it back: recall("turns/3/rounds/2/results/toolu_01")]` */
+export function hiddenNote(path: BlockPath, what: string, chars: number, reason: HideReason, note?: string): string {
+  const extra = note ? ` ${note}.` : '';
+  return `[${VERB[reason]}: ${what}, ${chars.toLocaleString('en-US')} chars.${extra} Read it back: recall("${path}")]`;
+}
+
+/** What a block is, for notes. */
+export function describe(param: ContentBlockParam, toolName?: string): string {
+  switch (param.type) {
+    case 'tool_result':
+      return toolName ? `result of ${toolName}` : 'tool result';
+    case 'tool_use':
+      return `input of ${param.name} call`;
+    case 'text':
+      return 'text';
+    case 'image':
+      return 'image';
+    case 'document':
+      return 'document';
+    default:
+      return param.type;
+  }
+}
+
+/** The replacement param: keeps the block's type where the API pairs on it (tool_use, tool_result). */
+export function replacementParam(param: ContentBlockParam, text: string): ContentBlockParam {
+  switch (param.type) {
+    case 'tool_result':
+      return param.is_error
+        ? { type: 'tool_result', tool_use_id: param.tool_use_id, content: text, is_error: true }
+        : { type: 'tool_result', tool_use_id: param.tool_use_id, content: text };
+    case 'tool_use':
+      // The id and name stay so its tool_result remains a valid answer.
+      return { type: 'tool_use', id: param.id, name: param.name, input: { hidden: text } };
+    default:
+      return { type: 'text', text };
+  }
+}
+
+/** The one-time notice shown the first time anything is pruned. */
+export const PRUNE_NOTICE =
+  'Note from the runtime: to keep this conversation within budget, some older tool results and long payloads ' +
+  'were replaced by short notes of the form [pruned: …] or [hidden: …]. Nothing is lost: each note names a path, ' +
+  'and the recall tool returns the original content for that path, byte for byte.';

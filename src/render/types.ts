@@ -1,0 +1,165 @@
+/**
+ * Types of the render pipeline: the block stream, cache points, decisions,
+ * options and the rendered result.
+ */
+import type { ContentBlockParam, TextBlockParam, Tool, ToolUnion } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ModelProfile } from '../models/profiles.js';
+import type { BlockTokenCache } from '../tokens/counter.js';
+import type { BlockPath, HideReason, Segment, TimelineState } from '../timeline/types.js';
+
+/** Which part of the request a stream block belongs to (Anthropic's prefix order). */
+export type StreamRole = 'tools' | 'system' | 'user' | 'assistant';
+
+/** What a stream block is, in the words of DESIGN.md. */
+export type StreamKind =
+  | 'tool'
+  | 'instruction'
+  | 'skills'
+  | 'summary'
+  | 'notice'
+  | 'user'
+  | 'response'
+  | 'call'
+  | 'result'
+  | 'injected'
+  | 'tail';
+
+/** One block of the rendered stream. Memoized per source block: unchanged blocks are the same object across renders. */
+export interface StreamBlock {
+  readonly path: BlockPath;
+  readonly id: string;
+  readonly role: StreamRole;
+  readonly kind: StreamKind;
+  readonly segment: Segment;
+  /** The payload as sent (without cache markers). */
+  readonly param: ContentBlockParam | TextBlockParam | Tool | ToolUnion;
+  /** Estimated tokens of this block. */
+  readonly tokens: number;
+  /** Set when the payload was replaced by a note. */
+  readonly hidden?: HideReason;
+  /** Whether the API accepts a cache marker on it (not thinking, redacted thinking or empty text). */
+  readonly markable: boolean;
+  readonly turn?: number;
+  readonly round?: number;
+}
+
+/** ① envelope, ② previous turn, ③ pre-tail, ④ tail point. */
+export type CachePointLabel = 1 | 2 | 3 | 4;
+
+/** Cache lifetime of a marker. */
+export type CacheTtl = '5m' | '1h';
+
+/** A block that carries a cache marker. */
+export interface CachePoint {
+  /** Which points collapsed onto this block (usually one). */
+  readonly labels: readonly CachePointLabel[];
+  /** Index in the stream. */
+  readonly index: number;
+  readonly path: BlockPath;
+  readonly ttl: CacheTtl;
+  /** Tokens of the prefix up to and including this block. */
+  readonly prefixTokens: number;
+  /** Whether it was moved back from an unmarkable block, or placed to bridge a read. */
+  readonly moved?: 'unmarkable' | 'bridge';
+}
+
+/** A change to the stream the render made (or deferred), with its price. */
+export type Decision =
+  | {
+      readonly type: 'hide' | 'prune';
+      readonly path: BlockPath;
+      readonly reason: HideReason;
+      readonly tokensRemoved: number;
+      readonly price?: GatePrice;
+    }
+  | {
+      readonly type: 'compact';
+      readonly path: BlockPath;
+      readonly fromTurn: number;
+      readonly toTurn: number;
+      readonly tokensRemoved: number;
+      readonly by: string;
+      readonly fallback?: string;
+    }
+  | { readonly type: 'defer'; readonly path: BlockPath; readonly why: string; readonly price?: GatePrice }
+  | { readonly type: 'notice'; readonly path: BlockPath };
+
+/** What the cost gate weighed. Dollars. */
+export interface GatePrice {
+  /** Expected saving over the remaining requests. */
+  readonly saving: number;
+  /** Re-write this change causes now. */
+  readonly rewrite: number;
+  readonly warm: boolean;
+}
+
+/** Tokens per segment of the request. */
+export interface SegmentTokens {
+  readonly envelope: number;
+  readonly timeline: number;
+  readonly tail: number;
+  readonly total: number;
+}
+
+/** Pruning (the freshness rule). */
+export interface PruneOptions {
+  /** Keep payloads of the most recent turns (default 2). */
+  readonly keepTurns?: number;
+  /** Keep payloads of the most recent rounds (default 6), across turn boundaries. */
+  readonly keepRounds?: number;
+  /** Only payloads above this many characters are pruned (default 1,000). */
+  readonly minChars?: number;
+  /** Disable pruning. */
+  readonly enabled?: boolean;
+}
+
+/** Compaction (the hard ceiling). */
+export interface CompactOptions {
+  /** Compact when visible input reaches this fraction of the window (default 0.9). */
+  readonly threshold?: number;
+  /** Compact until visible input is under this fraction (default 0.6). */
+  readonly target?: number;
+  readonly enabled?: boolean;
+}
+
+/** Options of {@link render}. */
+export interface RenderOptions {
+  /** The model profile (or id) to price and place for; default: the state's model. */
+  readonly profile?: ModelProfile;
+  /** Extra model profiles by id. */
+  readonly profiles?: Readonly<Record<string, ModelProfile>>;
+  /** Render time, ms since epoch (default Date.now()). The cache clock compares it with the previous render. */
+  readonly now?: number;
+  /** Round offset of ③ (default 4: ③ is the last block of round N−4). */
+  readonly preTailOffset?: number;
+  /** TTL per cache point (default '5m' for all). Longer TTLs must come first. */
+  readonly ttl?: Partial<Record<'envelope' | 'previousTurn' | 'preTail' | 'tail', CacheTtl>>;
+  readonly prune?: PruneOptions;
+  readonly compact?: CompactOptions;
+  /** `conservative` (default) or `economy`. */
+  readonly policy?: 'conservative' | 'economy';
+  /** Token counting (memoized per block). Default: a process-wide tiktoken cache. */
+  readonly tokens?: BlockTokenCache;
+  /** Expected requests left in the session, for the cost gate (default: estimated from the session so far). */
+  readonly expectedRemaining?: number;
+}
+
+/** The result of a render. */
+export interface Rendered {
+  /** The state with this render's decisions applied (sticky): use it for the next edit. */
+  readonly state: TimelineState;
+  readonly model: string;
+  /** The whole stream: envelope, timeline, then the tail. */
+  readonly stream: readonly StreamBlock[];
+  /** Index of the first tail block (= stream.length when there is no tail). */
+  readonly tailStart: number;
+  readonly cachePoints: readonly CachePoint[];
+  readonly tokens: SegmentTokens;
+  readonly decisions: readonly Decision[];
+  /** Turn and round this request is for (round N renders rounds 1..N−1). */
+  readonly turn: number;
+  readonly round: number;
+  readonly at: number;
+  /** First stream index that differs from the previous render's stable part (its length when only appended). */
+  readonly firstChange: number;
+}

@@ -1,0 +1,55 @@
+/**
+ * A readable text form of a rendered request, for snapshot tests and the CLI:
+ * one line per block with its position, role, kind, path and tokens, a mark for
+ * each cache point (①..④ with its TTL) and for hidden, pruned and summary
+ * blocks, and the tail fenced off.
+ */
+import type { CachePointLabel, Rendered } from '../render/types.js';
+
+const CIRCLED: Record<CachePointLabel, string> = { 1: '①', 2: '②', 3: '③', 4: '④' };
+
+function pad(s: string | number, n: number, right = false): string {
+  const t = String(s);
+  return right ? t.padStart(n) : t.padEnd(n);
+}
+
+/**
+ * Formats a render as text.
+ *
+ * @example
+ * console.log(formatRendered(render(state)));
+ */
+export function formatRendered(rendered: Rendered): string {
+  const t = rendered.tokens;
+  const n = (x: number) => x.toLocaleString('en-US');
+  const lines = [
+    `${rendered.model} · turn ${rendered.turn} · round ${rendered.round} · ${n(t.total)} tokens (envelope ${n(t.envelope)} · timeline ${n(t.timeline)} · tail ${n(t.tail)})`,
+  ];
+  const points = new Map(rendered.cachePoints.map((p) => [p.index, p]));
+  const width = Math.max(30, ...rendered.stream.map((b) => b.path.length));
+  rendered.stream.forEach((b, i) => {
+    if (i === rendered.tailStart) lines.push('──── tail (volatile, never cached) ────');
+    const p = points.get(i);
+    const mark = p
+      ? ` ${p.labels.map((l) => CIRCLED[l]).join('')} ${p.ttl}${p.moved ? ` (moved: ${p.moved})` : ''}`
+      : '';
+    const flag = b.hidden ? ` [${b.hidden === 'agent' ? 'hidden' : 'pruned'}]` : b.kind === 'summary' ? ' [summary]' : '';
+    const type = (b.param as { type?: string }).type ?? 'tool';
+    lines.push(
+      `${pad(i, 4, true)}  ${pad(b.role, 9)} ${pad(`${b.kind}:${type}`, 22)} ${pad(b.path, width)} ${pad(n(b.tokens), 8, true)}${mark}${flag}`,
+    );
+  });
+  for (const d of rendered.decisions) lines.push(`decision: ${JSON.stringify(d)}`);
+  return lines.join('\n');
+}
+
+/** Whether a value looks like a render (for the vitest serializer). */
+export function isRendered(value: unknown): value is Rendered {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as Rendered).stream) &&
+    Array.isArray((value as Rendered).cachePoints) &&
+    typeof (value as Rendered).tailStart === 'number'
+  );
+}

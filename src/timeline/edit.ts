@@ -1,0 +1,282 @@
+/**
+ * Edits of the session state. Each edit validates first and then produces a
+ * new frozen state with immer, so an invalid edit throws a TimelineError and
+ * leaves nothing half-changed, and a valid one shares every untouched object
+ * with the previous state (appending a round copies only the spine).
+ */
+import { castDraft, freeze, produce } from 'immer';
+import type {
+  ContentBlock,
+  ContentBlockParam,
+  Message,
+  TextBlockParam,
+  Tool,
+  ToolResultBlockParam,
+  ToolUnion,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+import { TimelineError } from '../errors.js';
+import { paths } from './paths.js';
+import type { Block, Envelope, Round, Skill, TimelineState, ToolBlock } from './types.js';
+
+/** What the envelope is made of, as the caller gives it. */
+export interface EnvelopeInput {
+  /** Runtime instructions first, then agent/domain instructions. */
+  readonly instructions: readonly (string | TextBlockParam)[];
+  readonly tools?: readonly (Tool | ToolUnion)[];
+  readonly skills?: readonly Skill[];
+}
+
+/** Options of {@link createTimeline}. */
+export interface CreateTimelineInput extends EnvelopeInput {
+  /** Model id (see models/profiles.ts). */
+  readonly model: string;
+}
+
+function textParam(text: string | TextBlockParam): TextBlockParam {
+  return typeof text === 'string' ? { type: 'text', text } : stripMarker(text);
+}
+
+/** Cache markers are the renderer's business: incoming blocks lose theirs. */
+function stripMarker<T extends object>(param: T): T {
+  if (!('cache_control' in param)) return structuredClone(param);
+  const { cache_control: _ignored, ...rest } = param as T & { cache_control?: unknown };
+  return structuredClone(rest) as T;
+}
+
+function renderSkills(skills: readonly Skill[]): string {
+  const lines = skills.map((s) => `- ${s.name}: ${s.description}`);
+  return `Skills available (load one by name when the task needs it):\n${lines.join('\n')}`;
+}
+
+function buildEnvelope(input: EnvelopeInput): Envelope {
+  const seen = new Set<string>();
+  const tools: ToolBlock[] = (input.tools ?? []).map((tool) => {
+    // Toolsets (computer/browser use) have a type but no name.
+    const name = (tool as { name?: string }).name ?? String((tool as { type?: string }).type);
+    if (seen.has(name)) throw new TimelineError(paths.tool(name), 'duplicate tool name in the tool catalog');
+    seen.add(name);
+    const path = paths.tool(name);
+    return { id: path, path, tool: stripMarker(tool) };
+  });
+  const instructions: Block[] = input.instructions.map((text, i) => {
+    const param = textParam(text);
+    if (param.text.length === 0) throw new TimelineError(paths.instruction(i), 'empty instruction (the API rejects empty text blocks)');
+    return { id: paths.instruction(i), path: paths.instruction(i), param };
+  });
+  const skills = [...(input.skills ?? [])];
+  const envelope: Envelope = { instructions, tools, skills };
+  if (skills.length === 0) return envelope;
+  const path = paths.skills();
+  return { ...envelope, skillCatalog: { id: path, path, param: { type: 'text', text: renderSkills(skills) } } };
+}
+
+/**
+ * Creates the session state.
+ *
+ * @example
+ * let state = createTimeline({ model: 'claude-sonnet-4-6', instructions: ['You are a coding agent.'], tools });
+ * state = startTurn(state, 'Fix the failing test');
+ */
+export function createTimeline(input: CreateTimelineInput): TimelineState {
+  return freeze(
+    {
+      model: input.model,
+      envelope: buildEnvelope(input),
+      turns: [],
+      tail: [],
+      hidden: {},
+      summaries: [],
+      deferred: [],
+      pruneNotice: false,
+    } satisfies TimelineState,
+    true,
+  );
+}
+
+/** Replaces the envelope (the stable front changed: everything after it is re-written once). */
+export function setEnvelope(state: TimelineState, input: EnvelopeInput & { readonly model?: string }): TimelineState {
+  const envelope = buildEnvelope(input);
+  return produce(state, (draft) => {
+    draft.envelope = castDraft(envelope);
+    if (input.model !== undefined) draft.model = input.model;
+  });
+}
+
+function openIds(state: TimelineState): readonly string[] {
+  const turn = state.turns.at(-1);
+  return turn?.rounds.at(-1)?.open ?? [];
+}
+
+function currentPath(state: TimelineState): string {
+  const t = state.turns.length;
+  const r = state.turns.at(-1)?.rounds.length ?? 0;
+  return r > 0 ? `turns/${t}/rounds/${r}` : `turns/${t}`;
+}
+
+/**
+ * Starts a new turn with the user's message.
+ *
+ * @throws {TimelineError} when the previous round still has unanswered tool_use blocks
+ */
+export function startTurn(state: TimelineState, content: string | readonly ContentBlockParam[], at?: number): TimelineState {
+  const open = openIds(state);
+  if (open.length > 0) {
+    throw new TimelineError(
+      currentPath(state),
+      `a user turn started mid-round: tool_use ${open.join(', ')} ${open.length === 1 ? 'is' : 'are'} unanswered; append their tool results first`,
+    );
+  }
+  const index = state.turns.length + 1;
+  const blocks = typeof content === 'string' ? [{ type: 'text', text: content } as TextBlockParam] : content;
+  if (blocks.length === 0) throw new TimelineError(`turns/${index}/user`, 'a user message needs at least one block');
+  const user: Block[] = blocks.map((b, i) => {
+    const path = paths.user(index, i);
+    if (b.type === 'tool_result') throw new TimelineError(path, 'a tool_result cannot start a turn; use appendToolResults');
+    if (b.type === 'text' && b.text.length === 0) throw new TimelineError(path, 'empty text block (the API rejects it)');
+    return { id: path, path, param: stripMarker(b) };
+  });
+  return produce(state, (draft) => {
+    draft.turns.push(castDraft({ index, user, rounds: [], ...(at === undefined ? {} : { at }) }));
+  });
+}
+
+/** Converts a response content block (SDK `ContentBlock`) to the param the API accepts back. */
+export function toParam(block: ContentBlock | ContentBlockParam): ContentBlockParam {
+  switch (block.type) {
+    case 'text': {
+      const citations = 'citations' in block ? block.citations : undefined;
+      return citations && citations.length > 0
+        ? ({ type: 'text', text: block.text, citations: structuredClone(citations) } as ContentBlockParam)
+        : { type: 'text', text: block.text };
+    }
+    case 'thinking':
+      return { type: 'thinking', thinking: block.thinking, signature: block.signature };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data };
+    case 'tool_use':
+      // Re-sent exactly as the model produced it: structuredClone keeps key order.
+      return { type: 'tool_use', id: block.id, name: block.name, input: structuredClone(block.input) };
+    default:
+      return stripMarker(block as ContentBlockParam);
+  }
+}
+
+/**
+ * Appends one model response (a round) to the current turn.
+ *
+ * @param response an SDK `Message` or its content blocks
+ * @throws {TimelineError} when no turn is open, the previous round is unanswered,
+ *   the turn already ended, or a tool_use id repeats
+ */
+export function appendResponse(
+  state: TimelineState,
+  response: Message | readonly (ContentBlock | ContentBlockParam)[],
+  at?: number,
+): TimelineState {
+  const turn = state.turns.at(-1);
+  if (!turn) throw new TimelineError('turns', 'no turn is open: call startTurn with the user message first');
+  const open = openIds(state);
+  const index = turn.rounds.length + 1;
+  const base = `turns/${turn.index}/rounds/${index}`;
+  if (open.length > 0) {
+    throw new TimelineError(base, `a new round started while tool_use ${open.join(', ')} of round ${index - 1} is unanswered`);
+  }
+  const last = turn.rounds.at(-1);
+  if (last && !last.response.some((b) => b.param.type === 'tool_use')) {
+    throw new TimelineError(base, `turn ${turn.index} ended with round ${last.index} (no tool_use); start a new turn first`);
+  }
+  const content = Array.isArray(response) ? response : (response as Message).content;
+  if (content.length === 0) throw new TimelineError(base, 'an assistant response needs at least one block');
+  const known = knownToolUseIds(state);
+  const ids: string[] = [];
+  const blocks: Block[] = content.map((raw, i) => {
+    const param = toParam(raw as ContentBlock);
+    if (param.type === 'tool_use') {
+      const path = paths.call(turn.index, index, param.id);
+      if (known.has(param.id) || ids.includes(param.id)) throw new TimelineError(path, `duplicate tool_use id "${param.id}"`);
+      ids.push(param.id);
+      return { id: param.id, path, param };
+    }
+    const path = paths.response(turn.index, index, i);
+    if (param.type === 'text' && param.text.length === 0 && content.length === 1) {
+      throw new TimelineError(path, 'empty text block (the API rejects it)');
+    }
+    return { id: path, path, param };
+  });
+  const round: Round = { index, response: blocks, results: [], open: ids, ...(at === undefined ? {} : { at }) };
+  return produce(state, (draft) => {
+    draft.turns[draft.turns.length - 1]!.rounds.push(castDraft(round));
+  });
+}
+
+function knownToolUseIds(state: TimelineState): Set<string> {
+  // Only the current turn can collide in practice, but ids must be unique in the whole request.
+  const ids = new Set<string>();
+  for (const turn of state.turns) for (const round of turn.rounds) for (const b of round.response) if (b.param.type === 'tool_use') ids.add(b.param.id);
+  return ids;
+}
+
+/**
+ * Appends tool results (and optional text the runtime injects, e.g. a format
+ * error) to the current round. Results may arrive in several batches, in any
+ * order; tool_result blocks always render before injected text.
+ *
+ * @throws {TimelineError} for a result that answers no open tool_use, or answers one twice
+ */
+export function appendToolResults(
+  state: TimelineState,
+  results: readonly ToolResultBlockParam[],
+  injected: readonly (string | TextBlockParam)[] = [],
+  at?: number,
+): TimelineState {
+  const turn = state.turns.at(-1);
+  const round = turn?.rounds.at(-1);
+  if (!turn || !round) throw new TimelineError('turns', 'no round to answer: append the model response first');
+  const base = `turns/${turn.index}/rounds/${round.index}`;
+  const open = new Set(round.open);
+  const answered = new Set(round.results.map((b) => b.id));
+  const added: Block[] = results.map((r) => {
+    const path = paths.result(turn.index, round.index, r.tool_use_id);
+    if ((r as { type?: string }).type !== 'tool_result') throw new TimelineError(path, 'expected a tool_result block');
+    if (answered.has(r.tool_use_id)) throw new TimelineError(path, `tool_use "${r.tool_use_id}" is already answered`);
+    if (!open.has(r.tool_use_id)) {
+      throw new TimelineError(
+        path,
+        `tool_result for unknown tool_use "${r.tool_use_id}" (open: ${[...open].join(', ') || 'none'})`,
+      );
+    }
+    open.delete(r.tool_use_id);
+    answered.add(r.tool_use_id);
+    return { id: r.tool_use_id, path, param: stripMarker(r) };
+  });
+  const textCount = round.results.filter((b) => b.param.type !== 'tool_result').length;
+  const texts: Block[] = injected.map((t, i) => {
+    const path = paths.injected(turn.index, round.index, textCount + i);
+    const param = textParam(t);
+    if (param.text.length === 0) throw new TimelineError(path, 'empty text block (the API rejects it)');
+    return { id: path, path, param };
+  });
+  if (added.length === 0 && texts.length === 0) throw new TimelineError(base, 'nothing to append');
+  return produce(state, (draft) => {
+    const r = draft.turns[draft.turns.length - 1]!.rounds[round.index - 1]!;
+    const firstText = r.results.findIndex((b) => b.param.type !== 'tool_result');
+    const at0 = firstText < 0 ? r.results.length : firstText;
+    r.results.splice(at0, 0, ...castDraft(added));
+    r.results.push(...castDraft(texts));
+    r.open = [...open];
+    if (at !== undefined && r.at === undefined) r.at = at;
+  });
+}
+
+/** Sets the volatile tail of the next request (replaces the previous one). */
+export function setTail(state: TimelineState, content: string | readonly ContentBlockParam[]): TimelineState {
+  const blocks = typeof content === 'string' ? (content ? [{ type: 'text', text: content } as TextBlockParam] : []) : content;
+  const tail: Block[] = blocks.map((b, i) => {
+    if (b.type === 'tool_result' || b.type === 'tool_use') throw new TimelineError(paths.tail(i), `a ${b.type} cannot be part of the tail`);
+    if (b.type === 'text' && b.text.length === 0) throw new TimelineError(paths.tail(i), 'empty text block (the API rejects it)');
+    return { id: paths.tail(i), path: paths.tail(i), param: stripMarker(b) };
+  });
+  return produce(state, (draft) => {
+    draft.tail = castDraft(tail);
+  });
+}

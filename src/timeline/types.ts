@@ -1,0 +1,143 @@
+/**
+ * The immutable session state: envelope, timeline (turns → rounds → blocks),
+ * tail, and the sticky decisions earlier renders made (hidden blocks,
+ * summaries). Every object is frozen; edits go through immer (see edit.ts), so
+ * appending a round shares every untouched object with the previous state.
+ */
+import type {
+  ContentBlockParam,
+  TextBlockParam,
+  Tool,
+  ToolResultBlockParam,
+  ToolUnion,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+import type { CacheTtl, StreamBlock } from '../render/types.js';
+
+/** A logical address that always reads a block back, e.g. `turns/3/rounds/2/results/toolu_01`. */
+export type BlockPath = string;
+
+/** Where a block sits in the prompt. */
+export type Segment = 'envelope' | 'timeline' | 'tail';
+
+/** One unit of the stream: a tool definition, a system text block, or one content block of a message. */
+export interface Block {
+  /** Stable id: the tool_use id for tool calls/results, otherwise derived from the path. */
+  readonly id: string;
+  readonly path: BlockPath;
+  /** The provider-facing payload, exactly as it will be sent (minus cache markers). */
+  readonly param: ContentBlockParam;
+}
+
+/** A tool definition in the envelope. */
+export interface ToolBlock {
+  readonly id: string;
+  readonly path: BlockPath;
+  readonly tool: ToolUnion | Tool;
+}
+
+/** A skill the agent may load: rendered as one catalog block in `system`. */
+export interface Skill {
+  readonly name: string;
+  readonly description: string;
+}
+
+/** The stable per-agent front: `tools` + `system` in Anthropic terms. */
+export interface Envelope {
+  /** Runtime instructions first, then agent/domain instructions; one system block each. */
+  readonly instructions: readonly Block[];
+  readonly tools: readonly ToolBlock[];
+  readonly skills: readonly Skill[];
+  /** The rendered skill catalog block (absent without skills). */
+  readonly skillCatalog?: Block;
+}
+
+/** One model response and the tool results that answer it. */
+export interface Round {
+  /** 1-based within its turn. */
+  readonly index: number;
+  /** Assistant content blocks, as the model produced them. */
+  readonly response: readonly Block[];
+  /** tool_result blocks (in the order given), then any text the runtime injected. */
+  readonly results: readonly Block[];
+  /** tool_use ids of the response not yet answered. */
+  readonly open: readonly string[];
+  /** When the response was recorded (ms since epoch), if known. */
+  readonly at?: number;
+}
+
+/** Starts with a user message; then rounds until the agent answers. */
+export interface Turn {
+  /** 1-based. */
+  readonly index: number;
+  readonly user: readonly Block[];
+  readonly rounds: readonly Round[];
+  readonly at?: number;
+}
+
+/** Why a payload left the model's eyes. */
+export type HideReason = 'agent' | 'prune' | 'economy';
+
+/** A sticky hide/prune decision: the block renders as `note` from now on. */
+export interface HiddenRecord {
+  readonly path: BlockPath;
+  readonly reason: HideReason;
+  /** The replacement text shown in place of the payload. */
+  readonly note: string;
+  /** Characters of the original payload (for the note and reports). */
+  readonly chars: number;
+}
+
+/** A sticky compaction: turns `fromTurn..toTurn` render as one summary block. */
+export interface Summary {
+  readonly path: BlockPath;
+  readonly fromTurn: number;
+  readonly toTurn: number;
+  readonly text: string;
+  /** Every path the summary covers (all readable with recall). */
+  readonly paths: readonly BlockPath[];
+  /** Which summarizer produced it. */
+  readonly by: string;
+}
+
+/** A hide the caller asked for outside the editable zone, applied at the next prune. */
+export interface DeferredHide {
+  readonly path: BlockPath;
+  readonly note?: string;
+}
+
+/** The whole session. Immutable; every edit returns a new state sharing what did not change. */
+export interface TimelineState {
+  readonly model: string;
+  readonly envelope: Envelope;
+  readonly turns: readonly Turn[];
+  /** The volatile end of the next request. Never cached, never kept in the timeline. */
+  readonly tail: readonly Block[];
+  /** Sticky hide/prune decisions by path. */
+  readonly hidden: Readonly<Record<BlockPath, HiddenRecord>>;
+  /** Sticky compactions, oldest first; they cover consecutive turn ranges from turn 1. */
+  readonly summaries: readonly Summary[];
+  /** Hides waiting for the next cold window (or compaction). */
+  readonly deferred: readonly DeferredHide[];
+  /** Whether the one-time prune notice has been shown (it is then part of the stream). */
+  readonly pruneNotice: boolean;
+  /** What the previous render sent: when, and which paths carried markers (for bridging and the clock). */
+  readonly lastRender?: LastRender;
+}
+
+/** Memory of the previous render, used for the cache clock and to keep reads reachable. */
+export interface LastRender {
+  readonly at: number;
+  /** The stable part of the stream it sent (memoized blocks: identity compares are exact and cheap). */
+  readonly stream: readonly StreamBlock[];
+  /** Stream indexes and TTLs of the blocks that carried cache markers. */
+  readonly marked: readonly { readonly index: number; readonly ttl: CacheTtl; readonly prefixTokens: number }[];
+  /** Number of the turn/round the request was for. */
+  readonly turn: number;
+  readonly round: number;
+}
+
+/** A tool result as the caller hands it in. */
+export type ToolResultInput = ToolResultBlockParam;
+
+/** A text block as the caller hands it in. */
+export type TextInput = TextBlockParam;
