@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromTrace, type ScriptEntry } from '../../src/testing/fake-server-script.js';
@@ -59,8 +59,8 @@ describe('startFakeServer', () => {
     await client.messages.create({ model: MODEL, max_tokens: 64, messages: hello });
     const err = await client.messages.create({ model: MODEL, max_tokens: 64, messages: hello }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.InternalServerError);
-    expect((err as Anthropic.APIError).type).toBe('api_error');
-    expect((err as Anthropic.APIError).apiMessage).toContain('script is exhausted after 1 response(s)');
+    expect((err as APIError).type).toBe('api_error');
+    expect((err as APIError).apiMessage).toContain('script is exhausted after 1 response(s)');
     expect(server.requests[1]?.error).toMatchObject({ status: 500, type: 'api_error' });
   });
 
@@ -68,8 +68,8 @@ describe('startFakeServer', () => {
     const { client } = await start([{ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }]);
     const err = await client.messages.create({ model: MODEL, max_tokens: 64, messages: hello }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.APIError);
-    expect((err as Anthropic.APIError).status).toBe(529);
-    expect((err as Anthropic.APIError).type).toBe('overloaded_error');
+    expect((err as APIError).status).toBe(529);
+    expect((err as APIError).type).toBe('overloaded_error');
   });
 
   it('answers 404 not_found_error in the API error shape for unknown routes', async () => {
