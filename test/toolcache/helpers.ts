@@ -1,0 +1,33 @@
+/** A small in-memory workspace and the tools the tests and the bench cache in front of it. */
+
+import { fileTag } from '../../src/toolcache/policy.js';
+import type { ToolCache } from '../../src/toolcache/tool-cache.js';
+
+export interface FakeClock {
+  now: () => number;
+  advance: (ms: number) => void;
+}
+
+export function fakeClock(start = 1_700_000_000_000): FakeClock {
+  let t = start;
+  return { now: () => t, advance: (ms) => (t += ms) };
+}
+
+/** Registers the design's tools: Read and Glob cached (TTL `ttlTurns`), Write and Edit write tools. */
+export function registerCodingTools(cache: ToolCache, ttlTurns = 5): void {
+  cache.register('Read', { cacheable: true, ttl: { turns: ttlTurns }, reads: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
+  cache.register('Glob', { cacheable: true, ttl: { turns: ttlTurns }, reads: ['file:*'] });
+  cache.register('Grep', { cacheable: true, ttl: { turns: ttlTurns }, reads: ['file:*'] });
+  cache.register('Write', { writes: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
+  cache.register('Edit', { writes: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
+}
+
+/** Strips the `[cached]` marker a hit carries. */
+export function unmark(content: unknown): unknown {
+  if (typeof content === 'string') return content.replace(/\n?\[cached\]$/, '');
+  if (Array.isArray(content)) {
+    const last = content[content.length - 1] as { type?: string; text?: string } | undefined;
+    return last?.type === 'text' && last.text === '[cached]' ? content.slice(0, -1) : content;
+  }
+  return content;
+}
