@@ -1,0 +1,126 @@
+/**
+ * Hiding a block on the agent's request (DESIGN.md "editable zone"). Hiding
+ * changes bytes, and the provider re-writes everything after the first changed
+ * byte; inside the editable zone (after ③, or ② while there is no ③) that is
+ * only the last few rounds, never the cached prefix above them. Outside it the
+ * hide is refused — or deferred to the next prune when the caller asks.
+ */
+import { produce, castDraft } from 'immer';
+import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import { HideRefusedError, PathNotFoundError } from '../errors.js';
+import { findBlock } from '../timeline/paths.js';
+import type { BlockPath, HiddenRecord, HideReason, TimelineState } from '../timeline/types.js';
+import { firstChange, placeCachePoints } from './cache-points.js';
+import { firstVisibleTurn, hiddenReplacements } from './hide.js';
+import { describe, hiddenNote, payloadChars } from './notes.js';
+import { passContext } from './render.js';
+import type { Decision, RenderOptions } from './types.js';
+import { parseTimelinePath } from '../timeline/paths.js';
+
+/** Options of {@link hideBlock}. */
+export interface HideOptions extends RenderOptions {
+  /** A few words for the note (why it was hidden). */
+  readonly note?: string;
+  /** Outside the editable zone: defer to the next prune instead of throwing. */
+  readonly defer?: boolean;
+}
+
+/** The result of a hide: the new state and what happened. */
+export interface HideResult {
+  readonly state: TimelineState;
+  readonly decision: Decision;
+}
+
+function toolNameFor(state: TimelineState, path: BlockPath, param: ContentBlockParam): string | undefined {
+  if (param.type !== 'tool_result') return undefined;
+  const call = findBlock(state, path.replace('/results/', '/calls/'));
+  return call?.param.type === 'tool_use' ? call.param.name : undefined;
+}
+
+/** Builds the sticky record that replaces a payload by its note. */
+export function hiddenRecord(
+  state: TimelineState,
+  path: BlockPath,
+  reason: HideReason,
+  note?: string,
+): HiddenRecord {
+  const block = findBlock(state, path);
+  if (!block) throw new PathNotFoundError(path);
+  const chars = payloadChars(block.param);
+  return { path, reason, chars, note: hiddenNote(path, describe(block.param, toolNameFor(state, path, block.param)), chars, reason, note) };
+}
+
+/** Why a block cannot be hidden at all, or undefined when it can. */
+export function notHideable(state: TimelineState, path: BlockPath): string | undefined {
+  const loc = parseTimelinePath(path);
+  if (!loc) return 'only timeline blocks (user messages, responses, tool calls and results) can be hidden';
+  const block = findBlock(state, path);
+  if (!block) return undefined;
+  if (block.param.type === 'thinking' || block.param.type === 'redacted_thinking') {
+    return 'thinking blocks carry a signature and must be sent unchanged';
+  }
+  return undefined;
+}
+
+/**
+ * Hides a block's payload behind a short note naming its path; `recall(path)`
+ * still returns the original.
+ *
+ * @throws {HideRefusedError} outside the editable zone (unless `defer`), for
+ *   unknown paths and for blocks that cannot be hidden (thinking)
+ * @example
+ * const { state: next } = hideBlock(state, 'turns/3/rounds/7/results/toolu_01', { note: 'superseded' });
+ */
+export function hideBlock(state: TimelineState, path: BlockPath, options: HideOptions = {}): HideResult {
+  const block = findBlock(state, path);
+  if (!block) throw new HideRefusedError(path, 'unknown_path', 'no block exists at this path');
+  const why = notHideable(state, path);
+  if (why) throw new HideRefusedError(path, 'not_hideable', why);
+  const loc = parseTimelinePath(path)!;
+  if (state.hidden[path] || loc.turn < firstVisibleTurn(state)) {
+    return { state, decision: { type: 'hide', path, reason: 'agent', tokensRemoved: 0 } };
+  }
+
+  const zone = editableZoneStart(state, options);
+  const ctx = passContext(state, options);
+  const stream = hiddenReplacements(state, ctx);
+  const index = stream.findIndex((b) => b.path === path);
+  if (index > zone.index) {
+    const record = hiddenRecord(state, path, 'agent', options.note);
+    const before = stream[index]!.tokens;
+    const next = produce(state, (draft) => {
+      draft.hidden[path] = castDraft(record);
+    });
+    const after = ctx.tokens.tokens({ type: 'text', text: record.note });
+    return { state: next, decision: { type: 'hide', path, reason: 'agent', tokensRemoved: Math.max(0, before - after) } };
+  }
+  const message = `outside the editable zone (it starts after ${zone.path}): hiding it would re-bill the cached prefix from this block on`;
+  if (!options.defer) throw new HideRefusedError(path, 'outside_editable_zone', `${message}; pass { defer: true } to apply it at the next prune`);
+  const next = produce(state, (draft) => {
+    if (!draft.deferred.some((d) => d.path === path)) {
+      draft.deferred.push(options.note === undefined ? { path } : { path, note: options.note });
+    }
+  });
+  return { state: next, decision: { type: 'defer', path, why: message } };
+}
+
+/**
+ * Where the editable zone starts for the next request: the last cache point
+ * already written by an earlier request (③, or ② while there is no ③, or ①).
+ * Blocks strictly after it may be hidden cheaply.
+ */
+export function editableZoneStart(state: TimelineState, options: RenderOptions = {}): { index: number; path: string } {
+  const ctx = passContext(state, options);
+  const stream = hiddenReplacements(state, ctx);
+  const points = placeCachePoints(stream, state, ctx, options, firstChange(stream, state.lastRender));
+  const by = (label: 1 | 2 | 3) => points.find((p) => p.labels.includes(label));
+  const point = by(3) ?? by(2) ?? by(1);
+  return point ? { index: point.index, path: point.path } : { index: -1, path: '(start)' };
+}
+
+/** The original payload at `path`, byte-identical, whether hidden, pruned or compacted. */
+export function recall(state: TimelineState, path: BlockPath): ContentBlockParam {
+  const block = findBlock(state, path);
+  if (!block) throw new PathNotFoundError(path);
+  return block.param;
+}

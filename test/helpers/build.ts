@@ -1,0 +1,74 @@
+/** Small builders for timelines in tests: real edits, deterministic content. */
+import type { ContentBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
+import { appendResponse, appendToolResults, createTimeline, startTurn } from '../../src/timeline/edit.js';
+import type { TimelineState } from '../../src/timeline/types.js';
+
+export const TOOLS: Tool[] = [
+  {
+    name: 'Read',
+    description: 'Reads a file from the workspace and returns its content with line numbers.',
+    input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
+  {
+    name: 'Edit',
+    description: 'Replaces an exact string in a file.',
+    input_schema: {
+      type: 'object',
+      properties: { path: { type: 'string' }, old: { type: 'string' }, new: { type: 'string' } },
+      required: ['path', 'old', 'new'],
+    },
+  },
+];
+
+export const INSTRUCTIONS = [
+  `You are a careful coding agent. ${'Follow the repository conventions, run the tests, and explain what you changed. '.repeat(60)}`,
+  'Domain: a TypeScript monorepo. Prefer small, reviewed changes.',
+];
+
+export function newSession(model = 'claude-sonnet-4-6'): TimelineState {
+  return createTimeline({ model, instructions: INSTRUCTIONS, tools: TOOLS, skills: [{ name: 'git', description: 'commit and branch helpers' }] });
+}
+
+let seq = 0;
+/** A tool-using response: optional thinking, then `calls` parallel Read calls. */
+export function toolResponse(calls = 1, thinking = true): ContentBlockParam[] {
+  const out: ContentBlockParam[] = [];
+  if (thinking) out.push({ type: 'thinking', thinking: `Let me look at the files (${seq}).`, signature: `sig-${seq}` });
+  for (let i = 0; i < calls; i++) {
+    seq++;
+    out.push({ type: 'tool_use', id: `toolu_${String(seq).padStart(4, '0')}`, name: 'Read', input: { path: `src/file-${seq}.ts` } });
+  }
+  return out;
+}
+
+/** Answers every open tool_use of the last round with deterministic content. */
+export function answerAll(state: TimelineState, size = 300): TimelineState {
+  const round = state.turns.at(-1)!.rounds.at(-1)!;
+  const results = round.open.map((id) => ({
+    type: 'tool_result' as const,
+    tool_use_id: id,
+    content: `// ${id}\n${'export const value = 42;\n'.repeat(Math.ceil(size / 25))}`.slice(0, size),
+  }));
+  return appendToolResults(state, results);
+}
+
+/** Appends one complete tool round to the current turn. */
+export function toolRound(state: TimelineState, calls = 1, size = 300): TimelineState {
+  return answerAll(appendResponse(state, toolResponse(calls)), size);
+}
+
+/** Appends the final answer of the current turn. */
+export function finalAnswer(state: TimelineState, text = 'Done: the test passes now.'): TimelineState {
+  return appendResponse(state, [{ type: 'text', text }]);
+}
+
+/** A session of `turns` turns with the given number of tool rounds each (the last turn left open, without its final answer). */
+export function session(roundsPerTurn: readonly number[], model?: string): TimelineState {
+  let s = newSession(model);
+  roundsPerTurn.forEach((rounds, t) => {
+    s = startTurn(s, `Task ${t + 1}: please fix issue #${100 + t}.`);
+    for (let r = 0; r < rounds; r++) s = toolRound(s, 1 + (r % 3));
+    if (t < roundsPerTurn.length - 1) s = finalAnswer(s);
+  });
+  return s;
+}

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { TimelineError } from '../../src/errors.js';
+import { appendResponse, appendToolResults, createTimeline, setTail, startTurn } from '../../src/timeline/edit.js';
+import { findBlock } from '../../src/timeline/paths.js';
+import { answerAll, newSession, session, toolResponse, toolRound } from '../helpers/build.js';
+
+describe('timeline edits', () => {
+  it('shares every untouched object when a round is appended', () => {
+    const before = session([3, 4]);
+    const after = toolRound(before, 2);
+    expect(after).not.toBe(before);
+    expect(after.envelope).toBe(before.envelope);
+    expect(after.turns[0]).toBe(before.turns[0]);
+    const [t0, t1] = [before.turns[1]!, after.turns[1]!];
+    expect(t1).not.toBe(t0);
+    for (let r = 0; r < t0.rounds.length; r++) expect(t1.rounds[r]).toBe(t0.rounds[r]);
+    expect(t1.user).toBe(t0.user);
+    expect(t1.rounds.length).toBe(t0.rounds.length + 1);
+  });
+
+  it('freezes the state deeply, and does not freeze or keep the caller’s objects', () => {
+    const input = { path: 'a.ts' };
+    let s = startTurn(newSession(), 'go');
+    s = appendResponse(s, [{ type: 'tool_use', id: 'toolu_a', name: 'Read', input }]);
+    expect(Object.isFrozen(s)).toBe(true);
+    expect(Object.isFrozen(s.turns[0]!.rounds[0]!.response[0]!.param)).toBe(true);
+    expect(Object.isFrozen(input)).toBe(false);
+    input.path = 'changed';
+    expect(findBlock(s, 'turns/1/rounds/1/calls/toolu_a')!.param).toMatchObject({ input: { path: 'a.ts' } });
+  });
+
+  it('gives blocks stable ids and logical paths', () => {
+    const s = session([2]);
+    const round = s.turns[0]!.rounds[0]!;
+    const call = round.response.find((b) => b.param.type === 'tool_use')!;
+    expect(call.path).toBe(`turns/1/rounds/1/calls/${call.id}`);
+    expect(round.results[0]!.path).toBe(`turns/1/rounds/1/results/${call.id}`);
+    expect(round.response[0]!.path).toBe('turns/1/rounds/1/response/0');
+    expect(s.turns[0]!.user[0]!.path).toBe('turns/1/user/0');
+    expect(s.envelope.tools[0]!.path).toBe('envelope/tools/Read');
+  });
+
+  it('accepts an SDK Message and strips incoming cache markers', () => {
+    let s = startTurn(newSession(), [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }]);
+    s = appendResponse(s, {
+      id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-6', stop_reason: 'end_turn', stop_sequence: null,
+      content: [{ type: 'text', text: 'Hello!', citations: null }],
+      usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    } as never);
+    expect(s.turns[0]!.user[0]!.param).toEqual({ type: 'text', text: 'hi' });
+    expect(s.turns[0]!.rounds[0]!.response[0]!.param).toEqual({ type: 'text', text: 'Hello!' });
+  });
+
+  describe('errors name the path and change nothing', () => {
+    const cases: [string, () => unknown, string][] = [
+      [
+        'tool_result for an unknown tool_use',
+        () => appendToolResults(appendResponse(startTurn(newSession(), 'go'), toolResponse(1)), [{ type: 'tool_result', tool_use_id: 'toolu_nope', content: 'x' }]),
+        'turns/1/rounds/1/results/toolu_nope: tool_result for unknown tool_use "toolu_nope"',
+      ],
+      [
+        'a tool_use left unanswered when a new round starts',
+        () => appendResponse(appendResponse(startTurn(newSession(), 'go'), toolResponse(1)), toolResponse(1)),
+        'turns/1/rounds/2: a new round started while tool_use',
+      ],
+      [
+        'a user turn started mid-round',
+        () => startTurn(appendResponse(startTurn(newSession(), 'go'), toolResponse(2)), 'again'),
+        'turns/1/rounds/1: a user turn started mid-round',
+      ],
+      [
+        'duplicate tool_use ids',
+        () => {
+          const s = answerAll(appendResponse(startTurn(newSession(), 'go'), [{ type: 'tool_use', id: 'toolu_dup', name: 'Read', input: {} }]));
+          return appendResponse(s, [{ type: 'tool_use', id: 'toolu_dup', name: 'Read', input: {} }]);
+        },
+        'turns/1/rounds/2/calls/toolu_dup: duplicate tool_use id "toolu_dup"',
+      ],
+      [
+        'a tool result answered twice',
+        () => {
+          const s = appendResponse(startTurn(newSession(), 'go'), [{ type: 'tool_use', id: 'toolu_x', name: 'Read', input: {} }, { type: 'tool_use', id: 'toolu_y', name: 'Read', input: {} }]);
+          const once = appendToolResults(s, [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'a' }]);
+          return appendToolResults(once, [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'b' }]);
+        },
+        'turns/1/rounds/1/results/toolu_x: tool_use "toolu_x" is already answered',
+      ],
+      ['a response with no turn', () => appendResponse(newSession(), toolResponse(1)), 'turns: no turn is open'],
+      ['duplicate tool names', () => createTimeline({ model: 'm', instructions: ['x'], tools: [{ name: 'A', input_schema: { type: 'object' } }, { name: 'A', input_schema: { type: 'object' } }] }), 'envelope/tools/A: duplicate tool name'],
+      ['an empty tail text', () => setTail(newSession(), [{ type: 'text', text: '' }]), 'tail/0: empty text block'],
+    ];
+    for (const [name, run, message] of cases) {
+      it(name, () => {
+        let err: unknown;
+        try {
+          run();
+        } catch (e) {
+          err = e;
+        }
+        expect(err).toBeInstanceOf(TimelineError);
+        expect((err as TimelineError).message).toContain(message);
+        expect((err as TimelineError).path).toBe(message.split(':')[0]);
+      });
+    }
+
+    it('leaves the previous state untouched after a failed edit', () => {
+      const s = appendResponse(startTurn(newSession(), 'go'), toolResponse(2));
+      const snapshot = JSON.stringify(s);
+      expect(() => appendToolResults(s, [{ type: 'tool_result', tool_use_id: s.turns[0]!.rounds[0]!.open[0]!, content: 'ok' }, { type: 'tool_result', tool_use_id: 'bad', content: 'x' }])).toThrow(TimelineError);
+      expect(JSON.stringify(s)).toBe(snapshot);
+      expect(s.turns[0]!.rounds[0]!.open).toHaveLength(2);
+    });
+  });
+
+  it('keeps tool_result blocks before injected text, whatever order they arrive in', () => {
+    let s = appendResponse(startTurn(newSession(), 'go'), [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: {} }, { type: 'tool_use', id: 'toolu_2', name: 'Read', input: {} }]);
+    s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'b' }], ['format error: please retry']);
+    s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a' }]);
+    expect(s.turns[0]!.rounds[0]!.results.map((b) => b.path)).toEqual([
+      'turns/1/rounds/1/results/toolu_2',
+      'turns/1/rounds/1/results/toolu_1',
+      'turns/1/rounds/1/results/text-0',
+    ]);
+  });
+});
