@@ -29,13 +29,18 @@ export interface UsageOutcome {
   readonly explain?: unknown;
 }
 
+/** A usage model may refuse a request the server's own checks let through; the server answers 400 with this message. */
+export interface UsageRejection {
+  readonly rejected: { readonly message: string };
+}
+
 /**
  * Decides the `usage` of a request. Stateful models (the cache simulator)
  * remember earlier requests; `atMs` is the fake server's clock at the request's
  * start, which is when the provider's TTL starts counting.
  */
 export interface UsageModel {
-  send(params: MessageCreateParamsBase, atMs: number): UsageOutcome;
+  send(params: MessageCreateParamsBase, atMs: number): UsageOutcome | UsageRejection;
 }
 
 /** Counts the tokens of a request's prompt, in render order (tools → system → messages). */
@@ -55,12 +60,20 @@ export function messageBlocks(content: unknown): readonly unknown[] {
   return Array.isArray(content) ? content : [];
 }
 
-/** Per-part token counts of a request's prompt. */
+/** The block without its cache marker: the marker is not part of the prompt, so it must not change a count. */
+function unmarked(block: unknown): unknown {
+  if (block === null || typeof block !== 'object' || !('cache_control' in block)) return block;
+  const { cache_control: _marker, ...rest } = block as Record<string, unknown>;
+  return rest;
+}
+
+/** Per-part token counts of a request's prompt (cache markers excluded). */
 export function promptTokens(params: Pick<MessageCreateParamsBase, 'tools' | 'system' | 'messages'>, tokens: BlockTokenCache): PromptTokens {
-  const sum = (xs: readonly unknown[]): number => xs.reduce<number>((n, x) => n + tokens.tokens(x), 0);
+  const count = (x: unknown): number => tokens.tokens(unmarked(x));
+  const sum = (xs: readonly unknown[]): number => xs.reduce<number>((n, x) => n + count(x), 0);
   const tools = sum(params.tools ?? []);
-  const system = typeof params.system === 'string' ? tokens.tokens(params.system) : sum(params.system ?? []);
-  const blocks = params.messages.flatMap((m) => messageBlocks(m.content).map((b) => tokens.tokens(b)));
+  const system = typeof params.system === 'string' ? count(params.system) : sum(params.system ?? []);
+  const blocks = params.messages.flatMap((m) => messageBlocks(m.content).map(count));
   return { tools, system, blocks, total: tools + system + blocks.reduce((a, b) => a + b, 0) };
 }
 

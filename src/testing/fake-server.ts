@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import type { Message, MessageCreateParamsBase, MessageTokensCount } from '@anthropic-ai/sdk/resources/messages';
 import { BlockTokenCache, type TokenCounter } from '../tokens/counter.js';
 import { diagnose, fingerprint, type Fingerprint } from './fake-server-diagnostics.js';
-import { isScriptedError, materialize, type ScriptEntry } from './fake-server-script.js';
+import { isScriptedError, materialize, type ScriptedError, type ScriptedResponse, type ScriptEntry } from './fake-server-script.js';
 import { formatFrame, messageFrames } from './fake-server-sse.js';
 import { noCacheUsageModel, promptTokens, type UsageModel } from './fake-server-usage.js';
 import { validateRequest } from './fake-server-validate.js';
@@ -140,12 +140,9 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     const print = fingerprint(params, prompt);
     const diagnostics = typeof previousId === 'string' ? diagnose(fingerprints.get(previousId), print) : null;
 
-    let scripted: ReturnType<typeof materialize>;
-    if (params.max_tokens === 0) {
-      // Cache pre-warming: prefill only, no output, nothing taken from the script.
-      scripted = { content: [], stop_reason: 'max_tokens', stop_sequence: null, output_tokens: 0 };
-    } else {
-      const entry = queue.shift();
+    let response: Exclude<ScriptedResponse, ScriptedError> | undefined;
+    if (params.max_tokens !== 0) {
+      const entry = queue[0];
       if (entry === undefined) {
         throw new HttpError(
           500,
@@ -154,13 +151,28 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
           { 'x-should-retry': 'false' },
         );
       }
-      const response = typeof entry === 'function' ? entry(params, played) : entry;
-      played++;
-      if (isScriptedError(response)) throw new HttpError(response.error.status, response.error.type, response.error.message);
-      scripted = materialize(response, () => `toolu_fake_${++toolIds}`);
+      const answer = typeof entry === 'function' ? entry(params, played) : entry;
+      if (isScriptedError(answer)) {
+        // An API error means the request was not processed: the usage model never sees it.
+        queue.shift();
+        played++;
+        throw new HttpError(answer.error.status, answer.error.type, answer.error.message);
+      }
+      response = answer;
     }
 
     const outcome = usageModel.send(params, at);
+    // A refusal by the usage model leaves the script where it was, like any other 400.
+    if ('rejected' in outcome) throw new HttpError(400, 'invalid_request_error', outcome.rejected.message);
+    let scripted: ReturnType<typeof materialize>;
+    if (response === undefined) {
+      // Cache pre-warming (max_tokens 0): prefill only, no output, nothing taken from the script.
+      scripted = { content: [], stop_reason: 'max_tokens', stop_sequence: null, output_tokens: 0 };
+    } else {
+      queue.shift();
+      played++;
+      scripted = materialize(response, () => `toolu_fake_${++toolIds}`);
+    }
     const u = outcome.usage;
     const output_tokens =
       scripted.output_tokens ?? Math.max(1, scripted.content.reduce((n, b) => n + tokens.tokens(b), 0));
