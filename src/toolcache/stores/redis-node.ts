@@ -1,0 +1,169 @@
+/**
+ * The node-redis v6 adapter (`redis` package, the client Redis recommends).
+ * `redis` is an optional peer dependency: it is loaded with a dynamic import
+ * only when this adapter creates a client, and no exported type mentions it.
+ */
+
+import type { RedisLike, RedisLinkEvent, RedisMessageListener } from './redis-client.js';
+
+/**
+ * The part of a node-redis client the adapter uses, typed structurally so the
+ * emitted declarations do not require `redis` to be installed.
+ */
+export interface NodeRedisClientLike {
+  readonly isReady: boolean;
+  readonly isOpen: boolean;
+  connect(): Promise<unknown>;
+  get(key: string): Promise<unknown>;
+  del(key: string): Promise<unknown>;
+  evalSha(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  eval(source: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  publish(channel: string, message: string): Promise<unknown>;
+  subscribe(channels: string[], listener: (message: string, channel: string) => void): Promise<unknown>;
+  unsubscribe(channels: string[], listener: (message: string, channel: string) => void): Promise<unknown>;
+  on(event: string, listener: (...args: never[]) => void): unknown;
+  off(event: string, listener: (...args: never[]) => void): unknown;
+  destroy(): void;
+}
+
+/** Options of {@link nodeRedisClient}. */
+export interface NodeRedisClientOptions {
+  /** `redis[s]://[[user][:password]@]host[:port][/db]`. Default `redis://127.0.0.1:6379`. */
+  readonly url?: string;
+  /**
+   * Per-command timeout. node-redis defaults to 5 s, which would stall every
+   * tool call for 5 s while Redis hangs; the cache is an optimisation, so a
+   * short timeout followed by pass-through is the better trade. Default 500.
+   */
+  readonly commandTimeoutMs?: number;
+  /** Connect timeout per attempt. Default 1000. */
+  readonly connectTimeoutMs?: number;
+  /** Upper bound of the exponential reconnect back-off. Default 1000. */
+  readonly maxReconnectDelayMs?: number;
+  /** Extra `createClient` options (TLS, credentials, database, …); they override the ones above. */
+  readonly clientOptions?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The `createClient` options the store expects: fail fast while disconnected
+ * (no offline queue), a short command timeout, and endless reconnects with
+ * capped back-off. Exported for users who create the clients themselves.
+ */
+export function recommendedNodeRedisOptions(options: NodeRedisClientOptions = {}): Record<string, unknown> {
+  const maxDelay = options.maxReconnectDelayMs ?? 1000;
+  return {
+    url: options.url ?? 'redis://127.0.0.1:6379',
+    // Without this, commands issued while reconnecting wait in a queue until the
+    // server is back: a tool call would hang instead of passing through.
+    disableOfflineQueue: true,
+    commandOptions: { timeout: options.commandTimeoutMs ?? 500 },
+    socket: {
+      connectTimeout: options.connectTimeoutMs ?? 1000,
+      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 10), maxDelay),
+    },
+    ...options.clientOptions,
+  };
+}
+
+/**
+ * Creates a command client and a subscriber client (node-redis v6) and adapts them.
+ * Resolves as soon as both connected or the first attempt failed: an unreachable
+ * Redis at startup is not an error (calls pass through until it is back).
+ *
+ * @example
+ * ```ts
+ * const client = await nodeRedisClient({ url: process.env.REDIS_URL });
+ * const store = new RedisToolCacheStore({ client, namespace: 'agents-prod' });
+ * ```
+ */
+export async function nodeRedisClient(options: NodeRedisClientOptions = {}): Promise<RedisLike> {
+  const { createClient } = await import('redis');
+  const command = createClient(recommendedNodeRedisOptions(options)) as unknown as NodeRedisClientLike & {
+    duplicate(): NodeRedisClientLike;
+  };
+  const subscriber = command.duplicate();
+  const adapter = adaptNodeRedis(command, subscriber);
+  await firstConnectAttempt([command, subscriber], (options.connectTimeoutMs ?? 1000) + 250);
+  return adapter;
+}
+
+/** Waits until every client is ready or has reported a connection error, at most `timeoutMs`. */
+async function firstConnectAttempt(clients: readonly NodeRedisClientLike[], timeoutMs: number): Promise<void> {
+  await Promise.all(
+    clients.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.isReady) return resolve();
+          const done = (): void => {
+            clearTimeout(timer);
+            c.off('ready', done);
+            c.off('error', done);
+            resolve();
+          };
+          const timer = setTimeout(done, timeoutMs);
+          c.on('ready', done);
+          c.on('error', done);
+        }),
+    ),
+  );
+}
+
+/**
+ * Adapts two node-redis v6 clients you created (use {@link recommendedNodeRedisOptions};
+ * the subscriber is usually `command.duplicate()`). Connects them if they are not open.
+ */
+export function adaptNodeRedis(command: NodeRedisClientLike, subscriber: NodeRedisClientLike): RedisLike {
+  const linkListeners = new Set<(e: RedisLinkEvent) => void>();
+  const emit = (e: RedisLinkEvent): void => {
+    for (const l of linkListeners) l(e);
+  };
+  for (const [client, link] of [
+    [command, 'command'],
+    [subscriber, 'subscriber'],
+  ] as const) {
+    // node-redis throws an unhandled 'error' event when no listener exists.
+    client.on('error', (error: never) => emit({ link, state: 'down', error }));
+    client.on('reconnecting', () => emit({ link, state: 'down' }));
+    client.on('end', () => emit({ link, state: 'down' }));
+    client.on('ready', () => emit({ link, state: 'ready' }));
+    if (!client.isOpen) {
+      // Rejects only when the client is destroyed while still connecting.
+      client.connect().catch(() => undefined);
+    }
+  }
+  let closed = false;
+  return {
+    async get(key) {
+      const v = await command.get(key);
+      return v === null || v === undefined ? null : String(v);
+    },
+    async del(key) {
+      return Number(await command.del(key));
+    },
+    evalSha: (sha1, keys, args) => command.evalSha(sha1, { keys: [...keys], arguments: [...args] }),
+    eval: (source, keys, args) => command.eval(source, { keys: [...keys], arguments: [...args] }),
+    async publish(channel, message) {
+      return Number(await command.publish(channel, message));
+    },
+    async subscribe(channels, listener: RedisMessageListener) {
+      await subscriber.subscribe([...channels], listener);
+    },
+    async unsubscribe(channels, listener: RedisMessageListener) {
+      await subscriber.unsubscribe([...channels], listener);
+    },
+    onLinkEvent(listener) {
+      linkListeners.add(listener);
+      return () => linkListeners.delete(listener);
+    },
+    isReady: () => command.isReady,
+    async close() {
+      if (closed) return;
+      closed = true;
+      linkListeners.clear();
+      // destroy(), not close(): close() waits for pending commands, which never
+      // settle while the server is unreachable.
+      command.destroy();
+      subscriber.destroy();
+    },
+  };
+}

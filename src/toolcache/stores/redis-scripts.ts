@@ -1,0 +1,130 @@
+/**
+ * The Lua scripts that make the Redis store's staleness rules hold across
+ * processes. Redis runs a script to completion before any other command, so
+ * each one is atomic: no reader can observe half an invalidation, and no insert
+ * can slip between an epoch check and its write.
+ *
+ * Keys (all under one hash tag `{ns}`, so a Redis Cluster puts them in one slot
+ * and the scripts may touch keys they compute):
+ *
+ * | key                 | type   | holds                                         |
+ * |---------------------|--------|-----------------------------------------------|
+ * | `{ns}:epoch`        | string | the invalidation epoch                        |
+ * | `{ns}:e:<key>`      | string | one encoded entry, with native expiry (PX)    |
+ * | `{ns}:t:<tag>`      | set    | bare entry keys carrying `<tag>`              |
+ * | `{ns}:l:<key>`      | string | the singleflight lock: owner token, PX expiry |
+ *
+ * The epoch starts at the server's clock in microseconds when the key is
+ * missing (first use, or a restart that lost the data). So an epoch read before
+ * a restart never equals one read after it, even if the counter was lost: an
+ * insert guarded by a pre-restart epoch is refused instead of matching by
+ * accident (the ABA problem of a counter that restarts at 0).
+ */
+
+import { createHash } from 'node:crypto';
+import type { RedisScript } from './redis-client.js';
+
+function script(source: string): RedisScript {
+  return { source, sha1: createHash('sha1').update(source).digest('hex') };
+}
+
+// Lua 5.1 prints large numbers as 1.8e+15; %.0f keeps every digit (< 2^53).
+const EPOCH_OF = `
+local function epoch_of(k)
+  local e = redis.call('GET', k)
+  if e then return e end
+  local t = redis.call('TIME')
+  e = string.format('%.0f', tonumber(t[1]) * 1000000 + tonumber(t[2]))
+  redis.call('SET', k, e)
+  return e
+end
+`;
+
+/** KEYS[1] = epoch key. Returns the epoch (initialising it when missing). */
+export const EPOCH_SCRIPT = script(`${EPOCH_OF}
+return tonumber(epoch_of(KEYS[1]))
+`);
+
+/**
+ * KEYS[1] = epoch key, KEYS[2] = entry key.
+ * ARGV: expected epoch, encoded value, px (0 = no expiry), tag-set prefix,
+ * bare key, entry prefix, flight channel, then the tags.
+ * Returns 1 when stored, 0 when the epoch moved (nothing stored).
+ *
+ * Tag sets expire with the longest-lived entry they point to, and a set that
+ * grew large is sampled for members whose entry already expired natively, so
+ * the sets do not grow without bound between invalidations.
+ */
+export const INSERT_SCRIPT = script(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local px = tonumber(ARGV[3])
+if px > 0 then
+  redis.call('SET', KEYS[2], ARGV[2], 'PX', px)
+else
+  redis.call('SET', KEYS[2], ARGV[2])
+end
+for i = 8, #ARGV do
+  local t = ARGV[4] .. ARGV[i]
+  local ttl = redis.call('PTTL', t)
+  redis.call('SADD', t, ARGV[5])
+  if px > 0 then
+    if ttl == -2 or (ttl >= 0 and ttl < px) then redis.call('PEXPIRE', t, px) end
+  elseif ttl >= 0 then
+    redis.call('PERSIST', t)
+  end
+  if redis.call('SCARD', t) > 32 then
+    for _, m in ipairs(redis.call('SRANDMEMBER', t, 8)) do
+      if redis.call('EXISTS', ARGV[6] .. m) == 0 then redis.call('SREM', t, m) end
+    end
+  end
+end
+redis.call('PUBLISH', ARGV[7], '1')
+return 1
+`);
+
+/**
+ * KEYS[1] = epoch key. ARGV: tag-set prefix, entry prefix, invalidation
+ * channel, invalidation message, then the tags.
+ * Deletes every entry in the tag sets and the sets, advances the epoch and
+ * publishes the message, all at once. Returns { epoch, receivers, evicted keys }.
+ */
+export const INVALIDATE_SCRIPT = script(`${EPOCH_OF}
+local seen = {}
+local evicted = {}
+for i = 5, #ARGV do
+  local t = ARGV[1] .. ARGV[i]
+  for _, m in ipairs(redis.call('SMEMBERS', t)) do
+    if not seen[m] then
+      seen[m] = true
+      if redis.call('DEL', ARGV[2] .. m) == 1 then evicted[#evicted + 1] = m end
+    end
+  end
+  redis.call('DEL', t)
+end
+epoch_of(KEYS[1])
+local e = redis.call('INCR', KEYS[1])
+local n = redis.call('PUBLISH', ARGV[3], ARGV[4])
+return { e, n, evicted }
+`);
+
+/** KEYS[1] = lock key. ARGV: token, ttl ms. Returns 1 when acquired. */
+export const ACQUIRE_SCRIPT = script(`
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', tonumber(ARGV[2])) then return 1 end
+return 0
+`);
+
+/** KEYS[1] = lock key. ARGV: token, flight channel. Deletes the lock only if `token` owns it, then wakes the waiters. */
+export const RELEASE_SCRIPT = script(`
+local released = 0
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  released = 1
+end
+redis.call('PUBLISH', ARGV[2], '0')
+return released
+`);
+
+/** KEYS[1] = entry key, KEYS[2] = lock key. Returns { entry or false, lock exists }. */
+export const PEEK_SCRIPT = script(`
+return { redis.call('GET', KEYS[1]), redis.call('EXISTS', KEYS[2]) }
+`);

@@ -1,0 +1,64 @@
+/** Test helpers shared by the Redis store tests: entries, stores that record warnings, a raw client. */
+
+import { createClient } from 'redis';
+import type { StoredEntry } from '../../../src/toolcache/store.js';
+import {
+  createRedisToolCacheStore,
+  type CreateRedisToolCacheStoreOptions,
+  type RedisStoreWarning,
+  type RedisToolCacheStore,
+} from '../../../src/toolcache/stores/redis.js';
+
+export function entry(key: string, tags: readonly string[] = [], extra: Partial<StoredEntry> = {}): StoredEntry {
+  return {
+    key,
+    tool: 'Read',
+    scope: 'tenant-a',
+    content: `content of ${key}`,
+    durationMs: 12,
+    insertedTurn: 1,
+    insertedAtMs: Date.now(),
+    tags,
+    ...extra,
+  };
+}
+
+export interface TestStore {
+  readonly store: RedisToolCacheStore;
+  readonly warnings: RedisStoreWarning[];
+}
+
+export async function openStore(
+  url: string,
+  namespace: string,
+  options: Omit<CreateRedisToolCacheStoreOptions, 'url' | 'namespace' | 'onWarning'> = {},
+): Promise<TestStore> {
+  const warnings: RedisStoreWarning[] = [];
+  const store = await createRedisToolCacheStore({
+    url,
+    namespace,
+    onWarning: (w) => warnings.push(w),
+    ...options,
+  });
+  return { store, warnings };
+}
+
+/** A plain node-redis client, to look at (or tamper with) what the store wrote. */
+export async function rawClient(url: string) {
+  const c = createClient({ url });
+  c.on('error', () => undefined);
+  await c.connect();
+  return c;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` until it returns true or `timeoutMs` passes. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000, stepMs = 20): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await check()) return true;
+    await sleep(stepMs);
+  }
+  return check();
+}
