@@ -22,22 +22,25 @@ export interface UsageReport {
   };
 }
 
-/** What a usage model answers: the usage, and optionally why cache reads were missed. */
+/** What a usage model answers for a request it accepts: the usage, and optionally why cache reads were missed. */
 export interface UsageOutcome {
+  readonly rejected?: null;
   readonly usage: UsageReport;
-  /** A human-readable explanation (e.g. the simulator's cause of a miss); recorded, never sent. */
+  /** A machine-readable explanation (e.g. the simulator's plan and cause of a miss); recorded, never sent. */
   readonly explain?: unknown;
 }
 
 /** A usage model may refuse a request the server's own checks let through; the server answers 400 with this message. */
 export interface UsageRejection {
   readonly rejected: { readonly message: string };
+  readonly usage?: null;
 }
 
 /**
  * Decides the `usage` of a request. Stateful models (the cache simulator)
  * remember earlier requests; `atMs` is the fake server's clock at the request's
- * start, which is when the provider's TTL starts counting.
+ * start, which is when the provider's TTL starts counting. The shape matches
+ * `CacheSimulator.send`, so a simulator instance is a usage model as it is.
  */
 export interface UsageModel {
   send(params: MessageCreateParamsBase, atMs: number): UsageOutcome | UsageRejection;

@@ -163,7 +163,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
 
     const outcome = usageModel.send(params, at);
     // A refusal by the usage model leaves the script where it was, like any other 400.
-    if ('rejected' in outcome) throw new HttpError(400, 'invalid_request_error', outcome.rejected.message);
+    if (outcome.rejected) throw new HttpError(400, 'invalid_request_error', outcome.rejected.message);
     let scripted: ReturnType<typeof materialize>;
     if (response === undefined) {
       // Cache pre-warming (max_tokens 0): prefill only, no output, nothing taken from the script.
