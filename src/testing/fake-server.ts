@@ -17,6 +17,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Message, MessageCreateParamsBase, MessageTokensCount } from '@anthropic-ai/sdk/resources/messages';
+import { UnknownModelError } from '../errors.js';
 import { BlockTokenCache, type TokenCounter } from '../tokens/counter.js';
 import { diagnose, fingerprint, type Fingerprint } from './fake-server-diagnostics.js';
 import { isScriptedError, materialize, type ScriptedError, type ScriptedResponse, type ScriptEntry } from './fake-server-script.js';
@@ -161,7 +162,14 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
       response = answer;
     }
 
-    const outcome = usageModel.send(params, at);
+    let outcome: ReturnType<UsageModel['send']>;
+    try {
+      outcome = usageModel.send(params, at);
+    } catch (e) {
+      // The simulator knows models by profile; the API answers an unknown model with a 404.
+      if (e instanceof UnknownModelError) throw new HttpError(404, 'not_found_error', `model: ${params.model}`);
+      throw e;
+    }
     // A refusal by the usage model leaves the script where it was, like any other 400.
     if (outcome.rejected) throw new HttpError(400, 'invalid_request_error', outcome.rejected.message);
     let scripted: ReturnType<typeof materialize>;
