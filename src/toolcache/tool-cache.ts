@@ -279,12 +279,12 @@ export class ToolCache {
    * messages.push({ role: 'user', content: results });
    * ```
    */
-  async runToolUses(
-    blocks: ReadonlyArray<ToolUseLike | { readonly type: string }>,
+  async runToolUses<TBlock extends { readonly type: string }>(
+    blocks: readonly TBlock[],
     handlers: Readonly<Record<string, ToolRunner<never>>>,
     options: { readonly scope: string; readonly onResult?: (result: ToolCallResult) => void },
   ): Promise<ToolResultBlockParam[]> {
-    const uses = blocks.filter((b): b is ToolUseLike => b.type === 'tool_use');
+    const uses = blocks.filter((b) => b.type === 'tool_use') as unknown as ToolUseLike[];
     return Promise.all(
       uses.map(async (use): Promise<ToolResultBlockParam> => {
         const handler = Object.hasOwn(handlers, use.name) ? handlers[use.name] : undefined;

@@ -33,7 +33,7 @@ describe('MemoryToolCacheStore', () => {
     expect(got?.content).toEqual([{ type: 'text', text: 'original' }]);
     expect(Object.isFrozen(got)).toBe(true);
     expect(() => {
-      (got!.content as Array<{ text: string }>)[0]!.text = 'x';
+      (got!.content as unknown as Array<{ text: string }>)[0]!.text = 'x';
     }).toThrow(TypeError);
   });
 
