@@ -1,0 +1,31 @@
+/** The provider cache simulator, the peer baselines, the ideal bound and their reports. */
+export { CacheSimulator, simulateAll } from './simulator.js';
+export type { CacheEntry } from './simulator.js';
+export { buildPrefix, BlockMemo, canonicalBlock, contentBlocks, isMarkable, stripMarker, MAX_CACHE_POINTS, REJECTION } from './prefix.js';
+export type { Breakpoint, Prefix, PrefixBlock, PrefixPosition } from './prefix.js';
+export { priceUsage, makeUsage } from './pricing.js';
+export { BASELINES, baselineById, placeMarkers, stripCacheControl } from './strategies.js';
+export type { Baseline, BaselineId } from './strategies.js';
+export { idealBound } from './ideal.js';
+export type { IdealRequest, IdealRun } from './ideal.js';
+export { compareStrategies, totalsOf } from './summary.js';
+export type { Comparison, ExtraRun, RunTotals, StrategySummary } from './summary.js';
+export { formatExplain, formatRequestTable, formatTotals, simulationJson } from './format.js';
+export type {
+  BreakpointReport,
+  CacheTtl,
+  CountTokens,
+  MissCause,
+  PrefixChange,
+  RequestExplain,
+  SimAccepted,
+  SimCost,
+  SimParams,
+  SimRejected,
+  SimRejection,
+  SimRequest,
+  SimResult,
+  SimUsage,
+  SimulatorOptions,
+  Tier,
+} from './types.js';
