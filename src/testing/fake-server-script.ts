@@ -77,10 +77,18 @@ function toContentBlock(b: ScriptedBlock, nextToolId: () => string): ContentBloc
   }
 }
 
+/** A response block never carries a cache marker; a trace's block param may. */
+function unmarked(block: unknown): ScriptedBlock {
+  if (block === null || typeof block !== 'object' || !('cache_control' in block)) return block as ScriptedBlock;
+  const { cache_control: _marker, ...rest } = block as Record<string, unknown>;
+  return rest as unknown as ScriptedBlock;
+}
+
 /**
  * Builds a script from the assistant events of a trace (shared/TRACE-FORMAT.md):
  * every `{ type: 'assistant', content }` event becomes one response, in order;
- * other events are skipped. Accepts already-parsed events.
+ * other events are skipped. Accepts already-parsed events (e.g. `parseTrace`
+ * from the trace reader). Cache markers in the recorded blocks are dropped.
  *
  * @example
  * const server = await startFakeServer({ script: fromTrace(events) });
@@ -92,7 +100,7 @@ export function fromTrace(events: Iterable<unknown>): ScriptedResponse[] {
     const e = event as { type?: unknown; content?: unknown };
     if (e.type !== 'assistant') continue;
     if (typeof e.content === 'string') out.push([{ type: 'text', text: e.content }]);
-    else if (Array.isArray(e.content)) out.push(e.content as ScriptedBlock[]);
+    else if (Array.isArray(e.content)) out.push(e.content.map(unmarked));
   }
   return out;
 }

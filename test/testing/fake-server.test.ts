@@ -3,6 +3,7 @@ import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromTrace, type ScriptEntry } from '../../src/testing/fake-server-script.js';
 import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
+import { parseTrace } from '../../src/trace/index.js';
 
 const MODEL = 'claude-sonnet-4-6';
 let server: FakeMessagesServer | undefined;
@@ -177,5 +178,22 @@ describe('streaming', () => {
       .create({ model: MODEL, max_tokens: 64, messages: [{ role: 'assistant', content: 'hi' }], stream: true })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+  });
+});
+
+describe('fromTrace', () => {
+  it('plays back the assistant events of a trace read by the trace reader, markers dropped', async () => {
+    const lines = [
+      { type: 'envelope', instructions: ['Be brief.'], tools: [{ name: 'Glob', description: 'find files', input_schema: { type: 'object' } }] },
+      { type: 'user', at: '2026-01-01T00:00:00Z', content: 'list files' },
+      { type: 'assistant', at: '2026-01-01T00:00:01Z', content: [{ type: 'tool_use', id: 'toolu_9', name: 'Glob', input: { pattern: '*' } }] },
+      { type: 'tool_results', at: '2026-01-01T00:00:02Z', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'a.ts', duration_ms: 4 }] },
+      { type: 'assistant', at: '2026-01-01T00:00:03Z', content: [{ type: 'text', text: 'a.ts', cache_control: { type: 'ephemeral' } }] },
+    ];
+    const script = fromTrace(parseTrace(lines.map((l) => JSON.stringify(l)).join('\n')));
+    expect(script).toEqual([
+      [{ type: 'tool_use', id: 'toolu_9', name: 'Glob', input: { pattern: '*' } }],
+      [{ type: 'text', text: 'a.ts' }],
+    ]);
   });
 });
