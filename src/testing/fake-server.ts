@@ -18,11 +18,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Message, MessageCreateParamsBase, MessageTokensCount } from '@anthropic-ai/sdk/resources/messages';
 import { UnknownModelError } from '../errors.js';
+import { CacheSimulator } from '../sim/simulator.js';
 import { BlockTokenCache, type TokenCounter } from '../tokens/counter.js';
 import { diagnose, fingerprint, type Fingerprint } from './fake-server-diagnostics.js';
 import { isScriptedError, materialize, type ScriptedError, type ScriptedResponse, type ScriptEntry } from './fake-server-script.js';
 import { formatFrame, messageFrames } from './fake-server-sse.js';
-import { noCacheUsageModel, promptTokens, type UsageModel } from './fake-server-usage.js';
+import { promptTokens, type UsageModel } from './fake-server-usage.js';
 import { validateRequest } from './fake-server-validate.js';
 
 // TYPES
@@ -31,7 +32,12 @@ import { validateRequest } from './fake-server-validate.js';
 export interface FakeServerOptions {
   /** Responses to play back, one per model request, in order. More can be added with `server.script(...)`. */
   readonly script?: readonly ScriptEntry[];
-  /** Decides `usage`. Default: no cache (everything is `input_tokens`); pass the cache simulator to see reads and writes. */
+  /**
+   * Decides `usage`. Default: a fresh `CacheSimulator` (the provider cache simulator with the
+   * built-in model profiles), so cache reads and writes show up as the API would report them;
+   * an unknown model then answers 404, as the API does. Pass `noCacheUsageModel()` to accept
+   * any model name and bill everything as input, or your own simulator to inspect its entries.
+   */
   readonly usageModel?: UsageModel;
   /** The clock (ms) the usage model sees; inject one to step past TTLs without waiting. Default `Date.now`. */
   readonly now?: () => number;
@@ -78,6 +84,8 @@ export interface FakeMessagesServer {
   readonly requests: readonly RecordedRequest[];
   /** How many scripted responses are still queued. */
   readonly remaining: number;
+  /** The usage model in use (the default simulator, or the one given). */
+  readonly usageModel: UsageModel;
   /** Appends responses to the script. */
   script(...entries: readonly ScriptEntry[]): void;
   /** Stops listening and drops open (keep-alive) connections. */
@@ -125,7 +133,8 @@ function parseJson(text: string): unknown {
  */
 export async function startFakeServer(options: FakeServerOptions = {}): Promise<FakeMessagesServer> {
   const tokens = new BlockTokenCache(options.counter);
-  const usageModel = options.usageModel ?? noCacheUsageModel(tokens);
+  // The simulator counts marker-free blocks with the same cache, so usage adds up to count_tokens.
+  const usageModel = options.usageModel ?? new CacheSimulator({ countTokens: (block) => tokens.tokens(block) });
   const now = options.now ?? Date.now;
   const queue: ScriptEntry[] = [...(options.script ?? [])];
   const requests: RecordedRequest[] = [];
@@ -279,6 +288,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    usageModel,
     get remaining() {
       return queue.length;
     },

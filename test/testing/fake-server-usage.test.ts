@@ -1,8 +1,9 @@
-import Anthropic, { BadRequestError } from '@anthropic-ai/sdk';
+import Anthropic, { BadRequestError, NotFoundError } from '@anthropic-ai/sdk';
 import type { MessageCreateParamsBase, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeMessagesServer, type FakeServerOptions } from '../../src/testing/fake-server.js';
-import type { UsageModel } from '../../src/testing/fake-server-usage.js';
+import { noCacheUsageModel, type UsageModel } from '../../src/testing/fake-server-usage.js';
+import { CacheSimulator } from '../../src/sim/simulator.js';
 
 const MODEL = 'claude-sonnet-4-6';
 let server: FakeMessagesServer | undefined;
@@ -87,3 +88,68 @@ function longSystem(): TextBlockParam[] {
   const lines = Array.from({ length: 400 }, (_, i) => `Rule ${i}: when reviewing module ${i * 7}, check invariant ${i % 13} and report findings with line numbers.`);
   return [{ type: 'text', text: lines.join('\n'), cache_control: { type: 'ephemeral' } }];
 }
+
+describe('with the provider cache simulator', () => {
+  const sys = longSystem();
+
+  it('shows a cache read on the second request of a growing conversation with a marker (the default usage model)', async () => {
+    let clock = Date.UTC(2026, 0, 1);
+    const client = await start({ now: () => clock, script: [reply('First answer.'), reply('Second answer.')] });
+    const turn1: MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: 'Review module 7.', cache_control: { type: 'ephemeral' } }] }];
+    const first = await client.messages.create({ model: MODEL, max_tokens: 64, system: sys, messages: turn1 });
+    expect(first.usage.cache_read_input_tokens).toBe(0);
+    expect(first.usage.cache_creation_input_tokens).toBeGreaterThan(1000);
+    expect(first.usage.cache_creation?.ephemeral_5m_input_tokens).toBe(first.usage.cache_creation_input_tokens);
+
+    clock += 30_000;
+    const turn2: MessageParam[] = [
+      { role: 'user', content: 'Review module 7.' },
+      { role: 'assistant', content: first.content },
+      { role: 'user', content: [{ type: 'text', text: 'And module 14?', cache_control: { type: 'ephemeral' } }] },
+    ];
+    const second = await client.messages.create({ model: MODEL, max_tokens: 64, system: sys, messages: turn2 });
+    // Everything the first request wrote is read; only the new turn is written.
+    expect(second.usage.cache_read_input_tokens).toBe(first.usage.cache_creation_input_tokens);
+    expect(second.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    expect(second.usage.cache_creation_input_tokens).toBeLessThan(100);
+    const total = (u: typeof second.usage) => u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+    expect(total(second.usage)).toBe((await client.messages.countTokens({ model: MODEL, system: sys, messages: turn2 })).input_tokens);
+    expect(server?.requests[1]?.explain).toMatchObject({ read: { tokens: first.usage.cache_creation_input_tokens } });
+  });
+
+  it('misses after the 5-minute TTL on the injected clock, and the 1h entry survives it', async () => {
+    let clock = Date.UTC(2026, 0, 1);
+    const client = await start({ usageModel: new CacheSimulator(), now: () => clock, script: [reply('a'), reply('b'), reply('c')] });
+    const sys1h: TextBlockParam[] = [{ ...sys[0]!, cache_control: { type: 'ephemeral', ttl: '1h' } }];
+    const messages: MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: 'Go.', cache_control: { type: 'ephemeral' } }] }];
+    const first = await client.messages.create({ model: MODEL, max_tokens: 16, system: sys1h, messages });
+    const split = first.usage.cache_creation;
+    expect(split?.ephemeral_1h_input_tokens).toBeGreaterThan(1000);
+    expect(split?.ephemeral_5m_input_tokens).toBeGreaterThan(0);
+    expect((split?.ephemeral_1h_input_tokens ?? 0) + (split?.ephemeral_5m_input_tokens ?? 0)).toBe(first.usage.cache_creation_input_tokens);
+
+    clock += 6 * 60_000;
+    const later = await client.messages.create({ model: MODEL, max_tokens: 16, system: sys1h, messages });
+    // The 5m entry at the message expired; the 1h system entry is read.
+    expect(later.usage.cache_read_input_tokens).toBe(split?.ephemeral_1h_input_tokens);
+    expect(later.usage.cache_creation?.ephemeral_5m_input_tokens).toBe(split?.ephemeral_5m_input_tokens);
+
+    clock += 61 * 60_000;
+    const cold = await client.messages.create({ model: MODEL, max_tokens: 16, system: sys1h, messages });
+    expect(cold.usage.cache_read_input_tokens).toBe(0);
+  });
+
+  it('answers an unknown model with 404 not_found_error', async () => {
+    const client = await start({ script: [reply('x')] });
+    const err = await client.messages.create({ model: 'claude-unknown-9', max_tokens: 16, messages: hello }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect((err as NotFoundError).apiMessage).toBe('model: claude-unknown-9');
+  });
+
+  it('accepts any model name with noCacheUsageModel and bills everything as input', async () => {
+    const client = await start({ usageModel: noCacheUsageModel(), script: [reply('x')] });
+    const msg = await client.messages.create({ model: 'my-local-model', max_tokens: 16, system: sys, messages: hello });
+    expect(msg.usage.cache_creation_input_tokens).toBe(0);
+    expect(msg.usage.input_tokens).toBe((await client.messages.countTokens({ model: 'my-local-model', system: sys, messages: hello })).input_tokens);
+  });
+});
