@@ -1,0 +1,297 @@
+/**
+ * Tool-result cache benchmark.
+ *
+ * 1. Hit overhead: median time of a cache hit for a call with ~1 KB of
+ *    arguments, against baselines measured in the same run (calling the tool
+ *    function directly; canonical JSON + sha256 of the same arguments, the least
+ *    work any content-addressed cache must do).
+ * 2. Replay of a coding session (fixtures/*.jsonl when present, else a seeded
+ *    synthetic workload) against an in-memory file system: share of tool calls
+ *    served from the cache, and stale hits (every hit is checked against the file
+ *    system; must be 0).
+ *
+ * Run: `npx tsx test/bench/toolcache.ts` (or through the bench runner).
+ */
+
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { canonicalJson } from '../../src/toolcache/key.js';
+import { fileTag } from '../../src/toolcache/policy.js';
+import { ToolCache, type ToolCallResult } from '../../src/toolcache/tool-cache.js';
+
+type Row = { name: string; value: number | string; unit?: string; baseline?: string };
+
+// MEASUREMENT
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Median per-call time in µs over `batches` batches of `per` calls (batching hides timer resolution). */
+async function perCallMicros(batches: number, per: number, fn: () => unknown): Promise<number> {
+  const samples: number[] = [];
+  for (let b = 0; b < batches; b++) {
+    const t0 = performance.now();
+    for (let i = 0; i < per; i++) await fn();
+    samples.push(((performance.now() - t0) * 1000) / per);
+  }
+  return median(samples);
+}
+
+function oneKbArgs(): Record<string, unknown> {
+  const args = {
+    path: 'src/services/billing/invoice-renderer.ts',
+    options: { encoding: 'utf8', offset: 120, limit: 400, follow: false },
+    context: {
+      reason: 'Checking how totals are rounded before the refund path runs',
+      related: Array.from({ length: 12 }, (_, i) => `src/services/billing/part-${i}.ts`),
+      notes: 'x'.repeat(380),
+    },
+  };
+  return args;
+}
+
+async function hitOverhead(): Promise<Row[]> {
+  const args = oneKbArgs();
+  const argBytes = Buffer.byteLength(JSON.stringify(args));
+  const content = 'line of source\n'.repeat(200);
+  const tool = async (_a: unknown) => content;
+  const cache = new ToolCache();
+  cache.register('Read', { cacheable: true, ttl: { turns: 1_000_000 }, reads: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
+  await cache.call('Read', args, tool, { scope: 'bench', callId: 'prime' });
+  let n = 0;
+  const hit = () => cache.call('Read', args, tool, { scope: 'bench', callId: `c${++n}` });
+  const check = await hit();
+  if (check.cache.type !== 'hit') throw new Error('bench setup: expected a hit');
+
+  // Warm up the JIT on all three before measuring.
+  for (let i = 0; i < 3000; i++) {
+    await hit();
+    await tool(args);
+    createHash('sha256').update(canonicalJson(args)).digest('hex');
+  }
+  const hitUs = await perCallMicros(60, 200, hit);
+  const directUs = await perCallMicros(60, 200, () => tool(args));
+  const keyUs = await perCallMicros(60, 200, () => createHash('sha256').update(canonicalJson(args)).digest('hex'));
+  return [
+    { name: 'toolcache: argument size', value: argBytes, unit: 'bytes' },
+    { name: 'toolcache: hit, median per call', value: Number(hitUs.toFixed(2)), unit: 'µs' },
+    { name: 'toolcache: hit vs direct tool call', value: Number((hitUs / directUs).toFixed(1)), unit: '×', baseline: `direct call ${directUs.toFixed(3)} µs` },
+    { name: 'toolcache: hit vs canonical JSON + sha256 of the args', value: Number((hitUs / keyUs).toFixed(2)), unit: '×', baseline: `key only ${keyUs.toFixed(2)} µs` },
+  ];
+}
+
+// REPLAY
+
+interface Use {
+  readonly id: string;
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+  readonly durationMs?: number;
+}
+
+/** A session as turns of waves (one wave = the tool_use blocks of one model response). */
+type Session = Use[][][];
+
+const READ_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS']);
+const WRITE_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
+
+function pathOf(input: Record<string, unknown>): string {
+  const p = input.file_path ?? input.path ?? input.notebook_path ?? '.';
+  return String(p);
+}
+
+function parseTrace(text: string): Session {
+  const session: Session = [];
+  const durations = new Map<string, number>();
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  const events = lines.map((l) => JSON.parse(l) as { type: string; content?: unknown });
+  for (const ev of events) {
+    if (ev.type !== 'tool_results' || !Array.isArray(ev.content)) continue;
+    for (const b of ev.content as Array<{ type: string; tool_use_id?: string; duration_ms?: number }>) {
+      if (b.type === 'tool_result' && b.tool_use_id !== undefined && typeof b.duration_ms === 'number') durations.set(b.tool_use_id, b.duration_ms);
+    }
+  }
+  for (const ev of events) {
+    if (ev.type === 'user') session.push([]);
+    if (ev.type !== 'assistant' || !Array.isArray(ev.content)) continue;
+    if (session.length === 0) session.push([]);
+    const wave: Use[] = [];
+    for (const b of ev.content as Array<{ type: string; id: string; name: string; input: Record<string, unknown> }>) {
+      if (b.type !== 'tool_use') continue;
+      const d = durations.get(b.id);
+      wave.push({ id: b.id, name: b.name, input: b.input ?? {}, ...(d === undefined ? {} : { durationMs: d }) });
+    }
+    if (wave.length > 0) session[session.length - 1]!.push(wave);
+  }
+  return session;
+}
+
+/** mulberry32: a small seeded PRNG, so the synthetic workload is the same every run. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A coding agent: re-reads its working set, searches, edits, sometimes creates files. Waves of 1–4 parallel calls. */
+function syntheticSession(seed = 7, turns = 120): Session {
+  const r = rng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const files = Array.from({ length: 40 }, (_, i) => `src/mod${i % 8}/file${i}.ts`);
+  let working: string[] = files.slice(0, 5);
+  let id = 0;
+  const session: Session = [];
+  for (let t = 0; t < turns; t++) {
+    if (r() < 0.3) working = Array.from({ length: 5 }, () => pick(files));
+    const turn: Use[][] = [];
+    const rounds = 1 + Math.floor(r() * 5);
+    for (let k = 0; k < rounds; k++) {
+      const wave: Use[] = [];
+      const width = 1 + Math.floor(r() * 4);
+      for (let w = 0; w < width; w++) {
+        const x = r();
+        const use = (name: string, input: Record<string, unknown>, durationMs: number): Use => ({ id: `toolu_${++id}`, name, input, durationMs });
+        if (x < 0.55) wave.push(use('Read', { file_path: r() < 0.85 ? pick(working) : pick(files) }, 5 + r() * 60));
+        else if (x < 0.65) wave.push(use('Glob', { pattern: pick(['src/**/*.ts', 'src/mod1/*', 'test/**']) }, 20 + r() * 40));
+        else if (x < 0.75) wave.push(use('Grep', { pattern: pick(['TODO', 'export function', 'invoice']) }, 40 + r() * 200));
+        else if (x < 0.95) wave.push(use('Edit', { file_path: pick(working), old_string: 'a', new_string: `b${id}` }, 10));
+        else {
+          const f = `src/new/file${id}.ts`;
+          files.push(f);
+          wave.push(use('Write', { file_path: f, content: 'x' }, 10));
+        }
+      }
+      turn.push(wave);
+    }
+    session.push(turn);
+  }
+  return session;
+}
+
+async function replay(session: Session): Promise<{ calls: number; cacheable: number; served: number; stale: number; savedMs: number; stats: string }> {
+  const fs = new Map<string, number>();
+  const cache = new ToolCache();
+  cache.register('Read', { cacheable: true, ttl: { turns: 5 }, reads: ['file'], tags: (a: Record<string, unknown>) => [fileTag(pathOf(a))] });
+  cache.register('LS', { cacheable: true, ttl: { turns: 5 }, reads: ['file:*'] });
+  cache.register('Glob', { cacheable: true, ttl: { turns: 5 }, reads: ['file:*'] });
+  cache.register('Grep', { cacheable: true, ttl: { turns: 5 }, reads: ['file:*'] });
+  for (const w of WRITE_TOOLS) cache.register(w, { writes: ['file'], tags: (a: Record<string, unknown>) => [fileTag(pathOf(a))] });
+
+  const norm = (p: string) => fileTag(p).slice('file:'.length);
+  const truth = (u: Use): string => {
+    switch (u.name) {
+      case 'Read':
+        return `${norm(pathOf(u.input))}@${fs.get(norm(pathOf(u.input))) ?? 'missing'}`;
+      case 'Glob':
+      case 'LS':
+        return `${String(u.input.pattern ?? '')}: ${[...fs.keys()].sort().join(' ')}`;
+      case 'Grep':
+        return `${String(u.input.pattern ?? '')}: ${[...fs.entries()]
+          .sort()
+          .map(([p, v]) => `${p}@${v}`)
+          .join(' ')}`;
+      default:
+        return 'ok';
+    }
+  };
+  const run = async (u: Use) => {
+    if (WRITE_TOOLS.has(u.name)) {
+      const p = norm(pathOf(u.input));
+      fs.set(p, (fs.get(p) ?? 0) + 1);
+    }
+    return { content: truth(u), ...(u.durationMs === undefined ? {} : { durationMs: u.durationMs }) };
+  };
+
+  // What every completed write left behind: a hit is stale when it is older than this state as of the call's start.
+  const committed = new Map<string, number>();
+  const isStale = (u: Use, text: string, atStart: ReadonlyMap<string, number>): boolean => {
+    if (u.name === 'Read') {
+      const [p, v] = text.split('@') as [string, string];
+      return (atStart.get(p) ?? 0) > (v === 'missing' ? 0 : Number(v));
+    }
+    const listed = text.slice(text.indexOf(': ') + 2).split(' ').filter(Boolean);
+    if (u.name === 'Grep') {
+      const seen = new Map(listed.map((t) => t.split('@') as [string, string]).map(([p, v]) => [p, Number(v)]));
+      return [...atStart].some(([p, v]) => (seen.get(p) ?? 0) < v);
+    }
+    const present = new Set(listed);
+    return [...atStart.keys()].some((p) => !present.has(p)); // Glob/LS: every committed file is listed
+  };
+
+  let calls = 0;
+  let cacheable = 0;
+  let served = 0;
+  let stale = 0;
+  for (const turn of session) {
+    cache.advanceTurn();
+    for (const wave of turn) {
+      await Promise.all(
+        wave.map(async (u) => {
+          calls++;
+          if (READ_TOOLS.has(u.name)) cacheable++;
+          const atStart = new Map(committed);
+          const r: ToolCallResult = await cache.call(u.name, u.input, () => run(u), { scope: 'replay', callId: u.id });
+          if (WRITE_TOOLS.has(u.name)) {
+            const p = norm(pathOf(u.input));
+            committed.set(p, Math.max(committed.get(p) ?? 0, Number(fs.get(p))));
+          }
+          if (r.cache.type !== 'hit') return;
+          served++;
+          if (isStale(u, String(r.content).replace(/\n\[cached\]$/, ''), atStart)) stale++;
+        }),
+      );
+    }
+  }
+  return { calls, cacheable, served, stale, savedMs: cache.stats().timeSavedMs, stats: cache.formatStats() };
+}
+
+function fixtureSessions(): Array<{ name: string; session: Session }> {
+  const dir = join(import.meta.dirname, '..', '..', 'fixtures');
+  let files: string[] = [];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
+  } catch {
+    return [];
+  }
+  const out: Array<{ name: string; session: Session }> = [];
+  for (const f of files.sort()) {
+    try {
+      const session = parseTrace(readFileSync(join(dir, f), 'utf8'));
+      const uses = session.flat(2).filter((u) => READ_TOOLS.has(u.name) || WRITE_TOOLS.has(u.name));
+      if (uses.length > 0) out.push({ name: f, session });
+    } catch {
+      // Not a trace this bench understands; skip it rather than fail the bench table.
+    }
+  }
+  return out;
+}
+
+export default async function bench(): Promise<Row[]> {
+  const rows = await hitOverhead();
+  const sources = fixtureSessions();
+  if (sources.length === 0) sources.push({ name: 'synthetic (seed 7, 120 turns)', session: syntheticSession() });
+  for (const { name, session } of sources) {
+    const r = await replay(session);
+    rows.push(
+      { name: `toolcache replay ${name}: tool calls`, value: r.calls },
+      { name: `toolcache replay ${name}: served from cache`, value: Number(((100 * r.served) / r.calls).toFixed(1)), unit: '% of all calls', baseline: `${r.served} of ${r.calls}` },
+      { name: `toolcache replay ${name}: served, of cacheable reads`, value: Number(((100 * r.served) / Math.max(1, r.cacheable)).toFixed(1)), unit: '%', baseline: `${r.served} of ${r.cacheable}` },
+      { name: `toolcache replay ${name}: stale hits`, value: r.stale, unit: 'hits', baseline: 'must be 0' },
+      { name: `toolcache replay ${name}: tool time saved`, value: Math.round(r.savedMs), unit: 'ms' },
+    );
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const row of await bench()) console.log(`${row.name}: ${row.value}${row.unit ? ` ${row.unit}` : ''}${row.baseline ? ` (${row.baseline})` : ''}`);
+}
