@@ -17,7 +17,7 @@
  * instead of re-written (a bust).
  */
 import { TtlOrderError } from '../errors.js';
-import type { LastRender, TimelineState } from '../timeline/types.js';
+import type { CacheEntryRecord, LastRender, TimelineState } from '../timeline/types.js';
 import type { PassContext } from './hide.js';
 import type { CachePoint, CachePointLabel, CacheTtl, RenderOptions, StreamBlock } from './types.js';
 
@@ -96,7 +96,7 @@ export function placeCachePoints(
   state: TimelineState,
   ctx: PassContext,
   options: Pick<RenderOptions, 'preTailOffset' | 'ttl'>,
-  change: number,
+  entries: readonly CacheEntryRecord[] = [],
 ): CachePoint[] {
   const ttls = resolveTtls(options.ttl);
   const offset = options.preTailOffset ?? 4;
@@ -137,27 +137,15 @@ export function placeCachePoints(
   }
   put(4, stream.length - 1);
 
-  bridge(stream, state, ctx, placements, change);
+  bridge(stream, ctx, placements, entries);
   return collapse(stream, placements, ttls);
 }
 
-function bridge(
-  stream: readonly StreamBlock[],
-  state: TimelineState,
-  ctx: PassContext,
-  placements: Placement[],
-  change: number,
-): void {
-  const prev = state.lastRender;
-  if (!prev) return;
-  const age = ctx.now - prev.at;
+function bridge(stream: readonly StreamBlock[], ctx: PassContext, placements: Placement[], entries: readonly CacheEntryRecord[]): void {
+  // The newest entry that is still valid and warm: reading it is the cheapest possible start.
   let m = -1;
-  for (const mk of prev.marked) {
-    const warm = age < ctx.profile.ttlMs[mk.ttl];
-    const valid = mk.index < change && mk.prefixTokens >= ctx.profile.minCacheableTokens;
-    if (warm && valid && mk.index > m) m = mk.index;
-  }
-  if (m < 0 || !stream[m]?.markable) return;
+  for (const e of entries) if (e.index > m && stream[e.index]?.markable) m = e.index;
+  if (m < 0) return;
   const pos = positions(stream);
   const reach = ctx.profile.lookback - 1;
   if (placements.some((p) => p.index >= m && pos[p.index]! - pos[m]! <= reach)) return;

@@ -13,7 +13,8 @@ import type { BlockPath, HiddenRecord, HideReason, TimelineState } from '../time
 import { firstChange, placeCachePoints } from './cache-points.js';
 import { firstVisibleTurn, hiddenReplacements } from './hide.js';
 import { describe, hiddenNote, payloadChars } from './notes.js';
-import { passContext } from './render.js';
+import { passContext } from './context.js';
+import { validEntries } from './plan.js';
 import type { Decision, RenderOptions } from './types.js';
 import { parseTimelinePath } from '../timeline/paths.js';
 
@@ -112,7 +113,8 @@ export function hideBlock(state: TimelineState, path: BlockPath, options: HideOp
 export function editableZoneStart(state: TimelineState, options: RenderOptions = {}): { index: number; path: string } {
   const ctx = passContext(state, options);
   const stream = hiddenReplacements(state, ctx);
-  const points = placeCachePoints(stream, state, ctx, options, firstChange(stream, state.lastRender));
+  const entries = validEntries(state.lastRender, stream, firstChange(stream, state.lastRender), ctx.now);
+  const points = placeCachePoints(stream, state, ctx, options, entries);
   const by = (label: 1 | 2 | 3) => points.find((p) => p.labels.includes(label));
   const point = by(3) ?? by(2) ?? by(1);
   return point ? { index: point.index, path: point.path } : { index: -1, path: '(start)' };

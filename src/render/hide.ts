@@ -130,7 +130,7 @@ export function hiddenReplacements(state: TimelineState, ctx: PassContext): Stre
   for (let t = firstVisibleTurn(state) - 1; t < state.turns.length; t++) {
     const turn = state.turns[t]!;
     const at = { turn: turn.index };
-    for (const b of turn.user) out.push(fromBlock(b, 'user', 'user', ctx, hidden[b.path], at));
+    for (const b of turn.user) out.push(fromBlock(b, 'user', b.path === 'notices/prune' ? 'notice' : 'user', ctx, hidden[b.path], at));
     const strip = stripsThinking(state, turn.index, ctx);
     for (const round of turn.rounds) {
       const where = { turn: turn.index, round: round.index };

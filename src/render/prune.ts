@@ -1,14 +1,173 @@
 /**
- * Pass 1 — prune (the freshness rule). Placeholder interface; made real below.
+ * Pass 1 — prune (the freshness rule). When the cache window has gone cold,
+ * the prefix must be re-written anyway, so shrinking it now is free: old bulky
+ * payloads (tool results, tool inputs, long response text) older than both the
+ * most recent `keepTurns` turns and the most recent `keepRounds` rounds, and
+ * above `minChars`, are hidden behind short notes; deferred hides are applied
+ * too. The `economy` policy also prunes while warm when the cost gate says the
+ * re-write pays back within the expected remaining requests.
+ *
+ * Contract: edits only `hidden` (and adds the one-time notice); never touches
+ * user messages, thinking blocks, the envelope, the tail or the current round;
+ * never prunes inside a warm window under `conservative`. Decisions are sticky:
+ * a pruned block stays pruned in every later render. Idempotent.
  */
-import type { TimelineState } from '../timeline/types.js';
-import type { PassContext } from './hide.js';
+import { castDraft, produce } from 'immer';
+import type { Block, CacheEntryRecord, HiddenRecord, TimelineState } from '../timeline/types.js';
+import { firstChange } from './cache-points.js';
+import { expectedRemaining, priceChange } from './gate.js';
+import { hiddenRecord } from './hide-block.js';
+import { firstVisibleTurn, hiddenReplacements, type PassContext } from './hide.js';
+import { PRUNE_NOTICE, payloadChars } from './notes.js';
+import { validEntries } from './plan.js';
 import type { Decision, RenderOptions } from './types.js';
+
+const chars = new WeakMap<Block, number>();
+function sizeOf(b: Block): number {
+  let n = chars.get(b);
+  if (n === undefined) chars.set(b, (n = payloadChars(b.param)));
+  return n;
+}
+
+/** Defaults per policy: economy keeps less, since it prunes while warm too. */
+export function pruneDefaults(policy: RenderOptions['policy']): Required<NonNullable<RenderOptions['prune']>> {
+  return policy === 'economy'
+    ? { keepTurns: 1, keepRounds: 4, minChars: 600, enabled: true }
+    : { keepTurns: 2, keepRounds: 8, minChars: 1000, enabled: true };
+}
+
+/** Blocks old and bulky enough to prune, oldest first. */
+export function pruneCandidates(state: TimelineState, options: RenderOptions): Block[] {
+  const o = { ...pruneDefaults(options.policy), ...options.prune };
+  const out: Block[] = [];
+  const lastTurn = state.turns.length;
+  // The most recent keepRounds rounds, counted across turn boundaries.
+  let keepFrom = { turn: lastTurn + 1, round: 0 };
+  let left = o.keepRounds;
+  for (let t = lastTurn; t >= 1 && left > 0; t--) {
+    const rounds = state.turns[t - 1]!.rounds.length;
+    if (rounds >= left) {
+      keepFrom = { turn: t, round: rounds - left + 1 };
+      left = 0;
+    } else {
+      left -= rounds;
+      keepFrom = { turn: t, round: 1 };
+    }
+  }
+  const lastPrunableTurn = Math.min(lastTurn - o.keepTurns, keepFrom.turn);
+  const from = firstVisibleTurn(state);
+  for (let t = from; t <= lastPrunableTurn; t++) {
+    const turn = state.turns[t - 1]!;
+    for (const round of turn.rounds) {
+      if (t === keepFrom.turn && round.index >= keepFrom.round) break;
+      for (const b of [...round.response, ...round.results]) {
+        const type = b.param.type;
+        const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text';
+        if (bulky && !state.hidden[b.path] && sizeOf(b) >= o.minChars) out.push(b);
+      }
+    }
+  }
+  return out;
+}
+
+/** Adds the one-time notice to the newest user message, if there is one to carry it. */
+function addNotice(state: TimelineState): TimelineState {
+  const turn = state.turns.at(-1);
+  if (!turn) return state;
+  const round = turn.rounds.at(-1);
+  const notice = { id: 'notices/prune', path: 'notices/prune', param: { type: 'text' as const, text: PRUNE_NOTICE } };
+  if (round && (round.open.length > 0 || round.results.length === 0)) return state;
+  return produce(state, (draft) => {
+    const t = draft.turns[draft.turns.length - 1]!;
+    const r = t.rounds[t.rounds.length - 1];
+    if (r) r.results.push(castDraft(notice));
+    else t.user.push(castDraft(notice));
+    draft.pruneNotice = true;
+  });
+}
 
 export function prune(
   state: TimelineState,
-  _ctx: PassContext,
-  _options: RenderOptions,
+  ctx: PassContext,
+  options: RenderOptions,
 ): { state: TimelineState; decisions: Decision[] } {
-  return { state, decisions: [] };
+  const o = { ...pruneDefaults(options.policy), ...options.prune };
+  if (!o.enabled || state.turns.length === 0) return { state, decisions: [] };
+
+  const stream = hiddenReplacements(state, ctx);
+  const entries = validEntries(state.lastRender, stream, firstChange(stream, state.lastRender), ctx.now);
+  const timelineWarm = entries.some((e) => e.block.segment !== 'envelope');
+  if (timelineWarm && options.policy !== 'economy') return { state, decisions: [] };
+
+  const deferred = new Set(state.deferred.map((d) => d.path));
+  const candidates = pruneCandidates(state, options);
+  for (const d of state.deferred) {
+    if (!candidates.some((c) => c.path === d.path) && !state.hidden[d.path]) {
+      const b = stream.find((s) => s.path === d.path);
+      if (b) candidates.push({ id: b.id, path: b.path, param: b.param as Block['param'] });
+    }
+  }
+  if (candidates.length === 0) return { state, decisions: [] };
+
+  const index = new Map(stream.map((b, i) => [b.path, i]));
+  const items = candidates
+    .map((b) => {
+      const reason = deferred.has(b.path) ? ('agent' as const) : timelineWarm ? ('economy' as const) : ('prune' as const);
+      const note = state.deferred.find((d) => d.path === b.path)?.note;
+      const record = hiddenRecord(state, b.path, reason, note);
+      const before = stream[index.get(b.path)!]!.tokens;
+      const removed = Math.max(0, before - ctx.tokens.tokens({ type: 'text', text: record.note }));
+      return { path: b.path, at: index.get(b.path)!, record, removed };
+    })
+    .filter((x) => x.at !== undefined && x.removed > 0)
+    .sort((a, b) => a.at - b.at);
+
+  const chosen = timelineWarm ? chooseWarmBatch(items, entries, ctx, state, options) : { from: 0, price: undefined };
+  const decisions: Decision[] = [];
+  const apply: HiddenRecord[] = [];
+  items.forEach((it, k) => {
+    if (k >= chosen.from) {
+      apply.push(it.record);
+      decisions.push({
+        type: 'prune',
+        path: it.path,
+        reason: it.record.reason,
+        tokensRemoved: it.removed,
+        ...(chosen.price ? { price: chosen.price } : {}),
+      });
+    }
+  });
+  if (apply.length === 0) return { state, decisions };
+  let next = produce(state, (draft) => {
+    for (const r of apply) draft.hidden[r.path] = castDraft(r);
+    draft.deferred = draft.deferred.filter((d) => !draft.hidden[d.path]);
+  });
+  if (!next.pruneNotice) {
+    next = addNotice(next);
+    if (next.pruneNotice) decisions.push({ type: 'notice', path: 'notices/prune' });
+  }
+  return { state: next, decisions };
+}
+
+/**
+ * While warm (economy): the batch of candidates from k on, for the k that
+ * maximizes saving − re-write, if positive. Later candidates ride along free.
+ */
+function chooseWarmBatch(
+  items: readonly { at: number; removed: number }[],
+  entries: readonly CacheEntryRecord[],
+  ctx: PassContext,
+  state: TimelineState,
+  options: RenderOptions,
+): { from: number; price?: ReturnType<typeof priceChange> } {
+  const remaining = expectedRemaining(state, options.expectedRemaining);
+  let best = { from: items.length, net: 0, price: undefined as ReturnType<typeof priceChange> | undefined };
+  let suffix = 0;
+  for (let k = items.length - 1; k >= 0; k--) {
+    suffix += items[k]!.removed;
+    const price = priceChange(ctx.profile, entries, items[k]!.at, suffix, remaining);
+    const net = price.saving - price.rewrite;
+    if (net > best.net) best = { from: k, net, price };
+  }
+  return best.price ? { from: best.from, price: best.price } : { from: best.from };
 }

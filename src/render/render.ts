@@ -5,33 +5,18 @@
  * three are pure functions of that state.
  */
 import { freeze } from 'immer';
-import { resolveProfile } from '../models/profiles.js';
-import { BlockTokenCache } from '../tokens/counter.js';
 import type { TimelineState } from '../timeline/types.js';
 import { placeCachePoints, firstChange as diffFrom } from './cache-points.js';
+import { planRequest, validEntries } from './plan.js';
 import { compact, type SummaryTexts } from './compact.js';
-import { hiddenReplacements, type PassContext } from './hide.js';
+import { passContext } from './context.js';
+import { hiddenReplacements } from './hide.js';
 import { prune } from './prune.js';
 import { appendTail } from './tail.js';
 import type { Decision, Rendered, RenderOptions, SegmentTokens, StreamBlock } from './types.js';
 
-let sharedTokens: BlockTokenCache | undefined;
-
-/** The process-wide token cache used when no `tokens` option is given. */
-export function defaultTokenCache(): BlockTokenCache {
-  return (sharedTokens ??= new BlockTokenCache());
-}
-
 /** The names of the passes, in the order they run. */
 export const PASSES = ['prune', 'compact', 'hide', 'cache-points', 'tail'] as const;
-
-export function passContext(state: TimelineState, options: RenderOptions): PassContext {
-  return {
-    profile: options.profile ?? resolveProfile(state.model, options.profiles),
-    tokens: options.tokens ?? defaultTokenCache(),
-    now: options.now ?? Date.now(),
-  };
-}
 
 /**
  * Renders the request for the next model call.
@@ -56,8 +41,10 @@ export function render(state: TimelineState, options: RenderOptions = {}, summar
 
   const stable = hiddenReplacements(next, ctx);
   const change = diffFrom(stable, next.lastRender);
-  const cachePoints = placeCachePoints(stable, next, ctx, options, change);
+  const entries = validEntries(next.lastRender, stable, change, ctx.now);
+  const cachePoints = placeCachePoints(stable, next, ctx, options, entries);
   const stream = appendTail(stable, next, ctx);
+  const { plan, entries: ledger } = planRequest(stream, stable.length, cachePoints, entries, ctx.profile, ctx.now, change, next.lastRender);
 
   const turn = next.turns.at(-1);
   const rendered: Omit<Rendered, 'state'> = {
@@ -71,6 +58,7 @@ export function render(state: TimelineState, options: RenderOptions = {}, summar
     round: (turn?.rounds.length ?? 0) + 1,
     at: ctx.now,
     firstChange: change,
+    plan,
   };
   const finalState: TimelineState = freeze(
     {
@@ -78,9 +66,10 @@ export function render(state: TimelineState, options: RenderOptions = {}, summar
       lastRender: {
         at: ctx.now,
         stream: stable,
-        marked: cachePoints.map((p) => ({ index: p.index, ttl: p.ttl, prefixTokens: p.prefixTokens })),
+        entries: ledger,
         turn: rendered.turn,
         round: rendered.round,
+        requests: (next.lastRender?.requests ?? 0) + 1,
       },
     },
     false,

@@ -6,6 +6,7 @@ import type { ContentBlockParam, TextBlockParam, Tool, ToolUnion } from '@anthro
 import type { ModelProfile } from '../models/profiles.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type { BlockPath, HideReason, Segment, TimelineState } from '../timeline/types.js';
+import type { RenderPlan } from './plan.js';
 
 /** Which part of the request a stream block belongs to (Anthropic's prefix order). */
 export type StreamRole = 'tools' | 'system' | 'user' | 'assistant';
@@ -162,4 +163,6 @@ export interface Rendered {
   readonly at: number;
   /** First stream index that differs from the previous render's stable part (its length when only appended). */
   readonly firstChange: number;
+  /** Which point reads, which write, predicted usage and cost, and whether a warm entry goes unread. */
+  readonly plan: RenderPlan;
 }

@@ -124,20 +124,29 @@ export interface TimelineState {
   readonly lastRender?: LastRender;
 }
 
+/** A cache entry the renderer expects the provider to hold (written at one of its markers). */
+export interface CacheEntryRecord {
+  readonly path: BlockPath;
+  /** Stream index of the marked block when it was written. */
+  readonly index: number;
+  /** The marked stream block (identity: the entry is valid while the same object sits at `index`). */
+  readonly block: StreamBlock;
+  readonly prefixTokens: number;
+  readonly ttl: CacheTtl;
+  /** Reads refresh it; it is gone at this time (ms). */
+  readonly expiresAt: number;
+}
+
 /** Memory of the previous render, used for the cache clock and to keep reads reachable. */
 export interface LastRender {
   readonly at: number;
   /** The stable part of the stream it sent (memoized blocks: identity compares are exact and cheap). */
   readonly stream: readonly StreamBlock[];
-  /** Stream indexes and TTLs of the blocks that carried cache markers. */
-  readonly marked: readonly { readonly index: number; readonly ttl: CacheTtl; readonly prefixTokens: number }[];
+  /** Entries believed to exist after that request, oldest position first. */
+  readonly entries: readonly CacheEntryRecord[];
   /** Number of the turn/round the request was for. */
   readonly turn: number;
   readonly round: number;
+  /** Requests rendered in this session so far. */
+  readonly requests: number;
 }
-
-/** A tool result as the caller hands it in. */
-export type ToolResultInput = ToolResultBlockParam;
-
-/** A text block as the caller hands it in. */
-export type TextInput = TextBlockParam;

@@ -1,0 +1,136 @@
+/**
+ * cachepoint: render LLM agent prompts for maximum prompt-cache reuse, and cache
+ * tool results without ever serving a stale one.
+ *
+ * Public API: explicit named exports only. Test helpers live in
+ * `cachepoint/testing`, the Redis store in `cachepoint/redis`.
+ */
+
+// Errors
+export {
+  CachepointError,
+  ContextOverflowError,
+  HideRefusedError,
+  InvalidOptionError,
+  PathNotFoundError,
+  TimelineError,
+  TtlOrderError,
+  UnknownModelError,
+} from './errors.js';
+export type { ErrorCode } from './errors.js';
+
+// Models
+export { customProfile, DEFAULT_MODEL, MODEL_PROFILES, resolveProfile } from './models/profiles.js';
+export type { ModelPrices, ModelProfile } from './models/profiles.js';
+
+// Tokens
+export { BlockTokenCache, blockText, charCounter, tiktokenCounter } from './tokens/counter.js';
+export type { TokenCounter } from './tokens/counter.js';
+
+// Timeline state
+export {
+  appendResponse,
+  appendToolResults,
+  createTimeline,
+  setEnvelope,
+  setTail,
+  startTurn,
+  toParam,
+} from './timeline/edit.js';
+export type { CreateTimelineInput, EnvelopeInput } from './timeline/edit.js';
+export { findBlock, parseTimelinePath, paths } from './timeline/paths.js';
+export type {
+  Block,
+  BlockPath,
+  DeferredHide,
+  Envelope,
+  HiddenRecord,
+  HideReason,
+  LastRender,
+  Round,
+  Segment,
+  Skill,
+  Summary,
+  TimelineState,
+  ToolBlock,
+  Turn,
+} from './timeline/types.js';
+
+// Rendering
+export { PASSES, render } from './render/render.js';
+export { defaultTokenCache } from './render/context.js';
+export type { PlannedUsage, RenderPlan } from './render/plan.js';
+export { editableZoneStart, hideBlock, recall } from './render/hide-block.js';
+export type { HideOptions, HideResult } from './render/hide-block.js';
+export { positions, prefixTokens, resolveTtls } from './render/cache-points.js';
+export type {
+  CachePoint,
+  CachePointLabel,
+  CacheTtl,
+  CompactOptions,
+  Decision,
+  GatePrice,
+  PruneOptions,
+  Rendered,
+  RenderOptions,
+  SegmentTokens,
+  StreamBlock,
+  StreamKind,
+  StreamRole,
+} from './render/types.js';
+
+// Provider mapping
+export { serializeWithOffsets, stripCacheControl, toAnthropic } from './providers/anthropic.js';
+export type { RequestExtras } from './providers/anthropic.js';
+
+// Tool-result cache
+export {
+  canonicalJson,
+  CanonicalKeyError,
+  fileTag,
+  formatStats,
+  hashArgs,
+  MemoryToolCacheStore,
+  parseTag,
+  resolvePolicy,
+  SingleFlight,
+  ToolCache,
+  toolCacheKey,
+} from './toolcache/index.js';
+export type {
+  CachedContent,
+  CacheStatus,
+  EvictionReason,
+  FlightCoordinator,
+  FlightTicket,
+  MemoryEvictionReason,
+  MemoryToolCacheStoreOptions,
+  ParsedTag,
+  ResolvedPolicy,
+  StoredEntry,
+  TagExtractor,
+  ToolCacheOptions,
+  ToolCacheStats,
+  ToolCacheStore,
+  ToolCallOptions,
+  ToolCallResult,
+  ToolPolicy,
+  ToolRunner,
+  ToolRunResult,
+  ToolStats,
+  ToolTtl,
+  ToolUseLike,
+} from './toolcache/index.js';
+
+// Traces
+export { formatTrace, parseIsoTime, parseTrace, readTrace, TRACE_EVENT_TYPES, TraceLineParser, TraceParseError } from './trace/index.js';
+export type {
+  AssistantEvent,
+  EnvelopeEvent,
+  HideEvent,
+  TailEvent,
+  ToolResultsEvent,
+  TraceEvent,
+  TraceEventType,
+  UserEvent,
+} from './trace/index.js';

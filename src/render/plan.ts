@@ -1,0 +1,130 @@
+/**
+ * The render's plan: which entries the provider should still hold, which
+ * cache point will read, which will write, the predicted usage and cost, and
+ * whether a warm entry goes unread (a bust). The renderer keeps a small ledger
+ * of the entries its own markers wrote (in the state, see CacheEntryRecord);
+ * the provider simulator (src/sim) gives the exact figures for a whole trace.
+ */
+import type { ModelProfile } from '../models/profiles.js';
+import type { CacheEntryRecord, LastRender } from '../timeline/types.js';
+import { positions } from './cache-points.js';
+import type { CachePoint, StreamBlock } from './types.js';
+
+/** Predicted usage in the API's own field names. */
+export interface PlannedUsage {
+  readonly input_tokens: number;
+  readonly cache_read_input_tokens: number;
+  readonly cache_creation_input_tokens: number;
+  readonly cache_creation: { readonly ephemeral_5m_input_tokens: number; readonly ephemeral_1h_input_tokens: number };
+}
+
+/** What this request is expected to do with the provider's cache. */
+export interface RenderPlan {
+  /** Whether any timeline entry of an earlier request is still warm. */
+  readonly warm: boolean;
+  /** First stream index that changed since the previous request (its length when only appended). */
+  readonly firstChange: number;
+  /** Path of that block (undefined when nothing changed). */
+  readonly firstChangePath?: string;
+  /** The point expected to read, and how many tokens. */
+  readonly read?: { readonly path: string; readonly tokens: number; readonly entry: string };
+  /** Points expected to write (above the model's minimum). */
+  readonly writes: readonly { readonly path: string; readonly ttl: '5m' | '1h'; readonly prefixTokens: number }[];
+  readonly usage: PlannedUsage;
+  /** Predicted input cost in dollars. */
+  readonly cost: number;
+  /** A warm, valid entry longer than what is read: the request fails to reuse it. */
+  readonly bust: boolean;
+}
+
+/** Entries of the previous render still valid for this stream and still warm at `now`. */
+export function validEntries(
+  prev: LastRender | undefined,
+  stream: readonly StreamBlock[],
+  change: number,
+  now: number,
+): CacheEntryRecord[] {
+  if (!prev) return [];
+  return prev.entries.filter((e) => e.index < change && stream[e.index] === e.block && e.expiresAt > now);
+}
+
+/** Keeps the ledger small: the entries a lookback could still reach are the newest ones. */
+const LEDGER_SIZE = 48;
+
+/**
+ * Predicts reads and writes for the placed points, and the ledger after the request.
+ */
+export function planRequest(
+  stream: readonly StreamBlock[],
+  stableLength: number,
+  points: readonly CachePoint[],
+  entries: readonly CacheEntryRecord[],
+  profile: ModelProfile,
+  now: number,
+  change: number,
+  prev: LastRender | undefined,
+): { plan: RenderPlan; entries: CacheEntryRecord[] } {
+  const stable = stream.length === stableLength ? stream : stream.slice(0, stableLength);
+  const pos = positions(stable);
+  const byIndex = new Map(entries.map((e) => [e.index, e]));
+  const reach = profile.lookback - 1;
+  let read: { point: CachePoint; entry: CacheEntryRecord } | undefined;
+  const touched = new Set<CacheEntryRecord>();
+  for (const p of points) {
+    // Walk back from the point over at most `lookback` positions; the first entry found is the hit.
+    for (let i = p.index; i >= 0 && pos[p.index]! - pos[i]! <= reach; i--) {
+      const e = byIndex.get(i);
+      if (!e) continue;
+      touched.add(e);
+      if (!read || e.prefixTokens > read.entry.prefixTokens) read = { point: p, entry: e };
+      break;
+    }
+  }
+  const A = read?.entry.prefixTokens ?? 0;
+  const written = points.filter((p) => p.prefixTokens >= profile.minCacheableTokens);
+  const after = written.filter((p) => p.prefixTokens > A);
+  const oneHour = after.filter((p) => p.ttl === '1h').at(-1);
+  const B = oneHour?.prefixTokens ?? A;
+  const C = after.at(-1)?.prefixTokens ?? A;
+  let total = 0;
+  for (const b of stream) total += b.tokens;
+  const usage: PlannedUsage = {
+    input_tokens: total - C,
+    cache_read_input_tokens: A,
+    cache_creation_input_tokens: C - A,
+    cache_creation: { ephemeral_5m_input_tokens: C - B, ephemeral_1h_input_tokens: B - A },
+  };
+  const pr = profile.prices;
+  const cost = (usage.input_tokens * pr.input + A * pr.cacheRead + (C - B) * pr.cacheWrite5m + (B - A) * pr.cacheWrite1h) / 1e6;
+  const best = entries.reduce((m, e) => Math.max(m, e.prefixTokens), 0);
+
+  const next = new Map<number, CacheEntryRecord>();
+  for (const e of entries) {
+    next.set(e.index, touched.has(e) ? { ...e, expiresAt: Math.max(e.expiresAt, now + profile.ttlMs[e.ttl]) } : e);
+  }
+  for (const p of written) {
+    const old = next.get(p.index);
+    const ttl = old && old.ttl === '1h' ? '1h' : p.ttl;
+    next.set(p.index, {
+      path: p.path,
+      index: p.index,
+      block: stable[p.index]!,
+      prefixTokens: p.prefixTokens,
+      ttl,
+      expiresAt: Math.max(old?.expiresAt ?? 0, now + profile.ttlMs[p.ttl]),
+    });
+  }
+  const ledger = [...next.values()].sort((a, b) => a.index - b.index).slice(-LEDGER_SIZE);
+  const timelineWarm = prev !== undefined && entries.some((e) => e.block.segment !== 'envelope');
+  const plan: RenderPlan = {
+    warm: timelineWarm,
+    firstChange: change,
+    ...(change < stable.length && prev && change < prev.stream.length ? { firstChangePath: stable[change]!.path } : {}),
+    ...(read ? { read: { path: read.point.path, tokens: A, entry: read.entry.path } } : {}),
+    writes: after.map((p) => ({ path: p.path, ttl: p.ttl, prefixTokens: p.prefixTokens })),
+    usage,
+    cost,
+    bust: best > A,
+  };
+  return { plan, entries: ledger };
+}
