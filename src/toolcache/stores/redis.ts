@@ -483,6 +483,8 @@ export class RedisToolCacheStore implements ToolCacheStore {
       // One SUBSCRIBE for both channels: heartbeats must not arrive on a connection that misses invalidations.
       await this.#client.subscribe(this.#channels(), this.#onMessage);
       this.#subscribed = true;
+      // Earn the first lease now rather than one heartbeat interval later.
+      this.#heartbeat();
     } catch {
       // Offline: retried when the subscriber connection is ready.
     }
@@ -492,7 +494,10 @@ export class RedisToolCacheStore implements ToolCacheStore {
     if (e.link === 'subscriber') {
       // Messages may have been lost while the link was down: nothing cached locally is trustworthy.
       this.#front?.reset();
-      if (e.state === 'ready') void this.#subscribe();
+      if (e.state === 'ready') {
+        if (this.#subscribed) this.#heartbeat();
+        else void this.#subscribe();
+      }
     } else if (e.state === 'ready' && this.#degraded) {
       this.#recovered();
     }
