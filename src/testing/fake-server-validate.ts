@@ -4,12 +4,15 @@
  * API's own wording where it is known (quoted from real 400 responses; see
  * shared/anthropic-prompt-cache.md §2.1 and the issue threads cited there).
  * Where the real wording is unknown the message names the exact location
- * (`messages.N.content.M`) and the rule.
+ * (`messages.N.content.M`) and the rule. The cache-marker messages are the
+ * simulator's (`REJECTION` in sim/prefix.ts), so both answer alike.
  *
  * Consecutive messages with the same role are accepted and checked as one
  * merged message, as the real API merges them; error locations still name the
  * original `messages.N` index.
  */
+
+import { MAX_CACHE_POINTS, REJECTION } from '../sim/prefix.js';
 
 // TYPES
 
@@ -43,9 +46,6 @@ interface Marker {
   readonly path: string;
   readonly ttl: '5m' | '1h';
 }
-
-/** The API's limit on cache breakpoints per request (explicit + automatic). */
-export const MAX_CACHE_POINTS = 4;
 
 // IMPLEMENTATION
 
@@ -125,7 +125,7 @@ function checkSystem(system: unknown): void {
 function checkTextBlock(block: Json, path: string): void {
   if (block.text !== '') return;
   // The marker-specific wording wins: it is what the API answers for a marked empty block.
-  if (block.cache_control != null) fail('cache_control cannot be set for empty text blocks');
+  if (block.cache_control != null) fail(REJECTION.emptyText);
   fail(`${path}.text: text content blocks must be non-empty`);
 }
 
@@ -170,7 +170,7 @@ function checkBlock(block: Json, path: string): void {
     case 'thinking':
     case 'redacted_thinking':
       // The SDK types have no cache_control on thinking blocks; the API rejects the extra field.
-      if ('cache_control' in block) fail(`${path}.${block.type}.cache_control: Extra inputs are not permitted`);
+      if ('cache_control' in block) fail(REJECTION.thinking(path, block.type));
       if (block.type === 'thinking' && typeof block.thinking !== 'string') fail(`${path}.thinking.thinking: Field required`);
       if (block.type === 'redacted_thinking' && typeof block.data !== 'string') {
         fail(`${path}.redacted_thinking.data: Field required`);
@@ -255,7 +255,7 @@ function readTtl(cc: unknown, path: string): '5m' | '1h' {
   if (cc.type !== 'ephemeral') fail(`${path}.cache_control.type: Input should be 'ephemeral'`);
   if (cc.ttl === undefined || cc.ttl === null || cc.ttl === '5m') return '5m';
   if (cc.ttl === '1h') return '1h';
-  fail(`${path}.cache_control.ttl: Input should be '5m' or '1h'`);
+  fail(REJECTION.badTtl(path, cc.ttl));
 }
 
 /** Whether automatic caching may put its marker on this block. */
@@ -292,20 +292,18 @@ function checkCacheMarkers(body: Json, turns: readonly Turn[]): void {
       const explicit = markers.find((m) => m.path === target.path);
       if (explicit === undefined) markers.push({ path: target.path, ttl });
       else if (explicit.ttl !== ttl) {
-        fail(
-          `cache_control: automatic caching (ttl='${ttl}') targets ${target.path}, which already has an explicit cache_control with ttl='${explicit.ttl}'`,
-        );
+        fail(REJECTION.autoConflict(explicit.ttl, ttl));
       }
       // Same TTL on the same block: automatic caching is a no-op and takes no extra slot.
     }
   }
 
   if (markers.length > MAX_CACHE_POINTS) {
-    fail(`A maximum of ${MAX_CACHE_POINTS} blocks with cache_control may be provided. Found ${markers.length}.`);
+    fail(REJECTION.tooMany(markers.length));
   }
   let seenShort = false;
   for (const marker of markers) {
     if (marker.ttl === '5m') seenShort = true;
-    else if (seenShort) fail("a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block");
+    else if (seenShort) fail(REJECTION.ttlOrder);
   }
 }

@@ -149,6 +149,12 @@ const cases: [string, unknown, string][] = [
     body([{ role: 'user', content: [text('a', { cache_control: EPH }), text('b')] }], { cache_control: EPH_1H }),
     "a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block",
   ],
+  [
+    'automatic caching whose last block has an explicit marker with another TTL',
+    body([{ role: 'user', content: [text('a', { cache_control: EPH_1H })] }], { cache_control: EPH }),
+    "cache_control: the top-level cache_control (ttl='5m') conflicts with the explicit ttl='1h' on the last cacheable block",
+  ],
+  ['an unknown ttl', body([{ role: 'user', content: [text('a', { cache_control: { type: 'ephemeral', ttl: '24h' } })] }]), "messages.0.content.0.cache_control.ttl: Input should be '5m' or '1h'"],
   ['a cache_control of an unknown type', body([{ role: 'user', content: [text('a', { cache_control: { type: 'persistent' } })] }]), "messages.0.content.0.cache_control.type: Input should be 'ephemeral'"],
 ];
 
