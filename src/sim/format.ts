@@ -9,11 +9,12 @@ const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 const usd = (n: number): string => `$${n.toFixed(4)}`;
 const times = (n: number | null): string => (n === null ? '—' : `×${n.toFixed(3)}`);
 
-function table(header: readonly string[], rows: readonly (readonly string[])[], leftColumns = 1): string {
+/** A plain table; `left` lists the left-aligned columns (the others are right-aligned numbers). */
+function table(header: readonly string[], rows: readonly (readonly string[])[], left: readonly number[]): string {
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
   const line = (cells: readonly string[]): string =>
     cells
-      .map((cell, c) => (c < leftColumns ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0)))
+      .map((cell, c) => (left.includes(c) ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0)))
       .join('  ')
       .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
@@ -30,7 +31,7 @@ export function formatRequestTable(results: readonly SimResult[]): string {
   const t0 = results[0]?.at ?? 0;
   const rows = results.map((r) => {
     const at = `+${((r.at - t0) / 1000).toFixed(1)}s`;
-    if (r.rejected) return [`${r.index}`, at, '', '', '', '', '', `rejected ${r.rejected.status}: ${r.rejected.message}`];
+    if (r.rejected) return [`${r.index}`, at, '—', '—', '—', '—', '—', `rejected ${r.rejected.status}: ${r.rejected.message}`];
     const u = r.usage;
     const mark = r.explain.bust ? `BUST −${int(r.explain.missedTokens)}` : '';
     return [
@@ -44,7 +45,7 @@ export function formatRequestTable(results: readonly SimResult[]): string {
       mark,
     ];
   });
-  return table(['#', 'at', 'read', 'write 5m', 'write 1h', 'uncached', 'cost', ''], rows);
+  return table(['#', 'at', 'read', 'write 5m', 'write 1h', 'uncached', 'cost', ''], rows, [0, 7]);
 }
 
 /** One line per strategy: cost, ×none, ×ideal, busts, rejected. */
@@ -58,7 +59,7 @@ export function formatTotals(summaries: readonly StrategySummary[]): string {
     `${s.busts}`,
     `${s.rejected}`,
   ]);
-  return table(['strategy', 'label', 'cost', 'vs none', 'vs ideal', 'busts', 'rejected'], rows, 2);
+  return table(['strategy', 'label', 'cost', 'vs none', 'vs ideal', 'busts', 'rejected'], rows, [0, 1]);
 }
 
 /** The per-request plan, several lines per request (`simulate --explain`). */
@@ -79,8 +80,8 @@ export function formatExplain(results: readonly SimResult[]): string {
         : '  changed: nothing before the end of the previous request',
     );
     for (const bp of e.breakpoints) {
-      const hit = bp.hit ? `, hit ${int(bp.hit.tokens)} at position ${bp.hit.position} (${bp.hit.back} back)` : ', no hit';
-      out.push(`  bp${bp.index} ${bp.path} @${bp.position} ${bp.ttl} ${int(bp.tokens)} tok: ${bp.outcome}${hit}`);
+      const found = bp.hit ? `found ${int(bp.hit.tokens)} at position ${bp.hit.position} (${bp.hit.back} back)` : 'found nothing';
+      out.push(`  bp${bp.index} ${bp.path} @${bp.position} ${bp.ttl} ${int(bp.tokens)} tok: ${bp.outcome.replace('_', ' ')}; ${found}`);
     }
     if (e.breakpoints.length === 0) out.push('  no breakpoints');
     const u = r.usage;

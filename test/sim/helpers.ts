@@ -76,7 +76,7 @@ export function markerCount(params: SimParams): number {
   return n;
 }
 
-const GAPS = [1_000, 20_000, 4 * MIN, 5 * MIN, 6 * MIN, 20 * MIN, 59 * MIN, 70 * MIN];
+const GAPS = [1_000, 1_000, 20_000, 20_000, 4 * MIN, 5 * MIN, 6 * MIN, 20 * MIN, 59 * MIN, 70 * MIN];
 
 /**
  * Random plain sessions (no markers): a system of 1–3 blocks, 0–2 tools, and a
