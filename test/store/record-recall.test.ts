@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { castDraft, produce } from 'immer';
 import { describe, expect, it } from 'vitest';
 import { hiddenRecord } from '../../src/render/hide-block.js';
@@ -17,7 +18,7 @@ function forgetful(): TimelineState {
   let s = session([2, 2, 3, 1]);
   // A result with parts and an error, so recall has more than strings to give back.
   s = appendResponse(s, [{ type: 'tool_use', id: 'toolu_parts', name: 'Read', input: { path: 'src/retry.ts' } }]);
-  s = appendToolResults(s, [{ ...RESULT_WITH_PARTS, tool_use_id: 'toolu_parts' } as typeof RESULT_WITH_PARTS]);
+  s = appendToolResults(s, [{ ...(RESULT_WITH_PARTS as ToolResultBlockParam), tool_use_id: 'toolu_parts' }]);
   const turn3 = s.turns[2]!;
   const results = turn3.rounds.flatMap((r) => r.results.map((b) => b.path));
   const turn1Paths = [...turnBlocks(s.turns[0]!)].map((b) => b.path);
@@ -163,7 +164,7 @@ describe('recallTool', () => {
       const client = new Anthropic({ baseURL: server.url, apiKey: 'test', maxRetries: 0 });
       const store = new MemoryPayloadStore();
       store.put('turns/2/rounds/1/results/toolu_01AbC', RESULT_WITH_PARTS, { reason: 'prune' });
-      const base = { model: 'claude-sonnet-4-6', max_tokens: 256, tools: [recallTool] } as const;
+      const base = { model: 'claude-sonnet-4-6', max_tokens: 256, tools: [recallTool] };
       const ask = { role: 'user' as const, content: 'What was the backoff? It was pruned: recall("turns/2/rounds/1/results/toolu_01AbC")' };
       const first = await client.messages.create({ ...base, messages: [ask] });
       const call = first.content.find((b) => b.type === 'tool_use')!;
