@@ -56,7 +56,7 @@ export interface RecordedError {
 
 /** One request the server received, and what it answered. */
 export interface RecordedRequest {
-  /** 0-based, over all requests. */
+  /** 0-based arrival order over all requests (`requests` is in completion order). */
   readonly index: number;
   readonly method: string;
   readonly path: string;
@@ -139,6 +139,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
   const queue: ScriptEntry[] = [...(options.script ?? [])];
   const requests: RecordedRequest[] = [];
   const fingerprints = new Map<string, Fingerprint>();
+  let received = 0;
   let played = 0;
   let messages = 0;
   let toolIds = 0;
@@ -226,7 +227,8 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const index = requests.length;
+    // Counted on arrival (not from requests.length): concurrent requests must not share an id.
+    const index = received++;
     const requestId = `req_fake_${index + 1}`;
     const at = now();
     const method = req.method ?? 'GET';

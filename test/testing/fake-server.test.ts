@@ -197,3 +197,14 @@ describe('fromTrace', () => {
     ]);
   });
 });
+
+describe('concurrency', () => {
+  it('gives concurrent requests distinct request and message ids and plays each entry once', async () => {
+    const { server, client } = await start(Array.from({ length: 5 }, (_, i) => [{ type: 'text' as const, text: `answer ${i}` }]));
+    const msgs = await Promise.all(Array.from({ length: 5 }, () => client.messages.create({ model: MODEL, max_tokens: 16, messages: hello })));
+    expect(new Set(msgs.map((m) => m.id)).size).toBe(5);
+    expect(new Set(msgs.map((m) => (m.content[0] as { text: string }).text)).size).toBe(5);
+    expect(new Set(server.requests.map((r) => r.requestId)).size).toBe(5);
+    expect(server.remaining).toBe(0);
+  });
+});
