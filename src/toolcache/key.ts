@@ -35,8 +35,17 @@ export class CanonicalKeyError extends CachepointError {
 
 const IDENT_RE = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-function child(path: string, key: string): string {
-  return IDENT_RE.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+/** The JSON path of the value being written, kept as parts and only formatted on error (the hot path never builds it). */
+type PathParts = Array<string | number>;
+
+function formatPath(parts: PathParts): string {
+  let out = '$';
+  for (const p of parts) out += typeof p === 'number' ? `[${p}]` : IDENT_RE.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`;
+  return out;
+}
+
+function fail(parts: PathParts, message: string): never {
+  throw new CanonicalKeyError(formatPath(parts), message);
 }
 
 function describe(v: object): string {
@@ -44,72 +53,62 @@ function describe(v: object): string {
   return typeof ctor === 'function' && ctor.name ? ctor.name : 'object with a custom prototype';
 }
 
-function write(value: unknown, path: string, stack: Set<object>, out: string[]): void {
+function write(value: unknown, path: PathParts, stack: Set<object>): string {
   switch (typeof value) {
     case 'string':
-      out.push(JSON.stringify(value));
-      return;
+      return JSON.stringify(value);
     case 'boolean':
-      out.push(value ? 'true' : 'false');
-      return;
+      return value ? 'true' : 'false';
     case 'number':
-      if (!Number.isFinite(value)) throw new CanonicalKeyError(path, `${String(value)} has no JSON form; pass null or a string instead`);
-      out.push(Object.is(value, -0) ? '0' : String(value));
-      return;
+      if (!Number.isFinite(value)) fail(path, `${String(value)} has no JSON form; pass null or a string instead`);
+      return Object.is(value, -0) ? '0' : String(value);
     case 'bigint':
-      out.push(value.toString(10));
-      return;
+      return value.toString(10);
     case 'undefined':
-      throw new CanonicalKeyError(path, 'undefined has no JSON form here (only an undefined object property is allowed, and it is omitted)');
+      return fail(path, 'undefined has no JSON form here (only an undefined object property is allowed, and it is omitted)');
     case 'function':
     case 'symbol':
-      throw new CanonicalKeyError(path, `a ${typeof value} has no JSON form`);
+      return fail(path, `a ${typeof value} has no JSON form`);
   }
-  if (value === null) {
-    out.push('null');
-    return;
-  }
+  if (value === null) return 'null';
   const obj = value as object;
-  if (stack.has(obj)) throw new CanonicalKeyError(path, 'circular reference');
+  if (stack.has(obj)) fail(path, 'circular reference');
   if (Array.isArray(obj)) {
     stack.add(obj);
-    out.push('[');
+    let out = '[';
     for (let i = 0; i < obj.length; i++) {
-      if (i > 0) out.push(',');
-      if (!(i in obj)) throw new CanonicalKeyError(`${path}[${i}]`, 'array hole (sparse array) has no JSON form');
-      write(obj[i], `${path}[${i}]`, stack, out);
+      path.push(i);
+      if (!(i in obj)) fail(path, 'array hole (sparse array) has no JSON form');
+      out += (i > 0 ? ',' : '') + write(obj[i], path, stack);
+      path.pop();
     }
-    out.push(']');
     stack.delete(obj);
-    return;
+    return `${out}]`;
   }
   if (obj instanceof Date) {
-    const t = obj.getTime();
-    if (Number.isNaN(t)) throw new CanonicalKeyError(path, 'invalid Date');
-    out.push(JSON.stringify(obj.toISOString()));
-    return;
+    if (Number.isNaN(obj.getTime())) fail(path, 'invalid Date');
+    return JSON.stringify(obj.toISOString());
   }
   const proto = Object.getPrototypeOf(obj);
   if (proto !== Object.prototype && proto !== null) {
-    throw new CanonicalKeyError(path, `${describe(obj)} is not a plain object; convert it to plain JSON (objects, arrays, strings, numbers, booleans, null) first`);
+    fail(path, `${describe(obj)} is not a plain object; convert it to plain JSON (objects, arrays, strings, numbers, booleans, null) first`);
   }
-  if (Object.getOwnPropertySymbols(obj).length > 0) {
-    throw new CanonicalKeyError(path, 'symbol-keyed properties have no JSON form');
-  }
+  if (Object.getOwnPropertySymbols(obj).length > 0) fail(path, 'symbol-keyed properties have no JSON form');
   stack.add(obj);
+  // Default sort compares UTF-16 code units, which is the order canonical JSON (RFC 8785) uses.
   const keys = Object.keys(obj).sort();
-  out.push('{');
+  let out = '{';
   let first = true;
   for (const k of keys) {
     const v = (obj as Record<string, unknown>)[k];
     if (v === undefined) continue;
-    if (!first) out.push(',');
+    path.push(k);
+    out += `${first ? '' : ','}${JSON.stringify(k)}:${write(v, path, stack)}`;
+    path.pop();
     first = false;
-    out.push(JSON.stringify(k), ':');
-    write(v, child(path, k), stack, out);
   }
-  out.push('}');
   stack.delete(obj);
+  return `${out}}`;
 }
 
 /**
@@ -122,9 +121,7 @@ function write(value: unknown, path: string, stack: Set<object>, out: string[]):
  * ```
  */
 export function canonicalJson(value: unknown): string {
-  const out: string[] = [];
-  write(value, '$', new Set(), out);
-  return out.join('');
+  return write(value, [], new Set());
 }
 
 /** sha256 (hex) of the canonical JSON of `args`. */

@@ -130,7 +130,6 @@ interface ReadCall {
   readonly args: unknown;
   readonly run: ToolRunner<never>;
   readonly callId: string;
-  readonly tags: readonly string[];
 }
 
 // IMPLEMENTATION
@@ -262,8 +261,7 @@ export class ToolCache {
     if (policy.kind === 'write') return this.#write(name, policy, args, runner, options.callId);
 
     const key = toolCacheKey(name, args, options.scope);
-    const tags = readEntryTags(callDependencies(policy, args));
-    return this.#read({ name, policy, key, scope: options.scope, args, run: runner, callId: options.callId, tags });
+    return this.#read({ name, policy, key, scope: options.scope, args, run: runner, callId: options.callId });
   }
 
   /**
@@ -420,29 +418,36 @@ export class ToolCache {
     if (!(await this.#healthy())) return this.#bypass(call, 'degraded');
 
     let found: { entry?: StoredEntry; expired: boolean };
-    let epoch: number;
     try {
       found = await this.#lookup(call);
-      if (found.entry !== undefined) {
-        const e = found.entry;
-        this.#stats.add(name, 'hits');
-        this.#stats.add(name, 'timeSavedMs', e.durationMs);
-        return {
-          tool: name,
-          callId,
-          content: withMarker(e.content, this.#marker),
-          isError: false,
-          durationMs: e.durationMs,
-          cache: { type: 'hit', insertedTurn: e.insertedTurn, insertedAtMs: e.insertedAtMs },
-        };
-      }
+    } catch {
+      this.#stats.add(name, 'storeErrors');
+      return this.#bypass(call, 'store_error');
+    }
+    if (found.entry !== undefined) {
+      const e = found.entry;
+      this.#stats.add(name, 'hits');
+      this.#stats.add(name, 'timeSavedMs', e.durationMs);
+      return {
+        tool: name,
+        callId,
+        content: withMarker(e.content, this.#marker),
+        isError: false,
+        durationMs: e.durationMs,
+        cache: { type: 'hit', insertedTurn: e.insertedTurn, insertedAtMs: e.insertedAtMs },
+      };
+    }
+    // Only a miss needs the tags (to insert); an extractor error is the caller's bug, not a store error.
+    const tags = readEntryTags(callDependencies(policy, call.args));
+    let epoch: number;
+    try {
       epoch = await this.store.epoch();
     } catch {
       this.#stats.add(name, 'storeErrors');
       return this.#bypass(call, 'store_error');
     }
 
-    const ticket = this.#flights.run(call.key, epoch, () => this.#fill(call, epoch));
+    const ticket = this.#flights.run(call.key, epoch, () => this.#fill(call, epoch, tags));
     const r = await ticket.promise;
     if (ticket.shared || r.origin === 'remote') {
       this.#stats.add(name, 'shared');
@@ -457,7 +462,7 @@ export class ToolCache {
   }
 
   /** One run for a miss (shared by every in-process caller that joins it). */
-  async #fill(call: ReadCall, epoch: number): Promise<FillResult> {
+  async #fill(call: ReadCall, epoch: number, tags: readonly string[]): Promise<FillResult> {
     const flight = this.store.flight;
     let token: string | undefined;
     if (flight !== undefined) {
@@ -492,7 +497,7 @@ export class ToolCache {
         durationMs: out.durationMs,
         insertedTurn,
         insertedAtMs,
-        tags: call.tags,
+        tags,
         ...(call.policy.ttlTurns !== undefined ? { ttlTurns: call.policy.ttlTurns } : { expiresAtMs: insertedAtMs + (call.policy.ttlMs ?? 0) }),
       };
       let inserted: boolean;
