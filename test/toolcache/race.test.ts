@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryToolCacheStore } from '../../src/toolcache/memory-store.js';
 import type { StoredEntry, ToolCacheStore } from '../../src/toolcache/store.js';
-import { ToolCache } from '../../src/toolcache/tool-cache.js';
+import { ToolCache, type ToolCallResult } from '../../src/toolcache/tool-cache.js';
 import { registerCodingTools, unmark } from './helpers.js';
 
 function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
@@ -54,6 +54,39 @@ describe('ToolCache: read/write races', () => {
 
     const again = await cache.call('Read', { path: 'a' }, async ({ path }: { path: string }) => files.get(path)!, { scope: 's', callId: 'toolu_r2' });
     expect(again).toMatchObject({ content: 'new', cache: { type: 'miss', inserted: true } });
+  });
+
+  it('handles the race inside one parallel wave of tool_use blocks (runToolUses)', async () => {
+    const cache = new ToolCache();
+    registerCodingTools(cache);
+    const files = new Map([['a', 'old']]);
+    const handlers = {
+      Read: async ({ path }: { path: string }) => {
+        const content = files.get(path)!;
+        await new Promise((r) => setTimeout(r, 5)); // slower than the edit
+        return content;
+      },
+      Edit: async ({ path, text }: { path: string; text: string }) => {
+        await new Promise((r) => setTimeout(r, 1)); // lands while the read is running
+        files.set(path, text);
+        return 'ok';
+      },
+    };
+    const statuses: string[] = [];
+    const onResult = (r: ToolCallResult) => statuses.push(`${r.tool}:${r.cache.type}${r.cache.type === 'miss' ? `:${r.cache.notInserted ?? 'inserted'}` : ''}`);
+    const wave = await cache.runToolUses(
+      [
+        { type: 'tool_use', id: 'toolu_r', name: 'Read', input: { path: 'a' } },
+        { type: 'tool_use', id: 'toolu_e', name: 'Edit', input: { path: 'a', text: 'new' } },
+      ],
+      handlers,
+      { scope: 's', onResult },
+    );
+    expect(wave.map((b) => b.content)).toEqual(['old', 'ok']);
+    expect(statuses.sort()).toEqual(['Edit:write', 'Read:miss:stale_epoch']);
+    cache.advanceTurn();
+    const next = await cache.runToolUses([{ type: 'tool_use', id: 'toolu_r2', name: 'Read', input: { path: 'a' } }], handlers, { scope: 's' });
+    expect(next[0]?.content).toBe('new');
   });
 
   it('does not hand an in-flight read to an identical read that starts after a write completed', async () => {

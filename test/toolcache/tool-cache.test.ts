@@ -188,6 +188,25 @@ describe('ToolCache.call: TTL and size', () => {
     expect(cache.stats().evictions.expired).toBe(1);
   });
 
+  it('counts an entry’s age from the start of its miss, and stores an absolute expiry for second TTLs', async () => {
+    const clock = fakeClock();
+    const cache = new ToolCache({ now: clock.now, turn: 1 });
+    registerCodingTools(cache, 2);
+    cache.register('Quote', { cacheable: true, ttl: { seconds: 10 } });
+    // The turn advances while the read runs (a long tool in a parallel wave): the entry is as old as the turn it started in.
+    await cache.call('Read', { path: 'a' }, async () => (cache.advanceTurn(), 'A'), opts('1'));
+    expect(await cache.store.get(toolCacheKey('Read', { path: 'a' }, 's'))).toMatchObject({ insertedTurn: 1, ttlTurns: 2 });
+    expect((await cache.call('Read', { path: 'a' }, async () => 'A2', opts('2'))).cache.type).toBe('hit'); // turn 2: 2 − 1 < 2
+    cache.advanceTurn();
+    expect((await cache.call('Read', { path: 'a' }, async () => 'A3', opts('3'))).cache).toMatchObject({ type: 'miss', expired: true }); // 3 − 1 ≥ 2
+
+    const start = clock.now();
+    await cache.call('Quote', { sym: 'X' }, async () => (clock.advance(4000), '42'), opts('q'));
+    const e = await cache.store.get(toolCacheKey('Quote', { sym: 'X' }, 's'));
+    expect(e).toMatchObject({ insertedAtMs: start, expiresAtMs: start + 10_000, durationMs: 4000 });
+    expect(e && 'ttlTurns' in e).toBe(false);
+  });
+
   it('caches nothing with a TTL of 0', async () => {
     const cache = new ToolCache();
     cache.register('Now', { cacheable: true, ttl: { turns: 0 } });
