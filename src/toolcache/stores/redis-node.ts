@@ -31,9 +31,11 @@ export interface NodeRedisClientOptions {
   /** `redis[s]://[[user][:password]@]host[:port][/db]`. Default `redis://127.0.0.1:6379`. */
   readonly url?: string;
   /**
-   * Per-command timeout. node-redis defaults to 5 s, which would stall every
-   * tool call for 5 s while Redis hangs; the cache is an optimisation, so a
-   * short timeout followed by pass-through is the better trade. Default 500.
+   * Per-command timeout, enforced by the adapter. node-redis's own command
+   * timeout (5 s by default) only covers commands still waiting to be written:
+   * once a command is on the socket of a server that stopped answering, it
+   * waits until the socket dies. The cache is an optimisation, so a short
+   * timeout followed by pass-through is the better trade. Default 500.
    */
   readonly commandTimeoutMs?: number;
   /** Connect timeout per attempt. Default 1000. */
@@ -57,6 +59,8 @@ export function recommendedNodeRedisOptions(options: NodeRedisClientOptions = {}
     // server is back: a tool call would hang instead of passing through.
     disableOfflineQueue: true,
     commandOptions: { timeout: options.commandTimeoutMs ?? 500 },
+    // While a hung server answers nothing, new commands fail at once instead of piling up.
+    commandsQueueMaxLength: 10_000,
     socket: {
       connectTimeout: options.connectTimeoutMs ?? 1000,
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 10), maxDelay),
@@ -82,7 +86,9 @@ export async function nodeRedisClient(options: NodeRedisClientOptions = {}): Pro
     duplicate(): NodeRedisClientLike;
   };
   const subscriber = command.duplicate();
-  const adapter = adaptNodeRedis(command, subscriber);
+  const adapter = adaptNodeRedis(command, subscriber, {
+    ...(options.commandTimeoutMs !== undefined && { commandTimeoutMs: options.commandTimeoutMs }),
+  });
   await firstConnectAttempt([command, subscriber], (options.connectTimeoutMs ?? 1000) + 250);
   return adapter;
 }
@@ -112,7 +118,28 @@ async function firstConnectAttempt(clients: readonly NodeRedisClientLike[], time
  * Adapts two node-redis v6 clients you created (use {@link recommendedNodeRedisOptions};
  * the subscriber is usually `command.duplicate()`). Connects them if they are not open.
  */
-export function adaptNodeRedis(command: NodeRedisClientLike, subscriber: NodeRedisClientLike): RedisLike {
+export function adaptNodeRedis(
+  command: NodeRedisClientLike,
+  subscriber: NodeRedisClientLike,
+  options: { readonly commandTimeoutMs?: number } = {},
+): RedisLike {
+  const timeoutMs = options.commandTimeoutMs ?? 500;
+  // A timed-out command stays in node-redis's reply queue, so a late reply is
+  // consumed in order and never mistaken for the answer to a later command.
+  const timed = <T>(p: Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
+      p.then(
+        (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      );
+    });
   const linkListeners = new Set<(e: RedisLinkEvent) => void>();
   const emit = (e: RedisLinkEvent): void => {
     for (const l of linkListeners) l(e);
@@ -134,16 +161,16 @@ export function adaptNodeRedis(command: NodeRedisClientLike, subscriber: NodeRed
   let closed = false;
   return {
     async get(key) {
-      const v = await command.get(key);
+      const v = await timed(command.get(key));
       return v === null || v === undefined ? null : String(v);
     },
     async del(key) {
-      return Number(await command.del(key));
+      return Number(await timed(command.del(key)));
     },
-    evalSha: (sha1, keys, args) => command.evalSha(sha1, { keys: [...keys], arguments: [...args] }),
-    eval: (source, keys, args) => command.eval(source, { keys: [...keys], arguments: [...args] }),
+    evalSha: (sha1, keys, args) => timed(command.evalSha(sha1, { keys: [...keys], arguments: [...args] })),
+    eval: (source, keys, args) => timed(command.eval(source, { keys: [...keys], arguments: [...args] })),
     async publish(channel, message) {
-      return Number(await command.publish(channel, message));
+      return Number(await timed(command.publish(channel, message)));
     },
     async subscribe(channels, listener: RedisMessageListener) {
       await subscriber.subscribe([...channels], listener);

@@ -21,7 +21,7 @@ export interface RedisServerHandle {
   readonly owned: boolean;
   /** SIGTERM and wait for exit. */
   stop(): Promise<void>;
-  /** Starts again on the same port (data is gone). */
+  /** Starts (again) on the same port; data from before is gone. */
   start(): Promise<void>;
   /** Stops for good and removes the data directory (afterAll). */
   destroy(): Promise<void>;
@@ -59,9 +59,9 @@ async function pingable(port: number): Promise<boolean> {
   });
 }
 
-/** Spawns a private redis-server. */
-export async function startRedisServer(): Promise<RedisServerHandle> {
-  const port = await freePort();
+/** Spawns a private redis-server (on `port`, or a free one). */
+export async function startRedisServer(options: { readonly port?: number; readonly start?: boolean } = {}): Promise<RedisServerHandle> {
+  const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'cachepoint-redis-'));
   let proc: ChildProcess | undefined;
 
@@ -96,7 +96,7 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
     await exited;
   };
 
-  await start();
+  if (options.start !== false) await start();
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
