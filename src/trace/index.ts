@@ -17,3 +17,8 @@ export type {
   TraceToolResult,
   UserEvent,
 } from './types.js';
+export { FIXTURE_SPECS } from './fixtures.js';
+export type { FixtureSpec } from './fixtures.js';
+export { generateTrace, TRACE_PROFILES } from './generate.js';
+export type { GenerateOptions, TraceProfile } from './generate.js';
+export { Rng } from './rng.js';
