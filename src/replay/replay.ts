@@ -1,0 +1,138 @@
+/**
+ * Replays a session trace through the engine: render before every `assistant`
+ * event (at the time of the event before it), then append it. Yields one
+ * request per model call, exactly as `toAnthropic` produced it.
+ */
+import type { MessageCreateParamsNonStreaming, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import { DEFAULT_MODEL } from '../models/profiles.js';
+import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
+import { hideBlock } from '../render/hide-block.js';
+import { render } from '../render/render.js';
+import type { Rendered, RenderOptions } from '../render/types.js';
+import { appendResponse, appendToolResults, createTimeline, setEnvelope, setTail, startTurn } from '../timeline/edit.js';
+import { paths } from '../timeline/paths.js';
+import type { TimelineState } from '../timeline/types.js';
+import type { TraceEvent } from '../trace/types.js';
+
+/** Options of {@link replay}: render options plus how to read the trace. */
+export interface ReplayOptions extends Omit<RenderOptions, 'now'> {
+  /** Overrides the trace's model. */
+  readonly model?: string;
+  /** Extra request fields (max_tokens, thinking, …) for every request. */
+  readonly extras?: RequestExtras;
+  /**
+   * Plain full-history requests (no prune, no compaction, hide events ignored):
+   * the input the peer baselines place their markers on.
+   */
+  readonly plain?: boolean;
+}
+
+/** One request of a replay (the `replay` CLI writes `{index, at, turn, round, request}` per line). */
+export interface ReplayedRequest {
+  readonly index: number;
+  /** Request start, ms since epoch. */
+  readonly at: number;
+  readonly atIso: string;
+  readonly turn: number;
+  readonly round: number;
+  readonly request: MessageCreateParamsNonStreaming;
+  readonly rendered: Rendered;
+}
+
+function stripDuration(block: ToolResultBlockParam & { duration_ms?: number }): ToolResultBlockParam {
+  if (!('duration_ms' in block)) return block;
+  const { duration_ms: _d, ...rest } = block;
+  return rest;
+}
+
+/**
+ * Replays a trace.
+ *
+ * @example
+ * for await (const r of replay(readTrace('fixtures/coding.jsonl'))) console.log(r.index, r.rendered.plan.cost);
+ */
+export async function* replay(
+  events: AsyncIterable<TraceEvent> | Iterable<TraceEvent>,
+  options: ReplayOptions = {},
+): AsyncGenerator<ReplayedRequest> {
+  let state: TimelineState | undefined;
+  let lastAt = 0;
+  let lastIso = new Date(0).toISOString();
+  let index = 0;
+  const renderOptions: RenderOptions = options.plain
+    ? { ...options, prune: { enabled: false }, compact: { enabled: false } }
+    : options;
+  for await (const e of events) {
+    switch (e.type) {
+      case 'envelope': {
+        const input = { instructions: e.instructions, tools: e.tools, ...(e.skills ? { skills: e.skills } : {}) };
+        const model = options.model ?? e.model ?? state?.model ?? DEFAULT_MODEL;
+        state = state ? setEnvelope(state, { ...input, model }) : createTimeline({ ...input, model });
+        break;
+      }
+      case 'user':
+        state = startTurn(need(state), e.content, e.at);
+        break;
+      case 'assistant': {
+        const r = render(need(state), { ...renderOptions, now: lastAt });
+        yield {
+          index: index++,
+          at: lastAt,
+          atIso: lastIso,
+          turn: r.turn,
+          round: r.round,
+          request: toAnthropic(r, options.extras),
+          rendered: r,
+        };
+        state = appendResponse(r.state, e.content, e.at);
+        break;
+      }
+      case 'tool_results': {
+        const results = e.content.filter((b) => b.type === 'tool_result').map((b) => stripDuration(b as ToolResultBlockParam));
+        const texts = e.content.filter((b) => b.type === 'text');
+        state = appendToolResults(need(state), results, texts as never, e.at);
+        break;
+      }
+      case 'tail':
+        state = setTail(need(state), e.content);
+        break;
+      case 'hide': {
+        if (options.plain) break;
+        const s = need(state);
+        const path = e.path ?? hidePathFor(s, e.tool_use_id!);
+        if (path) state = hideBlock(s, path, { ...renderOptions, now: lastAt, defer: true, ...(e.note ? { note: e.note } : {}) }).state;
+        break;
+      }
+    }
+    if ('at' in e && typeof e.at === 'number') {
+      lastAt = e.at;
+      lastIso = e.atIso ?? new Date(e.at).toISOString();
+    }
+  }
+}
+
+/** The result path of a tool_use id (searching from the newest turn). */
+function hidePathFor(state: TimelineState, toolUseId: string): string | undefined {
+  for (let t = state.turns.length - 1; t >= 0; t--) {
+    const turn = state.turns[t]!;
+    for (const round of turn.rounds) {
+      if (round.results.some((b) => b.id === toolUseId)) return paths.result(turn.index, round.index, toolUseId);
+    }
+  }
+  return undefined;
+}
+
+function need(state: TimelineState | undefined): TimelineState {
+  if (!state) throw new Error('trace: an event came before the envelope (the reader enforces this; was the trace validated?)');
+  return state;
+}
+
+/** Collects a whole replay into an array. */
+export async function replayAll(
+  events: AsyncIterable<TraceEvent> | Iterable<TraceEvent>,
+  options: ReplayOptions = {},
+): Promise<ReplayedRequest[]> {
+  const out: ReplayedRequest[] = [];
+  for await (const r of replay(events, options)) out.push(r);
+  return out;
+}
