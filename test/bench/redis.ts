@@ -1,0 +1,113 @@
+/**
+ * Redis tool-cache store benchmark: hit latency through the real ToolCache on
+ * three stores measured in one run (the in-memory store is the baseline), and
+ * the cost of a write's invalidation.
+ *
+ * - memory store (baseline)
+ * - Redis store (one GET per hit)
+ * - Redis store + front tier (hot hits answered in-process, no round trip)
+ *
+ * Starts its own redis-server on a free loopback port (needs `redis-server` on
+ * PATH) and stops it at the end.
+ *
+ * Run: `npx tsx test/bench/redis.ts` (or through the bench runner).
+ */
+
+import { fileTag } from '../../src/toolcache/policy.js';
+import { MemoryToolCacheStore } from '../../src/toolcache/memory-store.js';
+import type { ToolCacheStore } from '../../src/toolcache/store.js';
+import { createRedisToolCacheStore } from '../../src/toolcache/stores/redis.js';
+import { ToolCache } from '../../src/toolcache/tool-cache.js';
+import { startRedisServer } from '../toolcache/redis-fixtures/server.js';
+
+type Row = { name: string; value: number | string; unit?: string; baseline?: string };
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Median per-call time in µs over `batches` batches of `per` sequential calls. */
+async function perCallMicros(batches: number, per: number, fn: () => Promise<unknown>): Promise<number> {
+  const samples: number[] = [];
+  for (let b = 0; b < batches; b++) {
+    const t0 = performance.now();
+    for (let i = 0; i < per; i++) await fn();
+    samples.push(((performance.now() - t0) * 1000) / per);
+  }
+  return median(samples);
+}
+
+const CONTENT = 'line of source\n'.repeat(200); // ~3 KB result
+const ARGS = { path: 'src/services/billing/invoice-renderer.ts', offset: 120, limit: 400 };
+
+function cacheOn(store: ToolCacheStore): ToolCache {
+  const cache = new ToolCache({ store });
+  cache.register('Read', { cacheable: true, ttl: { turns: 1_000_000 }, reads: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
+  cache.register('Edit', { writes: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
+  return cache;
+}
+
+async function hitMicros(cache: ToolCache): Promise<number> {
+  const tool = async (): Promise<string> => CONTENT;
+  let n = 0;
+  const hit = () => cache.call('Read', ARGS, tool, { scope: 'bench', callId: `c${++n}` });
+  await hit();
+  const check = await hit();
+  if (check.cache.type !== 'hit') throw new Error(`bench setup: expected a hit, got ${check.cache.type}`);
+  for (let i = 0; i < 2000; i++) await hit(); // JIT warm-up (and front-tier fill)
+  return perCallMicros(40, 100, hit);
+}
+
+async function writeMicros(cache: ToolCache): Promise<number> {
+  const edit = async (): Promise<string> => 'ok';
+  let n = 0;
+  const write = () => cache.call('Edit', { path: ARGS.path, content: 'x' }, edit, { scope: 'bench', callId: `w${++n}` });
+  for (let i = 0; i < 300; i++) await write();
+  return perCallMicros(20, 50, write);
+}
+
+export default async function bench(): Promise<Row[]> {
+  const server = await startRedisServer();
+  const quiet = (): void => undefined;
+  const stores: ToolCacheStore[] = [];
+  try {
+    const memory = new MemoryToolCacheStore();
+    const redis = await createRedisToolCacheStore({ url: server.url, namespace: 'bench', onWarning: quiet });
+    const front = await createRedisToolCacheStore({ url: server.url, namespace: 'bench-front', frontTier: true, onWarning: quiet });
+    stores.push(redis, front);
+    for (let i = 0; i < 100 && !front.frontTierLeased; i++) await new Promise((r) => setTimeout(r, 10));
+
+    const memUs = await hitMicros(cacheOn(memory));
+    const redisUs = await hitMicros(cacheOn(redis));
+    const frontUs = await hitMicros(cacheOn(front));
+    const frontHitShare = front.stats.frontHits / Math.max(1, front.stats.frontHits + front.stats.frontMisses);
+
+    const memWriteUs = await writeMicros(cacheOn(memory));
+    const redisWriteUs = await writeMicros(cacheOn(redis));
+    // One front tier listening: every write waits for its ack.
+    const frontWriteUs = await writeMicros(cacheOn(front));
+
+    const base = `memory store ${memUs.toFixed(2)} µs`;
+    const wbase = `memory store ${memWriteUs.toFixed(2)} µs`;
+    return [
+      { name: 'redis: hit, memory store (baseline), median per call', value: Number(memUs.toFixed(2)), unit: 'µs' },
+      { name: 'redis: hit, Redis store, median per call', value: Number(redisUs.toFixed(1)), unit: 'µs' },
+      { name: 'redis: hit, Redis store + front tier, median per call', value: Number(frontUs.toFixed(2)), unit: 'µs' },
+      { name: 'redis: hit latency, Redis store vs memory store', value: Number((redisUs / memUs).toFixed(1)), unit: '×', baseline: base },
+      { name: 'redis: hit latency, Redis + front tier vs memory store', value: Number((frontUs / memUs).toFixed(2)), unit: '×', baseline: base },
+      { name: 'redis: hit latency, Redis store vs Redis + front tier', value: Number((redisUs / frontUs).toFixed(1)), unit: '×', baseline: `front tier ${frontUs.toFixed(2)} µs` },
+      { name: 'redis: front-tier share of hits (after warm-up)', value: Number((frontHitShare * 100).toFixed(1)), unit: '%' },
+      { name: 'redis: write (invalidate), Redis store vs memory store', value: Number((redisWriteUs / memWriteUs).toFixed(1)), unit: '×', baseline: `${wbase}; Redis ${redisWriteUs.toFixed(1)} µs` },
+      { name: 'redis: write (invalidate) with one front tier acking vs without', value: Number((frontWriteUs / redisWriteUs).toFixed(2)), unit: '×', baseline: `without ${redisWriteUs.toFixed(1)} µs; with ${frontWriteUs.toFixed(1)} µs` },
+    ];
+  } finally {
+    for (const s of stores) await s.close?.();
+    await server.destroy();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const row of await bench()) console.log(`${row.name}: ${row.value}${row.unit ? ` ${row.unit}` : ''}${row.baseline ? ` (${row.baseline})` : ''}`);
+}
