@@ -99,38 +99,90 @@ export const REJECTION = {
 
 // IMPLEMENTATION
 
-/** Memo of per-block identity and token count, keyed by the block's own canonical digest. */
+/**
+ * Memo of per-block identity and token count. Keyed by the block object (a
+ * renderer shares unchanged blocks between requests) and by the block's
+ * canonical text (requests parsed from a trace are fresh objects each time),
+ * so every distinct block is hashed and counted once. Share one memo between
+ * simulators that use the same counter (see {@link SimulatorOptions.blockMemo}).
+ */
 export class BlockMemo {
   readonly #count: CountTokens;
-  readonly #byObject = new WeakMap<object, { digest: string; tokens: number }>();
-  readonly #tokensByDigest = new Map<string, number>();
+  readonly #byObject = new WeakMap<object, BlockInfo>();
+  readonly #byText = new Map<string, BlockInfo>();
+  readonly #chains = new WeakMap<object, { prev: string; tag: string; hash: string }>();
 
   constructor(count: CountTokens) {
     this.#count = count;
   }
 
+  /**
+   * The chain value after `block`, given the value before it and its boundary tag. Cached
+   * per block object: an unchanged block at an unchanged place costs one lookup.
+   */
+  chain(block: unknown, prev: string, tag: string): string {
+    const isObject = block !== null && typeof block === 'object';
+    if (isObject) {
+      const hit = this.#chains.get(block);
+      if (hit && hit.prev === prev && hit.tag === tag) return hit.hash;
+    }
+    const hash = chain(prev, tag, this.info(block).digest);
+    if (isObject) this.#chains.set(block, { prev, tag, hash });
+    return hash;
+  }
+
   /** Digest and tokens of a block, counted without its marker. */
-  info(block: unknown): { digest: string; tokens: number } {
-    if (block !== null && typeof block === 'object') {
+  info(block: unknown): BlockInfo {
+    const isObject = block !== null && typeof block === 'object';
+    if (isObject) {
       const hit = this.#byObject.get(block);
       if (hit) return hit;
     }
-    const stripped = stripMarker(block);
-    const canonical = canonicalBlock(stripped);
-    const digest = sha(canonical);
-    let tokens = this.#tokensByDigest.get(digest);
-    if (tokens === undefined) {
-      tokens = this.#count(stripped);
-      this.#tokensByDigest.set(digest, tokens);
+    const canonical = canonicalBlock(block);
+    let info = this.#byText.get(canonical);
+    if (!info) {
+      info = { digest: sha(canonical), tokens: this.#count(stripMarker(block)) };
+      this.#byText.set(canonical, info);
     }
-    const info = { digest, tokens };
-    if (block !== null && typeof block === 'object') this.#byObject.set(block, info);
+    if (isObject) this.#byObject.set(block, info);
     return info;
   }
 }
 
+/** A block's own digest and its token count. */
+export interface BlockInfo {
+  readonly digest: string;
+  readonly tokens: number;
+}
+
 function sha(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
+/**
+ * The chain step: two independent 53-bit string hashes (cyrb53) of the
+ * previous value, the boundary tag and the block digest, ~106 bits. A native
+ * sha256 per block and request dominated the run time on long sessions; the
+ * inputs here are short and already digested, so a fast mixing hash is enough.
+ */
+function chain(prev: string, tag: string, digest: string): string {
+  const text = `${prev}|${tag}|${digest}`;
+  return cyrb53(text, 0x9e3779b9).toString(36).padStart(11, '0') + cyrb53(text, 0x85ebca6b).toString(36).padStart(11, '0');
+}
+
+function cyrb53(text: string, seed: number): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
 /** A copy of the block without `cache_control` (the same object when it has none). */
@@ -243,10 +295,6 @@ function rawBlocks(params: SimParams, keepsThinking: boolean): RawBlock[] {
   return out;
 }
 
-function chain(prev: string, tag: string, digest: string): string {
-  return sha(`${prev}\n${tag}\n${digest}`);
-}
-
 /** Salts: the non-block request fields the docs list as invalidating a tier. */
 function systemSalt(params: SimParams): string {
   return canonicalBlock({ speed: params.speed ?? 'standard' });
@@ -310,7 +358,7 @@ export function buildPrefix(params: SimParams, profile: ModelProfile, scope: str
     const type = blockType(raw.block);
     const info = memo.info(raw.block);
     const tag = raw.tier === 'messages' ? `${raw.role}:${raw.startsMessage ? 'start' : 'cont'}` : raw.tier;
-    hash = chain(hash, tag, info.digest);
+    hash = memo.chain(raw.block, hash, tag);
     cum += info.tokens;
 
     const markable = raw.tier === 'tools' ? true : isMarkable(raw.block);

@@ -95,8 +95,7 @@ export class CacheSimulator {
 
   constructor(options: SimulatorOptions = {}) {
     this.#options = options;
-    const count = options.countTokens ?? defaultCounter();
-    this.#memo = new BlockMemo(count);
+    this.#memo = options.blockMemo ?? new BlockMemo(options.countTokens ?? defaultCounter());
   }
 
   /** The profile a request is simulated with. */

@@ -3,7 +3,9 @@
  * bound, and any extra runs (e.g. cachepoint's own requests), each as cost
  * relative to no caching and to the ideal.
  */
+import { BlockTokenCache } from '../tokens/counter.js';
 import { idealBound, type IdealRun } from './ideal.js';
+import { BlockMemo } from './prefix.js';
 import { simulateAll } from './simulator.js';
 import { BASELINES, type Baseline } from './strategies.js';
 import type { SimRequest, SimResult, SimulatorOptions } from './types.js';
@@ -119,6 +121,8 @@ export function compareStrategies(
   options: SimulatorOptions & { readonly strategies?: readonly Baseline[]; readonly extra?: readonly ExtraRun[] } = {},
 ): Comparison {
   const strategies = options.strategies ?? BASELINES;
+  // One identity/token memo for every pass: the strategies only move markers.
+  options = { ...options, blockMemo: options.blockMemo ?? new BlockMemo(options.countTokens ?? defaultCountTokens()) };
   const runs: Record<string, readonly SimResult[]> = {};
   const rows: { id: string; label: string; totals: RunTotals }[] = [];
   for (const s of strategies) {
@@ -147,4 +151,9 @@ export function compareStrategies(
 function requestsAsInput(requests: readonly SimRequest[], options: SimulatorOptions): number {
   const none = BASELINES.find((b) => b.id === 'none') as Baseline;
   return totalsOf(simulateAll(requests.map((r) => ({ ...r, params: none.apply(r.params) })), options)).cost;
+}
+
+function defaultCountTokens(): (block: unknown) => number {
+  const cache = new BlockTokenCache();
+  return (block) => cache.tokens(block);
 }

@@ -5,6 +5,7 @@
  */
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelProfile } from '../models/profiles.js';
+import type { BlockMemo } from './prefix.js';
 
 /** The request body the simulator reads (streaming and non-streaming params both extend it). */
 export type SimParams = MessageCreateParamsBase;
@@ -44,6 +45,11 @@ export interface SimulatorOptions {
    * starting at or after the writer's start. Set it to model parallel sends.
    */
   readonly readableAfterMs?: number;
+  /**
+   * Per-block identity and token memo to share between simulators that use the same
+   * counter (`compareStrategies` shares one across all strategies). Default: a new one.
+   */
+  readonly blockMemo?: BlockMemo;
 }
 
 /** The usage the API would report (input side), plus the output tokens if they were given. */
