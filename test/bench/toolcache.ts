@@ -96,7 +96,7 @@ interface Use {
 /** A session as turns of waves (one wave = the tool_use blocks of one model response). */
 type Session = Use[][][];
 
-const READ_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS']);
+const READ_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch']);
 const WRITE_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
 
 function pathOf(input: Record<string, unknown>): string {
@@ -177,9 +177,27 @@ function syntheticSession(seed = 7, turns = 120): Session {
   return session;
 }
 
-async function replay(session: Session): Promise<{ calls: number; cacheable: number; served: number; stale: number; savedMs: number; stats: string }> {
+interface ReplayResult {
+  calls: number;
+  cacheable: number;
+  served: number;
+  stale: number;
+  savedMs: number;
+}
+
+/**
+ * Replays `session` against an in-memory file system. `bash`: 'passthrough'
+ * leaves Bash undeclared (it cannot change the in-memory files here);
+ * 'family-write' declares it as a write of the whole `file` family, the
+ * conservative policy for an agent whose shell may edit files.
+ */
+async function replay(session: Session, bash: 'passthrough' | 'family-write' = 'passthrough'): Promise<ReplayResult> {
   const fs = new Map<string, number>();
   const cache = new ToolCache();
+  if (bash === 'family-write') cache.register('Bash', { writes: ['file'] });
+  // Web tools: cached by URL/query; the replay's web never changes, so they cannot be stale.
+  cache.register('WebFetch', { cacheable: true, ttl: { turns: 5 }, reads: ['web:*'] });
+  cache.register('WebSearch', { cacheable: true, ttl: { turns: 5 }, reads: ['web:*'] });
   cache.register('Read', { cacheable: true, ttl: { turns: 5 }, reads: ['file'], tags: (a: Record<string, unknown>) => [fileTag(pathOf(a))] });
   cache.register('LS', { cacheable: true, ttl: { turns: 5 }, reads: ['file:*'] });
   cache.register('Glob', { cacheable: true, ttl: { turns: 5 }, reads: ['file:*'] });
@@ -194,6 +212,9 @@ async function replay(session: Session): Promise<{ calls: number; cacheable: num
       case 'Glob':
       case 'LS':
         return `${String(u.input.pattern ?? '')}: ${[...fs.keys()].sort().join(' ')}`;
+      case 'WebFetch':
+      case 'WebSearch':
+        return `${u.name} ${canonicalJson(u.input)}: fixed`;
       case 'Grep':
         return `${String(u.input.pattern ?? '')}: ${[...fs.entries()]
           .sort()
@@ -218,6 +239,7 @@ async function replay(session: Session): Promise<{ calls: number; cacheable: num
       const [p, v] = text.split('@') as [string, string];
       return (atStart.get(p) ?? 0) > (v === 'missing' ? 0 : Number(v));
     }
+    if (u.name.startsWith('Web')) return text !== truth(u);
     const listed = text.slice(text.indexOf(': ') + 2).split(' ').filter(Boolean);
     if (u.name === 'Grep') {
       const seen = new Map(listed.map((t) => t.split('@') as [string, string]).map(([p, v]) => [p, Number(v)]));
@@ -251,7 +273,7 @@ async function replay(session: Session): Promise<{ calls: number; cacheable: num
       );
     }
   }
-  return { calls, cacheable, served, stale, savedMs: cache.stats().timeSavedMs, stats: cache.formatStats() };
+  return { calls, cacheable, served, stale, savedMs: cache.stats().timeSavedMs };
 }
 
 function fixtureSessions(): Array<{ name: string; session: Session }> {
@@ -275,20 +297,40 @@ function fixtureSessions(): Array<{ name: string; session: Session }> {
   return out;
 }
 
+function replayRows(name: string, r: ReplayResult): Row[] {
+  const pct = (n: number, d: number) => Number(((100 * n) / Math.max(1, d)).toFixed(1));
+  return [
+    { name: `toolcache replay ${name}: tool calls`, value: r.calls },
+    { name: `toolcache replay ${name}: served from cache`, value: pct(r.served, r.calls), unit: '% of all calls', baseline: `${r.served} of ${r.calls}` },
+    { name: `toolcache replay ${name}: served, of cacheable reads`, value: pct(r.served, r.cacheable), unit: '%', baseline: `${r.served} of ${r.cacheable}` },
+    { name: `toolcache replay ${name}: stale hits`, value: r.stale, unit: 'hits', baseline: 'must be 0' },
+    { name: `toolcache replay ${name}: tool time saved`, value: Math.round(r.savedMs), unit: 'ms' },
+  ];
+}
+
+function sum(rs: readonly ReplayResult[]): ReplayResult {
+  return rs.reduce((a, r) => ({
+    calls: a.calls + r.calls,
+    cacheable: a.cacheable + r.cacheable,
+    served: a.served + r.served,
+    stale: a.stale + r.stale,
+    savedMs: a.savedMs + r.savedMs,
+  }));
+}
+
 export default async function bench(): Promise<Row[]> {
   const rows = await hitOverhead();
-  const sources = fixtureSessions();
-  if (sources.length === 0) sources.push({ name: 'synthetic (seed 7, 120 turns)', session: syntheticSession() });
-  for (const { name, session } of sources) {
-    const r = await replay(session);
-    rows.push(
-      { name: `toolcache replay ${name}: tool calls`, value: r.calls },
-      { name: `toolcache replay ${name}: served from cache`, value: Number(((100 * r.served) / r.calls).toFixed(1)), unit: '% of all calls', baseline: `${r.served} of ${r.calls}` },
-      { name: `toolcache replay ${name}: served, of cacheable reads`, value: Number(((100 * r.served) / Math.max(1, r.cacheable)).toFixed(1)), unit: '%', baseline: `${r.served} of ${r.cacheable}` },
-      { name: `toolcache replay ${name}: stale hits`, value: r.stale, unit: 'hits', baseline: 'must be 0' },
-      { name: `toolcache replay ${name}: tool time saved`, value: Math.round(r.savedMs), unit: 'ms' },
-    );
+  const fixtures = fixtureSessions();
+  if (fixtures.length > 0) {
+    const coding = fixtures.find((f) => f.name === 'coding.jsonl');
+    if (coding !== undefined) rows.push(...replayRows('fixtures/coding.jsonl', await replay(coding.session)));
+    const all = `fixtures/*.jsonl (${fixtures.length} traces)`;
+    const results = await Promise.all(fixtures.map((f) => replay(f.session)));
+    rows.push(...replayRows(all, sum(results)));
+    const conservative = await Promise.all(fixtures.map((f) => replay(f.session, 'family-write')));
+    rows.push(...replayRows(`${all}, Bash declared a family write`, sum(conservative)).slice(1, 4));
   }
+  rows.push(...replayRows('synthetic (seed 7, 120 turns)', await replay(syntheticSession())));
   return rows;
 }
 
