@@ -1,7 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BASELINES, compareStrategies, idealBound, simulateAll, totalsOf, type SimRequest } from '../../src/sim/index.js';
-import { chat, MIN, OPTIONS, req, sessionArb, text } from './helpers.js';
+import {
+  BASELINES,
+  compareStrategies,
+  contentBlocks,
+  idealBound,
+  isMarkable,
+  simulateAll,
+  stripCacheControl,
+  totalsOf,
+  type SimParams,
+  type SimRequest,
+} from '../../src/sim/index.js';
+import { chat, M1H, M5, MIN, OPTIONS, req, sessionArb, text } from './helpers.js';
 
 describe('idealBound', () => {
   it('reads what was sent within 5 minutes and writes only what the next request reads', () => {
@@ -27,6 +38,21 @@ describe('idealBound', () => {
     expect(ideal.cost).toBeLessThan(ideal5m.cost);
   });
 
+  it('stays below a strategy whose 1h write upgrades a prefix it read from a 5m entry (the A/B/C rule)', () => {
+    // The system is written 5m, read a minute later by a request writing a 1h entry after it,
+    // and read again through that entry 40 minutes later: the system paid 1.25 + 0.1 + 0.1.
+    const msg = { role: 'user' as const, content: [text(200, M1H, 'm')] };
+    const session: SimRequest[] = [
+      { at: 0, params: req([text(1000, M5)], []) },
+      { at: 1 * MIN, params: req([text(1000)], [msg]) },
+      { at: 41 * MIN, params: req([text(1000)], [msg, { role: 'assistant', content: 'y'.repeat(50) }]) },
+    ];
+    const results = simulateAll(session, OPTIONS);
+    expect(results.map((r) => r.usage?.cache_read_input_tokens)).toEqual([0, 1000, 1200]);
+    const { ideal } = idealBound(session, OPTIONS);
+    expect(ideal.cost).toBeLessThanOrEqual(totalsOf(results).cost);
+  });
+
   it('caches nothing shorter than the minimum', () => {
     const { ideal } = idealBound([0, 1000].map((at) => ({ at, params: req([text(50)], chat(1, 10)) })), OPTIONS);
     expect(ideal.requests.every((r) => r.read === 0 && r.write5m === 0 && r.input === 60)).toBe(true);
@@ -47,6 +73,20 @@ describe('idealBound', () => {
     );
   });
 
+  it('is never more expensive than random marker placements (any blocks, up to 4, 1h first)', () => {
+    const placements = fc.array(fc.record({ picks: fc.array(fc.nat(), { maxLength: 4 }), oneHour: fc.nat({ max: 4 }) }), { minLength: 14, maxLength: 14 });
+    fc.assert(
+      fc.property(sessionArb, placements, (session, choices) => {
+        const marked = session.map((r, i) => ({ ...r, params: randomMarkers(r.params, choices[i]!.picks, choices[i]!.oneHour) }));
+        const results = simulateAll(marked, OPTIONS);
+        expect(results.every((r) => r.rejected === null)).toBe(true);
+        const { ideal } = idealBound(session, OPTIONS);
+        expect(ideal.cost).toBeLessThanOrEqual(totalsOf(results).cost + 1e-12);
+      }),
+      { numRuns: 120 },
+    );
+  });
+
   it('is reported with every strategy relative to none and to the ideal', () => {
     const session = fc.sample(sessionArb, { numRuns: 1, seed: 7 })[0]!;
     const { summaries } = compareStrategies(session, OPTIONS);
@@ -58,3 +98,21 @@ describe('idealBound', () => {
     for (const s of summaries) expect(s.vsIdeal!).toBeGreaterThanOrEqual(1 - 1e-9);
   });
 });
+
+/** Marks up to 4 markable blocks chosen by `picks` (indices modulo the markable count); the first `oneHour` get ttl 1h. */
+function randomMarkers(params: SimParams, picks: readonly number[], oneHour: number): SimParams {
+  const plain = stripCacheControl(params) as SimParams & { tools?: unknown[]; system?: unknown[] };
+  const system = (Array.isArray(plain.system) ? [...plain.system] : []) as Record<string, unknown>[];
+  const tools = [...(plain.tools ?? [])] as Record<string, unknown>[];
+  const messages = plain.messages.map((m) => ({ ...m, content: [...contentBlocks(m.content)] as Record<string, unknown>[] }));
+  const slots: { list: Record<string, unknown>[]; i: number }[] = [];
+  tools.forEach((_, i) => slots.push({ list: tools, i }));
+  system.forEach((b, i) => isMarkable(b) && slots.push({ list: system, i }));
+  messages.forEach((m) => m.content.forEach((b, i) => isMarkable(b) && slots.push({ list: m.content, i })));
+  const chosen = [...new Set(picks.map((p) => p % slots.length))].sort((a, b) => a - b);
+  chosen.forEach((k, n) => {
+    const s = slots[k]!;
+    s.list[s.i] = { ...s.list[s.i], cache_control: n < oneHour ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' } };
+  });
+  return { ...plain, ...(tools.length ? { tools } : {}), system, messages } as unknown as SimParams;
+}
