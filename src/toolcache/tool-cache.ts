@@ -289,18 +289,16 @@ export class ToolCache {
         if (handler === undefined) {
           return { type: 'tool_result', tool_use_id: use.id, content: `Error: no handler for tool "${use.name}"`, is_error: true };
         }
+        let r: ToolCallResult;
         try {
-          const r = await this.call(use.name, use.input, handler as ToolRunner<unknown>, { scope: options.scope, callId: use.id });
-          options.onResult?.(r);
-          const block: ToolResultBlockParam = {
-            type: 'tool_result',
-            tool_use_id: r.callId,
-            content: r.content as ToolResultBlockParam['content'] & {},
-          };
-          return r.isError ? { ...block, is_error: true } : block;
+          r = await this.call(use.name, use.input, handler as ToolRunner<unknown>, { scope: options.scope, callId: use.id });
         } catch (e) {
           return { type: 'tool_result', tool_use_id: use.id, content: `Error: ${errorMessage(e)}`, is_error: true };
         }
+        // Outside the try: a throwing observer is the caller's bug, not a tool failure to report to the model.
+        options.onResult?.(r);
+        const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: r.callId, content: r.content as ToolResultBlockParam['content'] & {} };
+        return r.isError ? { ...block, is_error: true } : block;
       }),
     );
   }
