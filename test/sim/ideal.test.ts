@@ -102,8 +102,8 @@ describe('idealBound', () => {
 /** Marks up to 4 markable blocks chosen by `picks` (indices modulo the markable count); the first `oneHour` get ttl 1h. */
 function randomMarkers(params: SimParams, picks: readonly number[], oneHour: number): SimParams {
   const plain = stripCacheControl(params) as SimParams & { tools?: unknown[]; system?: unknown[] };
-  const system = (Array.isArray(plain.system) ? [...plain.system] : []) as Record<string, unknown>[];
-  const tools = [...(plain.tools ?? [])] as Record<string, unknown>[];
+  const system = (Array.isArray(plain.system) ? [...plain.system] : []) as unknown as Record<string, unknown>[];
+  const tools = [...(plain.tools ?? [])] as unknown as Record<string, unknown>[];
   const messages = plain.messages.map((m) => ({ ...m, content: [...contentBlocks(m.content)] as Record<string, unknown>[] }));
   const slots: { list: Record<string, unknown>[]; i: number }[] = [];
   tools.forEach((_, i) => slots.push({ list: tools, i }));
