@@ -16,7 +16,7 @@ const round2: MessageParam[] = [
   { role: 'assistant', content: [text(20, undefined, 'a')] },
   { role: 'user', content: [text(10, M5, 'n')] },
 ];
-const unmarked = round1.map((m, i) => (i === 2 ? { ...m, content: [{ type: 'tool_result' as const, tool_use_id: 't1', content: 'data' }] } : m));
+const unmarked: MessageParam[] = [round1[0]!, round1[1]!, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'data' }] }];
 
 function run(keepsThinking: boolean) {
   const profile = customProfile(MODEL, { prices: { input: 1 }, minCacheableTokens: 100, keepsThinking });
