@@ -47,6 +47,24 @@ describe('RedisToolCacheStore across processes', () => {
     expect(replies.flatMap((r) => r.statuses).filter((s) => s === 'miss')).toHaveLength(1);
   }, 60_000);
 
+  it('lets waiters run the tool themselves when the process holding the flight dies', async () => {
+    const ns = uniqueNamespace('owner-dies');
+    const [owner, waiter] = await fleet(2, { namespace: ns, frontTier: false, toolDelayMs: 0, flightTimeoutMs: 1000 });
+    await waiter!.write('big.txt', 'content');
+    // The owner claims the flight and is inside the tool when it is killed.
+    void owner!.read('big.txt', 1, { gate: true }).catch(() => undefined);
+    expect(await owner!.toolRead('big.txt')).toBe('content');
+    const waiting = waiter!.read('big.txt', 3);
+    owner!.signal('SIGKILL');
+    // The claim expires (flightTimeoutMs); the waiter's process runs the tool once for its 3 calls.
+    const r = await waiting;
+    expect(r.contents).toEqual(['content', 'content', 'content']);
+    const s = await waiter!.stats();
+    expect(s.runs).toBe(1);
+    expect(s.store.flightWaits).toBe(1);
+    expect(s.store.flightWaitGaveUp).toBe(1);
+  }, 60_000);
+
   for (const frontTier of [false, true]) {
     it(`evicts another process's cached read before the write returns${frontTier ? ' (front tier)' : ''}`, async () => {
       const ns = uniqueNamespace(frontTier ? 'evict-front' : 'evict');

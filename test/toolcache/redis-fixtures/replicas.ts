@@ -79,10 +79,10 @@ export async function spawnReplica(init: WorkerInit): Promise<Replica> {
     warnings: () => warnings,
     signal: (sig) => child.kill(sig),
     stop: async () => {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((r) => child.once('exit', () => r()));
       child.kill('SIGCONT');
-      child.disconnect();
+      if (child.connected) child.disconnect();
       const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
       await exited;
       clearTimeout(timer);
