@@ -137,7 +137,12 @@ describe('RedisToolCacheStore faults', () => {
     const late = await startRedisServer({ port, start: false });
     try {
       const t0 = performance.now();
-      const ts = await openStore(late.url, uniqueNamespace('late'), { commandTimeoutMs: 200, maxReconnectDelayMs: 100 });
+      const ts = await openStore(late.url, uniqueNamespace('late'), {
+        commandTimeoutMs: 200,
+        maxReconnectDelayMs: 100,
+        frontTier: { leaseMs: 200 },
+        ackTimeoutMs: 400,
+      });
       opened.push(ts);
       expect(performance.now() - t0).toBeLessThan(5000);
       await expect(ts.store.epoch()).rejects.toBeInstanceOf(RedisStoreError);
@@ -145,6 +150,8 @@ describe('RedisToolCacheStore faults', () => {
       await late.start();
       expect(await until(async () => ts.store.epoch().then(() => true, () => false))).toBe(true);
       expect(await ts.store.insertIfEpoch(entry('k'), await ts.store.epoch())).toBe(true);
+      // The subscription that failed at startup is made once the subscriber connects: the front tier comes alive.
+      expect(await until(() => ts.store.frontTierLeased)).toBe(true);
     } finally {
       await late.destroy();
     }

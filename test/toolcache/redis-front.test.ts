@@ -101,4 +101,22 @@ describe('RedisToolCacheStore front tier', () => {
     expect(b.store.stats.ackTimeouts).toBe(0);
     raw.destroy();
   });
+
+  it('ignores malformed messages on its channels and keeps working', async () => {
+    const ns = uniqueNamespace('front-garbage');
+    const a = await openStore(redis.url, ns, { frontTier: true });
+    opened.push(a);
+    expect(await until(() => a.store.frontTierLeased)).toBe(true);
+    await a.store.insertIfEpoch(entry('k', ['t']), await a.store.epoch());
+    const raw = await rawClient(redis.url);
+    for (const junk of ['not json', '{"t":"inv"}', '{"t":"hb","n":"x"}', 'null', '{"t":"ack","id":1}']) {
+      await raw.publish(`{${ns}}:inv`, junk);
+      await raw.publish(`{${ns}}:s:${a.store.id}`, junk);
+    }
+    raw.destroy();
+    await sleep(50);
+    expect(a.store.frontTierLeased).toBe(true);
+    expect((await a.store.get('k'))?.key).toBe('k');
+    expect(a.store.stats.frontHits).toBe(1);
+  });
 });

@@ -504,12 +504,8 @@ export class RedisToolCacheStore implements ToolCacheStore {
   }
 
   readonly #onMessage = (message: string): void => {
-    let m: StoreMessage;
-    try {
-      m = JSON.parse(message) as StoreMessage;
-    } catch {
-      return;
-    }
+    const m = parseMessage(message);
+    if (m === undefined) return;
     if (m.t === 'inv') {
       this.#front?.evictTags(m.tags);
       const ack = JSON.stringify({ t: 'ack', id: m.id, by: this.id } satisfies AckMessage);
@@ -530,6 +526,24 @@ export class RedisToolCacheStore implements ToolCacheStore {
     const n = this.#front.heartbeatSent();
     this.#client.publish(this.#k.own, JSON.stringify({ t: 'hb', n } satisfies HeartbeatMessage)).catch(() => undefined);
   }
+}
+
+/** A bus message, or undefined for anything malformed (another program on our channels must not crash us). */
+function parseMessage(raw: string): StoreMessage | undefined {
+  let m: unknown;
+  try {
+    m = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (typeof m !== 'object' || m === null) return undefined;
+  const o = m as Record<string, unknown>;
+  if (o.t === 'inv' && typeof o.id === 'string' && typeof o.from === 'string' && Array.isArray(o.tags) && o.tags.every((t) => typeof t === 'string')) {
+    return o as unknown as InvMessage;
+  }
+  if (o.t === 'ack' && typeof o.id === 'string' && typeof o.by === 'string') return o as unknown as AckMessage;
+  if (o.t === 'hb' && typeof o.n === 'number') return o as unknown as HeartbeatMessage;
+  return undefined;
 }
 
 function toEpoch(v: unknown): number {
