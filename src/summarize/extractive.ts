@@ -1,0 +1,144 @@
+/**
+ * The deterministic extractive summarizer: no network, no model, the same
+ * bytes for the same input. Per turn it keeps the user's request, the tool
+ * calls made (`Read src/a.ts ×3, Edit src/b.ts`), the failures, and the start
+ * of the final answer. It is the default for tests and offline use, and the
+ * fallback of the LLM summarizer, so compaction always has a summary.
+ *
+ * Staying under `maxTokens`: every turn starts at full detail; while the text
+ * is too long, detail is removed in sweeps from the oldest turn to the newest
+ * (full → brief → request only → omitted), so old turns lose detail first and
+ * every turn keeps its request as long as possible. If even the shortest form
+ * does not fit, the text is cut to fit.
+ */
+import { InvalidOptionError } from '../errors.js';
+import { tiktokenCounter, type TokenCounter } from '../tokens/counter.js';
+import { clip, digestTurn, type CallGroup, type TurnDigest } from './turn-digest.js';
+import type { Summarizer, SummaryInput, SummaryOutput } from './types.js';
+
+/** Options of {@link extractiveSummarizer}. */
+export interface ExtractiveOptions {
+  /** Characters of the user's request kept at full detail (default 200). */
+  readonly requestChars?: number;
+  /** Characters of the final answer kept at full detail (default 300). */
+  readonly answerChars?: number;
+  /** Most call groups listed per turn at full detail (default 12). */
+  readonly maxCalls?: number;
+  /** Counts the summary against `maxTokens` (default: tiktoken cl100k, like the renderer). */
+  readonly counter?: TokenCounter;
+}
+
+/** Detail levels, most to least. */
+const FULL = 0;
+const BRIEF = 1;
+const REQUEST = 2;
+const OMITTED = 3;
+
+function calls(groups: readonly CallGroup[], max: number, withArgs: boolean): string {
+  const merged = new Map<string, number>();
+  for (const g of groups) {
+    const key = withArgs && g.arg ? `${g.name} ${g.arg}` : g.name;
+    merged.set(key, (merged.get(key) ?? 0) + g.count);
+  }
+  const items = [...merged].map(([k, n]) => (n > 1 ? `${k} ×${n}` : k));
+  const shown = items.slice(0, max);
+  return items.length > max ? `${shown.join(', ')}, +${items.length - max} more` : shown.join(', ');
+}
+
+function section(d: TurnDigest, level: number, o: Required<Omit<ExtractiveOptions, 'counter'>>): string {
+  const request = clip(d.request, level === FULL ? o.requestChars : level === BRIEF ? 100 : 60) || '(no text)';
+  const lines = [`Turn ${d.index}: ${request}`];
+  if (level === REQUEST) return `${lines[0]}\n`;
+  if (d.calls.length > 0) lines.push(`  Tools: ${calls(d.calls, o.maxCalls, level === FULL)}`);
+  if (d.errors.length > 0) {
+    lines.push(
+      level === FULL
+        ? `  Errors: ${d.errors.map((e) => `${e.arg ? `${e.name} ${e.arg}` : e.name}: ${clip(e.message, 100)}`).join('; ')}`
+        : `  Errors: ${d.errors.length}`,
+    );
+  }
+  lines.push(`  Answer: ${d.answer === undefined ? '(none)' : clip(d.answer, level === FULL ? o.answerChars : 100)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function omittedLine(turns: readonly number[]): string {
+  if (turns.length === 0) return '';
+  const first = turns[0]!;
+  const last = turns.at(-1)!;
+  return `${first === last ? `Turn ${first}` : `Turns ${first}–${last}`}: details omitted.\n`;
+}
+
+/** Cuts `text` to the longest prefix (on a character boundary) that counts at most `max` tokens. */
+function cutToFit(text: string, max: number, counter: TokenCounter): string {
+  if (counter.count(text) <= max) return text;
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (counter.count(`${text.slice(0, mid)}…`) <= max) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo === 0 ? '' : `${text.slice(0, lo)}…`;
+}
+
+/**
+ * The deterministic, synchronous summarizer.
+ *
+ * @example
+ * const out = extractiveSummarizer().summarize({ fromTurn: 1, toTurn: 3, turns: state.turns.slice(0, 3), maxTokens: 800 });
+ * out.text; // "[Summary of turns 1–3 …]\nTurn 1: Fix the failing test\n  Tools: Read src/a.ts ×3, Edit src/a.ts\n  Answer: …"
+ */
+export function extractiveSummarizer(options: ExtractiveOptions = {}): Summarizer & { summarize(input: SummaryInput): SummaryOutput } {
+  const o = {
+    requestChars: options.requestChars ?? 200,
+    answerChars: options.answerChars ?? 300,
+    maxCalls: options.maxCalls ?? 12,
+  };
+  for (const [k, v] of Object.entries(o)) {
+    if (!Number.isInteger(v) || v < 1) throw new InvalidOptionError(k, `must be a positive integer, got ${v}`);
+  }
+  let counter = options.counter;
+  return {
+    name: 'extractive',
+    summarize(input: SummaryInput): SummaryOutput {
+      if (!Number.isInteger(input.maxTokens) || input.maxTokens < 1) {
+        throw new InvalidOptionError('maxTokens', `must be a positive integer, got ${input.maxTokens}`);
+      }
+      counter ??= tiktokenCounter();
+      const c = counter;
+      const range = input.fromTurn === input.toTurn ? `turn ${input.fromTurn}` : `turns ${input.fromTurn}–${input.toTurn}`;
+      const header = `[Summary of ${range} (extractive). The originals stay readable: recall("turns/${input.fromTurn}/user/0") and the paths in notes.]\n`;
+      const digests = input.turns.map(digestTurn);
+      const levels = digests.map(() => FULL);
+      const memo = new Map<string, number>();
+      const cost = (i: number): number => {
+        if (levels[i] === OMITTED) return 0;
+        const key = `${i}:${levels[i]}`;
+        let n = memo.get(key);
+        if (n === undefined) memo.set(key, (n = c.count(section(digests[i]!, levels[i]!, o))));
+        return n;
+      };
+      const compose = (): string => {
+        const omitted = digests.filter((_, i) => levels[i] === OMITTED).map((d) => d.index);
+        return header + omittedLine(omitted) + digests.map((d, i) => (levels[i] === OMITTED ? '' : section(d, levels[i]!, o))).join('');
+      };
+      // Estimate with per-section counts (cheap, memoized), then confirm on the whole text:
+      // BPE merges across section boundaries can make the whole differ slightly from the sum.
+      const fixed = c.count(header) + 12;
+      let total = fixed + digests.reduce((n, _, i) => n + cost(i), 0);
+      let text = compose();
+      sweep: for (let level = BRIEF; level <= OMITTED; level++) {
+        for (let i = 0; i < digests.length; i++) {
+          if (total <= input.maxTokens && c.count(text) <= input.maxTokens) break sweep;
+          if (levels[i]! >= level) continue;
+          total -= cost(i);
+          levels[i] = level;
+          total += cost(i);
+          if (total <= input.maxTokens) text = compose();
+        }
+      }
+      text = compose();
+      return { text: cutToFit(text.trimEnd(), input.maxTokens, c), by: 'extractive' };
+    },
+  };
+}
