@@ -1,18 +1,230 @@
 /**
- * Pass 2 — compact (the hard ceiling). Placeholder interface; made real below.
+ * Pass 2 — compact (the hard ceiling). When the visible input reaches
+ * `threshold` of the context window (default 0.9), the oldest stretch of the
+ * visible timeline becomes one summary block, rendered right after the
+ * envelope (after earlier summaries: summaries are append-only, so the earlier
+ * ones stay cached), until the input is under `target` (default 0.6).
+ *
+ * Units are whole turns, oldest first; a long single turn is compacted by its
+ * oldest whole rounds (a round holds a tool_use and its tool_result, so a pair
+ * is never split). The newest round always stays visible. Everything after the
+ * summary is re-written anyway, so deferred hides and cold-prune candidates are
+ * applied at the same time, for free.
+ *
+ * Contract: edits `summaries` (and `hidden` for the free prunes); never drops a
+ * block from the state (recall reads every covered path); deterministic for a
+ * given summary text. Throws ContextOverflowError when even the envelope plus
+ * the newest round cannot fit.
  */
-import type { TimelineState } from '../timeline/types.js';
-import type { PassContext } from './hide.js';
-import type { Decision, RenderOptions } from './types.js';
+import { castDraft, produce } from 'immer';
+import { CachepointError, ContextOverflowError } from '../errors.js';
+import { extractiveSummarizer } from '../summarize/index.js';
+import type { Summarizer, SummaryInput, SummaryOutput } from '../summarize/types.js';
+import type { BlockPath, Summary, TimelineState, Turn } from '../timeline/types.js';
+import { hiddenReplacements, tailStream, visibleFrom, type PassContext } from './hide.js';
+import { hiddenRecord } from './hide-block.js';
+import { pruneCandidates } from './prune.js';
+import type { Decision, RenderOptions, StreamBlock } from './types.js';
 
-/** Summary texts computed ahead (by an async summarizer), keyed by `from-to` turn range. */
-export type SummaryTexts = ReadonlyMap<string, { readonly text: string; readonly by: string; readonly fallback?: string }>;
+/** Summary texts computed ahead (by an async summarizer), keyed by {@link CompactionPlan.key}. */
+export type SummaryTexts = ReadonlyMap<string, SummaryOutput>;
+
+/** What a compaction will cover. */
+export interface CompactionPlan {
+  readonly key: string;
+  readonly fromTurn: number;
+  readonly fromRound?: number;
+  readonly toTurn: number;
+  readonly throughRound?: number;
+  /** Tokens the covered blocks take now. */
+  readonly tokens: number;
+  readonly paths: readonly BlockPath[];
+  readonly input: SummaryInput;
+}
+
+/** Resolved compaction options. */
+export function compactOptions(options: RenderOptions) {
+  return { threshold: 0.9, target: 0.6, enabled: true, ...options.compact };
+}
+
+/** Token budget of one summary body: small next to the window. */
+function summaryBudget(window: number): number {
+  return Math.max(256, Math.min(4000, Math.floor(window * 0.02)));
+}
+
+interface Unit {
+  turn: number;
+  round?: number; // undefined: the whole turn
+  tokens: number;
+  paths: BlockPath[];
+}
+
+/**
+ * Decides whether to compact and what: undefined when under the threshold.
+ *
+ * @throws {ContextOverflowError} when even compacting everything but the newest round cannot fit the window
+ */
+export function planCompaction(state: TimelineState, ctx: PassContext, options: RenderOptions): CompactionPlan | undefined {
+  const o = compactOptions(options);
+  if (!o.enabled || state.turns.length === 0) return undefined;
+  const window = ctx.profile.contextWindow;
+  const factor = options.tokenFactor ?? 1;
+  const stable = hiddenReplacements(state, ctx);
+  const tail = tailStream(state, ctx);
+  let total = 0;
+  for (const b of stable) total += b.tokens;
+  for (const b of tail) total += b.tokens;
+  if (total * factor < o.threshold * window) return undefined;
+
+  const units = compactionUnits(state, stable);
+  const budget = summaryBudget(window);
+  const goal = (o.target * window) / factor;
+  let removed = 0;
+  let take = 0;
+  while (take < units.length && total - removed + budget > goal) removed += units[take++]!.tokens;
+  if (take === 0 || total - removed + budget > window / factor) {
+    const needed = Math.ceil((total - removed + budget) * factor);
+    if (needed > window) throw new ContextOverflowError(needed, window, 'the envelope, a summary and the newest round');
+    if (take === 0) return undefined;
+  }
+  const chosen = units.slice(0, take);
+  const first = chosen[0]!;
+  const last = chosen.at(-1)!;
+  const from = visibleFrom(state);
+  const fromRound = first.turn === from.turn && from.round > 0 ? from.round : undefined;
+  const throughRound = last.round;
+  const turns = state.turns.slice(first.turn - 1, last.turn);
+  const previous = state.summaries.at(-1);
+  const key = `${first.turn}${fromRound ? `.${fromRound}` : ''}-${last.turn}${throughRound ? `.${throughRound}` : ''}`;
+  const input: SummaryInput = {
+    fromTurn: first.turn,
+    toTurn: last.turn,
+    turns: clip(turns, fromRound, throughRound),
+    ...(previous ? { previous } : {}),
+    maxTokens: budget,
+  };
+  return {
+    key,
+    fromTurn: first.turn,
+    ...(fromRound ? { fromRound } : {}),
+    toTurn: last.turn,
+    ...(throughRound ? { throughRound } : {}),
+    tokens: removed,
+    paths: chosen.flatMap((u) => u.paths),
+    input,
+  };
+}
+
+/** The turns handed to the summarizer, cut to the covered rounds. */
+function clip(turns: readonly Turn[], fromRound: number | undefined, throughRound: number | undefined): Turn[] {
+  return turns.map((t, i) => {
+    let rounds = t.rounds;
+    if (i === turns.length - 1 && throughRound !== undefined) rounds = rounds.slice(0, throughRound);
+    if (i === 0 && fromRound !== undefined) rounds = rounds.filter((r) => r.index >= fromRound);
+    return rounds === t.rounds && !(i === 0 && fromRound) ? t : { ...t, user: i === 0 && fromRound ? [] : t.user, rounds };
+  });
+}
+
+/** The visible timeline as compaction units, oldest first; the newest round is never a unit. */
+function compactionUnits(state: TimelineState, stable: readonly StreamBlock[]): Unit[] {
+  const lastTurn = state.turns.length;
+  const byTurn = new Map<number, { tokens: number; paths: BlockPath[]; rounds: Map<number, { tokens: number; paths: BlockPath[] }> }>();
+  for (const b of stable) {
+    if (b.turn === undefined) continue;
+    let t = byTurn.get(b.turn);
+    if (!t) byTurn.set(b.turn, (t = { tokens: 0, paths: [], rounds: new Map() }));
+    t.tokens += b.tokens;
+    t.paths.push(b.path);
+    // The user message travels with round 1 so a partial summary never leaves it orphaned.
+    const r = b.round ?? 1;
+    let rr = t.rounds.get(r);
+    if (!rr) t.rounds.set(r, (rr = { tokens: 0, paths: [] }));
+    rr.tokens += b.tokens;
+    rr.paths.push(b.path);
+  }
+  const units: Unit[] = [];
+  for (const [turn, t] of [...byTurn.entries()].sort((a, b) => a[0] - b[0])) {
+    const rounds = [...t.rounds.entries()].sort((a, b) => a[0] - b[0]);
+    const partialStart = visibleFrom(state);
+    const wholeTurn = turn < lastTurn && !(turn === partialStart.turn && partialStart.round > 0);
+    if (wholeTurn) {
+      units.push({ turn, tokens: t.tokens, paths: t.paths });
+      continue;
+    }
+    // The newest turn (or a turn already partly summarized): round by round, keeping the newest round.
+    const keep = turn === lastTurn ? 1 : 0;
+    for (const [round, r] of rounds.slice(0, rounds.length - keep)) units.push({ turn, round, tokens: r.tokens, paths: r.paths });
+  }
+  return units;
+}
+
+function header(plan: CompactionPlan): string {
+  const from = plan.fromRound ? `turn ${plan.fromTurn} (from round ${plan.fromRound})` : `turn ${plan.fromTurn}`;
+  const to = plan.throughRound ? `turn ${plan.toTurn} (through round ${plan.throughRound})` : `turn ${plan.toTurn}`;
+  const turns: string[] = [];
+  for (let t = plan.fromTurn; t <= plan.toTurn; t++) turns.push(`turns/${t}/…`);
+  return (
+    `[Summary of ${from} to ${to}, compacted to stay within the context window. ` +
+    `The originals of all ${plan.paths.length} blocks are still readable: call recall with a path under ${turns.join(', ')}.]`
+  );
+}
+
+/** Calls a summarizer synchronously; async summarizers need renderAsync. */
+function summarizeSync(summarizer: Summarizer, plan: CompactionPlan): SummaryOutput {
+  const out = summarizer.summarize(plan.input);
+  if (out instanceof Promise) {
+    throw new CachepointError(
+      'summarizer',
+      `summarizer "${summarizer.name}" is asynchronous: use renderAsync(state, options) so its answer can be awaited (or pass the deterministic extractive summarizer)`,
+    );
+  }
+  return out;
+}
 
 export function compact(
   state: TimelineState,
-  _ctx: PassContext,
-  _options: RenderOptions,
-  _summaries?: SummaryTexts,
+  ctx: PassContext,
+  options: RenderOptions,
+  summaries?: SummaryTexts,
 ): { state: TimelineState; decisions: Decision[] } {
-  return { state, decisions: [] };
+  const plan = planCompaction(state, ctx, options);
+  if (!plan) return { state, decisions: [] };
+  const out = summaries?.get(plan.key) ?? summarizeSync(options.summarizer ?? extractiveSummarizer(), plan);
+  const summary: Summary = {
+    path: `summaries/${state.summaries.length + 1}`,
+    fromTurn: plan.fromTurn,
+    ...(plan.fromRound ? { fromRound: plan.fromRound } : {}),
+    toTurn: plan.toTurn,
+    ...(plan.throughRound ? { throughRound: plan.throughRound } : {}),
+    text: `${header(plan)}\n\n${out.text}`,
+    paths: plan.paths,
+    by: out.by,
+  };
+  const decisions: Decision[] = [
+    {
+      type: 'compact',
+      path: summary.path,
+      fromTurn: plan.fromTurn,
+      toTurn: plan.toTurn,
+      tokensRemoved: plan.tokens,
+      by: out.by,
+      ...(out.fallback ? { fallback: out.fallback } : {}),
+    },
+  ];
+  let next = produce(state, (draft) => {
+    draft.summaries.push(castDraft(summary));
+  });
+  // Everything after the summary is re-written now: deferred hides and old bulky payloads go for free.
+  const free = [...new Set([...next.deferred.map((d) => d.path), ...pruneCandidates(next, { ...options, policy: 'conservative' }).map((b) => b.path)])];
+  const records = free
+    .filter((path) => !next.hidden[path])
+    .map((path) => hiddenRecord(next, path, next.deferred.some((d) => d.path === path) ? 'agent' : 'prune', next.deferred.find((d) => d.path === path)?.note));
+  if (records.length > 0) {
+    next = produce(next, (draft) => {
+      for (const r of records) draft.hidden[r.path] = castDraft(r);
+      draft.deferred = [];
+    });
+    for (const r of records) decisions.push({ type: 'prune', path: r.path, reason: r.reason, tokensRemoved: 0 });
+  }
+  return { state: next, decisions };
 }

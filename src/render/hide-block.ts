@@ -11,7 +11,7 @@ import { HideRefusedError, PathNotFoundError } from '../errors.js';
 import { findBlock } from '../timeline/paths.js';
 import type { BlockPath, HiddenRecord, HideReason, TimelineState } from '../timeline/types.js';
 import { firstChange, placeCachePoints } from './cache-points.js';
-import { firstVisibleTurn, hiddenReplacements } from './hide.js';
+import { hiddenReplacements, isCompacted } from './hide.js';
 import { describe, hiddenNote, payloadChars } from './notes.js';
 import { passContext } from './context.js';
 import { validEntries } from './plan.js';
@@ -78,7 +78,7 @@ export function hideBlock(state: TimelineState, path: BlockPath, options: HideOp
   const why = notHideable(state, path);
   if (why) throw new HideRefusedError(path, 'not_hideable', why);
   const loc = parseTimelinePath(path)!;
-  if (state.hidden[path] || loc.turn < firstVisibleTurn(state)) {
+  if (state.hidden[path] || isCompacted(state, loc.turn, loc.round)) {
     return { state, decision: { type: 'hide', path, reason: 'agent', tokensRemoved: 0 } };
   }
 

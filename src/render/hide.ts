@@ -109,9 +109,18 @@ function summaryStream(summary: Summary, ctx: PassContext): StreamBlock {
   return make(summary, summary.path, summary.path, 'user', 'summary', param, ctx);
 }
 
-/** First turn not covered by a summary (1-based). */
-export function firstVisibleTurn(state: TimelineState): number {
-  return (state.summaries.at(-1)?.toTurn ?? 0) + 1;
+/** Where the visible timeline starts: turn (1-based) and, when a summary ended inside it, the first visible round. */
+export function visibleFrom(state: TimelineState): { turn: number; round: number } {
+  const last = state.summaries.at(-1);
+  if (!last) return { turn: 1, round: 0 };
+  return last.throughRound === undefined ? { turn: last.toTurn + 1, round: 0 } : { turn: last.toTurn, round: last.throughRound + 1 };
+}
+
+/** Whether a block of turn `turn` / round `round` (undefined: the user message) is covered by a summary. */
+export function isCompacted(state: TimelineState, turn: number, round: number | undefined): boolean {
+  const from = visibleFrom(state);
+  if (turn !== from.turn) return turn < from.turn;
+  return from.round > 0 && (round === undefined || round < from.round);
 }
 
 /** Whether this turn's thinking blocks are dropped (older models strip them once a later user turn exists). */
@@ -127,12 +136,14 @@ export function hiddenReplacements(state: TimelineState, ctx: PassContext): Stre
   const out = envelopeStream(state, ctx);
   for (const s of state.summaries) out.push(summaryStream(s, ctx));
   const hidden = state.hidden;
-  for (let t = firstVisibleTurn(state) - 1; t < state.turns.length; t++) {
+  const from = visibleFrom(state);
+  for (let t = from.turn - 1; t < state.turns.length; t++) {
     const turn = state.turns[t]!;
     const at = { turn: turn.index };
-    for (const b of turn.user) out.push(fromBlock(b, 'user', b.path === 'notices/prune' ? 'notice' : 'user', ctx, hidden[b.path], at));
+    const partial = turn.index === from.turn && from.round > 0;
+    if (!partial) for (const b of turn.user) out.push(fromBlock(b, 'user', b.path === 'notices/prune' ? 'notice' : 'user', ctx, hidden[b.path], at));
     const strip = stripsThinking(state, turn.index, ctx);
-    for (const round of turn.rounds) {
+    for (const round of partial ? turn.rounds.slice(from.round - 1) : turn.rounds) {
       const where = { turn: turn.index, round: round.index };
       const kept = strip ? round.response.filter((b) => !isThinking(b)) : round.response;
       // A response that is only thinking keeps it: an empty assistant message is invalid.

@@ -17,7 +17,7 @@ import type { Block, CacheEntryRecord, HiddenRecord, TimelineState } from '../ti
 import { firstChange } from './cache-points.js';
 import { expectedRemaining, priceChange } from './gate.js';
 import { hiddenRecord } from './hide-block.js';
-import { firstVisibleTurn, hiddenReplacements, type PassContext } from './hide.js';
+import { hiddenReplacements, isCompacted, type PassContext } from './hide.js';
 import { PRUNE_NOTICE, payloadChars } from './notes.js';
 import { validEntries } from './plan.js';
 import type { Decision, RenderOptions } from './types.js';
@@ -55,11 +55,12 @@ export function pruneCandidates(state: TimelineState, options: RenderOptions): B
     }
   }
   const lastPrunableTurn = Math.min(lastTurn - o.keepTurns, keepFrom.turn);
-  const from = firstVisibleTurn(state);
-  for (let t = from; t <= lastPrunableTurn; t++) {
+  for (let t = 1; t <= lastPrunableTurn; t++) {
     const turn = state.turns[t - 1]!;
+    if (isCompacted(state, t, turn.rounds.length)) continue;
     for (const round of turn.rounds) {
       if (t === keepFrom.turn && round.index >= keepFrom.round) break;
+      if (isCompacted(state, t, round.index)) continue;
       for (const b of [...round.response, ...round.results]) {
         const type = b.param.type;
         const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text';

@@ -8,7 +8,10 @@ import { freeze } from 'immer';
 import type { TimelineState } from '../timeline/types.js';
 import { placeCachePoints, firstChange as diffFrom } from './cache-points.js';
 import { planRequest, validEntries } from './plan.js';
-import { compact, type SummaryTexts } from './compact.js';
+import { compact, planCompaction, type SummaryTexts } from './compact.js';
+import { extractiveSummarizer } from '../summarize/index.js';
+import type { SummaryOutput } from '../summarize/types.js';
+import { toAnthropic } from '../providers/anthropic.js';
 import { passContext } from './context.js';
 import { hiddenReplacements } from './hide.js';
 import { prune } from './prune.js';
@@ -87,4 +90,68 @@ function segmentTokens(stream: readonly StreamBlock[]): SegmentTokens {
     else timeline += b.tokens;
   }
   return { envelope, timeline, tail, total: envelope + timeline + tail };
+}
+
+/**
+ * Renders like {@link render}, but awaits an asynchronous summarizer (an LLM)
+ * when compaction triggers. A summarizer that fails, answers empty or takes
+ * longer than `summarizerTimeoutMs` is replaced by the deterministic extractive
+ * one: the ceiling still holds and nothing is lost.
+ *
+ * @example
+ * const r = await renderAsync(state, { summarizer: llmSummarizer({ client }) });
+ */
+export async function renderAsync(state: TimelineState, options: RenderOptions = {}): Promise<Rendered> {
+  const ctx = passContext(state, options);
+  const pruned = prune(state, ctx, options).state;
+  const plan = planCompaction(pruned, ctx, options);
+  if (!plan || !options.summarizer) return render(state, options);
+  const fallback = extractiveSummarizer();
+  const warmPrefix = warmPrefixOf(pruned, ctx.now);
+  const input = warmPrefix ? { ...plan.input, warmPrefix } : plan.input;
+  const controller = new AbortController();
+  const timeoutMs = options.summarizerTimeoutMs ?? 30_000;
+  let timer: NodeJS.Timeout | undefined;
+  let out: SummaryOutput;
+  try {
+    const answer = Promise.resolve(options.summarizer.summarize(input, controller.signal));
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    out = await Promise.race([answer, timeout]);
+    if (!out.text.trim()) throw new Error('empty summary');
+  } catch (err) {
+    controller.abort();
+    const base = fallback.summarize(plan.input) as SummaryOutput;
+    out = { ...base, fallback: `${options.summarizer.name} failed: ${err instanceof Error ? err.message : String(err)}` };
+  } finally {
+    clearTimeout(timer);
+  }
+  return render(state, options, new Map([[plan.key, out]]));
+}
+
+/**
+ * The previous request's bytes up to its newest entry still warm, with a
+ * marker there: what a summarizer can send to read the history from cache.
+ */
+function warmPrefixOf(state: TimelineState, now: number) {
+  const prev = state.lastRender;
+  if (!prev) return undefined;
+  const live = prev.entries.filter((e) => e.expiresAt > now);
+  const last = live.at(-1);
+  if (!last) return undefined;
+  const stream = prev.stream.slice(0, last.index + 1);
+  let seen5m = false;
+  // Longer TTLs must come first: a 1h entry after a 5m one is marked 5m (the marker's TTL does not change the key).
+  const points = live.slice(-4).map((e) => {
+    const ttl = seen5m ? '5m' : e.ttl;
+    if (ttl === '5m') seen5m = true;
+    return { ...e, ttl };
+  });
+  return toAnthropic({
+    model: state.model,
+    stream,
+    tailStart: stream.length,
+    cachePoints: points.map((e) => ({ labels: [4], index: e.index, path: e.path, ttl: e.ttl, prefixTokens: e.prefixTokens })),
+  } as unknown as Rendered);
 }

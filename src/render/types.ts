@@ -7,6 +7,7 @@ import type { ModelProfile } from '../models/profiles.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type { BlockPath, HideReason, Segment, TimelineState } from '../timeline/types.js';
 import type { RenderPlan } from './plan.js';
+import type { Summarizer } from '../summarize/types.js';
 
 /** Which part of the request a stream block belongs to (Anthropic's prefix order). */
 export type StreamRole = 'tools' | 'system' | 'user' | 'assistant';
@@ -143,6 +144,15 @@ export interface RenderOptions {
   readonly tokens?: BlockTokenCache;
   /** Expected requests left in the session, for the cost gate (default: estimated from the session so far). */
   readonly expectedRemaining?: number;
+  /**
+   * Calibration: the provider's token count divided by the local estimate (see
+   * Calibration in tokens/calibration.ts). Thresholds compare estimate × factor. Default 1.
+   */
+  readonly tokenFactor?: number;
+  /** Summarizer for compaction (default: the deterministic extractive one). Async ones need renderAsync. */
+  readonly summarizer?: Summarizer;
+  /** How long renderAsync waits for the summarizer before falling back to the extractive one (default 30 s). */
+  readonly summarizerTimeoutMs?: number;
 }
 
 /** The result of a render. */

@@ -87,11 +87,19 @@ export interface HiddenRecord {
   readonly chars: number;
 }
 
-/** A sticky compaction: turns `fromTurn..toTurn` render as one summary block. */
+/**
+ * A sticky compaction: turns `fromTurn..toTurn` render as one summary block.
+ * Long single-turn sessions are common, so a summary may end inside a turn:
+ * with `throughRound`, turn `toTurn` is covered through that round (its user
+ * message included) and its later rounds stay visible.
+ */
 export interface Summary {
   readonly path: BlockPath;
   readonly fromTurn: number;
+  /** When set, the summary starts at this round of `fromTurn` (an earlier summary covered the rounds before). */
+  readonly fromRound?: number;
   readonly toTurn: number;
+  readonly throughRound?: number;
   readonly text: string;
   /** Every path the summary covers (all readable with recall). */
   readonly paths: readonly BlockPath[];

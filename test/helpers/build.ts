@@ -41,13 +41,27 @@ export function toolResponse(calls = 1, thinking = true): ContentBlockParam[] {
   return out;
 }
 
+const WORDS = ['const', 'value', 'return', 'export', 'function', 'await', 'cache', 'render', 'stream', 'block', 'turn', 'round', 'point', 'token', 'user', 'tool', 'result', 'path', 'state', 'error'];
+
+/** Deterministic source-like text of about `size` characters (varied, so it tokenizes like real code). */
+export function text(seed: string, size: number): string {
+  let h = 2166136261;
+  for (const c of seed) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
+  let out = `// ${seed}\n`;
+  while (out.length < size) {
+    h = Math.imul(h ^ (h >>> 13), 1274126177) >>> 0;
+    out += `${WORDS[h % WORDS.length]}_${(h >>> 8) % 997}${h % 7 === 0 ? ';\n' : ' '}`;
+  }
+  return out.slice(0, size);
+}
+
 /** Answers every open tool_use of the last round with deterministic content. */
 export function answerAll(state: TimelineState, size = 300): TimelineState {
   const round = state.turns.at(-1)!.rounds.at(-1)!;
   const results = round.open.map((id) => ({
     type: 'tool_result' as const,
     tool_use_id: id,
-    content: `// ${id}\n${'export const value = 42;\n'.repeat(Math.ceil(size / 25))}`.slice(0, size),
+    content: text(id, size),
   }));
   return appendToolResults(state, results);
 }

@@ -1,0 +1,304 @@
+/**
+ * The agent-loop API: one object that keeps the session state and does, in
+ * order, what a loop needs before and after each model call. It is a thin shell
+ * over the pure functions (render, toAnthropic, the timeline edits, the tool
+ * cache): everything it does can be done by hand with them.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import type {
+  ContentBlockParam,
+  Message,
+  MessageCreateParamsNonStreaming,
+  TextBlockParam,
+  ToolResultBlockParam,
+  Usage,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+import { resolveProfile, type ModelProfile } from '../models/profiles.js';
+import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
+import { hideBlock, recall, type HideOptions, type HideResult } from '../render/hide-block.js';
+import { renderAsync } from '../render/render.js';
+import type { Rendered, RenderOptions } from '../render/types.js';
+import { Calibration } from '../tokens/calibration.js';
+import { appendResponse, appendToolResults, createTimeline, setTail, startTurn, type CreateTimelineInput } from '../timeline/edit.js';
+import type { BlockPath, TimelineState } from '../timeline/types.js';
+import type { ToolCache, ToolRunner } from '../toolcache/tool-cache.js';
+import { formatStats, type ToolCacheStats } from '../toolcache/stats.js';
+
+/** Cache figures of one request: what the provider reported, priced, next to what the plan predicted. */
+export interface RequestRecord {
+  readonly index: number;
+  readonly turn: number;
+  readonly round: number;
+  readonly at: number;
+  readonly reported: {
+    readonly input: number;
+    readonly cacheRead: number;
+    readonly cacheWrite: number;
+    readonly cacheWrite5m: number;
+    readonly cacheWrite1h: number;
+    readonly output: number;
+  };
+  /** Input-side cost in dollars, from the reported usage and the model's prices. */
+  readonly cost: number;
+  /** What the render's plan predicted (tokens read / written) for comparison. */
+  readonly predicted: { readonly read: number; readonly written: number; readonly cost: number };
+}
+
+/** Totals over the session. */
+export interface SessionStats {
+  readonly requests: readonly RequestRecord[];
+  readonly totals: {
+    readonly requests: number;
+    readonly input: number;
+    readonly cacheRead: number;
+    readonly cacheWrite: number;
+    readonly output: number;
+    /** Input-side dollars actually billed. */
+    readonly cost: number;
+    /** What the same input would have cost with no caching at all. */
+    readonly uncachedCost: number;
+    /** Share of prompt tokens read from cache. */
+    readonly hitRatio: number;
+  };
+  /** Local token estimate × this ≈ the provider's count. */
+  readonly calibration: number;
+  readonly toolCache?: ToolCacheStats;
+}
+
+/** Options of {@link Session}. */
+export interface SessionOptions extends CreateTimelineInput {
+  /** Render options used for every request (policy, TTLs, thresholds, summarizer, …). */
+  readonly render?: Omit<RenderOptions, 'now'>;
+  /** Request fields added to every request (max_tokens, thinking, …). */
+  readonly request?: RequestExtras;
+  /** Tool cache that runs tool calls (optional). */
+  readonly toolCache?: ToolCache;
+  /** Tool implementations by name, for {@link Session.runTools}. */
+  readonly handlers?: Readonly<Record<string, ToolRunner<never>>>;
+  /** Scope (tenant/user) for the tool cache. Default `default`. */
+  readonly scope?: string;
+  /** The clock (ms). Default Date.now. */
+  readonly now?: () => number;
+}
+
+/**
+ * An agent session.
+ *
+ * @example
+ * const session = new Session({ model: 'claude-sonnet-4-6', instructions: [SYSTEM], tools, handlers, toolCache });
+ * session.startTurn('Fix the failing test');
+ * for (;;) {
+ *   const message = await client.messages.create(await session.request({ max_tokens: 4096 }));
+ *   session.recordResponse(message);
+ *   if (message.stop_reason !== 'tool_use') break;
+ *   await session.runTools();
+ * }
+ * console.log(session.formatStats());
+ */
+export class Session {
+  #state: TimelineState;
+  #last: Rendered | undefined;
+  readonly #records: RequestRecord[] = [];
+  readonly #options: SessionOptions;
+  readonly #now: () => number;
+  readonly #calibration = new Calibration();
+  readonly #profile: ModelProfile;
+
+  constructor(options: SessionOptions) {
+    this.#options = options;
+    this.#state = createTimeline(options);
+    this.#now = options.now ?? Date.now;
+    this.#profile = options.render?.profile ?? resolveProfile(options.model, options.render?.profiles);
+  }
+
+  /** The current immutable state (for snapshots, persistence, or the pure functions). */
+  get state(): TimelineState {
+    return this.#state;
+  }
+
+  /** The latest render (undefined before the first). */
+  get rendered(): Rendered | undefined {
+    return this.#last;
+  }
+
+  /** Starts a turn with the user's message; advances the tool cache's turn clock. */
+  startTurn(content: string | readonly ContentBlockParam[]): this {
+    this.#state = startTurn(this.#state, content, this.#now());
+    this.#options.toolCache?.advanceTurn();
+    return this;
+  }
+
+  /** Sets the volatile tail of the next request. */
+  setTail(content: string | readonly ContentBlockParam[]): this {
+    this.#state = setTail(this.#state, content);
+    return this;
+  }
+
+  /** Renders the next request (async: a summarizer may run when compaction triggers). */
+  async render(): Promise<Rendered> {
+    const factor = this.#calibration.factor(this.#state.model);
+    const r = await renderAsync(this.#state, { ...this.#options.render, now: this.#now(), tokenFactor: factor });
+    this.#state = r.state;
+    this.#last = r;
+    return r;
+  }
+
+  /** Renders and returns `client.messages.create` params (add `stream: true` yourself to stream). */
+  async request(extras: RequestExtras = {}): Promise<MessageCreateParamsNonStreaming> {
+    const r = await this.render();
+    return toAnthropic(r, { ...this.#options.request, ...extras });
+  }
+
+  /**
+   * Records the model's response (an SDK `Message`, from `create` or a stream's
+   * `finalMessage()`), and its usage against the render's plan.
+   */
+  recordResponse(message: Message): this {
+    const r = this.#last;
+    if (r) this.#recordUsage(r, message.usage);
+    this.#state = appendResponse(this.#state, message, this.#now());
+    return this;
+  }
+
+  /** Appends tool results you ran yourself (and optional injected text). */
+  recordToolResults(results: readonly ToolResultBlockParam[], injected: readonly (string | TextBlockParam)[] = []): this {
+    this.#state = appendToolResults(this.#state, results, injected, this.#now());
+    return this;
+  }
+
+  /** Runs the last response's tool calls through the tool cache (in parallel) and records the results. */
+  async runTools(handlers = this.#options.handlers): Promise<ToolResultBlockParam[]> {
+    const round = this.#state.turns.at(-1)?.rounds.at(-1);
+    if (!round || round.open.length === 0) return [];
+    const uses = round.response.map((b) => b.param).filter((p) => p.type === 'tool_use' && round.open.includes(p.id));
+    const cache = this.#options.toolCache;
+    const all = handlers ?? {};
+    let results: ToolResultBlockParam[];
+    if (cache) {
+      results = await cache.runToolUses(uses, all, { scope: this.#options.scope ?? 'default' });
+    } else {
+      results = await Promise.all(
+        uses.map(async (u) => {
+          const use = u as { id: string; name: string; input: unknown };
+          const run = all[use.name] as ToolRunner<unknown> | undefined;
+          if (!run) return { type: 'tool_result' as const, tool_use_id: use.id, content: `Error: no handler for tool "${use.name}"`, is_error: true };
+          try {
+            const out = await run(use.input, { callId: use.id });
+            const content = typeof out === 'object' && out !== null && 'content' in out ? out.content : out;
+            return { type: 'tool_result' as const, tool_use_id: use.id, content: content as ToolResultBlockParam['content'] & {} };
+          } catch (e) {
+            return { type: 'tool_result' as const, tool_use_id: use.id, content: `Error: ${e instanceof Error ? e.message : String(e)}`, is_error: true };
+          }
+        }),
+      );
+    }
+    this.recordToolResults(results);
+    return results;
+  }
+
+  /** Hides a block in the editable zone (or defers it). */
+  hide(path: BlockPath, options: Omit<HideOptions, 'now'> = {}): HideResult {
+    const result = hideBlock(this.#state, path, { ...this.#options.render, ...options, now: this.#now() });
+    this.#state = result.state;
+    return result;
+  }
+
+  /** The original payload at a path, byte-identical. */
+  recall(path: BlockPath) {
+    return recall(this.#state, path);
+  }
+
+  /**
+   * One step of the loop: render, call the model, record the response, and run
+   * its tools when it asked for any. Returns the response.
+   */
+  async step(client: Anthropic, extras: RequestExtras = {}, options: { stream?: boolean } = {}): Promise<Message> {
+    const params = await this.request(extras);
+    const message = options.stream ? await client.messages.stream(params).finalMessage() : await client.messages.create(params);
+    this.recordResponse(message);
+    if (message.stop_reason === 'tool_use') await this.runTools();
+    return message;
+  }
+
+  #recordUsage(r: Rendered, usage: Usage): void {
+    const p = this.#profile.prices;
+    const w5 = usage.cache_creation?.ephemeral_5m_input_tokens ?? usage.cache_creation_input_tokens ?? 0;
+    const w1 = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
+    const reported = {
+      input: usage.input_tokens,
+      cacheRead: usage.cache_read_input_tokens ?? 0,
+      cacheWrite: usage.cache_creation_input_tokens ?? 0,
+      cacheWrite5m: w5,
+      cacheWrite1h: w1,
+      output: usage.output_tokens,
+    };
+    const cost = (reported.input * p.input + reported.cacheRead * p.cacheRead + w5 * p.cacheWrite5m + w1 * p.cacheWrite1h) / 1e6;
+    this.#calibration.observe(r.model, r.tokens.total, usage);
+    this.#records.push({
+      index: this.#records.length,
+      turn: r.turn,
+      round: r.round,
+      at: r.at,
+      reported,
+      cost,
+      predicted: {
+        read: r.plan.usage.cache_read_input_tokens,
+        written: r.plan.usage.cache_creation_input_tokens,
+        cost: r.plan.cost,
+      },
+    });
+  }
+
+  /** Cache figures per request and in total, with the tool cache's savings. */
+  stats(): SessionStats {
+    const p = this.#profile.prices;
+    let input = 0;
+    let cacheRead = 0;
+    let cacheWrite = 0;
+    let output = 0;
+    let cost = 0;
+    for (const r of this.#records) {
+      input += r.reported.input;
+      cacheRead += r.reported.cacheRead;
+      cacheWrite += r.reported.cacheWrite;
+      output += r.reported.output;
+      cost += r.cost;
+    }
+    const prompt = input + cacheRead + cacheWrite;
+    const cache = this.#options.toolCache;
+    return {
+      requests: [...this.#records],
+      totals: {
+        requests: this.#records.length,
+        input,
+        cacheRead,
+        cacheWrite,
+        output,
+        cost,
+        uncachedCost: (prompt * p.input) / 1e6,
+        hitRatio: prompt > 0 ? cacheRead / prompt : 0,
+      },
+      calibration: this.#calibration.factor(this.#state.model),
+      ...(cache ? { toolCache: cache.stats() } : {}),
+    };
+  }
+
+  /** A printable table of {@link stats}. */
+  formatStats(): string {
+    const s = this.stats();
+    const n = (x: number) => x.toLocaleString('en-US');
+    const lines = ['  #  turn.round      read     write  uncached      cost'];
+    for (const r of s.requests) {
+      lines.push(
+        `${String(r.index).padStart(3)}  ${`${r.turn}.${r.round}`.padEnd(10)} ${n(r.reported.cacheRead).padStart(9)} ${n(r.reported.cacheWrite).padStart(9)} ${n(r.reported.input).padStart(9)}  $${r.cost.toFixed(5)}`,
+      );
+    }
+    const t = s.totals;
+    lines.push(
+      `total: ${n(t.cacheRead)} read, ${n(t.cacheWrite)} written, ${n(t.input)} uncached; hit ratio ${(t.hitRatio * 100).toFixed(1)}%; ` +
+        `$${t.cost.toFixed(4)} vs $${t.uncachedCost.toFixed(4)} without caching (${((1 - t.cost / Math.max(t.uncachedCost, 1e-12)) * 100).toFixed(1)}% saved)`,
+    );
+    if (s.toolCache) lines.push(`tool cache:\n${formatStats(s.toolCache)}`);
+    return lines.join('\n');
+  }
+}
