@@ -141,7 +141,7 @@ export function numbered(text: string, offset = 1, limit?: number): string {
 
 // ---------------------------------------------------------------- prose
 
-const TOPIC_WORDS: Record<string, readonly string[]> = {
+export const TOPIC_WORDS: Record<string, readonly string[]> = {
   ledger: ['the posting', 'each entry', 'the balance query', 'the reconciliation job', 'the webhook worker', 'the migration', 'the API', 'a closed period'],
   caching: ['prompt caching', 'the cache prefix', 'a cache write', 'cache reads', 'the 5-minute TTL', 'the 1-hour TTL', 'the breakpoint', 'the lookback window', 'input tokens'],
   databases: ['logical replication', 'the WAL', 'a replication slot', 'vacuum', 'the planner', 'connection pooling', 'read replicas', 'write amplification', 'the index'],
@@ -179,7 +179,8 @@ export function markdownPage(rng: Rng, topic: string, title: string, target: num
       const rows = [`| ${cap(topic)} | Value | Change |`, '|---|---:|---:|'];
       for (let i = rng.int(3, 8); i > 0; i--) rows.push(`| ${rng.pick(TOPIC_WORDS[topic] ?? ['x'])} | ${rng.int(1, 9999)} | ${rng.pick(['+', '-'])}${rng.int(1, 40)}% |`);
       chunk = rows.join('\n');
-    } else if (kind === 'code') chunk = ['```', ...sourceFile(rng, 'x.ts', rng.int(150, 500)).split('\n').slice(0, 8), '```'].join('\n');
+    } else if (kind === 'code')
+      chunk = ['```json', JSON.stringify({ [rng.pick(['index', 'cache', 'replication', 'limits'])]: { [rng.pick(NOUNS)]: rng.int(1, 4096), [rng.pick(['ttl', 'max_size', 'mode', 'window'])]: rng.pick(['5m', '1h', 'auto', String(rng.int(1, 64))]) } }, null, 2), '```'].join('\n');
     else chunk = paragraph(rng, topic);
     parts.push(chunk, '');
     len += chunk.length + 2;
@@ -262,26 +263,6 @@ export function buildLog(rng: Rng, target: number): string {
 }
 
 // ---------------------------------------------------------------- model output
-
-const THOUGHTS = [
-  'The user wants {goal}. I should look at {file} first to see how {noun}s are handled.',
-  'The failing assertion compares {noun} totals, so the bug is probably in how {file} sums entries.',
-  'I already read {file}; the edit changed it, so I need the new version before editing again.',
-  'These reads are independent, so I can run them in parallel.',
-  'The test output shows one failure left. It points at the {noun} path, not the {noun2} path.',
-  'Let me check whether anything else calls {fn} before I change its signature.',
-  'This page is long; the relevant part is the section on {topicWord}. The rest is navigation and unrelated posts.',
-  'Two sources disagree on {topicWord}. The primary documentation is more recent, so I will prefer it and mention the other.',
-  'I have enough to answer. I should summarise what changed and what I verified.',
-  'Before editing, I need to make sure the migration and the repository agree on the column name.',
-];
-
-/** Thinking text of a few sentences. */
-export function thinkingText(rng: Rng, slots: Record<string, string>): string {
-  const out: string[] = [];
-  for (let i = rng.int(1, 5); i > 0; i--) out.push(rng.pick(THOUGHTS).replace(/\{(\w+)\}/g, (_, k: string) => slots[k] ?? rng.pick(NOUNS)));
-  return out.join(' ');
-}
 
 /** An opaque thinking signature, shaped like the API's (base64). */
 export function signature(rng: Rng): string {

@@ -22,7 +22,7 @@ export const FIXTURE_SPECS: readonly FixtureSpec[] = [
   {
     file: 'coding.jsonl',
     purpose: 'a coding agent: many re-reads of the same files with edits between them, tests, hides of superseded reads',
-    options: { seed: 'coding-1', profile: 'coding', requests: 44 },
+    options: { seed: 'coding-6', profile: 'coding', requests: 44 },
   },
   {
     file: 'research.jsonl',
@@ -47,7 +47,7 @@ export const FIXTURE_SPECS: readonly FixtureSpec[] = [
   {
     file: 'compaction.jsonl',
     purpose: 'claude-opus-4-5 (200k window) with ~1M characters of visible input: crosses 90% of the window, so compaction must run',
-    options: { seed: 'compaction-1', profile: 'compaction' },
+    options: { seed: 'compaction-7', profile: 'compaction' },
   },
   { file: 'mixed-1.jsonl', purpose: 'a realistic session with default shapes', options: { seed: 'mixed-1', profile: 'mixed' } },
   { file: 'mixed-2.jsonl', purpose: 'a realistic session with default shapes', options: { seed: 'mixed-6', profile: 'mixed' } },
