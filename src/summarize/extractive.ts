@@ -14,7 +14,7 @@
 import { InvalidOptionError } from '../errors.js';
 import { tiktokenCounter, type TokenCounter } from '../tokens/counter.js';
 import { clip, digestTurn, type CallGroup, type TurnDigest } from './turn-digest.js';
-import type { Summarizer, SummaryInput, SummaryOutput } from './types.js';
+import type { SummaryInput, SummaryOutput, SyncSummarizer } from './types.js';
 
 /** Options of {@link extractiveSummarizer}. */
 export interface ExtractiveOptions {
@@ -88,7 +88,7 @@ function cutToFit(text: string, max: number, counter: TokenCounter): string {
  * const out = extractiveSummarizer().summarize({ fromTurn: 1, toTurn: 3, turns: state.turns.slice(0, 3), maxTokens: 800 });
  * out.text; // "[Summary of turns 1–3 …]\nTurn 1: Fix the failing test\n  Tools: Read src/a.ts ×3, Edit src/a.ts\n  Answer: …"
  */
-export function extractiveSummarizer(options: ExtractiveOptions = {}): Summarizer & { summarize(input: SummaryInput): SummaryOutput } {
+export function extractiveSummarizer(options: ExtractiveOptions = {}): SyncSummarizer {
   const o = {
     requestChars: options.requestChars ?? 200,
     answerChars: options.answerChars ?? 300,

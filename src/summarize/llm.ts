@@ -23,7 +23,7 @@ import { DEFAULT_MODEL, resolveProfile, type ModelProfile } from '../models/prof
 import { turnBlocks } from '../timeline/paths.js';
 import { extractiveSummarizer } from './extractive.js';
 import { clip, resultText } from './turn-digest.js';
-import type { Summarizer, SummaryInput, SummaryOutput, SummaryUsage } from './types.js';
+import type { AsyncSummarizer, Summarizer, SummaryInput, SummaryOutput, SummaryUsage } from './types.js';
 
 /** Options of {@link llmSummarizer}. */
 export interface LlmSummarizerOptions {
@@ -188,7 +188,7 @@ function describeError(e: unknown, timedOut: boolean, timeoutMs: number): string
  * const out = await summarizer.summarize({ fromTurn: 1, toTurn: 6, turns, maxTokens: 2000, warmPrefix: cutToWarmPrefix(lastParams) });
  * out.text; out.cost; out.fallback; // fallback is set when the extractive summary was used instead
  */
-export function llmSummarizer(options: LlmSummarizerOptions): Summarizer & { summarize(input: SummaryInput, signal?: AbortSignal): Promise<SummaryOutput> } {
+export function llmSummarizer(options: LlmSummarizerOptions): AsyncSummarizer {
   const timeoutMs = options.timeoutMs ?? 60_000;
   if (!(timeoutMs > 0)) throw new InvalidOptionError('timeoutMs', `must be positive, got ${timeoutMs}`);
   if (options.maxTokens !== undefined && !(Number.isInteger(options.maxTokens) && options.maxTokens > 0)) {

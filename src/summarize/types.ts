@@ -57,3 +57,13 @@ export interface Summarizer {
   readonly name: string;
   summarize(input: SummaryInput, signal?: AbortSignal): SummaryOutput | Promise<SummaryOutput>;
 }
+
+/** A summarizer that answers synchronously (usable inside the synchronous render). */
+export interface SyncSummarizer extends Summarizer {
+  summarize(input: SummaryInput, signal?: AbortSignal): SummaryOutput;
+}
+
+/** A summarizer that always answers with a promise (a model call). */
+export interface AsyncSummarizer extends Summarizer {
+  summarize(input: SummaryInput, signal?: AbortSignal): Promise<SummaryOutput>;
+}
