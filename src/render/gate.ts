@@ -43,6 +43,7 @@ export function priceChange(
   const R2 = readableBefore(entries, index);
   const perToken = warm ? p.cacheRead : p.cacheWrite5m;
   const saving = (removed * (perToken + p.cacheRead * remaining)) / 1e6;
-  const rewrite = warm ? ((R - R2) * (p.cacheWrite5m - p.cacheRead)) / 1e6 : 0;
+  // Removed tokens are not re-written; the rest of the stretch between R′ and R is.
+  const rewrite = warm ? (Math.max(0, R - R2 - removed) * (p.cacheWrite5m - p.cacheRead)) / 1e6 : 0;
   return { saving, rewrite, warm };
 }

@@ -9,13 +9,14 @@ import { produce, castDraft } from 'immer';
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { HideRefusedError, PathNotFoundError } from '../errors.js';
 import { findBlock } from '../timeline/paths.js';
-import type { BlockPath, HiddenRecord, HideReason, TimelineState } from '../timeline/types.js';
+import type { BlockPath, CacheEntryRecord, HiddenRecord, HideReason, TimelineState } from '../timeline/types.js';
 import { firstChange, placeCachePoints } from './cache-points.js';
-import { hiddenReplacements, isCompacted } from './hide.js';
+import { hiddenReplacements, isCompacted, type PassContext } from './hide.js';
+import { expectedRemaining, priceChange } from './gate.js';
 import { describe, hiddenNote, payloadChars } from './notes.js';
 import { passContext } from './context.js';
 import { validEntries } from './plan.js';
-import type { Decision, RenderOptions } from './types.js';
+import type { Decision, RenderOptions, StreamBlock } from './types.js';
 import { parseTimelinePath } from '../timeline/paths.js';
 
 /** Options of {@link hideBlock}. */
@@ -24,6 +25,8 @@ export interface HideOptions extends RenderOptions {
   readonly note?: string;
   /** Outside the editable zone: defer to the next prune instead of throwing. */
   readonly defer?: boolean;
+  /** Apply even when the cost gate says the re-write does not pay back yet (default: defer it). */
+  readonly force?: boolean;
 }
 
 /** The result of a hide: the new state and what happened. */
@@ -82,27 +85,36 @@ export function hideBlock(state: TimelineState, path: BlockPath, options: HideOp
     return { state, decision: { type: 'hide', path, reason: 'agent', tokensRemoved: 0 } };
   }
 
-  const zone = editableZoneStart(state, options);
   const ctx = passContext(state, options);
   const stream = hiddenReplacements(state, ctx);
+  const entries = validEntries(state.lastRender, stream, firstChange(stream, state.lastRender), ctx.now);
+  const zone = editableZone(stream, state, ctx, options, entries);
   const index = stream.findIndex((b) => b.path === path);
   if (index > zone.index) {
     const record = hiddenRecord(state, path, 'agent', options.note);
-    const before = stream[index]!.tokens;
+    const removed = Math.max(0, stream[index]!.tokens - ctx.tokens.tokens({ type: 'text', text: record.note }));
+    const price = priceChange(ctx.profile, entries, index, removed, expectedRemaining(state, options.expectedRemaining));
+    if (!options.force && price.saving <= price.rewrite) {
+      const next = addDeferred(state, path, options.note);
+      const why = `the re-write it causes ($${price.rewrite.toFixed(6)}) is worth more than it saves ($${price.saving.toFixed(6)}); deferred to the next cold window or compaction`;
+      return { state: next, decision: { type: 'defer', path, why, price } };
+    }
     const next = produce(state, (draft) => {
       draft.hidden[path] = castDraft(record);
+      draft.deferred = draft.deferred.filter((d) => d.path !== path);
     });
-    const after = ctx.tokens.tokens({ type: 'text', text: record.note });
-    return { state: next, decision: { type: 'hide', path, reason: 'agent', tokensRemoved: Math.max(0, before - after) } };
+    return { state: next, decision: { type: 'hide', path, reason: 'agent', tokensRemoved: removed, price } };
   }
   const message = `outside the editable zone (it starts after ${zone.path}): hiding it would re-bill the cached prefix from this block on`;
   if (!options.defer) throw new HideRefusedError(path, 'outside_editable_zone', `${message}; pass { defer: true } to apply it at the next prune`);
-  const next = produce(state, (draft) => {
-    if (!draft.deferred.some((d) => d.path === path)) {
-      draft.deferred.push(options.note === undefined ? { path } : { path, note: options.note });
-    }
+  return { state: addDeferred(state, path, options.note), decision: { type: 'defer', path, why: message } };
+}
+
+function addDeferred(state: TimelineState, path: BlockPath, note: string | undefined): TimelineState {
+  if (state.deferred.some((d) => d.path === path)) return state;
+  return produce(state, (draft) => {
+    draft.deferred.push(note === undefined ? { path } : { path, note });
   });
-  return { state: next, decision: { type: 'defer', path, why: message } };
 }
 
 /**
@@ -114,6 +126,16 @@ export function editableZoneStart(state: TimelineState, options: RenderOptions =
   const ctx = passContext(state, options);
   const stream = hiddenReplacements(state, ctx);
   const entries = validEntries(state.lastRender, stream, firstChange(stream, state.lastRender), ctx.now);
+  return editableZone(stream, state, ctx, options, entries);
+}
+
+function editableZone(
+  stream: readonly StreamBlock[],
+  state: TimelineState,
+  ctx: PassContext,
+  options: RenderOptions,
+  entries: readonly CacheEntryRecord[],
+): { index: number; path: string } {
   const points = placeCachePoints(stream, state, ctx, options, entries);
   const by = (label: 1 | 2 | 3) => points.find((p) => p.labels.includes(label));
   const point = by(3) ?? by(2) ?? by(1);

@@ -28,7 +28,7 @@ describe('prefix stability (invariant 2)', () => {
 
   it('detects a changed byte before ④ (the assertion can fail)', () => {
     const a = render(session([6]), { now: 0 });
-    const hidden = hideBlock(a.state, a.stream[a.cachePoints.at(-1)!.index]!.path, { now: 1 }).state;
+    const hidden = hideBlock(a.state, a.stream[a.cachePoints.at(-1)!.index]!.path, { now: 1, force: true }).state;
     const b = render(toolRound(hidden), { now: 2 });
     expect(() => assertPrefixStable(a, b)).toThrow(PrefixStabilityError);
   });
