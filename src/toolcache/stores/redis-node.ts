@@ -4,6 +4,7 @@
  * only when this adapter creates a client, and no exported type mentions it.
  */
 
+import { CachepointError } from '../../errors.js';
 import type { RedisLike, RedisLinkEvent, RedisMessageListener } from './redis-client.js';
 
 /**
@@ -81,7 +82,16 @@ export function recommendedNodeRedisOptions(options: NodeRedisClientOptions = {}
  * ```
  */
 export async function nodeRedisClient(options: NodeRedisClientOptions = {}): Promise<RedisLike> {
-  const { createClient } = await import('redis');
+  let createClient: (typeof import('redis'))['createClient'];
+  try {
+    ({ createClient } = await import('redis'));
+  } catch (cause) {
+    throw new CachepointError(
+      'cache_store',
+      'The Redis tool-cache store needs the "redis" package (node-redis v6), an optional peer dependency of cachepoint: run `npm install redis`, or pass your own RedisLike client to `new RedisToolCacheStore({ client })`.',
+      { cause },
+    );
+  }
   const command = createClient(recommendedNodeRedisOptions(options)) as unknown as NodeRedisClientLike & {
     duplicate(): NodeRedisClientLike;
   };
