@@ -174,6 +174,15 @@ describe('RedisToolCacheStore.flight', () => {
     expect(await b.flight.acquire('k', 'tok-b', 5000)).toBe(true);
   });
 
+  it('refuses the claim while the entry exists, and a waiter gets that entry at once', async () => {
+    const ns = uniqueNamespace('lock-stored');
+    const a = (await open(ns)).store;
+    await a.insertIfEpoch(entry('k'), await a.epoch());
+    // A caller that missed just before another runner stored and released: no second run.
+    expect(await a.flight.acquire('k', 'late', 5000)).toBe(false);
+    expect((await a.flight.wait('k', 5000))?.key).toBe('k');
+  });
+
   it('wakes a waiter with the entry as soon as the owner stores it', async () => {
     const ns = uniqueNamespace('wait-hit');
     const owner = (await open(ns)).store;

@@ -47,7 +47,8 @@ export class RedisFlightCoordinator implements FlightCoordinator {
 
   async acquire(key: string, token: string, ttlMs: number): Promise<boolean> {
     const px = String(Math.max(1, Math.ceil(ttlMs)));
-    return (await this.#host.script('flight.acquire', ACQUIRE_SCRIPT, [this.#host.lockKey(key)], [token, px])) === 1;
+    const keys = [this.#host.lockKey(key), this.#host.entryKey(key)];
+    return (await this.#host.script('flight.acquire', ACQUIRE_SCRIPT, keys, [token, px])) === 1;
   }
 
   async release(key: string, token: string): Promise<void> {

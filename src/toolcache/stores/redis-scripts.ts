@@ -107,8 +107,14 @@ local n = redis.call('PUBLISH', ARGV[3], ARGV[4])
 return { e, n, evicted }
 `);
 
-/** KEYS[1] = lock key. ARGV: token, ttl ms. Returns 1 when acquired. */
+/**
+ * KEYS[1] = lock key, KEYS[2] = entry key. ARGV: token, ttl ms. Returns 1 when acquired.
+ * Refuses while the entry exists: a caller that missed just before another
+ * runner stored and released must not start a second run; its `wait` returns
+ * the stored entry at once.
+ */
 export const ACQUIRE_SCRIPT = script(`
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', tonumber(ARGV[2])) then return 1 end
 return 0
 `);
