@@ -12,7 +12,6 @@ import * as C from './content.js';
 import { Rng } from './rng.js';
 import {
   type Call,
-  CODING_FILES,
   CODING_PROMPTS,
   type EventInput,
   type Flavor,
@@ -22,7 +21,6 @@ import {
   roundCalls,
   Session,
   type Settings,
-  TOPICS,
 } from './session.js';
 import type { AssistantBlock, TraceEvent, TraceToolResult } from './types.js';
 import type { TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
