@@ -134,3 +134,52 @@ export type {
   TraceEventType,
   UserEvent,
 } from './trace/index.js';
+
+// Async rendering, compaction and summarizers
+export { renderAsync } from './render/render.js';
+export { planCompaction } from './render/compact.js';
+export type { CompactionPlan, SummaryTexts } from './render/compact.js';
+export { extractiveSummarizer, llmSummarizer } from './summarize/index.js';
+export type { ExtractiveOptions, LlmSummarizerOptions, Summarizer, SummaryInput, SummaryOutput, SummaryUsage } from './summarize/index.js';
+
+// Calibration and exact counting
+export { Calibration } from './tokens/calibration.js';
+export type { CalibrationOptions, CalibrationSnapshot, CalibrationStats, ReportedInput } from './tokens/calibration.js';
+export { exactCounter } from './tokens/exact.js';
+export type { ExactCounter, ExactCounterOptions } from './tokens/exact.js';
+
+// Recall: payload stores and the recall tool
+export {
+  FilePayloadStore,
+  handleRecall,
+  MemoryPayloadStore,
+  PayloadStoreError,
+  recallTool,
+  recordState,
+  UnsafePathError,
+} from './store/index.js';
+export type { FilePayloadStoreOptions, PayloadStore, RecallInput, RecallResult, SearchHit, StoredPayload } from './store/index.js';
+
+// The agent-loop session
+export { Session } from './session/session.js';
+export type { RequestRecord, SessionOptions, SessionStats } from './session/session.js';
+
+// Replay and measurement
+export { replay, replayAll } from './replay/replay.js';
+export type { ReplayedRequest, ReplayOptions } from './replay/replay.js';
+export { compareTrace } from './replay/compare.js';
+export type { TraceComparison } from './replay/compare.js';
+export {
+  BASELINES,
+  CacheSimulator,
+  compareStrategies,
+  formatExplain,
+  formatRequestTable,
+  formatTotals,
+  idealBound,
+  simulateAll,
+  simulationJson,
+} from './sim/index.js';
+export type { Baseline, BaselineId, Comparison, IdealRun, RequestExplain, SimRequest, SimResult, SimulatorOptions, StrategySummary } from './sim/index.js';
+export { generateTrace } from './trace/generate.js';
+export type { GenerateOptions, TraceProfile } from './trace/generate.js';
