@@ -22,3 +22,5 @@ export type { FixtureSpec } from './fixtures.js';
 export { generateTrace, TRACE_PROFILES } from './generate.js';
 export type { GenerateOptions, TraceProfile } from './generate.js';
 export { Rng } from './rng.js';
+export { requestToTrace } from './convert.js';
+export type { ConvertOptions, LoggedRequest } from './convert.js';
