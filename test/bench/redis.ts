@@ -28,15 +28,21 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** Median per-call time in µs over `batches` batches of `per` sequential calls. */
-async function perCallMicros(batches: number, per: number, fn: () => Promise<unknown>): Promise<number> {
-  const samples: number[] = [];
+/**
+ * Median per-call time in µs of each function, over `batches` batches of `per`
+ * sequential calls. Batches of the functions alternate, so load on the machine
+ * drifts over all of them alike and the ratios stay fair.
+ */
+async function interleavedMicros(batches: number, per: number, fns: ReadonlyArray<() => Promise<unknown>>): Promise<number[]> {
+  const samples: number[][] = fns.map(() => []);
   for (let b = 0; b < batches; b++) {
-    const t0 = performance.now();
-    for (let i = 0; i < per; i++) await fn();
-    samples.push(((performance.now() - t0) * 1000) / per);
+    for (const [i, fn] of fns.entries()) {
+      const t0 = performance.now();
+      for (let k = 0; k < per; k++) await fn();
+      samples[i]!.push(((performance.now() - t0) * 1000) / per);
+    }
   }
-  return median(samples);
+  return samples.map(median);
 }
 
 const CONTENT = 'line of source\n'.repeat(200); // ~3 KB result
@@ -49,7 +55,7 @@ function cacheOn(store: ToolCacheStore): ToolCache {
   return cache;
 }
 
-async function hitMicros(cache: ToolCache): Promise<number> {
+async function hitCall(cache: ToolCache): Promise<() => Promise<unknown>> {
   const tool = async (): Promise<string> => CONTENT;
   let n = 0;
   const hit = () => cache.call('Read', ARGS, tool, { scope: 'bench', callId: `c${++n}` });
@@ -57,15 +63,15 @@ async function hitMicros(cache: ToolCache): Promise<number> {
   const check = await hit();
   if (check.cache.type !== 'hit') throw new Error(`bench setup: expected a hit, got ${check.cache.type}`);
   for (let i = 0; i < 2000; i++) await hit(); // JIT warm-up (and front-tier fill)
-  return perCallMicros(40, 100, hit);
+  return hit;
 }
 
-async function writeMicros(cache: ToolCache): Promise<number> {
+async function writeCall(cache: ToolCache): Promise<() => Promise<unknown>> {
   const edit = async (): Promise<string> => 'ok';
   let n = 0;
   const write = () => cache.call('Edit', { path: ARGS.path, content: 'x' }, edit, { scope: 'bench', callId: `w${++n}` });
   for (let i = 0; i < 300; i++) await write();
-  return perCallMicros(20, 50, write);
+  return write;
 }
 
 export default async function bench(): Promise<Row[]> {
@@ -79,15 +85,15 @@ export default async function bench(): Promise<Row[]> {
     stores.push(redis, front);
     for (let i = 0; i < 100 && !front.frontTierLeased; i++) await new Promise((r) => setTimeout(r, 10));
 
-    const memUs = await hitMicros(cacheOn(memory));
-    const redisUs = await hitMicros(cacheOn(redis));
-    const frontUs = await hitMicros(cacheOn(front));
+    const caches = [cacheOn(memory), cacheOn(redis), cacheOn(front)];
+    const hits = await Promise.all(caches.map(hitCall));
+    const [memUs, redisUs, frontUs] = (await interleavedMicros(40, 100, hits)) as [number, number, number];
     const frontHitShare = front.stats.frontHits / Math.max(1, front.stats.frontHits + front.stats.frontMisses);
 
-    const memWriteUs = await writeMicros(cacheOn(memory));
-    const redisWriteUs = await writeMicros(cacheOn(redis));
-    // One front tier listening: every write waits for its ack.
-    const frontWriteUs = await writeMicros(cacheOn(front));
+    // The front-tier store's writes wait for one ack (its own subscription receives them).
+    const writes = [];
+    for (const c of caches) writes.push(await writeCall(c));
+    const [memWriteUs, redisWriteUs, frontWriteUs] = (await interleavedMicros(20, 50, writes)) as [number, number, number];
 
     const base = `memory store ${memUs.toFixed(2)} µs`;
     const wbase = `memory store ${memWriteUs.toFixed(2)} µs`;

@@ -1,0 +1,475 @@
+/**
+ * The shared tool-result cache: a {@link ToolCacheStore} on Redis, so a fleet
+ * of agent processes shares hits and every write's invalidation reaches every
+ * replica before the write returns.
+ *
+ * - Entries live under `{namespace}:e:<key>` (the key already carries tool,
+ *   scope and argument hash) with native expiry; tag sets `{namespace}:t:<tag>`
+ *   map each tag/path to the keys that depend on it.
+ * - `insertIfEpoch` and `invalidate` are Lua scripts, atomic on the server, so
+ *   the epoch guard holds across processes (see redis-scripts.ts).
+ * - `flight` coordinates singleflight across processes (see redis-flight.ts).
+ * - An optional in-process front tier serves hot hits without a round trip
+ *   and is kept honest by acks and leases (see redis-front.ts).
+ * - Faults: every failing command rejects quickly with a {@link RedisStoreError}
+ *   (the memoizer then runs the tool: pass-through), the first failure of an
+ *   outage raises a warning, counters say what happened, and the client
+ *   reconnects on its own. An invalidation that could not reach Redis is kept
+ *   and re-sent before this store reads anything again.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { InvalidOptionError } from '../../errors.js';
+import type { FlightCoordinator, StoredEntry, ToolCacheStore } from '../store.js';
+import {
+  RedisStoreError,
+  type RedisStoreWarning,
+  type RedisStoreWarningCode,
+  type RedisToolCacheStoreOptions,
+  type RedisToolCacheStoreStats,
+} from './redis-api.js';
+import type { RedisLike, RedisLinkEvent, RedisScript } from './redis-client.js';
+import { decodeEntry, encodeEntry } from './redis-codec.js';
+import { RedisFlightCoordinator } from './redis-flight.js';
+import { FrontTier } from './redis-front.js';
+import { EPOCH_SCRIPT, INSERT_SCRIPT, INVALIDATE_SCRIPT } from './redis-scripts.js';
+
+// TYPES
+
+type InvMessage = { readonly t: 'inv'; readonly id: string; readonly from: string; readonly tags: readonly string[] };
+type AckMessage = { readonly t: 'ack'; readonly id: string; readonly by: string };
+type HeartbeatMessage = { readonly t: 'hb'; readonly n: number };
+type StoreMessage = InvMessage | AckMessage | HeartbeatMessage;
+
+interface AckWaiter {
+  need: number;
+  readonly by: Set<string>;
+  done: () => void;
+}
+
+const DEFAULT_NAMESPACE = 'cachepoint';
+
+function positiveNumber(name: string, v: number | undefined, fallback: number, allowInfinity = false): number {
+  const x = v ?? fallback;
+  if (!(x > 0) || (!allowInfinity && !Number.isFinite(x))) {
+    throw new InvalidOptionError(name, `must be a positive${allowInfinity ? '' : ' finite'} number, got ${String(v)}`);
+  }
+  return x;
+}
+
+// CLASS
+
+/**
+ * A {@link ToolCacheStore} shared through Redis.
+ *
+ * @example
+ * ```ts
+ * import { createRedisToolCacheStore } from 'cachepoint/redis';
+ * const store = await createRedisToolCacheStore({ url: process.env.REDIS_URL, namespace: 'agents-prod', frontTier: true });
+ * const cache = new ToolCache({ store });
+ * ```
+ */
+export class RedisToolCacheStore implements ToolCacheStore {
+  readonly namespace: string;
+  /** This store's id on the bus (acks are addressed to it). */
+  readonly id = randomBytes(6).toString('hex');
+  readonly flight: FlightCoordinator;
+  readonly #client: RedisLike;
+  readonly #front: FrontTier | undefined;
+  readonly #ackTimeoutMs: number;
+  readonly #defaultMaxAgeMs: number;
+  readonly #onWarning: (w: RedisStoreWarning) => void;
+  readonly #closeClient: boolean;
+  readonly #acks = new Map<string, AckWaiter>();
+  readonly #pending = new Set<string>();
+  #flushing: Promise<void> | undefined;
+  #degraded = false;
+  #subscribed = false;
+  #closed = false;
+  readonly #timer: NodeJS.Timeout | undefined;
+  readonly #offLink: () => void;
+  readonly #stats = {
+    commandErrors: 0,
+    outages: 0,
+    recoveries: 0,
+    decodeFailures: 0,
+    ackTimeouts: 0,
+    frontHits: 0,
+    frontMisses: 0,
+    waits: 0,
+    waitHits: 0,
+    waitGaveUp: 0,
+    waitTimeouts: 0,
+  };
+  readonly #k: {
+    readonly epoch: string;
+    readonly entryPrefix: string;
+    readonly tagPrefix: string;
+    readonly lockPrefix: string;
+    readonly flightPrefix: string;
+    readonly inv: string;
+    readonly own: string;
+  };
+
+  constructor(options: RedisToolCacheStoreOptions) {
+    const ns = options.namespace ?? DEFAULT_NAMESPACE;
+    if (ns.length === 0 || /[{}]/.test(ns)) {
+      throw new InvalidOptionError('namespace', `must be non-empty without "{" or "}" (it becomes a Redis hash tag), got "${ns}"`);
+    }
+    this.namespace = ns;
+    this.#client = options.client;
+    this.#ackTimeoutMs = positiveNumber('ackTimeoutMs', options.ackTimeoutMs, 1000);
+    this.#defaultMaxAgeMs = positiveNumber('defaultMaxAgeMs', options.defaultMaxAgeMs, 86_400_000, true);
+    const pollMs = positiveNumber('flightPollMs', options.flightPollMs, 100);
+    this.#onWarning = options.onWarning ?? defaultWarning;
+    this.#closeClient = options.closeClient ?? true;
+    const p = `{${ns}}:`;
+    this.#k = {
+      epoch: `${p}epoch`,
+      entryPrefix: `${p}e:`,
+      tagPrefix: `${p}t:`,
+      lockPrefix: `${p}l:`,
+      flightPrefix: `${p}f:`,
+      inv: `${p}inv`,
+      own: `${p}s:${this.id}`,
+    };
+    if (options.frontTier !== undefined && options.frontTier !== false) {
+      const fo = options.frontTier === true ? {} : options.frontTier;
+      const maxEntries = fo.maxEntries ?? 1000;
+      if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) {
+        throw new InvalidOptionError('frontTier.maxEntries', `must be a positive integer, got ${String(fo.maxEntries)}`);
+      }
+      const leaseMs = positiveNumber('frontTier.leaseMs', fo.leaseMs, 500);
+      if (leaseMs >= this.#ackTimeoutMs) {
+        throw new InvalidOptionError(
+          'frontTier.leaseMs',
+          `must be below ackTimeoutMs (${this.#ackTimeoutMs}), got ${leaseMs}: a writer must outwait a silent replica's lease`,
+        );
+      }
+      this.#front = new FrontTier({ maxEntries, leaseMs });
+      this.#timer = setInterval(() => this.#heartbeat(), Math.max(10, Math.floor(leaseMs / 5)));
+      this.#timer.unref();
+    }
+    this.#offLink = this.#client.onLinkEvent((e) => this.#onLink(e));
+    void this.#subscribe();
+    const k = this.#k;
+    this.flight = new RedisFlightCoordinator({
+      client: this.#client,
+      pollMs,
+      lockKey: (key) => k.lockPrefix + key,
+      entryKey: (key) => k.entryPrefix + key,
+      flightChannel: (key) => k.flightPrefix + key,
+      script: (op, s, keys, args) => this.#run(op, () => this.#script(s, keys, args)),
+      decode: (raw, key) => this.#decode(raw, key),
+      count: (what) => {
+        this.#stats[what] += 1;
+      },
+    });
+  }
+
+  /** A snapshot of the counters. */
+  get stats(): RedisToolCacheStoreStats {
+    const s = this.#stats;
+    return {
+      connected: this.#client.isReady(),
+      commandErrors: s.commandErrors,
+      outages: s.outages,
+      recoveries: s.recoveries,
+      decodeFailures: s.decodeFailures,
+      pendingInvalidationTags: this.#pending.size,
+      ackTimeouts: s.ackTimeouts,
+      frontHits: s.frontHits,
+      frontMisses: s.frontMisses,
+      frontEvictions: this.#front?.evictions ?? 0,
+      frontResets: this.#front?.resets ?? 0,
+      frontSize: this.#front?.size ?? 0,
+      flightWaits: s.waits,
+      flightWaitHits: s.waitHits,
+      flightWaitGaveUp: s.waitGaveUp,
+      flightWaitTimeouts: s.waitTimeouts,
+    };
+  }
+
+  /** Whether the front tier may serve hits right now (it holds a lease). */
+  get frontTierLeased(): boolean {
+    return this.#front?.leased() ?? false;
+  }
+
+  async epoch(): Promise<number> {
+    await this.#flushPending();
+    return this.#run('epoch', async () => {
+      const raw = await this.#client.get(this.#k.epoch);
+      const v = raw === null ? await this.#script(EPOCH_SCRIPT, [this.#k.epoch], []) : raw;
+      return toEpoch(v);
+    });
+  }
+
+  async get(key: string): Promise<StoredEntry | undefined> {
+    const front = this.#front;
+    if (front !== undefined) {
+      const hit = front.get(key);
+      if (hit !== undefined) {
+        this.#stats.frontHits += 1;
+        return hit;
+      }
+      this.#stats.frontMisses += 1;
+    }
+    const ticket = front?.ticket();
+    await this.#flushPending();
+    const raw = await this.#run('get', () => this.#client.get(this.#k.entryPrefix + key));
+    if (raw === null) return undefined;
+    const entry = await this.#decode(raw, key);
+    if (entry !== undefined && front !== undefined && ticket !== undefined) front.offer(entry, ticket);
+    return entry;
+  }
+
+  async insertIfEpoch(entry: StoredEntry, epoch: number): Promise<boolean> {
+    await this.#flushPending();
+    let px: number;
+    if (entry.expiresAtMs !== undefined) px = Math.max(1, Math.ceil(entry.expiresAtMs - Date.now()));
+    else px = Number.isFinite(this.#defaultMaxAgeMs) ? Math.ceil(this.#defaultMaxAgeMs) : 0;
+    const value = encodeEntry(entry);
+    const ticket = this.#front?.ticket();
+    const k = this.#k;
+    const stored =
+      (await this.#run('insertIfEpoch', () =>
+        this.#script(
+          INSERT_SCRIPT,
+          [k.epoch, k.entryPrefix + entry.key],
+          [String(epoch), value, String(px), k.tagPrefix, entry.key, k.entryPrefix, k.flightPrefix + entry.key, ...entry.tags],
+        ),
+      )) === 1;
+    if (stored && this.#front !== undefined && ticket !== undefined) {
+      const copy = decodeEntry(value, entry.key);
+      if (copy !== undefined) this.#front.offer(copy, ticket);
+    }
+    return stored;
+  }
+
+  async invalidate(tags: readonly string[]): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }> {
+    return this.#invalidate(tags);
+  }
+
+  async delete(key: string): Promise<boolean> {
+    this.#front?.delete(key);
+    return (await this.#run('delete', () => this.#client.del(this.#k.entryPrefix + key))) > 0;
+  }
+
+  /** Stops heartbeats, unsubscribes, and closes the client (unless `closeClient: false`). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#front?.reset();
+    for (const w of this.#acks.values()) w.done();
+    this.#acks.clear();
+    this.#offLink();
+    if (this.#closeClient) await this.#client.close();
+    else await this.#client.unsubscribe(this.#channels(), this.#onMessage).catch(() => undefined);
+  }
+
+  // IMPLEMENTATION
+
+  async #invalidate(tags: readonly string[]): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }> {
+    // Tags whose invalidation failed earlier ride along: over-evicting is safe.
+    const all = [...new Set([...this.#pending, ...tags])];
+    const id = randomBytes(8).toString('hex');
+    const message = JSON.stringify({ t: 'inv', id, from: this.id, tags: all } satisfies InvMessage);
+    let settle: () => void = () => undefined;
+    const acked = new Promise<void>((resolve) => (settle = resolve));
+    // Registered before the script runs: acks can arrive before its reply does.
+    const waiter: AckWaiter = { need: Number.POSITIVE_INFINITY, by: new Set(), done: settle };
+    this.#acks.set(id, waiter);
+    this.#front?.evictTags(all);
+    let reply: unknown;
+    try {
+      reply = await this.#run('invalidate', () =>
+        this.#script(INVALIDATE_SCRIPT, [this.#k.epoch], [this.#k.tagPrefix, this.#k.entryPrefix, this.#k.inv, message, ...all]),
+      );
+    } catch (error) {
+      this.#acks.delete(id);
+      for (const t of tags) this.#pending.add(t);
+      this.#warn(
+        'invalidation_pending',
+        `Redis tool-cache store: an invalidation of ${all.length} tag(s) did not reach Redis; this process reads nothing from Redis until it is re-sent.`,
+        error,
+      );
+      throw error;
+    }
+    for (const t of all) this.#pending.delete(t);
+    const [epoch, receivers, evicted] = reply as [number, number, string[]];
+    // A read that started before the script may have filled the tier since the first eviction.
+    this.#front?.evictTags(all);
+    waiter.need = Number(receivers);
+    if (waiter.by.size >= waiter.need) waiter.done();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      acked.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), this.#ackTimeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    this.#acks.delete(id);
+    if (timedOut && !this.#closed) {
+      this.#stats.ackTimeouts += 1;
+      this.#warn(
+        'ack_timeout',
+        `Redis tool-cache store: ${waiter.need - waiter.by.size} of ${waiter.need} front tier(s) did not acknowledge an invalidation within ${this.#ackTimeoutMs} ms; their leases have lapsed, so they serve nothing stale.`,
+      );
+    }
+    return { evicted: evicted.map(String), epoch: toEpoch(epoch) };
+  }
+
+  async #flushPending(): Promise<void> {
+    if (this.#pending.size === 0) return;
+    this.#flushing ??= this.#invalidate([])
+      .then(() => undefined)
+      .finally(() => {
+        this.#flushing = undefined;
+      });
+    await this.#flushing;
+  }
+
+  async #script(s: RedisScript, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    try {
+      return await this.#client.evalSha(s.sha1, keys, args);
+    } catch (error) {
+      // After a restart (or SCRIPT FLUSH) the server forgot the script: send the source once.
+      if (error instanceof Error && error.message.includes('NOSCRIPT')) return this.#client.eval(s.source, keys, args);
+      throw error;
+    }
+  }
+
+  /** Runs one store operation's commands; failures become a RedisStoreError, counted and warned once per outage. */
+  async #run<T>(op: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      const v = await fn();
+      if (this.#degraded) this.#recovered();
+      return v;
+    } catch (error) {
+      this.#stats.commandErrors += 1;
+      if (!this.#degraded) {
+        this.#degraded = true;
+        this.#stats.outages += 1;
+        this.#warn(
+          'redis_unreachable',
+          `Redis tool-cache store (namespace "${this.namespace}"): ${op} failed (${error instanceof Error ? error.message : String(error)}). Tool calls run uncached until Redis answers again; the client reconnects by itself.`,
+          error,
+        );
+      }
+      throw new RedisStoreError(op, error);
+    }
+  }
+
+  #recovered(): void {
+    this.#degraded = false;
+    this.#stats.recoveries += 1;
+    this.#warn('redis_recovered', `Redis tool-cache store (namespace "${this.namespace}"): Redis answers again; caching resumed.`);
+  }
+
+  async #decode(raw: string, key: string): Promise<StoredEntry | undefined> {
+    const entry = decodeEntry(raw, key);
+    if (entry !== undefined) return entry;
+    this.#stats.decodeFailures += 1;
+    this.#front?.delete(key);
+    this.#warn('decode_failed', `Redis tool-cache store: the value under "${key}" is not a valid entry; deleted, answered as a miss.`);
+    await this.#client.del(this.#k.entryPrefix + key).catch(() => undefined);
+    return undefined;
+  }
+
+  #warn(code: RedisStoreWarningCode, message: string, cause?: unknown): void {
+    try {
+      this.#onWarning(cause === undefined ? { code, message } : { code, message, cause });
+    } catch {
+      // A throwing warning handler must not turn a degraded cache into a failed tool call.
+    }
+  }
+
+  #channels(): string[] {
+    return this.#front === undefined ? [this.#k.own] : [this.#k.inv, this.#k.own];
+  }
+
+  async #subscribe(): Promise<void> {
+    if (this.#subscribed || this.#closed) return;
+    try {
+      // One SUBSCRIBE for both channels: heartbeats must not arrive on a connection that misses invalidations.
+      await this.#client.subscribe(this.#channels(), this.#onMessage);
+      this.#subscribed = true;
+      // Earn the first lease now rather than one heartbeat interval later.
+      this.#heartbeat();
+    } catch {
+      // Offline: retried when the subscriber connection is ready.
+    }
+  }
+
+  #onLink(e: RedisLinkEvent): void {
+    if (e.link === 'subscriber') {
+      // Messages may have been lost while the link was down: nothing cached locally is trustworthy.
+      this.#front?.reset();
+      if (e.state === 'ready') {
+        if (this.#subscribed) this.#heartbeat();
+        else void this.#subscribe();
+      }
+    } else if (e.state === 'ready' && this.#degraded) {
+      this.#recovered();
+    }
+  }
+
+  readonly #onMessage = (message: string): void => {
+    const m = parseMessage(message);
+    if (m === undefined) return;
+    if (m.t === 'inv') {
+      this.#front?.evictTags(m.tags);
+      const ack = JSON.stringify({ t: 'ack', id: m.id, by: this.id } satisfies AckMessage);
+      this.#client.publish(`{${this.namespace}}:s:${m.from}`, ack).catch(() => undefined);
+    } else if (m.t === 'ack') {
+      const w = this.#acks.get(m.id);
+      if (w === undefined) return;
+      // Counted per replica id: a listener registered twice must not stand in for another replica.
+      w.by.add(m.by);
+      if (w.by.size >= w.need) w.done();
+    } else if (m.t === 'hb') {
+      this.#front?.heartbeatReceived(m.n);
+    }
+  };
+
+  #heartbeat(): void {
+    if (this.#front === undefined || this.#closed || !this.#client.isReady()) return;
+    const n = this.#front.heartbeatSent();
+    this.#client.publish(this.#k.own, JSON.stringify({ t: 'hb', n } satisfies HeartbeatMessage)).catch(() => undefined);
+  }
+}
+
+/** A bus message, or undefined for anything malformed (another program on our channels must not crash us). */
+function parseMessage(raw: string): StoreMessage | undefined {
+  let m: unknown;
+  try {
+    m = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (typeof m !== 'object' || m === null) return undefined;
+  const o = m as Record<string, unknown>;
+  if (o.t === 'inv' && typeof o.id === 'string' && typeof o.from === 'string' && Array.isArray(o.tags) && o.tags.every((t) => typeof t === 'string')) {
+    return o as unknown as InvMessage;
+  }
+  if (o.t === 'ack' && typeof o.id === 'string' && typeof o.by === 'string') return o as unknown as AckMessage;
+  if (o.t === 'hb' && typeof o.n === 'number') return o as unknown as HeartbeatMessage;
+  return undefined;
+}
+
+function toEpoch(v: unknown): number {
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isSafeInteger(n)) throw new RedisStoreError('epoch', new Error(`epoch is not an integer: ${String(v)}`));
+  return n;
+}
+
+const warnedOnce = new Set<RedisStoreWarningCode>();
+
+function defaultWarning(w: RedisStoreWarning): void {
+  // Outage and recovery are worth a line each time; per-value noise only once per process.
+  if ((w.code === 'decode_failed' || w.code === 'ack_timeout') && warnedOnce.has(w.code)) return;
+  warnedOnce.add(w.code);
+  process.emitWarning(w.message, { type: 'CachepointWarning', code: w.code });
+}
