@@ -7,6 +7,7 @@
  * failed tool calls. Same options → same events → same bytes.
  */
 import { InvalidOptionError } from '../errors.js';
+import { MODEL_PROFILES } from '../models/profiles.js';
 import { agentInstruction, runtimeInstruction, SKILLS, TOOLS } from './catalog.js';
 import * as C from './content.js';
 import { Rng } from './rng.js';
@@ -238,16 +239,19 @@ function assistantBlocks(ss: Session, calls: readonly Call[], final: boolean): A
 
 // ---------------------------------------------------------------- tail
 
+// Not toLocaleString: its output depends on the ICU data Node was built with.
+const thousands = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
 function liveView(ss: Session, requestAt: number): TextBlockParam {
   const { rng } = ss;
-  const window = ss.s.model === 'claude-opus-4-5' ? 200_000 : 1_000_000;
+  const window = MODEL_PROFILES[ss.s.model]?.contextWindow ?? 200_000;
   const used = Math.round(ss.chars / 3.5);
   const mod = [...ss.modified];
   const lines = [
     '<live-view>',
     `request: ${ss.requests + 1}`,
     `time: ${new Date(requestAt).toISOString()}`,
-    `budget: ${used.toLocaleString('en-US')} / ${window.toLocaleString('en-US')} tokens (${((100 * used) / window).toFixed(1)}%), $${(used * 3e-6 * 0.3 + ss.requests * 0.004).toFixed(2)} spent`,
+    `budget: ${thousands(used)} / ${thousands(window)} tokens (${((100 * used) / window).toFixed(1)}%), $${(used * 3e-6 * 0.3 + ss.requests * 0.004).toFixed(2)} spent`,
     `workspace: branch fix/reconcile-refunds, ${mod.length} modified${mod.length ? ` (${mod.slice(0, 4).join(', ')}${mod.length > 4 ? ', …' : ''})` : ''}`,
     `interrupts: ${rng.chance(0.05) ? '"also check the JPY case" (user, queued)' : 'none'}`,
     '</live-view>',
