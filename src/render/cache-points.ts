@@ -95,10 +95,10 @@ export function placeCachePoints(
   stream: readonly StreamBlock[],
   state: TimelineState,
   ctx: PassContext,
-  options: Pick<RenderOptions, 'preTailOffset' | 'ttl'>,
+  options: Pick<RenderOptions, 'preTailOffset' | 'ttl' | 'adaptiveTtl'>,
   entries: readonly CacheEntryRecord[] = [],
 ): CachePoint[] {
-  const ttls = resolveTtls(options.ttl);
+  const ttls = options.ttl ? resolveTtls(options.ttl) : { 1: '5m' as CacheTtl, 2: '5m' as CacheTtl, 3: '5m' as CacheTtl, 4: '5m' as CacheTtl };
   const offset = options.preTailOffset ?? 4;
   const placements: Placement[] = [];
   const put = (label: CachePointLabel, want: number | undefined, floor = 0) => {
@@ -138,6 +138,7 @@ export function placeCachePoints(
   put(4, stream.length - 1);
 
   bridge(stream, ctx, placements, entries);
+  if (!options.ttl && options.adaptiveTtl) adaptTtls(stream, state, ctx, placements, entries, ttls);
   return collapse(stream, placements, ttls);
 }
 
@@ -154,6 +155,38 @@ function bridge(stream: readonly StreamBlock[], ctx: PassContext, placements: Pl
   const keep = placements.filter((p) => p.label !== label);
   placements.length = 0;
   placements.push(...keep, { label, index: m, moved: 'bridge' });
+}
+
+/**
+ * Adaptive TTLs (opt-in `adaptiveTtl`, when the caller set no TTLs). A session whose user has already
+ * gone idle for longer than the 5-minute window is likely to do it again, and
+ * then every byte is re-written. From the first such gap on, ① and ② carry
+ * 1-hour markers, so after the next pause the history up to the previous turn
+ * is read instead of re-written. ② only turns 1-hour where its write is small
+ * (it extends an entry just read): a 1-hour write costs 2× the input price.
+ * Off by default: it keeps the timeline warm across pauses, so the cold-window
+ * prune (which shrinks the prefix for free) no longer happens; on the committed
+ * fixtures pruning saves more (docs/benchmarks.md has the figures).
+ */
+function adaptTtls(
+  stream: readonly StreamBlock[],
+  state: TimelineState,
+  ctx: PassContext,
+  placements: readonly Placement[],
+  entries: readonly CacheEntryRecord[],
+  ttls: Record<CachePointLabel, CacheTtl>,
+): void {
+  const prev = state.lastRender;
+  const gaps = (prev?.idleGaps ?? 0) + (prev && ctx.now - prev.at >= ctx.profile.ttlMs['5m'] ? 1 : 0);
+  if (gaps === 0) return;
+  ttls[1] = '1h';
+  const two = placements.find((p) => p.label === 2);
+  if (!two) return;
+  let tokens = 0;
+  for (let i = 0; i <= two.index; i++) tokens += stream[i]!.tokens;
+  let read = 0;
+  for (const e of entries) if (e.index <= two.index && e.prefixTokens > read) read = e.prefixTokens;
+  if (tokens - read <= Math.max(2048, tokens * 0.1)) ttls[2] = '1h';
 }
 
 function collapse(

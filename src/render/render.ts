@@ -73,6 +73,7 @@ export function render(state: TimelineState, options: RenderOptions = {}, summar
         turn: rendered.turn,
         round: rendered.round,
         requests: (next.lastRender?.requests ?? 0) + 1,
+        idleGaps: (next.lastRender?.idleGaps ?? 0) + (next.lastRender && ctx.now - next.lastRender.at >= ctx.profile.ttlMs['5m'] ? 1 : 0),
       },
     },
     false,

@@ -136,6 +136,12 @@ export interface RenderOptions {
   readonly preTailOffset?: number;
   /** TTL per cache point (default '5m' for all). Longer TTLs must come first. */
   readonly ttl?: Partial<Record<'envelope' | 'previousTurn' | 'preTail' | 'tail', CacheTtl>>;
+  /**
+   * Without explicit `ttl`: once the session has paused longer than 5 minutes,
+   * give ① and ② 1-hour markers so the next pause re-writes only the last turn.
+   * Default false (see cache-points.ts for the trade-off with pruning).
+   */
+  readonly adaptiveTtl?: boolean;
   readonly prune?: PruneOptions;
   readonly compact?: CompactOptions;
   /** `conservative` (default) or `economy`. */

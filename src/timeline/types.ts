@@ -157,4 +157,6 @@ export interface LastRender {
   readonly round: number;
   /** Requests rendered in this session so far. */
   readonly requests: number;
+  /** How many renders came after a pause longer than the 5-minute cache window. */
+  readonly idleGaps: number;
 }
