@@ -64,7 +64,7 @@ export function pruneCandidates(state: TimelineState, options: RenderOptions): B
       for (const b of [...round.response, ...round.results]) {
         const type = b.param.type;
         const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text';
-        if (bulky && !state.hidden[b.path] && sizeOf(b) >= o.minChars) out.push(b);
+        if (bulky && b.path !== 'notices/prune' && !state.hidden[b.path] && sizeOf(b) >= o.minChars) out.push(b);
       }
     }
   }
