@@ -134,6 +134,7 @@ async function latency(): Promise<Row[]> {
 // (d) INCREMENTAL COUNTING
 
 const COUNT_REQUESTS = 300;
+const COUNT_CHARS = 1_000_000;
 const WARM_REPS = 40;
 const SCRATCH_REPS = 5;
 
@@ -143,24 +144,46 @@ function timelineChars(state: TimelineState): number {
   return n;
 }
 
+/** Characters of payload text the trace's events carry (user, assistant and tool-result content). */
+function traceChars(events: readonly TraceEvent[]): number {
+  let n = 0;
+  for (const e of events) {
+    if (e.type !== 'user' && e.type !== 'assistant' && e.type !== 'tool_results') continue;
+    if (typeof e.content === 'string') n += e.content.length;
+    else for (const b of e.content) n += blockText(b).text.length;
+  }
+  return n;
+}
+
+/** A 300-request coding session with ~1M characters: result sizes scaled up until it gets there. */
+function countingTrace(): TraceEvent[] {
+  let scale = 3;
+  let events = generateTrace({ seed: 'bench-count-300', profile: 'coding', requests: COUNT_REQUESTS, resultScale: scale, hides: false });
+  for (let i = 0; i < 4; i++) {
+    const chars = traceChars(events);
+    if (chars >= COUNT_CHARS * 0.9) break;
+    scale *= Math.min(2, (COUNT_CHARS / chars) * 1.05);
+    events = generateTrace({ seed: 'bench-count-300', profile: 'coding', requests: COUNT_REQUESTS, resultScale: scale, hides: false });
+  }
+  return events;
+}
+
 /**
  * A long session rendered request by request with `tokens` (as the live
  * session did), up to and including the render of its last request, and the
  * last round's events (that request's response and tool results) to append.
  */
 function sessionBeforeLastRound(tokens: BlockTokenCache): { rendered: Rendered; response: AssistantEvent; results: ToolResultsEvent } {
-  // A long coding session, results scaled up so 300 requests carry ~1M characters.
-  const events = generateTrace({ seed: 'bench-count-300', profile: 'coding', requests: COUNT_REQUESTS, resultScale: 3.5, hides: false });
+  const events = countingTrace();
   // The last assistant event that tool results answer.
   let cut = events.length - 1;
   while (cut > 0 && !(events[cut]!.type === 'tool_results' && events[cut - 1]!.type === 'assistant')) cut--;
   const response = events[cut - 1] as AssistantEvent;
   const results = events[cut] as ToolResultsEvent;
-  let now = 0;
-  const state = drive(events.slice(0, cut - 1), (s, at) => {
-    now = at;
-    return render(s, { now: at, tokens });
-  });
+  const state = drive(events.slice(0, cut - 1), (s, at) => render(s, { now: at, tokens }));
+  // Rendered at the time of the event before the response, as replay does.
+  const before = events[cut - 2]!;
+  const now = 'at' in before && typeof before.at === 'number' ? before.at : response.at;
   return { rendered: render(state, { now, tokens }), response, results };
 }
 
