@@ -128,17 +128,71 @@ function stripsThinking(state: TimelineState, turnIndex: number, ctx: PassContex
   return !ctx.profile.keepsThinking && turnIndex < state.turns.length;
 }
 
+/** How a stable stream was built: what it came from, and where each turn starts in it. */
+interface BuildInfo {
+  readonly state: Pick<TimelineState, 'envelope' | 'summaries' | 'hidden' | 'turns'>;
+  readonly tokens: PassContext['tokens'];
+  readonly keepsThinking: boolean;
+  /** turnStarts[t] = stream index of the first block of turns[t] (0-based), for visible turns. */
+  readonly turnStarts: readonly number[];
+}
+
+const builds = new WeakMap<readonly StreamBlock[], BuildInfo>();
+const byState = new WeakMap<TimelineState, readonly StreamBlock[]>();
+
 /**
  * Builds the stable stream: envelope, summaries, then every visible turn with
  * hidden payloads replaced by their notes.
+ *
+ * Incremental: when the envelope, the summaries and the hidden set are the
+ * ones the previous render used, the previous stream is reused up to the first
+ * turn that changed (appending a round changes only the last turn), so the
+ * work grows with what changed, not with the history. Memoized per state; the
+ * returned array is shared and must not be mutated.
  */
-export function hiddenReplacements(state: TimelineState, ctx: PassContext): StreamBlock[] {
-  const out = envelopeStream(state, ctx);
-  for (const s of state.summaries) out.push(summaryStream(s, ctx));
-  const hidden = state.hidden;
+export function hiddenReplacements(state: TimelineState, ctx: PassContext): readonly StreamBlock[] {
+  const memo = byState.get(state);
+  const memoInfo = memo && builds.get(memo);
+  if (memo && memoInfo && memoInfo.tokens === ctx.tokens && memoInfo.keepsThinking === ctx.profile.keepsThinking) return memo;
+
   const from = visibleFrom(state);
-  for (let t = from.turn - 1; t < state.turns.length; t++) {
+  const prev = state.lastRender?.stream;
+  const info = prev ? builds.get(prev) : undefined;
+  let out: StreamBlock[] = [];
+  let turnStarts: number[] = [];
+  let t = from.turn - 1;
+  if (
+    prev &&
+    info &&
+    info.state.envelope === state.envelope &&
+    info.state.summaries === state.summaries &&
+    info.state.hidden === state.hidden &&
+    info.tokens === ctx.tokens &&
+    info.keepsThinking === ctx.profile.keepsThinking
+  ) {
+    let k = t;
+    const limit = Math.min(state.turns.length, info.state.turns.length);
+    while (k < limit && state.turns[k] === info.state.turns[k]) k++;
+    // Older models drop thinking once a later turn exists: the previous last turn renders anew.
+    if (!ctx.profile.keepsThinking && state.turns.length !== info.state.turns.length) k = Math.min(k, info.state.turns.length - 1);
+    k = Math.max(k, t);
+    const start = k < info.state.turns.length ? info.turnStarts[k] : prev.length;
+    if (start !== undefined) {
+      out = prev.slice(0, start);
+      turnStarts = info.turnStarts.slice(0, k);
+      t = k;
+    }
+  }
+  if (out.length === 0) {
+    out = envelopeStream(state, ctx);
+    for (const s of state.summaries) out.push(summaryStream(s, ctx));
+    turnStarts = [];
+    t = from.turn - 1;
+  }
+  const hidden = state.hidden;
+  for (; t < state.turns.length; t++) {
     const turn = state.turns[t]!;
+    turnStarts[t] = out.length;
     const at = { turn: turn.index };
     const partial = turn.index === from.turn && from.round > 0;
     if (!partial) for (const b of turn.user) out.push(fromBlock(b, 'user', b.path === 'notices/prune' ? 'notice' : 'user', ctx, hidden[b.path], at));
@@ -156,6 +210,8 @@ export function hiddenReplacements(state: TimelineState, ctx: PassContext): Stre
       }
     }
   }
+  builds.set(out, { state, tokens: ctx.tokens, keepsThinking: ctx.profile.keepsThinking, turnStarts });
+  byState.set(state, out);
   return out;
 }
 

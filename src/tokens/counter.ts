@@ -41,6 +41,9 @@ export function charCounter(charsPerToken = 4): TokenCounter {
 
 /** Fixed cost of an image block (Anthropic: about width×height/750; ~1,600 for a typical screenshot). */
 const IMAGE_TOKENS = 1600;
+/** Above this many characters a payload's tokens are estimated from samples. */
+const HUGE_TEXT = 32_000;
+const SAMPLE = 4_000;
 /** Per-block framing (role markers, block delimiters) the tokenizer adds. */
 const BLOCK_OVERHEAD = 3;
 
@@ -114,6 +117,20 @@ export class BlockTokenCache {
   #compute(block: unknown): number {
     this.#counted++;
     const { text, extra } = blockText(block);
-    return this.#counter.count(text) + extra + BLOCK_OVERHEAD;
+    return this.#count(text) + extra + BLOCK_OVERHEAD;
+  }
+
+  /**
+   * Huge payloads (a fetched page, a 800k-character log) are estimated from
+   * three samples scaled by length: BPE on them costs tens of milliseconds and
+   * the thresholds need a few percent of accuracy, not the exact figure
+   * (calibration corrects the rest). Deterministic like the exact count.
+   */
+  #count(text: string): number {
+    if (text.length <= HUGE_TEXT) return this.#counter.count(text);
+    const n = SAMPLE;
+    const mid = Math.floor(text.length / 2 - n / 2);
+    const sampled = this.#counter.count(text.slice(0, n)) + this.#counter.count(text.slice(mid, mid + n)) + this.#counter.count(text.slice(-n));
+    return Math.ceil((sampled / (3 * n)) * text.length);
   }
 }
