@@ -102,7 +102,9 @@ export function planRequest(
   for (const e of entries) {
     next.set(e.index, touched.has(e) ? { ...e, expiresAt: Math.max(e.expiresAt, now + profile.ttlMs[e.ttl]) } : e);
   }
-  for (const p of written) {
+  // Only points beyond the read are billed as writes; a point at or below it creates
+  // no entry of its own (the provider bills no bytes for one, so assume none exists).
+  for (const p of after) {
     const old = next.get(p.index);
     const ttl = old && old.ttl === '1h' ? '1h' : p.ttl;
     next.set(p.index, {
