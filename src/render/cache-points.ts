@@ -97,6 +97,8 @@ export function placeCachePoints(
   ctx: PassContext,
   options: Pick<RenderOptions, 'preTailOffset' | 'ttl' | 'adaptiveTtl'>,
   entries: readonly CacheEntryRecord[] = [],
+  /** ④ stays before this index: blocks from here on are pruned by the next request, so writing them is waste. */
+  doomedFrom?: number,
 ): CachePoint[] {
   const ttls = options.ttl ? resolveTtls(options.ttl) : { 1: '5m' as CacheTtl, 2: '5m' as CacheTtl, 3: '5m' as CacheTtl, 4: '5m' as CacheTtl };
   const offset = options.preTailOffset ?? 4;
@@ -135,7 +137,7 @@ export function placeCachePoints(
       if (last >= 0) put(3, last, turnStart);
     }
   }
-  put(4, stream.length - 1);
+  put(4, (doomedFrom ?? stream.length) - 1);
 
   bridge(stream, ctx, placements, entries);
   if (!options.ttl && options.adaptiveTtl) adaptTtls(stream, state, ctx, placements, entries, ttls);

@@ -74,7 +74,8 @@ export function planRequest(
     // Walk back from the point over at most `lookback` positions; the first entry found is the hit.
     for (let i = p.index; i >= 0 && pos[p.index]! - pos[i]! <= reach; i--) {
       const e = byIndex.get(i);
-      if (!e) continue;
+      // Inside a tool_use/tool_result run only the run's last block is a lookback position.
+      if (!e || (i !== p.index && i + 1 < pos.length && pos[i + 1] === pos[i])) continue;
       touched.add(e);
       if (!read || e.prefixTokens > read.entry.prefixTokens) read = { point: p, entry: e };
       break;

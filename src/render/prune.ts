@@ -20,7 +20,7 @@ import { hiddenRecord } from './hide-block.js';
 import { hiddenReplacements, isCompacted, type PassContext } from './hide.js';
 import { PRUNE_NOTICE, payloadChars } from './notes.js';
 import { validEntries } from './plan.js';
-import type { Decision, RenderOptions } from './types.js';
+import type { Decision, RenderOptions, StreamBlock } from './types.js';
 
 const chars = new WeakMap<Block, number>();
 function sizeOf(b: Block): number {
@@ -32,7 +32,7 @@ function sizeOf(b: Block): number {
 /** Defaults per policy: economy keeps less, since it prunes while warm too. */
 export function pruneDefaults(policy: RenderOptions['policy']): Required<NonNullable<RenderOptions['prune']>> {
   return policy === 'economy'
-    ? { keepTurns: 1, keepRounds: 4, minChars: 600, enabled: true }
+    ? { keepTurns: 0, keepRounds: 1, minChars: 300, enabled: true }
     : { keepTurns: 2, keepRounds: 8, minChars: 1000, enabled: true };
 }
 
@@ -171,4 +171,46 @@ function chooseWarmBatch(
     if (net > best.net) best = { from: k, net, price };
   }
   return best.price ? { from: best.from, price: best.price } : { from: best.from };
+}
+
+/**
+ * Under `economy` with `keepRounds: 1`, the newest round's bulky payloads are
+ * pruned by the very next request, so they are never read from cache: ④ stops
+ * before the first of them and they are sent uncached (1× instead of a 1.25×
+ * write nobody reads). Returns that stream index, or undefined.
+ */
+export function doomedFrom(stable: readonly StreamBlock[], state: TimelineState, options: RenderOptions): number | undefined {
+  if (options.policy !== 'economy') return undefined;
+  const o = { ...pruneDefaults(options.policy), ...options.prune };
+  if (!o.enabled || o.keepRounds > 1 || o.keepTurns > 0) return undefined;
+  const turn = state.turns.at(-1);
+  const round = turn?.rounds.at(-1);
+  if (!turn || !round) return undefined;
+  for (let i = stable.length - 1; i >= 0; i--) {
+    const b = stable[i]!;
+    if (b.turn !== turn.index || b.round !== round.index) {
+      // Scan the newest round forwards for its first bulky payload.
+      for (let j = i + 1; j < stable.length; j++) {
+        const c = stable[j]!;
+        const type = (c.param as { type?: string }).type;
+        const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text';
+        const source = [...round.response, ...round.results].find((x) => x.path === c.path);
+        if (bulky && !c.hidden && c.path !== 'notices/prune' && source && sizeOf(source) >= o.minChars) return runStart(stable, j);
+      }
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The first block of the tool_use / tool_result run that contains index j. A
+ * run counts as one lookback position, and later requests find an entry only at
+ * a run's end, so a marker must never stop inside one.
+ */
+function runStart(stable: readonly StreamBlock[], j: number): number {
+  const type = (stable[j]!.param as { type?: string }).type;
+  if (type !== 'tool_use' && type !== 'tool_result') return j;
+  while (j > 0 && stable[j - 1]!.role === stable[j]!.role && (stable[j - 1]!.param as { type?: string }).type === type) j--;
+  return j;
 }

@@ -14,7 +14,7 @@ import type { SummaryOutput } from '../summarize/types.js';
 import { toAnthropic } from '../providers/anthropic.js';
 import { passContext } from './context.js';
 import { hiddenReplacements } from './hide.js';
-import { prune } from './prune.js';
+import { doomedFrom, prune } from './prune.js';
 import { appendTail } from './tail.js';
 import type { Decision, Rendered, RenderOptions, SegmentTokens, StreamBlock } from './types.js';
 
@@ -45,7 +45,7 @@ export function render(state: TimelineState, options: RenderOptions = {}, summar
   const stable = hiddenReplacements(next, ctx);
   const change = diffFrom(stable, next.lastRender);
   const entries = validEntries(next.lastRender, stable, change, ctx.now);
-  const cachePoints = placeCachePoints(stable, next, ctx, options, entries);
+  const cachePoints = placeCachePoints(stable, next, ctx, options, entries, doomedFrom(stable, next, options));
   const stream = appendTail(stable, next, ctx);
   const { plan, entries: ledger } = planRequest(stream, stable.length, cachePoints, entries, ctx.profile, ctx.now, change, next.lastRender);
 

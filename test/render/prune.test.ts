@@ -94,16 +94,37 @@ describe('prune', () => {
 
   it('economy prunes while warm only when the gate says the re-write pays back', () => {
     const { state, at } = warmSession();
-    const r = render(state, { now: at + 10_000, policy: 'economy', expectedRemaining: 40 });
+    // Windows of 4 rounds: a prune re-writes the rounds after it, so it must pay back.
+    const prune = { keepTurns: 1, keepRounds: 4, minChars: 600 };
+    const r = render(state, { now: at + 10_000, policy: 'economy', prune, expectedRemaining: 40 });
     const pruned = r.decisions.filter((d) => d.type === 'prune');
     expect(pruned.length).toBeGreaterThan(0);
     for (const d of pruned) {
       expect(d.type === 'prune' && d.price!.warm).toBe(true);
       expect(d.type === 'prune' && d.price!.saving > d.price!.rewrite).toBe(true);
     }
-    // With almost no requests left, the same re-write does not pay back.
-    const none = render(state, { now: at + 10_000, policy: 'economy', expectedRemaining: 0 });
+    // With no requests left, the same re-write does not pay back.
+    const none = render(state, { now: at + 10_000, policy: 'economy', prune, expectedRemaining: 0 });
     expect(none.decisions.filter((d) => d.type === 'prune')).toHaveLength(0);
+  });
+
+  it('economy never writes what the next request prunes: ④ stops before the newest bulky result', () => {
+    let s = startTurn(newSession(), 'Task');
+    let at = 0;
+    for (let i = 0; i < 4; i++) s = render(toolRound(s, 1, 200), { now: (at += 5000), policy: 'economy' }).state;
+    s = toolRound(s, 2, 3000);
+    const first = render(s, { now: (at += 5000), policy: 'economy' });
+    const four = first.cachePoints.find((p) => p.labels.includes(4))!;
+    const round = s.turns[0]!.rounds.at(-1)!;
+    // ④ sits before the round's results run, which goes uncached.
+    expect(four.path).toBe(round.response.at(-1)!.path);
+    expect(first.plan.usage.input_tokens).toBeGreaterThan(1000);
+    // The next request prunes those results with nothing to re-write before them.
+    const second = render(toolRound(first.state, 1, 200), { now: (at += 5000), policy: 'economy' });
+    const pruned = second.decisions.filter((d) => d.type === 'prune').map((d) => d.path);
+    expect(pruned).toEqual(expect.arrayContaining(round.results.map((b) => b.path)));
+    expect(second.plan.read?.tokens).toBe(four.prefixTokens);
+    expect(second.plan.bust).toBe(false);
   });
 
   it('can be disabled', () => {
