@@ -41,6 +41,9 @@ export interface ModelProfile {
 }
 
 const FIVE_MINUTES = 5 * 60_000;
+
+/** Prices are decimal: 3 × 0.1 is $0.30, not 0.30000000000000004. */
+const dollars = (x: number): number => Math.round(x * 1e9) / 1e9;
 const ONE_HOUR = 60 * 60_000;
 
 function profile(
@@ -59,9 +62,9 @@ function profile(
     ttlMs: Object.freeze({ '5m': FIVE_MINUTES, '1h': ONE_HOUR }),
     prices: Object.freeze({
       input,
-      cacheWrite5m: input * 1.25,
-      cacheWrite1h: input * 2,
-      cacheRead: input * readMultiplier,
+      cacheWrite5m: dollars(input * 1.25),
+      cacheWrite1h: dollars(input * 2),
+      cacheRead: dollars(input * readMultiplier),
       output,
     }),
     keepsThinking,

@@ -24,7 +24,8 @@ import type { BlockPath, Summary, TimelineState, Turn } from '../timeline/types.
 import { hiddenReplacements, tailStream, visibleFrom, type PassContext } from './hide.js';
 import { hiddenRecord } from './hide-block.js';
 import { pruneCandidates } from './prune.js';
-import type { Decision, RenderOptions, StreamBlock } from './types.js';
+import type { Decision, GatePrice, RenderOptions, StreamBlock } from './types.js';
+import { expectedRemaining } from './gate.js';
 
 /** Summary texts computed ahead (by an async summarizer), keyed by {@link CompactionPlan.key}. */
 export type SummaryTexts = ReadonlyMap<string, SummaryOutput>;
@@ -169,6 +170,26 @@ function header(plan: CompactionPlan): string {
   );
 }
 
+/**
+ * Compaction re-writes everything after the summary (the visible timeline)
+ * and saves the covered tokens, less the summary, on every later request.
+ */
+function compactionPrice(state: TimelineState, ctx: PassContext, options: RenderOptions, plan: CompactionPlan, text: string): GatePrice {
+  const p = ctx.profile.prices;
+  const entries = state.lastRender?.entries.filter((e) => e.expiresAt > ctx.now) ?? [];
+  const warm = entries.some((e) => e.block.segment !== 'envelope');
+  let after = 0;
+  for (const b of hiddenReplacements(state, ctx)) if (b.segment === 'timeline') after += b.tokens;
+  const kept = Math.max(0, after - plan.tokens) + ctx.tokens.tokens({ type: 'text', text });
+  const saved = Math.max(0, plan.tokens - ctx.tokens.tokens({ type: 'text', text }));
+  const remaining = expectedRemaining(state, options.expectedRemaining);
+  return {
+    saving: (saved * p.cacheRead * (1 + remaining)) / 1e6,
+    rewrite: warm ? (kept * (p.cacheWrite5m - p.cacheRead)) / 1e6 : 0,
+    warm,
+  };
+}
+
 /** Calls a summarizer synchronously; async summarizers need renderAsync. */
 function summarizeSync(summarizer: Summarizer, plan: CompactionPlan): SummaryOutput {
   const out = summarizer.summarize(plan.input);
@@ -208,7 +229,9 @@ export function compact(
       toTurn: plan.toTurn,
       tokensRemoved: plan.tokens,
       by: out.by,
+      price: compactionPrice(state, ctx, options, plan, summary.text),
       ...(out.fallback ? { fallback: out.fallback } : {}),
+      ...(out.cost !== undefined ? { summarizerCost: out.cost } : {}),
     },
   ];
   let next = produce(state, (draft) => {

@@ -82,6 +82,10 @@ export type Decision =
       readonly tokensRemoved: number;
       readonly by: string;
       readonly fallback?: string;
+      /** The ceiling is mandatory, but it is priced like every change. */
+      readonly price: GatePrice;
+      /** What the summarizer itself cost (an LLM call), reported apart from the request. */
+      readonly summarizerCost?: number;
     }
   | { readonly type: 'defer'; readonly path: BlockPath; readonly why: string; readonly price?: GatePrice }
   | { readonly type: 'notice'; readonly path: BlockPath };
