@@ -101,6 +101,12 @@ export const MODEL_PROFILES: Readonly<Record<string, ModelProfile>> = Object.fre
       profile('claude-sonnet-4-5', 3, 15, 1024, 1_000_000, false),
       profile('claude-haiku-5-5', 1, 5, 4096, 200_000, false),
       profile('claude-haiku-4-5', 1, 5, 4096, 200_000, false),
+      // Older models still found in logs (dated ids resolve to these).
+      profile('claude-opus-4', 15, 75, 1024, 200_000, false),
+      profile('claude-sonnet-4', 3, 15, 1024, 200_000, false),
+      profile('claude-3-7-sonnet', 3, 15, 1024, 200_000, false),
+      profile('claude-3-5-sonnet', 3, 15, 1024, 200_000, false),
+      profile('claude-3-5-haiku', 0.8, 4, 2048, 200_000, false),
     ].map((p) => [p.id, p]),
   ),
 );

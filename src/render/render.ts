@@ -52,6 +52,7 @@ export function render(state: TimelineState, options: RenderOptions = {}, summar
   const turn = next.turns.at(-1);
   const rendered: Omit<Rendered, 'state'> = {
     model: ctx.profile.id,
+    profile: ctx.profile,
     stream,
     tailStart: stable.length,
     cachePoints,

@@ -170,6 +170,8 @@ export interface Rendered {
   /** The state with this render's decisions applied (sticky): use it for the next edit. */
   readonly state: TimelineState;
   readonly model: string;
+  /** The profile the render priced and placed for. */
+  readonly profile: ModelProfile;
   /** The whole stream: envelope, timeline, then the tail. */
   readonly stream: readonly StreamBlock[];
   /** Index of the first tail block (= stream.length when there is no tail). */

@@ -3,7 +3,8 @@
  * provider cache simulator: the engine's own requests, and plain full-history
  * requests re-marked the way each peer does it, plus the ideal bounds.
  */
-import { compareStrategies, simulateAll, totalsOf, type Comparison } from '../sim/index.js';
+import { compareStrategies, simulateAll, type Comparison } from '../sim/index.js';
+import type { ModelProfile } from '../models/profiles.js';
 import { idealBound } from '../sim/ideal.js';
 import type { SimResult } from '../sim/types.js';
 import type { TraceEvent } from '../trace/types.js';
@@ -35,15 +36,20 @@ export async function compareTrace(
     onProgress?.(engine.length);
   }
   const plain = await replayAll(load(), { ...options, plain: true });
-  const sim = options.profile ? { profile: options.profile } : options.profiles ? { profiles: options.profiles } : {};
+  const sim = options.profile ? { profile: options.profile } : { profiles: profilesFor(engine, options) };
   const engineRequests = engine.map((r) => ({ at: r.at, params: r.request }));
   const engineResults = simulateAll(engineRequests, sim);
   const engineIdeal = idealBound(engineRequests, sim).ideal.cost;
-  const totals = totalsOf(engineResults);
   const comparison = compareStrategies(
     plain.map((r) => ({ at: r.at, params: r.request })),
     { ...sim, extra: [{ id: 'cachepoint', label: `cachepoint (${options.policy ?? 'conservative'})`, results: engineResults }] },
   );
-  void totals;
   return { ...comparison, engine, engineResults, engineIdeal };
+}
+
+/** The profiles the replay rendered with (including the fallback for an unknown model), for the simulator. */
+function profilesFor(engine: readonly ReplayedRequest[], options: ReplayOptions): Record<string, ModelProfile> {
+  const out: Record<string, ModelProfile> = { ...options.profiles };
+  for (const r of engine) out[r.request.model] ??= r.rendered.profile;
+  return out;
 }

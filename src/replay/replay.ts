@@ -4,7 +4,8 @@
  * request per model call, exactly as `toAnthropic` produced it.
  */
 import type { MessageCreateParamsNonStreaming, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
-import { DEFAULT_MODEL } from '../models/profiles.js';
+import { DEFAULT_MODEL, resolveProfile } from '../models/profiles.js';
+import { UnknownModelError } from '../errors.js';
 import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { hideBlock } from '../render/hide-block.js';
 import { render } from '../render/render.js';
@@ -59,7 +60,7 @@ export async function* replay(
   let lastAt = 0;
   let lastIso = new Date(0).toISOString();
   let index = 0;
-  const renderOptions: RenderOptions = options.plain
+  let renderOptions: RenderOptions = options.plain
     ? { ...options, prune: { enabled: false }, compact: { enabled: false } }
     : options;
   for await (const e of events) {
@@ -67,6 +68,7 @@ export async function* replay(
       case 'envelope': {
         const input = { instructions: e.instructions, tools: e.tools, ...(e.skills ? { skills: e.skills } : {}) };
         const model = options.model ?? e.model ?? state?.model ?? DEFAULT_MODEL;
+        renderOptions = withFallbackProfile(renderOptions, model);
         state = state ? setEnvelope(state, { ...input, model }) : createTimeline({ ...input, model });
         break;
       }
@@ -108,6 +110,27 @@ export async function* replay(
       lastAt = e.at;
       lastIso = e.atIso ?? new Date(e.at).toISOString();
     }
+  }
+}
+
+/**
+ * A trace from a model the profile table does not know still replays: its
+ * requests keep the model id, and thresholds and prices use the default
+ * model's figures (with a warning), rather than failing the whole replay.
+ */
+const warned = new Set<string>();
+
+function withFallbackProfile(options: RenderOptions, model: string): RenderOptions {
+  if (options.profile) return options;
+  try {
+    resolveProfile(model, options.profiles);
+    return options;
+  } catch (err) {
+    if (!(err instanceof UnknownModelError)) throw err;
+    if (!warned.has(model)) warned.add(model), process.emitWarning(`model "${model}" has no profile; using ${DEFAULT_MODEL}'s figures (pass --model or a custom profile)`, {
+      code: 'CACHEPOINT_UNKNOWN_MODEL',
+    });
+    return { ...options, profiles: { ...options.profiles, [model]: { ...resolveProfile(DEFAULT_MODEL), id: model } } };
   }
 }
 

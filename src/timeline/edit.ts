@@ -127,12 +127,12 @@ export function startTurn(state: TimelineState, content: string | readonly Conte
     );
   }
   const index = state.turns.length + 1;
-  const blocks = typeof content === 'string' ? [{ type: 'text', text: content } as TextBlockParam] : content;
-  if (blocks.length === 0) throw new TimelineError(`turns/${index}/user`, 'a user message needs at least one block');
+  const given = typeof content === 'string' ? [{ type: 'text', text: content } as TextBlockParam] : content;
+  const blocks = given.filter((b) => !isBlankText(b));
+  if (blocks.length === 0) throw new TimelineError(`turns/${index}/user`, 'a user message needs at least one block with non-whitespace text or other content');
   const user: Block[] = blocks.map((b, i) => {
     const path = paths.user(index, i);
     if (b.type === 'tool_result') throw new TimelineError(path, 'a tool_result cannot start a turn; use appendToolResults');
-    if (b.type === 'text' && b.text.length === 0) throw new TimelineError(path, 'empty text block (the API rejects it)');
     return { id: path, path, param: stripMarker(b) };
   });
   return produce(state, (draft) => {
@@ -186,10 +186,13 @@ export function appendResponse(
     throw new TimelineError(base, `turn ${turn.index} ended with round ${last.index} (no tool_use); start a new turn first`);
   }
   const content = Array.isArray(response) ? response : (response as Message).content;
-  if (content.length === 0) throw new TimelineError(base, 'an assistant response needs at least one block');
+  // The API rejects whitespace-only text blocks in a request ("text content blocks must contain
+  // non-whitespace text"); models sometimes emit one before a tool call. They carry nothing: drop them.
+  const kept = content.map((raw, i) => ({ raw, i })).filter(({ raw }) => !isBlankText(raw));
+  if (kept.length === 0) throw new TimelineError(base, 'an assistant response needs at least one non-empty block');
   const known = knownToolUseIds(state);
   const ids: string[] = [];
-  const blocks: Block[] = content.map((raw, i) => {
+  const blocks: Block[] = kept.map(({ raw, i }) => {
     const param = toParam(raw as ContentBlock);
     if (param.type === 'tool_use') {
       const path = paths.call(turn.index, index, param.id);
@@ -198,15 +201,17 @@ export function appendResponse(
       return { id: param.id, path, param };
     }
     const path = paths.response(turn.index, index, i);
-    if (param.type === 'text' && param.text.length === 0 && content.length === 1) {
-      throw new TimelineError(path, 'empty text block (the API rejects it)');
-    }
     return { id: path, path, param };
   });
   const round: Round = { index, response: blocks, results: [], open: ids, ...(at === undefined ? {} : { at }) };
   return produce(state, (draft) => {
     draft.turns[draft.turns.length - 1]!.rounds.push(castDraft(round));
   });
+}
+
+/** A text block with nothing but whitespace (the API refuses those in requests). */
+function isBlankText(block: { readonly type: string }): boolean {
+  return block.type === 'text' && (block as TextBlockParam).text.trim().length === 0;
 }
 
 function knownToolUseIds(state: TimelineState): Set<string> {
@@ -250,12 +255,13 @@ export function appendToolResults(
     return { id: r.tool_use_id, path, param: stripMarker(r) };
   });
   const textCount = round.results.filter((b) => b.param.type !== 'tool_result').length;
-  const texts: Block[] = injected.map((t, i) => {
-    const path = paths.injected(turn.index, round.index, textCount + i);
-    const param = textParam(t);
-    if (param.text.length === 0) throw new TimelineError(path, 'empty text block (the API rejects it)');
-    return { id: path, path, param };
-  });
+  const texts: Block[] = injected
+    .map(textParam)
+    .filter((param) => !isBlankText(param))
+    .map((param, i) => {
+      const path = paths.injected(turn.index, round.index, textCount + i);
+      return { id: path, path, param };
+    });
   if (added.length === 0 && texts.length === 0) throw new TimelineError(base, 'nothing to append');
   return produce(state, (draft) => {
     const r = draft.turns[draft.turns.length - 1]!.rounds[round.index - 1]!;
@@ -270,10 +276,10 @@ export function appendToolResults(
 
 /** Sets the volatile tail of the next request (replaces the previous one). */
 export function setTail(state: TimelineState, content: string | readonly ContentBlockParam[]): TimelineState {
-  const blocks = typeof content === 'string' ? (content ? [{ type: 'text', text: content } as TextBlockParam] : []) : content;
+  const given = typeof content === 'string' ? [{ type: 'text', text: content } as TextBlockParam] : content;
+  const blocks = given.filter((b) => !isBlankText(b));
   const tail: Block[] = blocks.map((b, i) => {
     if (b.type === 'tool_result' || b.type === 'tool_use') throw new TimelineError(paths.tail(i), `a ${b.type} cannot be part of the tail`);
-    if (b.type === 'text' && b.text.length === 0) throw new TimelineError(paths.tail(i), 'empty text block (the API rejects it)');
     return { id: paths.tail(i), path: paths.tail(i), param: stripMarker(b) };
   });
   return produce(state, (draft) => {

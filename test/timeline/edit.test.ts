@@ -87,7 +87,7 @@ describe('timeline edits', () => {
       ],
       ['a response with no turn', () => appendResponse(newSession(), toolResponse(1)), 'turns: no turn is open'],
       ['duplicate tool names', () => createTimeline({ model: 'm', instructions: ['x'], tools: [{ name: 'A', input_schema: { type: 'object' } }, { name: 'A', input_schema: { type: 'object' } }] }), 'envelope/tools/A: duplicate tool name'],
-      ['an empty tail text', () => setTail(newSession(), [{ type: 'text', text: '' }]), 'tail/0: empty text block'],
+      ['a user message with only whitespace', () => startTurn(newSession(), [{ type: 'text', text: '  \n' }]), 'turns/1/user: a user message needs at least one block'],
     ];
     for (const [name, run, message] of cases) {
       it(name, () => {
@@ -110,6 +110,15 @@ describe('timeline edits', () => {
       expect(JSON.stringify(s)).toBe(snapshot);
       expect(s.turns[0]!.rounds[0]!.open).toHaveLength(2);
     });
+  });
+
+  it('drops whitespace-only text blocks, which the API refuses, keeping the other blocks’ paths', () => {
+    let s = startTurn(newSession(), [{ type: 'text', text: 'fix it' }, { type: 'text', text: ' ' }]);
+    expect(s.turns[0]!.user).toHaveLength(1);
+    s = appendResponse(s, [{ type: 'text', text: '\n\n' }, { type: 'tool_use', id: 'toolu_1', name: 'Read', input: {} }]);
+    expect(s.turns[0]!.rounds[0]!.response.map((b) => b.path)).toEqual(['turns/1/rounds/1/calls/toolu_1']);
+    s = setTail(s, [{ type: 'text', text: '' }, { type: 'text', text: 'budget 40%' }]);
+    expect(s.tail.map((b) => b.param)).toEqual([{ type: 'text', text: 'budget 40%' }]);
   });
 
   it('keeps tool_result blocks before injected text, whatever order they arrive in', () => {
