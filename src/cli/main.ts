@@ -44,6 +44,12 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`cachepoint ${name}: ${(err as Error).message}\n`);
       return 1;
     }
+    // A file that cannot be opened is the user's input, not a crash: one line, no stack.
+    const io = err as NodeJS.ErrnoException;
+    if (io.syscall && io.path && io.code) {
+      process.stderr.write(`cachepoint ${name}: cannot ${io.syscall} ${io.path}: ${io.code}\n`);
+      return 1;
+    }
     throw err;
   }
 }
