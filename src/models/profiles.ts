@@ -76,7 +76,8 @@ function profile(
  * The built-in table (Sep 2026 documentation; see docs/models.md). Minimums and
  * read multipliers follow the documented values; models the docs do not list
  * yet (the x.5 / x.2 generation in the SDK's model list) use their family's
- * figures and are marked as estimates in the docs.
+ * figures and are marked as estimates in the docs. Claude 4.x windows are the
+ * 200k default; the 1M window needs a beta header: pass a profile for it.
  */
 export const MODEL_PROFILES: Readonly<Record<string, ModelProfile>> = Object.freeze(
   Object.fromEntries(
@@ -90,15 +91,15 @@ export const MODEL_PROFILES: Readonly<Record<string, ModelProfile>> = Object.fre
       profile('claude-mythos-preview', 10, 50, 2048, 1_000_000, true),
       profile('claude-opus-5-5', 5, 25, 512, 1_000_000, true, 0.05),
       profile('claude-opus-5', 5, 25, 512, 1_000_000, true),
-      profile('claude-opus-4-8', 5, 25, 1024, 1_000_000, true),
-      profile('claude-opus-4-7', 5, 25, 2048, 1_000_000, true),
-      profile('claude-opus-4-6', 5, 25, 4096, 1_000_000, true),
+      profile('claude-opus-4-8', 5, 25, 1024, 200_000, true),
+      profile('claude-opus-4-7', 5, 25, 2048, 200_000, true),
+      profile('claude-opus-4-6', 5, 25, 4096, 200_000, true),
       profile('claude-opus-4-5', 5, 25, 4096, 200_000, true),
       profile('claude-opus-4-1', 15, 75, 1024, 200_000, false),
       profile('claude-sonnet-5-5', 2, 10, 1024, 1_000_000, true),
       profile('claude-sonnet-5', 2, 10, 1024, 1_000_000, true),
-      profile('claude-sonnet-4-6', 3, 15, 1024, 1_000_000, true),
-      profile('claude-sonnet-4-5', 3, 15, 1024, 1_000_000, false),
+      profile('claude-sonnet-4-6', 3, 15, 1024, 200_000, true),
+      profile('claude-sonnet-4-5', 3, 15, 1024, 200_000, false),
       profile('claude-haiku-5-5', 1, 5, 4096, 200_000, false),
       profile('claude-haiku-4-5', 1, 5, 4096, 200_000, false),
       // Older models still found in logs (dated ids resolve to these).

@@ -5,7 +5,7 @@
  */
 import type { MessageCreateParamsNonStreaming, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { DEFAULT_MODEL, resolveProfile } from '../models/profiles.js';
-import { UnknownModelError } from '../errors.js';
+import { ContextOverflowError, UnknownModelError } from '../errors.js';
 import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { hideBlock } from '../render/hide-block.js';
 import { render } from '../render/render.js';
@@ -76,7 +76,7 @@ export async function* replay(
         state = startTurn(need(state), e.content, e.at);
         break;
       case 'assistant': {
-        const r = render(need(state), { ...renderOptions, now: lastAt });
+        const r = renderOrOverflow(need(state), { ...renderOptions, now: lastAt });
         yield {
           index: index++,
           at: lastAt,
@@ -131,6 +131,22 @@ function withFallbackProfile(options: RenderOptions, model: string): RenderOptio
       code: 'CACHEPOINT_UNKNOWN_MODEL',
     });
     return { ...options, profiles: { ...options.profiles, [model]: { ...resolveProfile(DEFAULT_MODEL), id: model } } };
+  }
+}
+
+/**
+ * A recorded session went through, so a replay renders every request: when
+ * even the envelope plus the newest round exceed the window (a single result
+ * bigger than the window), the request is rendered without compaction, with a
+ * warning, instead of ending the replay.
+ */
+function renderOrOverflow(state: TimelineState, options: RenderOptions): Rendered {
+  try {
+    return render(state, options);
+  } catch (err) {
+    if (!(err instanceof ContextOverflowError)) throw err;
+    process.emitWarning(`${err.message} Rendered without compaction.`, { code: 'CACHEPOINT_CONTEXT_OVERFLOW' });
+    return render(state, { ...options, compact: { ...options.compact, enabled: false } });
   }
 }
 

@@ -239,11 +239,7 @@ describe.concurrent('errors', () => {
     expect(policy.stderr).toContain('--policy: must be conservative or economy, got "cheap"');
   });
 
-  // BUG (reported to the lead): a TRACE that does not exist exits 1 but prints
-  // the ENOENT stack trace ("cachepoint: Error: ENOENT … at async open …")
-  // instead of one line naming the file: src/trace/reader.ts readTrace lets the
-  // fs error through, and src/cli/main.ts only formats CachepointError.
-  it.fails('a TRACE that does not exist exits 1 with one line naming the file', async () => {
+  it('a TRACE that does not exist exits 1 with one line naming the file', async () => {
     const file = join(dir, 'no-such-trace.jsonl');
     const r = await cli('replay', file);
     expect(r.code).toBe(1);
