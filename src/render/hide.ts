@@ -210,7 +210,9 @@ export function hiddenReplacements(state: TimelineState, ctx: PassContext): read
       }
     }
   }
-  builds.set(out, { state, tokens: ctx.tokens, keepsThinking: ctx.profile.keepsThinking, turnStarts });
+  // Only the pieces compared next time: holding the state itself would chain every earlier render.
+  const source = { envelope: state.envelope, summaries: state.summaries, hidden: state.hidden, turns: state.turns };
+  builds.set(out, { state: source, tokens: ctx.tokens, keepsThinking: ctx.profile.keepsThinking, turnStarts });
   byState.set(state, out);
   return out;
 }
