@@ -6,6 +6,7 @@
  * the provider simulator (src/sim) gives the exact figures for a whole trace.
  */
 import type { ModelProfile } from '../models/profiles.js';
+import { promptCost, usageTokens } from '../models/pricing.js';
 import type { CacheEntryRecord, LastRender } from '../timeline/types.js';
 import { positions } from './cache-points.js';
 import type { CachePoint, StreamBlock } from './types.js';
@@ -95,8 +96,7 @@ export function planRequest(
     cache_creation_input_tokens: C - A,
     cache_creation: { ephemeral_5m_input_tokens: C - B, ephemeral_1h_input_tokens: B - A },
   };
-  const pr = profile.prices;
-  const cost = (usage.input_tokens * pr.input + A * pr.cacheRead + (C - B) * pr.cacheWrite5m + (B - A) * pr.cacheWrite1h) / 1e6;
+  const cost = promptCost(profile.prices, usageTokens(usage));
   const best = entries.reduce((m, e) => Math.max(m, e.prefixTokens), 0);
 
   const next = new Map<number, CacheEntryRecord>();

@@ -14,6 +14,7 @@ import type {
   Usage,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
+import { promptCost, usageTokens } from '../models/pricing.js';
 import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { hideBlock, recall, type HideOptions, type HideResult } from '../render/hide-block.js';
 import { renderAsync } from '../render/render.js';
@@ -221,18 +222,9 @@ export class Session {
   }
 
   #recordUsage(r: Rendered, usage: Usage): void {
-    const p = this.#profile.prices;
-    const w5 = usage.cache_creation?.ephemeral_5m_input_tokens ?? usage.cache_creation_input_tokens ?? 0;
-    const w1 = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
-    const reported = {
-      input: usage.input_tokens,
-      cacheRead: usage.cache_read_input_tokens ?? 0,
-      cacheWrite: usage.cache_creation_input_tokens ?? 0,
-      cacheWrite5m: w5,
-      cacheWrite1h: w1,
-      output: usage.output_tokens,
-    };
-    const cost = (reported.input * p.input + reported.cacheRead * p.cacheRead + w5 * p.cacheWrite5m + w1 * p.cacheWrite1h) / 1e6;
+    const tokens = usageTokens(usage);
+    const reported = { ...tokens, cacheWrite: tokens.cacheWrite5m + tokens.cacheWrite1h, output: usage.output_tokens };
+    const cost = promptCost(this.#profile.prices, tokens);
     this.#calibration.observe(r.model, r.tokens.total, usage);
     this.#records.push({
       index: this.#records.length,

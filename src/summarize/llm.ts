@@ -20,6 +20,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { InvalidOptionError } from '../errors.js';
 import { DEFAULT_MODEL, resolveProfile, type ModelProfile } from '../models/profiles.js';
+import { promptCost, usageTokens } from '../models/pricing.js';
 import { turnBlocks } from '../timeline/paths.js';
 import { extractiveSummarizer } from './extractive.js';
 import { clip, resultText } from './turn-digest.js';
@@ -153,18 +154,7 @@ function usageOf(message: Message): SummaryUsage {
 
 /** Dollars of a call, or undefined for a model without a profile. */
 export function priceUsage(message: Pick<Message, 'usage'>, profile: ModelProfile): number {
-  const u = message.usage;
-  const write1h = u.cache_creation?.ephemeral_1h_input_tokens ?? 0;
-  const write5m = (u.cache_creation_input_tokens ?? 0) - write1h;
-  const p = profile.prices;
-  return (
-    (u.input_tokens * p.input +
-      (u.cache_read_input_tokens ?? 0) * p.cacheRead +
-      write5m * p.cacheWrite5m +
-      write1h * p.cacheWrite1h +
-      u.output_tokens * p.output) /
-    1_000_000
-  );
+  return promptCost(profile.prices, usageTokens(message.usage)) + (message.usage.output_tokens * profile.prices.output) / 1e6;
 }
 
 function describeError(e: unknown, timedOut: boolean, timeoutMs: number): string {
