@@ -51,7 +51,7 @@ export function render(state: TimelineState, options: RenderOptions = {}, summar
 
   const turn = next.turns.at(-1);
   const rendered: Omit<Rendered, 'state'> = {
-    model: ctx.profile.id,
+    model: next.model,
     profile: ctx.profile,
     stream,
     tailStart: stable.length,
