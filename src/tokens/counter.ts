@@ -42,8 +42,8 @@ export function charCounter(charsPerToken = 4): TokenCounter {
 /** Fixed cost of an image block (Anthropic: about width×height/750; ~1,600 for a typical screenshot). */
 const IMAGE_TOKENS = 1600;
 /** Above this many characters a payload's tokens are estimated from samples. */
-const HUGE_TEXT = 12_000;
-const SAMPLE = 2_000;
+const HUGE_TEXT = 4_000;
+const SAMPLE = 1_000;
 /** Per-block framing (role markers, block delimiters) the tokenizer adds. */
 const BLOCK_OVERHEAD = 3;
 
