@@ -125,8 +125,10 @@ describe('parseTrace', () => {
     expect(e.message).toMatchInlineSnapshot(`"fixtures/x.jsonl:6: tool_results answers tool_use id "a" again (already answered on line 4); each tool_use gets exactly one tool_result"`);
   });
 
-  it('rejects a tool_results event that leaves a tool_use unanswered', () => {
-    expect(failure(ENV, user(1), use(2, 'a', 'b'), results(3, 'b')).message).toMatchInlineSnapshot(`"fixtures/x.jsonl:4: tool_results leaves tool_use ids unanswered: a (Read, line 3); every tool_use needs exactly one tool_result before the next assistant event"`);
+  it('accepts results spread over several tool_results events, and still requires all before the next assistant', () => {
+    expect(parseTrace(jsonl(ENV, user(1), use(2, 'a', 'b'), results(3, 'b'), results(4, 'a'), text(5)))).toHaveLength(6);
+    const e = failure(ENV, user(1), use(2, 'a', 'b'), results(3, 'b'), text(4));
+    expect([e.rule, e.line]).toEqual(['unanswered_tool_use', 5]);
   });
 
   it('rejects an assistant event while tool_use ids are open', () => {
@@ -139,10 +141,8 @@ describe('parseTrace', () => {
     expect(failure(ENV, user(1), use(2, 'a'), { type: 'tail', content: [{ type: 'text', text: 'x' }] }, user(3)).message).toMatchInlineSnapshot(`"fixtures/x.jsonl:5: user event while tool_use ids are open: a (Read, line 3); a tool_results event must answer them first"`);
   });
 
-  it('rejects a trace that ends with open tool_use ids, naming the assistant line', () => {
-    const e = failure(ENV, user(1), use(2, 'a'), '');
-    expect([e.rule, e.line]).toEqual(['unanswered_tool_use', 3]);
-    expect(e.message).toMatchInlineSnapshot(`"fixtures/x.jsonl:3: the trace ends while tool_use ids are open: a (Read, line 3); every tool_use needs a tool_result"`);
+  it('accepts a trace that ends on tool calls whose results never came (no request follows them)', () => {
+    expect(parseTrace(jsonl(ENV, user(1), use(2, 'a')))).toHaveLength(3);
   });
 
   it('requires a user event after an assistant without tool_use, ignoring tail, hide and envelope', () => {
@@ -156,8 +156,8 @@ describe('parseTrace', () => {
     expect(failure(ENV, user(1), results(2, 'a')).message).toMatchInlineSnapshot(`"fixtures/x.jsonl:3: tool_results event but no tool_use is open (no assistant event since the user event on line 2)"`);
   });
 
-  it('rejects two user events with no response between', () => {
-    expect(failure(ENV, user(1), user(2)).message).toMatchInlineSnapshot(`"fixtures/x.jsonl:3: user event right after the user event on line 2, with no assistant response between; merge consecutive user messages into one event"`);
+  it('accepts two user events with no response between (the user wrote twice)', () => {
+    expect(parseTrace(jsonl(ENV, user(1), user(2), text(3)))).toHaveLength(4);
   });
 
   it('rejects a reused tool_use id', () => {
