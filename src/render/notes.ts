@@ -25,19 +25,19 @@ export function payloadChars(param: ContentBlockParam): number {
 
 const VERB: Record<HideReason, string> = { agent: 'hidden', prune: 'pruned', economy: 'pruned' };
 
-/** `[pruned: tool result, 12,345 chars. Read it back: recall("turns/3/rounds/2/results/toolu_01")]` */
+/** `[pruned: Read result, 12,345 chars; recall("turns/3/rounds/2/results/toolu_01")]`: short, it is read by every later request. */
 export function hiddenNote(path: BlockPath, what: string, chars: number, reason: HideReason, note?: string): string {
-  const extra = note ? ` ${note}.` : '';
-  return `[${VERB[reason]}: ${what}, ${chars.toLocaleString('en-US')} chars.${extra} Read it back: recall("${path}")]`;
+  const extra = note ? ` ${note};` : '';
+  return `[${VERB[reason]}: ${what}, ${chars.toLocaleString('en-US')} chars;${extra} recall("${path}")]`;
 }
 
 /** What a block is, for notes. */
 export function describe(param: ContentBlockParam, toolName?: string): string {
   switch (param.type) {
     case 'tool_result':
-      return toolName ? `result of ${toolName}` : 'tool result';
+      return toolName ? `${toolName} result` : 'tool result';
     case 'tool_use':
-      return `input of ${param.name} call`;
+      return `${param.name} input`;
     case 'text':
       return 'text';
     case 'image':
