@@ -149,9 +149,11 @@ function bridge(stream: readonly StreamBlock[], ctx: PassContext, placements: Pl
   let m = -1;
   for (const e of entries) if (e.index > m && stream[e.index]?.markable) m = e.index;
   if (m < 0) return;
-  const pos = positions(stream);
+  // Reach is counted in blocks, not in collapsed positions: the run rule (a run of
+  // tool_use or tool_result blocks is one position) is recent and platform-specific,
+  // and a read placed exactly on the entry hits under either count.
   const reach = ctx.profile.lookback - 1;
-  if (placements.some((p) => p.index >= m && pos[p.index]! - pos[m]! <= reach)) return;
+  if (placements.some((p) => p.index >= m && p.index - m <= reach)) return;
   const two = placements.find((p) => p.label === 2);
   const label: CachePointLabel = !two || m > two.index ? 3 : 2;
   const keep = placements.filter((p) => p.label !== label);

@@ -128,6 +128,17 @@ describe('placeCachePoints', () => {
     expect(bridge?.labels).toEqual([3]);
   });
 
+  it('bridges across a 25-call fan-out too, whether or not the provider collapses tool runs', () => {
+    let s = session([3]);
+    const first = render(s, { now: 0 });
+    s = appendResponse(first.state, Array.from({ length: 25 }, (_, i) => ({ type: 'tool_use' as const, id: `toolu_fan_${i}`, name: 'Read', input: { path: `f${i}` } })));
+    s = appendToolResults(s, Array.from({ length: 25 }, (_, i) => ({ type: 'tool_result' as const, tool_use_id: `toolu_fan_${i}`, content: `file ${i}` })));
+    const second = render(s, { now: 1000 });
+    const prevFour = first.cachePoints.find((p) => p.labels.includes(4))!;
+    expect(second.cachePoints.find((p) => p.moved === 'bridge')?.path).toBe(prevFour.path);
+    expect(second.plan.read?.entry).toBe(prevFour.path);
+  });
+
   it('does not bridge when the previous entries went cold', () => {
     let s = session([3]);
     const first = render(s, { now: 0 });
