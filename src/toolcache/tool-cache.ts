@@ -357,6 +357,10 @@ export class ToolCache {
 
   #expired(entry: StoredEntry, policy: ResolvedPolicy): boolean {
     const now = this.#now();
+    // An entry from the future (another session's turn clock ran ahead of ours, or the wall
+    // clock went back) has an age we cannot know: treat it as expired, never as fresh.
+    if (entry.insertedTurn > this.#turn && (entry.ttlTurns !== undefined || policy.ttlTurns !== undefined)) return true;
+    if (entry.insertedAtMs > now && (entry.expiresAtMs !== undefined || policy.ttlMs !== undefined)) return true;
     if (entry.ttlTurns !== undefined && this.#turn - entry.insertedTurn >= entry.ttlTurns) return true;
     if (entry.expiresAtMs !== undefined && now >= entry.expiresAtMs) return true;
     if (entry.ttlTurns === undefined && entry.expiresAtMs === undefined) return true;

@@ -174,6 +174,17 @@ describe('ToolCache.call: writes', () => {
 });
 
 describe('ToolCache.call: TTL and size', () => {
+  it('treats an entry stamped by a session whose turn clock ran ahead as expired, never as fresh', async () => {
+    const store = new MemoryToolCacheStore();
+    const ahead = new ToolCache({ store, turn: 40 });
+    const behind = new ToolCache({ store, turn: 3 });
+    for (const c of [ahead, behind]) registerCodingTools(c, 5);
+    await ahead.call('Read', { path: 'a' }, async () => 'old content', opts('1'));
+    // Turn 3 − 40 is negative: without the guard the entry would look 37 turns younger than new.
+    const r = await behind.call('Read', { path: 'a' }, async () => 'fresh content', opts('2'));
+    expect(r).toMatchObject({ content: 'fresh content', cache: { type: 'miss', expired: true } });
+  });
+
   it('expires second-based TTLs with the injected clock (now − inserted ≥ ttl)', async () => {
     const clock = fakeClock();
     const cache = new ToolCache({ now: clock.now });
