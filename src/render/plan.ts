@@ -27,6 +27,11 @@ export interface RenderPlan {
   readonly firstChange: number;
   /** Path of that block (undefined when nothing changed). */
   readonly firstChangePath?: string;
+  /**
+   * Why the previous request's prefix does not carry over, in the API's own words
+   * (`diagnostics.cache_miss_reason`): null when this request only appends to it.
+   */
+  readonly cause: 'model_changed' | 'tools_changed' | 'system_changed' | 'messages_changed' | null;
   /** The point expected to read, and how many tokens. */
   readonly read?: { readonly path: string; readonly tokens: number; readonly entry: string };
   /** Points expected to write (above the model's minimum). */
@@ -49,6 +54,15 @@ export function validEntries(
   return prev.entries.filter((e) => e.index < change && stream[e.index] === e.block && e.expiresAt > now);
 }
 
+/** The tier of the first changed block, as the API names a cache miss. */
+function missCause(stable: readonly StreamBlock[], change: number, prev: LastRender | undefined, model: string): RenderPlan['cause'] {
+  if (!prev) return null;
+  if (prev.model !== undefined && prev.model !== model) return 'model_changed';
+  if (change >= prev.stream.length) return null;
+  const role = (stable[change] ?? prev.stream[change])!.role;
+  return role === 'tools' ? 'tools_changed' : role === 'system' ? 'system_changed' : 'messages_changed';
+}
+
 /** Keeps the ledger small: the entries a lookback could still reach are the newest ones. */
 const LEDGER_SIZE = 48;
 
@@ -64,6 +78,7 @@ export function planRequest(
   now: number,
   change: number,
   prev: LastRender | undefined,
+  model: string = profile.id,
 ): { plan: RenderPlan; entries: CacheEntryRecord[] } {
   const stable = stream.length === stableLength ? stream : stream.slice(0, stableLength);
   const pos = positions(stable);
@@ -123,6 +138,7 @@ export function planRequest(
     warm: timelineWarm,
     firstChange: change,
     ...(change < stable.length && prev && change < prev.stream.length ? { firstChangePath: stable[change]!.path } : {}),
+    cause: missCause(stable, change, prev, model),
     ...(read ? { read: { path: read.point.path, tokens: A, entry: read.entry.path } } : {}),
     writes: after.map((p) => ({ path: p.path, ttl: p.ttl, prefixTokens: p.prefixTokens })),
     usage,

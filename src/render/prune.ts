@@ -123,7 +123,9 @@ export function prune(
     .filter((x) => x.at !== undefined && x.removed > 0)
     .sort((a, b) => a.at - b.at);
 
-  const chosen = timelineWarm ? chooseWarmBatch(items, entries, ctx, state, options) : { from: 0, price: undefined };
+  const chosen = timelineWarm
+    ? chooseWarmBatch(items, entries, ctx, state, options)
+    : { from: 0, price: priceChange(ctx.profile, [], items[0]?.at ?? 0, items.reduce((n, x) => n + x.removed, 0), expectedRemaining(state, options.expectedRemaining)) };
   const decisions: Decision[] = [];
   const apply: HiddenRecord[] = [];
   items.forEach((it, k) => {

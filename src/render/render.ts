@@ -47,7 +47,7 @@ export function render(state: TimelineState, options: RenderOptions = {}, summar
   const entries = validEntries(next.lastRender, stable, change, ctx.now);
   const cachePoints = placeCachePoints(stable, next, ctx, options, entries, doomedFrom(stable, next, options));
   const stream = appendTail(stable, next, ctx);
-  const { plan, entries: ledger } = planRequest(stream, stable.length, cachePoints, entries, ctx.profile, ctx.now, change, next.lastRender);
+  const { plan, entries: ledger } = planRequest(stream, stable.length, cachePoints, entries, ctx.profile, ctx.now, change, next.lastRender, next.model);
 
   const turn = next.turns.at(-1);
   const rendered: Omit<Rendered, 'state'> = {
@@ -69,6 +69,7 @@ export function render(state: TimelineState, options: RenderOptions = {}, summar
       ...next,
       lastRender: {
         at: ctx.now,
+        model: next.model,
         stream: stable,
         entries: ledger,
         turn: rendered.turn,

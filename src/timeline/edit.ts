@@ -95,11 +95,25 @@ export function createTimeline(input: CreateTimelineInput): TimelineState {
 
 /** Replaces the envelope (the stable front changed: everything after it is re-written once). */
 export function setEnvelope(state: TimelineState, input: EnvelopeInput & { readonly model?: string }): TimelineState {
-  const envelope = buildEnvelope(input);
+  const envelope = reuseUnchanged(state.envelope, buildEnvelope(input));
   return produce(state, (draft) => {
     draft.envelope = castDraft(envelope);
     if (input.model !== undefined) draft.model = input.model;
   });
+}
+
+/**
+ * Keeps the previous envelope's block objects where the new ones are the same
+ * bytes, so an envelope edit shares what it did not change (and the render's
+ * identity diff sees exactly where the envelope changed).
+ */
+function reuseUnchanged(old: Envelope, next: Envelope): Envelope {
+  const same = <T extends { readonly path: string }>(a: T | undefined, b: T, bytes: (x: T) => unknown): T =>
+    a && a.path === b.path && JSON.stringify(bytes(a)) === JSON.stringify(bytes(b)) ? a : b;
+  const tools = next.tools.map((t, i) => same(old.tools[i], t, (x) => x.tool));
+  const instructions = next.instructions.map((b, i) => same(old.instructions[i], b, (x) => x.param));
+  const skillCatalog = next.skillCatalog && same(old.skillCatalog, next.skillCatalog, (x) => x.param);
+  return { ...next, tools, instructions, ...(skillCatalog ? { skillCatalog } : {}) };
 }
 
 function openIds(state: TimelineState): readonly string[] {

@@ -148,6 +148,8 @@ export interface CacheEntryRecord {
 /** Memory of the previous render, used for the cache clock and to keep reads reachable. */
 export interface LastRender {
   readonly at: number;
+  /** The model it was for (a model switch misses everything). */
+  readonly model?: string;
   /** The stable part of the stream it sent (memoized blocks: identity compares are exact and cheap). */
   readonly stream: readonly StreamBlock[];
   /** Entries believed to exist after that request, oldest position first. */
