@@ -13,6 +13,7 @@ import { extractiveSummarizer } from '../summarize/index.js';
 import type { SummaryOutput } from '../summarize/types.js';
 import { toAnthropic } from '../providers/anthropic.js';
 import { passContext } from './context.js';
+import { withTimeout } from '../internal/timeout.js';
 import { hiddenReplacements } from './hide.js';
 import { doomedFrom, prune } from './prune.js';
 import { appendTail } from './tail.js';
@@ -114,21 +115,15 @@ export async function renderAsync(state: TimelineState, options: RenderOptions =
   const input = warmPrefix ? { ...plan.input, warmPrefix } : plan.input;
   const controller = new AbortController();
   const timeoutMs = options.summarizerTimeoutMs ?? 30_000;
-  let timer: NodeJS.Timeout | undefined;
   let out: SummaryOutput;
   try {
     const answer = Promise.resolve(options.summarizer.summarize(input, controller.signal));
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    });
-    out = await Promise.race([answer, timeout]);
+    out = await withTimeout(answer, timeoutMs, `no answer within ${timeoutMs} ms`);
     if (!out.text.trim()) throw new Error('empty summary');
   } catch (err) {
     controller.abort();
     const base = fallback.summarize(plan.input) as SummaryOutput;
     out = { ...base, fallback: `${options.summarizer.name} failed: ${err instanceof Error ? err.message : String(err)}` };
-  } finally {
-    clearTimeout(timer);
   }
   return render(state, options, new Map([[plan.key, out]]));
 }

@@ -8,6 +8,7 @@
 
 import { InvalidOptionError } from '../errors.js';
 import type { StoredEntry, ToolCacheStore } from './store.js';
+import { TaggedEntries } from './tag-index.js';
 
 /** Why the store dropped an entry on its own. */
 export type MemoryEvictionReason = 'capacity';
@@ -34,8 +35,7 @@ function deepFreeze<T>(v: T): T {
  * ```
  */
 export class MemoryToolCacheStore implements ToolCacheStore {
-  readonly #entries = new Map<string, StoredEntry>();
-  readonly #byTag = new Map<string, Set<string>>();
+  readonly #entries = new TaggedEntries();
   readonly #maxEntries: number;
   readonly #listeners = new Set<(key: string, reason: MemoryEvictionReason) => void>();
   #epoch = 0;
@@ -64,60 +64,26 @@ export class MemoryToolCacheStore implements ToolCacheStore {
   }
 
   async get(key: string): Promise<StoredEntry | undefined> {
-    const e = this.#entries.get(key);
-    if (e === undefined) return undefined;
-    if (this.#maxEntries !== Number.POSITIVE_INFINITY) {
-      // Map iteration order is insertion order: re-inserting marks it most recently used.
-      this.#entries.delete(key);
-      this.#entries.set(key, e);
-    }
-    return e;
+    return this.#entries.get(key, this.#maxEntries !== Number.POSITIVE_INFINITY);
   }
 
   async insertIfEpoch(entry: StoredEntry, epoch: number): Promise<boolean> {
     if (epoch !== this.#epoch) return false;
     // A private frozen copy: callers may mutate what they passed or what a hit returned.
     const copy = deepFreeze(structuredClone(entry));
-    this.#remove(copy.key);
-    this.#entries.set(copy.key, copy);
-    for (const t of copy.tags) {
-      let set = this.#byTag.get(t);
-      if (set === undefined) this.#byTag.set(t, (set = new Set()));
-      set.add(copy.key);
-    }
-    while (this.#entries.size > this.#maxEntries) {
-      const oldest = this.#entries.keys().next().value as string;
-      this.#remove(oldest);
+    for (const oldest of this.#entries.set(copy, this.#maxEntries)) {
       for (const l of this.#listeners) l(oldest, 'capacity');
     }
     return true;
   }
 
   async invalidate(tags: readonly string[]): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }> {
-    const evicted: string[] = [];
-    for (const t of tags) {
-      const keys = this.#byTag.get(t);
-      if (keys === undefined) continue;
-      for (const k of [...keys]) if (this.#remove(k)) evicted.push(k);
-    }
+    const evicted = this.#entries.deleteTagged(tags);
     this.#epoch += 1;
     return { evicted, epoch: this.#epoch };
   }
 
   async delete(key: string): Promise<boolean> {
-    return this.#remove(key);
-  }
-
-  #remove(key: string): boolean {
-    const e = this.#entries.get(key);
-    if (e === undefined) return false;
-    this.#entries.delete(key);
-    for (const t of e.tags) {
-      const set = this.#byTag.get(t);
-      if (set === undefined) continue;
-      set.delete(key);
-      if (set.size === 0) this.#byTag.delete(t);
-    }
-    return true;
+    return this.#entries.delete(key);
   }
 }

@@ -20,6 +20,7 @@
 import type { FlightCoordinator, StoredEntry } from '../store.js';
 import type { RedisLike, RedisScript } from './redis-client.js';
 import { ACQUIRE_SCRIPT, PEEK_SCRIPT, RELEASE_SCRIPT } from './redis-scripts.js';
+import { withTimeout } from '../../internal/timeout.js';
 
 /** What the coordinator needs from the store it belongs to. */
 export interface FlightHost {
@@ -120,20 +121,4 @@ export class RedisFlightCoordinator implements FlightCoordinator {
       if (subscribed) host.client.unsubscribe([channel], listener).catch(() => undefined);
     }
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
-  });
 }

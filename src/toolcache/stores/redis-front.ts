@@ -26,6 +26,7 @@
  */
 
 import type { StoredEntry } from '../store.js';
+import { TaggedEntries } from '../tag-index.js';
 
 /** Options of the front tier. */
 export interface FrontTierOptions {
@@ -44,8 +45,7 @@ export interface FrontTicket {
 export class FrontTier {
   readonly maxEntries: number;
   readonly leaseMs: number;
-  readonly #entries = new Map<string, StoredEntry>();
-  readonly #byTag = new Map<string, Set<string>>();
+  readonly #entries = new TaggedEntries();
   /** Bumped by every invalidation and every reset: in-flight reads compare it. */
   #seq = 0;
   #leaseUntil = 0;
@@ -75,15 +75,12 @@ export class FrontTier {
       if (this.#entries.size > 0) this.reset();
       return undefined;
     }
-    const e = this.#entries.get(key);
+    const e = this.#entries.get(key, true);
     if (e === undefined) return undefined;
     if (e.expiresAtMs !== undefined && Date.now() >= e.expiresAtMs) {
       this.delete(key);
       return undefined;
     }
-    // Re-insertion marks it most recently used (Map keeps insertion order).
-    this.#entries.delete(key);
-    this.#entries.set(key, e);
     return e;
   }
 
@@ -94,43 +91,20 @@ export class FrontTier {
   /** Puts a (frozen) entry read or written at `ticket` time, if nothing could have made it stale since. */
   offer(entry: StoredEntry, ticket: FrontTicket): boolean {
     if (!ticket.leased || ticket.seq !== this.#seq || !this.leased()) return false;
-    this.delete(entry.key);
-    this.#entries.set(entry.key, entry);
-    for (const t of entry.tags) {
-      let set = this.#byTag.get(t);
-      if (set === undefined) this.#byTag.set(t, (set = new Set()));
-      set.add(entry.key);
-    }
-    while (this.#entries.size > this.maxEntries) {
-      this.delete(this.#entries.keys().next().value as string);
-    }
+    this.#entries.set(entry, this.maxEntries);
     return true;
   }
 
   /** Drops every entry carrying any of `tags` and cancels in-flight fills. Returns how many left. */
   evictTags(tags: readonly string[]): number {
     this.#seq += 1;
-    let n = 0;
-    for (const t of tags) {
-      const keys = this.#byTag.get(t);
-      if (keys === undefined) continue;
-      for (const k of [...keys]) if (this.delete(k)) n += 1;
-    }
+    const n = this.#entries.deleteTagged(tags).length;
     this.evictions += n;
     return n;
   }
 
   delete(key: string): boolean {
-    const e = this.#entries.get(key);
-    if (e === undefined) return false;
-    this.#entries.delete(key);
-    for (const t of e.tags) {
-      const set = this.#byTag.get(t);
-      if (set === undefined) continue;
-      set.delete(key);
-      if (set.size === 0) this.#byTag.delete(t);
-    }
-    return true;
+    return this.#entries.delete(key);
   }
 
   /** Forgets everything and the lease (subscription lost, lease lapsed, close). */
@@ -140,7 +114,6 @@ export class FrontTier {
     this.#hbSentAt.clear();
     if (this.#entries.size > 0) this.resets += 1;
     this.#entries.clear();
-    this.#byTag.clear();
   }
 
   /** Records that heartbeat `n` is about to be published; returns `n`. */

@@ -6,6 +6,7 @@
 
 import { CachepointError } from '../../errors.js';
 import type { RedisLike, RedisLinkEvent, RedisMessageListener } from './redis-client.js';
+import { withTimeout } from '../../internal/timeout.js';
 
 /**
  * The part of a node-redis client the adapter uses, typed structurally so the
@@ -136,20 +137,7 @@ export function adaptNodeRedis(
   const timeoutMs = options.commandTimeoutMs ?? 500;
   // A timed-out command stays in node-redis's reply queue, so a late reply is
   // consumed in order and never mistaken for the answer to a later command.
-  const timed = <T>(p: Promise<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
-      p.then(
-        (v) => {
-          clearTimeout(timer);
-          resolve(v);
-        },
-        (e: unknown) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      );
-    });
+  const timed = <T>(p: Promise<T>): Promise<T> => withTimeout(p, timeoutMs, `Redis did not answer within ${timeoutMs} ms`);
   const linkListeners = new Set<(e: RedisLinkEvent) => void>();
   const emit = (e: RedisLinkEvent): void => {
     for (const l of linkListeners) l(e);
