@@ -40,17 +40,16 @@ const TIGHT = 1.005;
  * |------------------|---------:|------:|--------------------------------------------|
  * | long-idle.jsonl  |  ×1.0437 | ×1.05 | gaps of 5–60 min and > 1 h                 |
  * | mixed-2.jsonl    |  ×1.0651 | ×1.07 | idle gaps                                  |
- * | mixed-3.jsonl    |  ×1.0555 | ×1.06 | an envelope change mid-session, idle gaps  |
  *
  * Every other fixture must be within ×1.005 (measured: coding 1.0002, compaction
- * 1.0001, demo 1.0005, fanout 1.0031, mixed-1 1.0003, mixed-4 1.0003,
- * research 1.0004, volatile-tail 1.0002), and so must any new fixture until it
- * is listed here.
+ * 1.0001, demo 1.0005, fanout 1.0031, mixed-1 1.0003, mixed-3 1.0020 since ⓪
+ * keeps the tool catalog's entry across its envelope change (was 1.0555),
+ * mixed-4 1.0003, research 1.0004, volatile-tail 1.0002), and so must any new
+ * fixture until it is listed here.
  */
 const LOOSE: Readonly<Record<string, number>> = {
   'long-idle.jsonl': 1.05,
   'mixed-2.jsonl': 1.07,
-  'mixed-3.jsonl': 1.06,
 };
 
 /** The compaction fixture replays in ~1–2 s per policy here; the margin is for a loaded 2-core box. */

@@ -34,7 +34,7 @@ export function resolveTtls(ttl: RenderOptions['ttl'] = {}): Record<CachePointLa
       );
     }
   }
-  return { 1: out[0]!, 2: out[1]!, 3: out[2]!, 4: out[3]! };
+  return { 0: out[0]!, 1: out[0]!, 2: out[1]!, 3: out[2]!, 4: out[3]! };
 }
 
 /**
@@ -100,7 +100,7 @@ export function placeCachePoints(
   /** ④ stays before this index: blocks from here on are pruned by the next request, so writing them is waste. */
   doomedFrom?: number,
 ): CachePoint[] {
-  const ttls = options.ttl ? resolveTtls(options.ttl) : { 1: '5m' as CacheTtl, 2: '5m' as CacheTtl, 3: '5m' as CacheTtl, 4: '5m' as CacheTtl };
+  const ttls = options.ttl ? resolveTtls(options.ttl) : { 0: '5m' as CacheTtl, 1: '5m' as CacheTtl, 2: '5m' as CacheTtl, 3: '5m' as CacheTtl, 4: '5m' as CacheTtl };
   const offset = options.preTailOffset ?? 4;
   const placements: Placement[] = [];
   const put = (label: CachePointLabel, want: number | undefined, floor = 0) => {
@@ -140,6 +140,12 @@ export function placeCachePoints(
   put(4, (doomedFrom ?? stream.length) - 1);
 
   bridge(stream, ctx, placements, entries);
+  // ⓪ on the last tool, only in a free slot: never at the expense of ①–④.
+  let lastTool = -1;
+  for (let i = 0; i < stream.length && stream[i]!.role === 'tools'; i++) lastTool = i;
+  if (lastTool >= 0 && lastTool < envelopeEnd && new Set(placements.map((p) => p.index)).size < 4) {
+    put(0, lastTool);
+  }
   if (!options.ttl && options.adaptiveTtl) adaptTtls(stream, state, ctx, placements, entries, ttls);
   return collapse(stream, placements, ttls);
 }
@@ -183,6 +189,7 @@ function adaptTtls(
   const prev = state.lastRender;
   const gaps = (prev?.idleGaps ?? 0) + (prev && ctx.now - prev.at >= ctx.profile.ttlMs['5m'] ? 1 : 0);
   if (gaps === 0) return;
+  ttls[0] = '1h';
   ttls[1] = '1h';
   const two = placements.find((p) => p.label === 2);
   if (!two) return;

@@ -45,8 +45,13 @@ export interface StreamBlock {
   readonly round?: number;
 }
 
-/** ① envelope, ② previous turn, ③ pre-tail, ④ tail point. */
-export type CachePointLabel = 1 | 2 | 3 | 4;
+/**
+ * ① envelope, ② previous turn, ③ pre-tail, ④ tail point; and ⓪ tools, on the
+ * last tool definition, placed only while one of the four slots is free (turn 1,
+ * early rounds): it keeps the tool catalog's entry warm so an edit of the
+ * system prompt, or an appended tool, re-writes the system part, not every tool.
+ */
+export type CachePointLabel = 0 | 1 | 2 | 3 | 4;
 
 /** Cache lifetime of a marker. */
 export type CacheTtl = '5m' | '1h';

@@ -6,7 +6,7 @@
  */
 import type { CachePointLabel, Rendered } from '../render/types.js';
 
-const CIRCLED: Record<CachePointLabel, string> = { 1: '①', 2: '②', 3: '③', 4: '④' };
+const CIRCLED: Record<CachePointLabel, string> = { 0: '⓪', 1: '①', 2: '②', 3: '③', 4: '④' };
 
 function pad(s: string | number, n: number, right = false): string {
   const t = String(s);

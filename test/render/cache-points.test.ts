@@ -18,17 +18,20 @@ function expected(state: TimelineState, offset = 4) {
     return list.at(-1)?.path;
   };
   const round = turn.rounds[n - offset - 1];
-  return {
+  const points: Record<number, string | undefined> = {
     1: 'envelope/skills',
     2: prev ? lastOf(turnBlocks(prev)) : undefined,
     3: n - offset >= 1 && round ? lastOf([...round.response, ...round.results]) : undefined,
     4: lastOf(turnBlocks(turn)),
   };
+  // ⓪ takes the last tool only while ①–④ leave a slot free.
+  const used = new Set(Object.values(points).filter((p) => p !== undefined)).size;
+  return { 0: used < 4 ? 'envelope/tools/Edit' : undefined, ...points };
 }
 
 function pointsByLabel(state: TimelineState, offset?: number) {
   const r = render(state, offset === undefined ? { now: 0 } : { now: 0, preTailOffset: offset });
-  const out: Record<number, string | undefined> = { 1: undefined, 2: undefined, 3: undefined, 4: undefined };
+  const out: Record<number, string | undefined> = { 0: undefined, 1: undefined, 2: undefined, 3: undefined, 4: undefined };
   for (const p of r.cachePoints) for (const l of p.labels) out[l] = p.path;
   return { out, r };
 }
@@ -73,11 +76,13 @@ describe('placeCachePoints', () => {
   it('collapses points that fall on one block into one marker', () => {
     const s = startTurn(newSession(), 'hello');
     const r = render(s, { now: 0 });
-    // ① on the envelope, ④ on the user message; no ②/③ in the first rounds of turn 1.
-    expect(r.cachePoints.map((p) => p.labels)).toEqual([[1], [4]]);
+    // ① on the envelope, ④ on the user message; no ②/③ in the first rounds of turn 1, so ⓪ takes a free slot.
+    expect(r.cachePoints.map((p) => p.labels)).toEqual([[0], [1], [4]]);
     const state = session([4]);
     // Round 5: ③ is the last block of round 1; distinct from ④.
-    expect(render(state, { now: 0 }).cachePoints.map((p) => p.labels)).toEqual([[1], [3], [4]]);
+    expect(render(state, { now: 0 }).cachePoints.map((p) => p.labels)).toEqual([[0], [1], [3], [4]]);
+    // All four taken: no ⓪.
+    expect(render(session([2, 5]), { now: 0 }).cachePoints.map((p) => p.labels)).toEqual([[1], [2], [3], [4]]);
   });
 
   it('never marks the tail, which comes last', () => {
