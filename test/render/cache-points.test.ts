@@ -9,7 +9,7 @@ import type { TimelineState } from '../../src/timeline/types.js';
 import { finalAnswer, newSession, session, toolRound } from '../helpers/build.js';
 
 /** The expected points, computed from the state (not from the stream the renderer built). */
-function expected(state: TimelineState, offset = 4) {
+function expected(state: TimelineState, offset = 4): Record<number, string | undefined> {
   const turn = state.turns.at(-1)!;
   const n = turn.rounds.length + 1;
   const prev = state.turns.at(-2);
