@@ -8,16 +8,16 @@
 import { produce, castDraft } from 'immer';
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { HideRefusedError, PathNotFoundError } from '../errors.js';
-import { findBlock } from '../timeline/paths.js';
+import { findBlock, parseTimelinePath } from '../timeline/paths.js';
 import type { BlockPath, CacheEntryRecord, HiddenRecord, HideReason, TimelineState } from '../timeline/types.js';
-import { firstChange, placeCachePoints } from './cache-points.js';
-import { hiddenReplacements, isCompacted, type PassContext } from './hide.js';
+import { placeCachePoints } from './cache-points.js';
+import { isCompacted, type PassContext } from './hide.js';
 import { expectedRemaining, priceChange } from './gate.js';
 import { describe, hiddenNote, payloadChars } from './notes.js';
 import { passContext } from './context.js';
-import { validEntries } from './plan.js';
+import { cacheStanding } from './plan.js';
 import type { Decision, RenderOptions, StreamBlock } from './types.js';
-import { parseTimelinePath } from '../timeline/paths.js';
+
 
 /** Options of {@link hideBlock}. */
 export interface HideOptions extends RenderOptions {
@@ -86,8 +86,7 @@ export function hideBlock(state: TimelineState, path: BlockPath, options: HideOp
   }
 
   const ctx = passContext(state, options);
-  const stream = hiddenReplacements(state, ctx);
-  const entries = validEntries(state.lastRender, stream, firstChange(stream, state.lastRender), ctx.now);
+  const { stream, entries } = cacheStanding(state, ctx);
   const zone = editableZone(stream, state, ctx, options, entries);
   const index = stream.findIndex((b) => b.path === path);
   if (index > zone.index) {
@@ -124,8 +123,7 @@ function addDeferred(state: TimelineState, path: BlockPath, note: string | undef
  */
 export function editableZoneStart(state: TimelineState, options: RenderOptions = {}): { index: number; path: string } {
   const ctx = passContext(state, options);
-  const stream = hiddenReplacements(state, ctx);
-  const entries = validEntries(state.lastRender, stream, firstChange(stream, state.lastRender), ctx.now);
+  const { stream, entries } = cacheStanding(state, ctx);
   return editableZone(stream, state, ctx, options, entries);
 }
 

@@ -6,18 +6,14 @@
  * the provider simulator (src/sim) gives the exact figures for a whole trace.
  */
 import type { ModelProfile } from '../models/profiles.js';
-import { promptCost, usageTokens } from '../models/pricing.js';
-import type { CacheEntryRecord, LastRender } from '../timeline/types.js';
-import { positions } from './cache-points.js';
+import { promptCost, usageTokens, type PromptUsage } from '../models/pricing.js';
+import type { CacheEntryRecord, LastRender, TimelineState } from '../timeline/types.js';
+import { firstChange, positions } from './cache-points.js';
+import { hiddenReplacements, type PassContext } from './hide.js';
 import type { CachePoint, StreamBlock } from './types.js';
 
 /** Predicted usage in the API's own field names. */
-export interface PlannedUsage {
-  readonly input_tokens: number;
-  readonly cache_read_input_tokens: number;
-  readonly cache_creation_input_tokens: number;
-  readonly cache_creation: { readonly ephemeral_5m_input_tokens: number; readonly ephemeral_1h_input_tokens: number };
-}
+export type PlannedUsage = PromptUsage;
 
 /** What this request is expected to do with the provider's cache. */
 export interface RenderPlan {
@@ -61,6 +57,29 @@ function missCause(stable: readonly StreamBlock[], change: number, prev: LastRen
   if (change >= prev.stream.length) return null;
   const role = (stable[change] ?? prev.stream[change])!.role;
   return role === 'tools' ? 'tools_changed' : role === 'system' ? 'system_changed' : 'messages_changed';
+}
+
+/** The stable stream of a state, where it differs from the previous render, and the entries still usable. */
+export interface CacheStanding {
+  readonly stream: readonly StreamBlock[];
+  readonly change: number;
+  readonly entries: readonly CacheEntryRecord[];
+}
+
+const standings = new WeakMap<TimelineState, { readonly ctx: PassContext; readonly standing: CacheStanding }>();
+
+/**
+ * The stream, first change and valid entries of a state, computed once per
+ * state and context: prune, hide and placement all ask for them.
+ */
+export function cacheStanding(state: TimelineState, ctx: PassContext): CacheStanding {
+  const hit = standings.get(state);
+  if (hit && hit.ctx.now === ctx.now && hit.ctx.tokens === ctx.tokens && hit.ctx.profile === ctx.profile) return hit.standing;
+  const stream = hiddenReplacements(state, ctx);
+  const change = firstChange(stream, state.lastRender);
+  const standing = { stream, change, entries: validEntries(state.lastRender, stream, change, ctx.now) };
+  standings.set(state, { ctx, standing });
+  return standing;
 }
 
 /** Keeps the ledger small: the entries a lookback could still reach are the newest ones. */

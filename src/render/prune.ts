@@ -14,12 +14,11 @@
  */
 import { castDraft, produce } from 'immer';
 import type { Block, CacheEntryRecord, HiddenRecord, TimelineState } from '../timeline/types.js';
-import { firstChange } from './cache-points.js';
 import { expectedRemaining, priceChange } from './gate.js';
 import { hiddenRecord } from './hide-block.js';
-import { hiddenReplacements, isCompacted, type PassContext } from './hide.js';
+import { isCompacted, type PassContext } from './hide.js';
 import { PRUNE_NOTICE, payloadChars } from './notes.js';
-import { validEntries } from './plan.js';
+import { cacheStanding } from './plan.js';
 import type { Decision, RenderOptions, StreamBlock } from './types.js';
 
 const chars = new WeakMap<Block, number>();
@@ -95,8 +94,7 @@ export function prune(
   const o = { ...pruneDefaults(options.policy), ...options.prune };
   if (!o.enabled || state.turns.length === 0) return { state, decisions: [] };
 
-  const stream = hiddenReplacements(state, ctx);
-  const entries = validEntries(state.lastRender, stream, firstChange(stream, state.lastRender), ctx.now);
+  const { stream, entries } = cacheStanding(state, ctx);
   const timelineWarm = entries.some((e) => e.block.segment !== 'envelope');
   if (timelineWarm && options.policy !== 'economy') return { state, decisions: [] };
 

@@ -6,15 +6,14 @@
  */
 import { freeze } from 'immer';
 import type { TimelineState } from '../timeline/types.js';
-import { placeCachePoints, firstChange as diffFrom } from './cache-points.js';
-import { planRequest, validEntries } from './plan.js';
+import { placeCachePoints } from './cache-points.js';
+import { cacheStanding, planRequest } from './plan.js';
 import { compact, planCompaction, type SummaryTexts } from './compact.js';
 import { extractiveSummarizer } from '../summarize/index.js';
 import type { SummaryOutput } from '../summarize/types.js';
 import { toAnthropic } from '../providers/anthropic.js';
 import { passContext } from './context.js';
 import { withTimeout } from '../internal/timeout.js';
-import { hiddenReplacements } from './hide.js';
 import { doomedFrom, prune } from './prune.js';
 import { appendTail } from './tail.js';
 import type { Decision, Rendered, RenderOptions, SegmentTokens, StreamBlock } from './types.js';
@@ -43,9 +42,7 @@ export function render(state: TimelineState, options: RenderOptions = {}, summar
   decisions.push(...compacted.decisions);
   const next = compacted.state;
 
-  const stable = hiddenReplacements(next, ctx);
-  const change = diffFrom(stable, next.lastRender);
-  const entries = validEntries(next.lastRender, stable, change, ctx.now);
+  const { stream: stable, change, entries } = cacheStanding(next, ctx);
   const cachePoints = placeCachePoints(stable, next, ctx, options, entries, doomedFrom(stable, next, options));
   const stream = appendTail(stable, next, ctx);
   const { plan, entries: ledger } = planRequest(stream, stable.length, cachePoints, entries, ctx.profile, ctx.now, change, next.lastRender, next.model);
