@@ -22,7 +22,7 @@ export type { ErrorCode } from './errors.js';
 // Models
 export { customProfile, DEFAULT_MODEL, MODEL_PROFILES, resolveProfile } from './models/profiles.js';
 export { promptCost, usageTokens } from './models/pricing.js';
-export type { PromptTokens } from './models/pricing.js';
+export type { PromptTokens, PromptUsage } from './models/pricing.js';
 export type { ModelPrices, ModelProfile } from './models/profiles.js';
 
 // Tokens

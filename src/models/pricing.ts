@@ -13,6 +13,15 @@ export interface PromptTokens {
   readonly cacheWrite1h: number;
 }
 
+/** The input side of the API's `usage`, as the provider reports it (and as plans and simulators predict it). */
+export interface PromptUsage {
+  readonly input_tokens: number;
+  readonly cache_creation_input_tokens: number;
+  readonly cache_read_input_tokens: number;
+  /** The split of `cache_creation_input_tokens` by TTL; the two add up to it. */
+  readonly cache_creation: { readonly ephemeral_5m_input_tokens: number; readonly ephemeral_1h_input_tokens: number };
+}
+
 /** Prompt-side dollars (output is priced separately). */
 export function promptCost(prices: ModelPrices, t: PromptTokens): number {
   return (t.input * prices.input + t.cacheRead * prices.cacheRead + t.cacheWrite5m * prices.cacheWrite5m + t.cacheWrite1h * prices.cacheWrite1h) / 1e6;

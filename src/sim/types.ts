@@ -6,6 +6,7 @@
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelProfile } from '../models/profiles.js';
 import type { BlockMemo } from './prefix.js';
+import type { PromptUsage } from '../models/pricing.js';
 
 /** The request body the simulator reads (streaming and non-streaming params both extend it). */
 export type SimParams = MessageCreateParamsBase;
@@ -53,14 +54,7 @@ export interface SimulatorOptions {
 }
 
 /** The usage the API would report (input side), plus the output tokens if they were given. */
-export interface SimUsage {
-  readonly input_tokens: number;
-  readonly cache_creation_input_tokens: number;
-  readonly cache_read_input_tokens: number;
-  readonly cache_creation: {
-    readonly ephemeral_5m_input_tokens: number;
-    readonly ephemeral_1h_input_tokens: number;
-  };
+export interface SimUsage extends PromptUsage {
   readonly output_tokens: number;
 }
 

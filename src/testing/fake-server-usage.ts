@@ -7,20 +7,12 @@
  */
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
 import { BlockTokenCache } from '../tokens/counter.js';
+import type { PromptUsage } from '../models/pricing.js';
 
 // TYPES
 
 /** The usage fields a model reports for one request (the API's `usage`, input side). */
-export interface UsageReport {
-  readonly input_tokens: number;
-  readonly cache_creation_input_tokens: number;
-  readonly cache_read_input_tokens: number;
-  /** The split of `cache_creation_input_tokens` by TTL; the two add up to it. */
-  readonly cache_creation: {
-    readonly ephemeral_5m_input_tokens: number;
-    readonly ephemeral_1h_input_tokens: number;
-  };
-}
+export type UsageReport = PromptUsage;
 
 /** What a usage model answers for a request it accepts: the usage, and optionally why cache reads were missed. */
 export interface UsageOutcome {

@@ -7,10 +7,10 @@ import { toAnthropic } from '../../src/providers/anthropic.js';
 import { ContextOverflowError } from '../../src/errors.js';
 import { validateRequest } from '../../src/testing/fake-server-validate.js';
 import { startTurn, appendResponse, appendToolResults } from '../../src/timeline/edit.js';
-import { findBlock, turnBlocks } from '../../src/timeline/paths.js';
+import { findBlock } from '../../src/timeline/paths.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import type { Summarizer } from '../../src/summarize/types.js';
-import { finalAnswer, newSession, session, toolRound } from '../helpers/build.js';
+import { finalAnswer, newSession, toolRound } from '../helpers/build.js';
 
 /** A small window so compaction triggers on test-sized sessions. */
 const small = customProfile('test-small', { contextWindow: 12_000, minCacheableTokens: 1024, prices: { input: 3 } });
@@ -145,7 +145,5 @@ describe('compact', () => {
   it('summaries are deterministic', () => {
     const s = grow(10, 3);
     expect(render(s, { ...opts, now: 0 }).state.summaries[0]!.text).toBe(render(s, { ...opts, now: 0 }).state.summaries[0]!.text);
-    void turnBlocks;
-    void session;
   });
 });
