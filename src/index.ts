@@ -21,8 +21,8 @@ export type { ErrorCode } from './errors.js';
 
 // Models
 export { customProfile, DEFAULT_MODEL, MODEL_PROFILES, resolveProfile } from './models/profiles.js';
-export { promptCost, usageTokens } from './models/pricing.js';
-export type { PromptTokens, PromptUsage } from './models/pricing.js';
+export { priceTokens, priceUsage, promptCost, usageTokens } from './models/pricing.js';
+export type { PromptTokens, PromptUsage, ReportedUsage, UsageCost } from './models/pricing.js';
 export type { ModelPrices, ModelProfile } from './models/profiles.js';
 
 // Tokens

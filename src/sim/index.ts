@@ -3,7 +3,6 @@ export { CacheSimulator, simulateAll } from './simulator.js';
 export type { CacheEntry } from './simulator.js';
 export { buildPrefix, BlockMemo, canonicalBlock, contentBlocks, isMarkable, stripMarker, MAX_CACHE_POINTS, REJECTION } from './prefix.js';
 export type { Breakpoint, Prefix, PrefixBlock, PrefixPosition } from './prefix.js';
-export { priceUsage, makeUsage } from './pricing.js';
 export { BASELINES, baselineById, placeMarkers, stripCacheControl } from './strategies.js';
 export type { Baseline, BaselineId } from './strategies.js';
 export { idealBound } from './ideal.js';

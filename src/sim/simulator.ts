@@ -34,10 +34,10 @@
  *   context editing, workspaces (one simulator = one workspace), image
  *   add/remove invalidation.
  */
+import { priceUsage } from '../models/pricing.js';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
 import { BlockTokenCache } from '../tokens/counter.js';
 import { BlockMemo, buildPrefix, type Prefix } from './prefix.js';
-import { makeUsage, priceUsage } from './pricing.js';
 import type {
   BreakpointReport,
   CacheTtl,
@@ -46,6 +46,7 @@ import type {
   SimParams,
   SimRequest,
   SimResult,
+  SimUsage,
   SimulatorOptions,
 } from './types.js';
 
@@ -167,7 +168,14 @@ export class CacheSimulator {
     const oneHour = writers.filter(({ bp }) => bp.ttl === '1h');
     const B = oneHour.length > 0 ? Math.max(...oneHour.map(({ bp }) => bp.tokens)) : A;
     const C = writers.length > 0 ? Math.max(...writers.map(({ bp }) => bp.tokens)) : A;
-    const usage = makeUsage(A, B - A, C - B, prefix.totalTokens - C, outputTokens);
+    // The billing split (A/B/C of the docs): read up to A, 1h writes up to B, 5m writes up to C, the rest input.
+    const usage: SimUsage = {
+      input_tokens: prefix.totalTokens - C,
+      cache_creation_input_tokens: C - A,
+      cache_read_input_tokens: A,
+      cache_creation: { ephemeral_5m_input_tokens: C - B, ephemeral_1h_input_tokens: B - A },
+      output_tokens: outputTokens,
+    };
 
     // State: refresh hits, then write.
     for (const h of hits) {
@@ -233,7 +241,7 @@ export class CacheSimulator {
       missedPosition: bust && missed ? missed.position : null,
     };
     this.#previous = { model: params.model, prefix };
-    return { index, at, model: params.model, rejected: null, usage, cost: priceUsage(profile, usage), explain };
+    return { index, at, model: params.model, rejected: null, usage, cost: priceUsage(profile.prices, usage), explain };
   }
 
   #scope(model: string, profile: ModelProfile): string {

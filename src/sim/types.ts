@@ -6,7 +6,7 @@
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelProfile } from '../models/profiles.js';
 import type { BlockMemo } from './prefix.js';
-import type { PromptUsage } from '../models/pricing.js';
+import type { PromptUsage, UsageCost } from '../models/pricing.js';
 
 /** The request body the simulator reads (streaming and non-streaming params both extend it). */
 export type SimParams = MessageCreateParamsBase;
@@ -58,17 +58,8 @@ export interface SimUsage extends PromptUsage {
   readonly output_tokens: number;
 }
 
-/** The price of one request in US dollars, by usage field. */
-export interface SimCost {
-  readonly input: number;
-  readonly cacheWrite5m: number;
-  readonly cacheWrite1h: number;
-  readonly cacheRead: number;
-  /** input + writes + read: the prompt's price, the figure strategies are compared on. */
-  readonly total: number;
-  /** Output tokens × output price (0 when no output count was given); not in `total`. */
-  readonly output: number;
-}
+/** The price of one request in US dollars, by usage field (see models/pricing.ts). */
+export type SimCost = UsageCost;
 
 /** A cache breakpoint of a request, as the simulator saw it. */
 export interface BreakpointReport {

@@ -1,5 +1,5 @@
 /** Summarizers for compaction. */
 export { extractiveSummarizer, type ExtractiveOptions } from './extractive.js';
-export { llmSummarizer, priceUsage, summarizeInstruction, type LlmSummarizerOptions } from './llm.js';
+export { llmSummarizer, summarizeInstruction, type LlmSummarizerOptions } from './llm.js';
 export { cutToWarmPrefix } from './warm-prefix.js';
 export type { AsyncSummarizer, Summarizer, SummaryInput, SummaryOutput, SummaryUsage, SyncSummarizer } from './types.js';

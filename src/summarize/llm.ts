@@ -20,7 +20,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { InvalidOptionError } from '../errors.js';
 import { DEFAULT_MODEL, resolveProfile, type ModelProfile } from '../models/profiles.js';
-import { promptCost, usageTokens } from '../models/pricing.js';
+import { priceUsage } from '../models/pricing.js';
 import { turnBlocks } from '../timeline/paths.js';
 import { extractiveSummarizer } from './extractive.js';
 import { clip, resultText } from './turn-digest.js';
@@ -152,11 +152,6 @@ function usageOf(message: Message): SummaryUsage {
   };
 }
 
-/** Dollars of a call, or undefined for a model without a profile. */
-export function priceUsage(message: Pick<Message, 'usage'>, profile: ModelProfile): number {
-  return promptCost(profile.prices, usageTokens(message.usage)) + (message.usage.output_tokens * profile.prices.output) / 1e6;
-}
-
 function describeError(e: unknown, timedOut: boolean, timeoutMs: number): string {
   if (timedOut) return `timeout after ${timeoutMs} ms`;
   if (e !== null && typeof e === 'object') {
@@ -223,7 +218,8 @@ export function llmSummarizer(options: LlmSummarizerOptions): AsyncSummarizer {
 
       let cost: number | undefined;
       try {
-        cost = priceUsage(message, resolveProfile(params.model, options.profiles));
+        const price = priceUsage(resolveProfile(params.model, options.profiles).prices, message.usage);
+        cost = price.total + price.output;
       } catch {
         cost = undefined; // A model without a profile: the summary is still good, only unpriced.
       }

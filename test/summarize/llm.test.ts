@@ -1,13 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
-import type { MessageCreateParamsNonStreaming, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { Message, MessageCreateParamsNonStreaming, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../src/models/profiles.js';
 import { serializeWithOffsets, toAnthropic } from '../../src/providers/anthropic.js';
 import { render } from '../../src/render/render.js';
 import { extractiveSummarizer } from '../../src/summarize/extractive.js';
-import { llmSummarizer, priceUsage } from '../../src/summarize/llm.js';
+import { priceUsage } from '../../src/models/pricing.js';
+import { llmSummarizer } from '../../src/summarize/llm.js';
 import type { SummaryInput } from '../../src/summarize/types.js';
 import { cutToWarmPrefix } from '../../src/summarize/warm-prefix.js';
 import type { ScriptEntry } from '../../src/testing/fake-server-script.js';
@@ -74,7 +75,8 @@ describe('llmSummarizer (warm prefix)', () => {
     expect(out.usage).toMatchObject({ input_tokens: reported.usage.input_tokens, cache_read_input_tokens: reported.usage.cache_read_input_tokens });
     expect(out.usage!.cache_read_input_tokens).toBeGreaterThan(1_000);
     expect(out.usage!.input_tokens).toBeLessThan(300);
-    expect(out.cost).toBeCloseTo(priceUsage(server.requests[1]!.response as never, resolveProfile(MODEL)), 12);
+    const price = priceUsage(resolveProfile(MODEL).prices, (server.requests[1]!.response as Message).usage);
+    expect(out.cost).toBeCloseTo(price.total + price.output, 12);
   });
 
   it('adds the instruction as a new user message when the prefix ends with the assistant', async () => {
