@@ -13,15 +13,17 @@
  *
  * Every request is recorded (`server.requests`) with its parsed body and the
  * response or error it got. Ids are deterministic (`msg_fake_1`, `req_fake_1`).
+ *
+ * This file routes and records; the HTTP plumbing is fake-server-http.ts, the
+ * message (script, usage, diagnostics) fake-server-messages.ts.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Message, MessageCreateParamsBase, MessageTokensCount } from '@anthropic-ai/sdk/resources/messages';
-import { UnknownModelError } from '../errors.js';
 import { CacheSimulator } from '../sim/simulator.js';
 import { BlockTokenCache, type TokenCounter } from '../tokens/counter.js';
-import { diagnose, fingerprint, type Fingerprint } from './fake-server-diagnostics.js';
-import { isScriptedError, materialize, type ScriptedError, type ScriptedResponse, type ScriptEntry } from './fake-server-script.js';
+import { HttpError, listen, parseJson, readBody, sendError, sendEvents, sendJson } from './fake-server-http.js';
+import { MessageResponder } from './fake-server-messages.js';
+import type { ScriptEntry } from './fake-server-script.js';
 import { formatFrame, messageFrames } from './fake-server-sse.js';
 import { promptTokens, type UsageModel } from './fake-server-usage.js';
 import { validateRequest } from './fake-server-validate.js';
@@ -94,32 +96,13 @@ export interface FakeMessagesServer {
 
 // IMPLEMENTATION
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly type: string,
-    message: string,
-    readonly headers: Readonly<Record<string, string>> = {},
-  ) {
-    super(message);
-  }
-}
+type Endpoint = 'messages' | 'count_tokens';
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new HttpError(400, 'invalid_request_error', `There was an error parsing the body of your request: ${(e as Error).message}`);
-  }
+/** The endpoint a request is for; anything else is the API's 404. */
+function route(method: string, path: string): Endpoint {
+  if (method === 'POST' && path === '/v1/messages') return 'messages';
+  if (method === 'POST' && path === '/v1/messages/count_tokens') return 'count_tokens';
+  throw new HttpError(404, 'not_found_error', `Not found: ${method} ${path}`);
 }
 
 /**
@@ -135,96 +118,10 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
   const tokens = new BlockTokenCache(options.counter);
   // The simulator counts marker-free blocks with the same cache, so usage adds up to count_tokens.
   const usageModel = options.usageModel ?? new CacheSimulator({ countTokens: (block) => tokens.tokens(block) });
+  const responder = new MessageResponder(options.script ?? [], usageModel, tokens);
   const now = options.now ?? Date.now;
-  const queue: ScriptEntry[] = [...(options.script ?? [])];
   const requests: RecordedRequest[] = [];
-  const fingerprints = new Map<string, Fingerprint>();
   let received = 0;
-  let played = 0;
-  let messages = 0;
-  let toolIds = 0;
-
-  function createMessage(params: MessageCreateParamsBase, at: number): { message: Message; explain?: unknown } {
-    const wantsDiagnostics = params.diagnostics !== undefined && params.diagnostics !== null;
-    const previousId = params.diagnostics?.previous_message_id;
-    const prompt = promptTokens(params, tokens);
-    const print = fingerprint(params, prompt);
-    const diagnostics = typeof previousId === 'string' ? diagnose(fingerprints.get(previousId), print) : null;
-
-    let response: Exclude<ScriptedResponse, ScriptedError> | undefined;
-    if (params.max_tokens !== 0) {
-      const entry = queue[0];
-      if (entry === undefined) {
-        throw new HttpError(
-          500,
-          'api_error',
-          `fake server: the script is exhausted after ${played} response(s); add responses with server.script(...) or the script option`,
-          { 'x-should-retry': 'false' },
-        );
-      }
-      const answer = typeof entry === 'function' ? entry(params, played) : entry;
-      if (isScriptedError(answer)) {
-        // An API error means the request was not processed: the usage model never sees it.
-        queue.shift();
-        played++;
-        throw new HttpError(answer.error.status, answer.error.type, answer.error.message);
-      }
-      response = answer;
-    }
-
-    let outcome: ReturnType<UsageModel['send']>;
-    try {
-      outcome = usageModel.send(params, at);
-    } catch (e) {
-      // The simulator knows models by profile; the API answers an unknown model with a 404.
-      if (e instanceof UnknownModelError) throw new HttpError(404, 'not_found_error', `model: ${params.model}`);
-      throw e;
-    }
-    // A refusal by the usage model leaves the script where it was, like any other 400.
-    if (outcome.rejected) throw new HttpError(400, 'invalid_request_error', outcome.rejected.message);
-    let scripted: ReturnType<typeof materialize>;
-    if (response === undefined) {
-      // Cache pre-warming (max_tokens 0): prefill only, no output, nothing taken from the script.
-      scripted = { content: [], stop_reason: 'max_tokens', stop_sequence: null, output_tokens: 0 };
-    } else {
-      queue.shift();
-      played++;
-      scripted = materialize(response, () => `toolu_fake_${++toolIds}`);
-    }
-    const u = outcome.usage;
-    const output_tokens =
-      scripted.output_tokens ?? Math.max(1, scripted.content.reduce((n, b) => n + tokens.tokens(b), 0));
-    const id = `msg_fake_${++messages}`;
-    if (wantsDiagnostics) fingerprints.set(id, print);
-    const message: Message = {
-      id,
-      type: 'message',
-      role: 'assistant',
-      model: scripted.model ?? params.model,
-      content: scripted.content,
-      stop_reason: scripted.stop_reason,
-      stop_sequence: scripted.stop_sequence,
-      stop_details: null,
-      container: null,
-      diagnostics,
-      usage: {
-        input_tokens: u.input_tokens,
-        cache_creation_input_tokens: u.cache_creation_input_tokens,
-        cache_read_input_tokens: u.cache_read_input_tokens,
-        cache_creation: {
-          ephemeral_5m_input_tokens: u.cache_creation.ephemeral_5m_input_tokens,
-          ephemeral_1h_input_tokens: u.cache_creation.ephemeral_1h_input_tokens,
-        },
-        output_tokens,
-        output_tokens_details: null,
-        server_tool_use: null,
-        service_tier: 'standard',
-        inference_geo: null,
-        speed: null,
-      },
-    };
-    return outcome.explain === undefined ? { message } : { message, explain: outcome.explain };
-  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Counted on arrival (not from requests.length): concurrent requests must not share an id.
@@ -240,10 +137,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     try {
       body = text.length > 0 ? parseJson(text) : undefined;
       stream = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
-      if (method !== 'POST' || (path !== '/v1/messages' && path !== '/v1/messages/count_tokens')) {
-        throw new HttpError(404, 'not_found_error', `Not found: ${method} ${path}`);
-      }
-      const endpoint = path === '/v1/messages' ? 'messages' : 'count_tokens';
+      const endpoint = route(method, path);
       const issue = validateRequest(body, endpoint);
       if (issue !== null) throw new HttpError(400, 'invalid_request_error', issue.message);
       const params = body as MessageCreateParamsBase;
@@ -251,57 +145,33 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
       if (endpoint === 'count_tokens') {
         const response: MessageTokensCount = { input_tokens: promptTokens(params, tokens).total };
         requests.push({ ...base, body, stream: false, status: 200, response });
-        res.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId });
-        res.end(JSON.stringify(response));
+        sendJson(res, requestId, response);
         return;
       }
 
-      const { message, explain } = createMessage(params, at);
+      const { message, explain } = responder.create(params, at);
       requests.push({ ...base, body, stream, status: 200, response: message, ...(explain === undefined ? {} : { explain }) });
-      if (!stream) {
-        res.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId });
-        res.end(JSON.stringify(message));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': requestId });
-      for (const frame of messageFrames(message)) res.write(formatFrame(frame));
-      res.end();
+      if (stream) sendEvents(res, requestId, [...messageFrames(message)].map(formatFrame));
+      else sendJson(res, requestId, message);
     } catch (e) {
       const err = e instanceof HttpError ? e : new HttpError(500, 'api_error', `fake server failed: ${String(e)}`);
       requests.push({ ...base, body, stream, status: err.status, error: { status: err.status, type: err.type, message: err.message } });
-      res.writeHead(err.status, { 'content-type': 'application/json', 'request-id': requestId, ...err.headers });
-      res.end(JSON.stringify({ type: 'error', error: { type: err.type, message: err.message }, request_id: requestId }));
+      sendError(res, requestId, err);
     }
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
-      // Only reachable if writing the response itself failed; nothing more can be sent.
-      res.destroy(e instanceof Error ? e : new Error(String(e)));
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-
+  const server = await listen(options.port ?? 0, handle);
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
+    url: `http://127.0.0.1:${server.port}`,
+    port: server.port,
     requests,
     usageModel,
     get remaining() {
-      return queue.length;
+      return responder.remaining;
     },
     script(...entries) {
-      queue.push(...entries);
+      responder.script(entries);
     },
-    close() {
-      return new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      });
-    },
+    close: () => server.close(),
   };
 }
