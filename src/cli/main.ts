@@ -1,13 +1,21 @@
-#!/usr/bin/env node
 /**
- * The `cachepoint` command line: render | replay | simulate | demo.
- * Errors print one clear line (what and where) and exit 1; usage errors exit 2.
+ * The `cachepoint` command line: render | replay | simulate | demo, as a
+ * function: {@link main} takes the arguments and the outside world
+ * ({@link CliIo}) and returns the exit status. It never throws and never prints
+ * a stack trace: an error is one line naming what is wrong and where
+ * (`file:line` when there is one), exit 1; a usage error (unknown command or
+ * flag, a missing or extra TRACE) prints the usage, exit 2. `bin.ts` runs it
+ * for a real process; tests call it in memory.
  */
 import { CachepointError } from '../errors.js';
 import { demoCommand } from './commands/demo.js';
 import { renderCommand } from './commands/render.js';
 import { replayCommand } from './commands/replay.js';
 import { simulateCommand } from './commands/simulate.js';
+import { type CliIo, processIo } from './io.js';
+import { UsageError } from './output.js';
+
+export type { CliIo, CliWriter } from './io.js';
 
 const HELP = `Usage: cachepoint <command> [options]
 
@@ -17,49 +25,91 @@ Commands:
   simulate TRACE    price the trace under cachepoint and the peer strategies
   demo              render the bundled example session and compare strategies
 
-Run 'cachepoint <command> --help' for a command's options.`;
+Run 'cachepoint <command> --help' for a command's options.
+Exit status: 0 ok, 1 an error (bad input, bad option value, I/O), 2 a usage error.`;
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
+/** A command: parsed argv in, exit status out; writes only through `io`. */
+export type Command = (argv: string[], io: CliIo) => Promise<number>;
+
+/** The commands by name (other commands register here). */
+export const COMMANDS: Record<string, Command> = {
   render: renderCommand,
   replay: replayCommand,
   simulate: simulateCommand,
   demo: demoCommand,
 };
 
-export async function main(argv: string[]): Promise<number> {
+/** parseArgs codes that mean the command line itself is malformed (usage, exit 2). */
+const USAGE_CODES = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
+
+/**
+ * Runs the CLI once.
+ *
+ * @param argv the arguments after the program name (`process.argv.slice(2)`)
+ * @param io where output goes, which directory relative paths resolve against
+ * @returns the exit status (0 ok, 1 error, 2 usage error)
+ *
+ * @example
+ * const out: string[] = [];
+ * const w = { write: (s: string) => (out.push(s), true) };
+ * const code = await main(['replay', 'fixtures/demo.jsonl'], { stdout: w, stderr: w, cwd: process.cwd(), env: {} });
+ */
+export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h') {
-    process.stdout.write(`${HELP}\n`);
+    (name ? io.stdout : io.stderr).write(`${HELP}\n`);
     return name ? 0 : 2;
   }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
-    process.stderr.write(`cachepoint: unknown command "${name}"\n\n${HELP}\n`);
+    io.stderr.write(`cachepoint: unknown command "${name}"\n\n${HELP}\n`);
     return 2;
   }
   try {
-    return await command(rest);
+    return await command(rest, io);
   } catch (err) {
-    if (err instanceof CachepointError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`cachepoint ${name}: ${(err as Error).message}\n`);
-      return 1;
-    }
-    // A file that cannot be opened is the user's input, not a crash: one line, no stack.
-    const io = err as NodeJS.ErrnoException;
-    if (io.syscall && io.path && io.code) {
-      process.stderr.write(`cachepoint ${name}: cannot ${io.syscall} ${io.path}: ${io.code}\n`);
-      return 1;
-    }
-    throw err;
+    const { status, message } = describeError(err, io);
+    io.stderr.write(`cachepoint ${name}: ${message}\n`);
+    return status;
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`cachepoint: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+/** One line and an exit status for anything a command threw. */
+export function describeError(err: unknown, io: Pick<CliIo, 'env'>): { status: number; message: string } {
+  const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' ');
+  if (err instanceof UsageError) return { status: 2, message: oneLine(err.message) };
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+    return { status: USAGE_CODES.has(code) ? 2 : 1, message: `${oneLine((err as Error).message)} (see --help)` };
+  }
+  if (err instanceof CachepointError) return { status: 1, message: oneLine(err.message) };
+  // A file that cannot be opened, read or written is the user's input, not a crash.
+  const sys = err as NodeJS.ErrnoException;
+  if (sys instanceof Error && typeof sys.code === 'string' && typeof sys.syscall === 'string') {
+    const what = sys.path ?? (sys as { file?: string }).file;
+    return { status: 1, message: `cannot ${sys.syscall}${what ? ` ${what}` : ''}: ${sys.code}${errnoHint(sys.code)}` };
+  }
+  if (err instanceof RangeError && /call stack/i.test(err.message)) {
+    return { status: 1, message: 'the input is nested too deeply to process (stack overflow)' };
+  }
+  // A bug of ours: still one line; the stack only on request.
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  const stack = io.env.CACHEPOINT_DEBUG && err instanceof Error && err.stack ? `\n${err.stack}` : '';
+  return { status: 1, message: `internal error: ${oneLine(text)} (please report it; CACHEPOINT_DEBUG=1 prints the stack)${stack}` };
+}
+
+function errnoHint(code: string): string {
+  switch (code) {
+    case 'ENOENT':
+      return ' (no such file or directory)';
+    case 'EISDIR':
+      return ' (it is a directory)';
+    case 'ENOTDIR':
+      return ' (a part of the path is not a directory)';
+    case 'EACCES':
+    case 'EPERM':
+      return ' (permission denied)';
+    default:
+      return '';
+  }
+}

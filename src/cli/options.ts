@@ -35,6 +35,9 @@ export const ENGINE_HELP = `Engine options:
   --compact-threshold F --compact-target F              fractions of the context window
   --no-compact               never compact`;
 
+/** compact.ts's defaults, for the cross-check of the two fractions. */
+const COMPACT_DEFAULTS = { threshold: 0.9, target: 0.6 } as const;
+
 type Values = Record<string, string | boolean | undefined>;
 
 function int(values: Values, flag: string, min = 0): number | undefined {
@@ -84,6 +87,14 @@ export function engineOptions(values: Values): ReplayOptions {
     target: fraction(values, 'compact-target'),
     ...(values['no-compact'] ? { enabled: false } : {}),
   };
+  // Compaction shrinks the input from `threshold` down to `target`: a target at or above the
+  // threshold would compact on every request. The defaults (0.9 / 0.6) fill in a missing side.
+  const threshold = compact.threshold ?? COMPACT_DEFAULTS.threshold;
+  const target = compact.target ?? COMPACT_DEFAULTS.target;
+  if (target >= threshold) {
+    const flag = compact.target !== undefined ? '--compact-target' : '--compact-threshold';
+    throw new InvalidOptionError(flag, `the target (${target}) must be below the threshold (${threshold}): compaction shrinks the input from the threshold down to the target`);
+  }
   const clean = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   const offset = int(values, 'pre-tail-offset');
   return {

@@ -1,14 +1,15 @@
 /** Small output helpers: usage errors and a progress line on stderr (only on a terminal). */
+import type { CliIo } from './io.js';
 
-/** Prints usage and returns the exit code (2 = usage error). */
-export function usageError(help: string, code = 2): number {
-  (code === 0 ? process.stdout : process.stderr).write(`${help}\n`);
+/** Prints usage and returns the exit code (2 = usage error; 0 = asked for help: stdout). */
+export function usageError(io: CliIo, help: string, code = 2): number {
+  (code === 0 ? io.stdout : io.stderr).write(`${help}\n`);
   return code;
 }
 
 /** A single `\r` status line on stderr when it is a terminal; silent otherwise (CI logs stay clean). */
-export function progress(label: string): { tick(n: number): void; done(summary: string): void } {
-  const tty = process.stderr.isTTY === true;
+export function progress(io: CliIo, label: string): { tick(n: number): void; done(summary: string): void } {
+  const tty = io.stderr.isTTY === true;
   let last = 0;
   return {
     tick(n) {
@@ -16,10 +17,27 @@ export function progress(label: string): { tick(n: number): void; done(summary: 
       const now = Date.now();
       if (now - last < 100) return;
       last = now;
-      process.stderr.write(`\r${label}: ${n} requests…`);
+      io.stderr.write(`\r${label}: ${n} requests…`);
     },
     done(summary) {
-      if (tty) process.stderr.write(`\r${label}: ${summary}\x1b[K\n`);
+      if (tty) io.stderr.write(`\r${label}: ${summary}\x1b[K\n`);
     },
   };
+}
+
+/** The command line itself is malformed (a missing or extra TRACE): exit 2 with the usage. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** The single TRACE positional of a command: none prints the usage (2); more than one is refused (2). */
+export function onePositional(io: CliIo, positionals: readonly string[], help: string, what = 'TRACE'): string | number {
+  if (positionals.length === 0) return usageError(io, help);
+  if (positionals.length > 1) {
+    throw new UsageError(`expected one ${what}, got ${positionals.length}: ${positionals.map((p) => JSON.stringify(p)).join(' ')}`);
+  }
+  return positionals[0]!;
 }

@@ -5,7 +5,8 @@
  */
 import type { MessageCreateParamsNonStreaming, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { DEFAULT_MODEL, resolveProfile } from '../models/profiles.js';
-import { ContextOverflowError, UnknownModelError } from '../errors.js';
+import { CachepointError, ContextOverflowError, HideRefusedError, PathNotFoundError, UnknownModelError } from '../errors.js';
+import { TraceParseError } from '../trace/errors.js';
 import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { hideBlock } from '../render/hide-block.js';
 import { render } from '../render/render.js';
@@ -26,6 +27,16 @@ export interface ReplayOptions extends Omit<RenderOptions, 'now'> {
    * the input the peer baselines place their markers on.
    */
   readonly plain?: boolean;
+  /**
+   * The trace's name (a file path) for messages: an event the engine refuses
+   * becomes a {@link TraceParseError} at `source:line`.
+   */
+  readonly source?: string;
+  /**
+   * Where warnings go (an unknown model, a context overflow, a hide that names
+   * nothing): default `process.emitWarning`. The replay goes on after a warning.
+   */
+  readonly onWarning?: (message: string, code: string) => void;
 }
 
 /** One request of a replay (the `replay` CLI writes `{index, at, turn, round, request}` per line). */
@@ -60,51 +71,68 @@ export async function* replay(
   let lastAt = 0;
   let lastIso = new Date(0).toISOString();
   let index = 0;
-  let renderOptions: RenderOptions = options.plain
-    ? { ...options, prune: { enabled: false }, compact: { enabled: false } }
-    : options;
+  // Only render options reach render(): the replay's own keys stay here.
+  const { model: modelOverride, extras, plain, source, onWarning, ...engine } = options;
+  const warn = onWarning ?? ((message: string, code: string) => process.emitWarning(message, { code }));
+  let renderOptions: RenderOptions = plain ? { ...engine, prune: { enabled: false }, compact: { enabled: false } } : engine;
   for await (const e of events) {
-    switch (e.type) {
-      case 'envelope': {
-        const input = { instructions: e.instructions, tools: e.tools, ...(e.skills ? { skills: e.skills } : {}) };
-        const model = options.model ?? e.model ?? state?.model ?? DEFAULT_MODEL;
-        renderOptions = withFallbackProfile(renderOptions, model);
-        state = state ? setEnvelope(state, { ...input, model }) : createTimeline({ ...input, model });
-        break;
+    // An event the format accepts but the engine refuses (a tool_result in the tail, an empty
+    // instruction, …) is named by its line, like a format error.
+    try {
+      switch (e.type) {
+        case 'envelope': {
+          const input = { instructions: e.instructions, tools: e.tools, ...(e.skills ? { skills: e.skills } : {}) };
+          const model = modelOverride ?? e.model ?? state?.model ?? DEFAULT_MODEL;
+          renderOptions = withFallbackProfile(renderOptions, model, warn);
+          state = state ? setEnvelope(state, { ...input, model }) : createTimeline({ ...input, model });
+          break;
+        }
+        case 'user':
+          state = startTurn(need(state), e.content, e.at);
+          break;
+        case 'assistant': {
+          const r = renderOrOverflow(need(state), { ...renderOptions, now: lastAt }, warn);
+          yield {
+            index: index++,
+            at: lastAt,
+            atIso: lastIso,
+            turn: r.turn,
+            round: r.round,
+            request: toAnthropic(r, extras),
+            rendered: r,
+          };
+          state = appendResponse(r.state, e.content, e.at);
+          break;
+        }
+        case 'tool_results': {
+          const results = e.content.filter((b) => b.type === 'tool_result').map((b) => stripDuration(b as ToolResultBlockParam));
+          const texts = e.content.filter((b) => b.type === 'text');
+          state = appendToolResults(need(state), results, texts as never, e.at);
+          break;
+        }
+        case 'tail':
+          state = setTail(need(state), e.content);
+          break;
+        case 'hide': {
+          if (plain) break;
+          const s = need(state);
+          const path = e.path ?? hidePathFor(s, e.tool_use_id!);
+          if (!path) break;
+          try {
+            state = hideBlock(s, path, { ...renderOptions, now: lastAt, defer: true, ...(e.note ? { note: e.note } : {}) }).state;
+          } catch (err) {
+            // The agent asked to hide something the engine cannot hide: it stays visible, the session goes on.
+            if (!(err instanceof HideRefusedError || err instanceof PathNotFoundError)) throw err;
+            warn(`${where(source, e.line)}: hide skipped: ${err.message}`, 'CACHEPOINT_HIDE_SKIPPED');
+          }
+          break;
+        }
       }
-      case 'user':
-        state = startTurn(need(state), e.content, e.at);
-        break;
-      case 'assistant': {
-        const r = renderOrOverflow(need(state), { ...renderOptions, now: lastAt });
-        yield {
-          index: index++,
-          at: lastAt,
-          atIso: lastIso,
-          turn: r.turn,
-          round: r.round,
-          request: toAnthropic(r, options.extras),
-          rendered: r,
-        };
-        state = appendResponse(r.state, e.content, e.at);
-        break;
+    } catch (err) {
+      if (err instanceof CachepointError && !(err instanceof TraceParseError)) {
+        throw new TraceParseError('engine_rejected', `${e.type} event refused by the engine: ${err.message}`, { file: source, line: e.line }, err);
       }
-      case 'tool_results': {
-        const results = e.content.filter((b) => b.type === 'tool_result').map((b) => stripDuration(b as ToolResultBlockParam));
-        const texts = e.content.filter((b) => b.type === 'text');
-        state = appendToolResults(need(state), results, texts as never, e.at);
-        break;
-      }
-      case 'tail':
-        state = setTail(need(state), e.content);
-        break;
-      case 'hide': {
-        if (options.plain) break;
-        const s = need(state);
-        const path = e.path ?? hidePathFor(s, e.tool_use_id!);
-        if (path) state = hideBlock(s, path, { ...renderOptions, now: lastAt, defer: true, ...(e.note ? { note: e.note } : {}) }).state;
-        break;
-      }
+      throw err;
     }
     if ('at' in e && typeof e.at === 'number') {
       lastAt = e.at;
@@ -120,16 +148,14 @@ export async function* replay(
  */
 const warned = new Set<string>();
 
-function withFallbackProfile(options: RenderOptions, model: string): RenderOptions {
+function withFallbackProfile(options: RenderOptions, model: string, warn: (message: string, code: string) => void): RenderOptions {
   if (options.profile) return options;
   try {
     resolveProfile(model, options.profiles);
     return options;
   } catch (err) {
     if (!(err instanceof UnknownModelError)) throw err;
-    if (!warned.has(model)) warned.add(model), process.emitWarning(`model "${model}" has no profile; using ${DEFAULT_MODEL}'s figures (pass --model or a custom profile)`, {
-      code: 'CACHEPOINT_UNKNOWN_MODEL',
-    });
+    if (!warned.has(model)) warned.add(model), warn(`model "${model}" has no profile; using ${DEFAULT_MODEL}'s figures (pass --model or a custom profile)`, 'CACHEPOINT_UNKNOWN_MODEL');
     return { ...options, profiles: { ...options.profiles, [model]: { ...resolveProfile(DEFAULT_MODEL), id: model } } };
   }
 }
@@ -140,14 +166,18 @@ function withFallbackProfile(options: RenderOptions, model: string): RenderOptio
  * bigger than the window), the request is rendered without compaction, with a
  * warning, instead of ending the replay.
  */
-function renderOrOverflow(state: TimelineState, options: RenderOptions): Rendered {
+function renderOrOverflow(state: TimelineState, options: RenderOptions, warn: (message: string, code: string) => void): Rendered {
   try {
     return render(state, options);
   } catch (err) {
     if (!(err instanceof ContextOverflowError)) throw err;
-    process.emitWarning(`${err.message} Rendered without compaction.`, { code: 'CACHEPOINT_CONTEXT_OVERFLOW' });
+    warn(`${err.message} Rendered without compaction.`, 'CACHEPOINT_CONTEXT_OVERFLOW');
     return render(state, { ...options, compact: { ...options.compact, enabled: false } });
   }
+}
+
+function where(source: string | undefined, line: number): string {
+  return source === undefined ? `line ${line}` : `${source}:${line}`;
 }
 
 /** The result path of a tool_use id (searching from the newest turn). */

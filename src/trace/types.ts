@@ -112,4 +112,8 @@ export type TraceRule =
   | 'unanswered_tool_use'
   | 'unknown_tool_use'
   | 'duplicate_tool_result'
-  | 'unknown_hide_target';
+  | 'unknown_hide_target'
+  /** The line passed the format's rules but the engine refused the event (replay only; `cause` holds its error). */
+  | 'engine_rejected'
+  /** A value nested deeper than the reader accepts (see MAX_NESTING). */
+  | 'too_deep';

@@ -1,14 +1,14 @@
 /**
- * The `cachepoint` CLI, run for real as a child process on the committed demo
- * fixture: exit codes, output shapes, and the one-line errors that name what is
- * wrong and where. Each spawn costs about a second, so each test runs one or
- * two and checks everything its output allows.
+ * The `cachepoint` CLI on the committed demo fixture: exit codes, output
+ * shapes, and the one-line errors that name what is wrong and where. The cases
+ * run in process through `main(argv, io)`; two smoke tests at the end spawn the
+ * real executable (bin.ts) to show the process wiring: exit status, streams.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, type RunResult } from './run.js';
+import { cli, type RunResult, spawnCli } from './run.js';
 
 const DEMO = 'fixtures/demo.jsonl';
 /** demo.jsonl has 16 assistant events, so 16 requests. */
@@ -35,7 +35,6 @@ function expectOk(r: RunResult): void {
   expect(r.code).toBe(0);
 }
 
-// Independent child processes: running them concurrently only overlaps the waits.
 describe.concurrent('cachepoint replay', () => {
   it('writes one {index, at, turn, round, request} line per request, the same bytes to --out as to stdout', async () => {
     const out = join(dir, 'demo.replay.jsonl');
@@ -260,5 +259,24 @@ describe('cachepoint demo (npm start)', () => {
     // cachepoint's row: no busts, no rejected requests (the last two columns).
     expect(r.stdout).toMatch(/^cachepoint\s+cachepoint \(conservative\)\s+\$[\d.]+\s+×[\d.]+\s+×[\d.]+\s+0\s+0$/m);
     expect(r.stdout).toMatch(/cachepoint vs the ideal bound of its own requests: ×\d\.\d{4}/);
+  });
+});
+
+describe.concurrent('the cachepoint executable (a real process)', () => {
+  it('replay: exit 0, the same bytes on stdout as main() writes in process, nothing on stderr', async () => {
+    const [spawned, inProcess] = await Promise.all([spawnCli('replay', DEMO), cli('replay', DEMO)]);
+    expectOk(spawned);
+    expect(spawned.stdout).toBe(inProcess.stdout);
+    expect(spawned.stdout.split('\n')).toHaveLength(DEMO_REQUESTS + 1);
+  });
+
+  it('an error: exit status 1, one line on stderr, no stack trace; a usage error: exit status 2', async () => {
+    const [missing, usage] = await Promise.all([spawnCli('replay', join(dir, 'absent.jsonl')), spawnCli('replay')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toContain('absent.jsonl');
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('Usage: cachepoint replay TRACE');
   });
 });

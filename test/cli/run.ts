@@ -1,10 +1,13 @@
 /**
- * Runs a TypeScript entry point of the repository as a real child process
- * (`node --import tsx FILE ...`, cwd = repository root), the way a user runs
+ * Runs the CLI in process ({@link cli}: `main(argv, io)` with in-memory writers)
+ * or a TypeScript entry point as a real child process ({@link runNode}:
+ * `node --import tsx FILE ...`, cwd = repository root), the way a user runs
  * `npx cachepoint` or `npm run example`. Non-zero exits are results, not throws.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { CliWriter } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
 
 /** The repository root (this file is test/cli/run.ts). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -39,7 +42,37 @@ export function runNode(entry: string, args: readonly string[] = []): Promise<Ru
   });
 }
 
-/** Runs the `cachepoint` CLI (src/cli/main.ts). */
-export function cli(...args: string[]): Promise<RunResult> {
-  return runNode('src/cli/main.ts', args);
+/** Runs the `cachepoint` executable (src/cli/bin.ts) as a child process: for the smoke tests. */
+export function spawnCli(...args: string[]): Promise<RunResult> {
+  return runNode('src/cli/bin.ts', args);
+}
+
+/** A writer that keeps what it is given (not a terminal). */
+export function memoryWriter(): CliWriter & { text(): string } {
+  const chunks: string[] = [];
+  return {
+    write(chunk) {
+      chunks.push(chunk);
+      return true;
+    },
+    text: () => chunks.join(''),
+  };
+}
+
+/**
+ * Runs the `cachepoint` CLI in this process through `main(argv, io)`, from the
+ * repository root, with the same result shape as a child process: exit status,
+ * stdout and stderr. A throw out of main() is a test failure (main must answer
+ * every error with a status).
+ */
+export async function cli(...args: string[]): Promise<RunResult> {
+  return cliIn(ROOT, ...args);
+}
+
+/** {@link cli} with another working directory. */
+export async function cliIn(cwd: string, ...args: string[]): Promise<RunResult> {
+  const stdout = memoryWriter();
+  const stderr = memoryWriter();
+  const code = await main(args, { stdout, stderr, cwd, env: { NO_COLOR: '1' } });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
 }

@@ -4,18 +4,20 @@ import { parseArgs } from 'node:util';
 import { compareTrace } from '../../replay/compare.js';
 import { formatTotals } from '../../sim/format.js';
 import { formatRendered } from '../../testing/snapshot.js';
-import { readTrace } from '../../trace/reader.js';
+import { type CliIo, traceSource, warner } from '../io.js';
 import { ENGINE_FLAGS, engineOptions } from '../options.js';
+import { UsageError } from '../output.js';
 
 /** The bundled example session (fixtures/demo.jsonl), found from the source or the built file. */
 export function demoTrace(): string {
   return fileURLToPath(new URL('../../../fixtures/demo.jsonl', import.meta.url));
 }
 
-export async function demoCommand(argv: string[]): Promise<number> {
+export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: ENGINE_FLAGS });
+  if (positionals.length > 1) throw new UsageError(`expected at most one TRACE, got ${positionals.length}`);
   const file = positionals[0] ?? demoTrace();
-  const result = await compareTrace(() => readTrace(file), engineOptions(values));
+  const result = await compareTrace(traceSource(io, file), { ...engineOptions(values), source: file, onWarning: warner(io, 'demo') });
   const last = result.engine.at(-1);
   const out: string[] = [];
   out.push(`cachepoint demo: ${file}`, `${result.engine.length} requests replayed. The last one, as rendered:`, '');
@@ -25,6 +27,6 @@ export async function demoCommand(argv: string[]): Promise<number> {
   if (engine && result.engineIdeal > 0) {
     out.push('', `cachepoint vs the ideal bound of its own requests: ×${(engine.cost / result.engineIdeal).toFixed(4)}`);
   }
-  process.stdout.write(`${out.join('\n')}\n`);
+  io.stdout.write(`${out.join('\n')}\n`);
   return 0;
 }

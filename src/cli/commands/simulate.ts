@@ -3,9 +3,9 @@ import { parseArgs } from 'node:util';
 import { InvalidOptionError } from '../../errors.js';
 import { compareTrace } from '../../replay/compare.js';
 import { formatExplain, formatRequestTable, formatTotals, simulationJson } from '../../sim/format.js';
-import { readTrace } from '../../trace/reader.js';
 import { ENGINE_FLAGS, ENGINE_HELP, engineOptions } from '../options.js';
-import { progress, usageError } from '../output.js';
+import { onePositional, progress, usageError } from '../output.js';
+import { type CliIo, traceSource, warner } from '../io.js';
 
 export const SIMULATE_HELP = `Usage: cachepoint simulate TRACE [--strategy ID] [--explain] [--json] [engine options]
 
@@ -21,7 +21,7 @@ cache simulator, and prints a per-request table and the totals.
 
 ${ENGINE_HELP}`;
 
-export async function simulateCommand(argv: string[]): Promise<number> {
+export async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -33,17 +33,17 @@ export async function simulateCommand(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) return usageError(SIMULATE_HELP, 0);
-  const file = positionals[0];
-  if (!file) return usageError(SIMULATE_HELP);
-  const bar = progress('simulate');
-  const result = await compareTrace(() => readTrace(file), engineOptions(values), (n) => bar.tick(n));
+  if (values.help) return usageError(io, SIMULATE_HELP, 0);
+  const file = onePositional(io, positionals, SIMULATE_HELP);
+  if (typeof file === 'number') return file;
+  const bar = progress(io, 'simulate');
+  const result = await compareTrace(traceSource(io, file), { ...engineOptions(values), source: file, onWarning: warner(io, 'simulate') }, (n) => bar.tick(n));
   bar.done(`${result.engine.length} requests`);
   const id = values.strategy ?? 'cachepoint';
   const run = result.runs[id];
   if (!run) throw new InvalidOptionError('--strategy', `unknown strategy "${id}"; known: ${Object.keys(result.runs).join(', ')}`);
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ strategy: id, ...simulationJson(run, result.summaries), engineIdeal: result.engineIdeal })}\n`);
+    io.stdout.write(`${JSON.stringify({ strategy: id, ...simulationJson(run, result.summaries), engineIdeal: result.engineIdeal })}\n`);
     return 0;
   }
   const out = [values.explain ? formatExplain(run) : formatRequestTable(run), '', formatTotals(result.summaries)];
@@ -51,6 +51,6 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   if (engine && result.engineIdeal > 0) {
     out.push('', `cachepoint vs the ideal bound of its own requests: ×${(engine.cost / result.engineIdeal).toFixed(4)}`);
   }
-  process.stdout.write(`${out.join('\n')}\n`);
+  io.stdout.write(`${out.join('\n')}\n`);
   return 0;
 }

@@ -1,0 +1,108 @@
+/**
+ * What a CLI run touches of the outside world, passed in so the CLI runs the
+ * same in a process (bin.ts) and in a test (in memory): two writers, the
+ * working directory relative paths resolve against, and the environment.
+ */
+import { once } from 'node:events';
+import { open } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { readTrace } from '../trace/reader.js';
+import type { TraceEvent } from '../trace/types.js';
+
+/** A place to write text (process.stdout, a file stream, a test's buffer). */
+export interface CliWriter {
+  /** Returns false when the caller should wait for {@link CliWriter.drain} (streams); plain buffers return true. */
+  write(chunk: string): boolean;
+  /** Present on streams: resolves when a writer that said "false" can take more (rejects if it failed). */
+  drain?(): Promise<void>;
+  /** Whether it is a terminal (progress lines are drawn only then). */
+  readonly isTTY?: boolean;
+}
+
+/** The outside world of one CLI run. */
+export interface CliIo {
+  readonly stdout: CliWriter;
+  readonly stderr: CliWriter;
+  /** Relative TRACE and --out paths resolve against this. */
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** The real process: its stdout, stderr, cwd and environment. */
+export function processIo(): CliIo {
+  return { stdout: streamWriter(process.stdout), stderr: streamWriter(process.stderr), cwd: process.cwd(), env: process.env };
+}
+
+/** A writer over a Node stream (stdout, stderr, a file). */
+export function streamWriter(stream: NodeJS.WritableStream & { readonly isTTY?: boolean }): CliWriter {
+  return {
+    write: (chunk) => stream.write(chunk),
+    drain: async () => {
+      await once(stream as NodeJS.EventEmitter, 'drain');
+    },
+    isTTY: stream.isTTY === true,
+  };
+}
+
+/** Resolves a path the user typed against the run's working directory. */
+export function resolvePath(io: CliIo, file: string): string {
+  return isAbsolute(file) ? file : resolve(io.cwd, file);
+}
+
+/** Writes and, when a stream asks for it, waits for `drain` (memory stays flat on long replays). */
+export async function writeOut(out: CliWriter, text: string): Promise<void> {
+  if (!out.write(text) && out.drain) await out.drain();
+}
+
+/** The events of a TRACE argument, read afresh on each call (relative to `io.cwd`; errors name it as typed). */
+export function traceSource(io: CliIo, file: string): () => AsyncGenerator<TraceEvent, void, undefined> {
+  const path = resolvePath(io, file);
+  return () => readTrace(path, { name: file });
+}
+
+/** A warning from the engine during a command: one line on stderr. */
+export function warner(io: CliIo, command: string): (message: string) => void {
+  return (message) => {
+    io.stderr.write(`cachepoint ${command}: warning: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+  };
+}
+
+/**
+ * Opens an output file before any work is done, so a directory, a missing
+ * folder or a read-only place is one error up front (with the path), never an
+ * unhandled stream 'error' event later.
+ */
+export async function openOutput(io: CliIo, file: string): Promise<{ writer: CliWriter; close(): Promise<void> }> {
+  const path = resolvePath(io, file);
+  const handle = await open(path, 'w').catch((err: NodeJS.ErrnoException) => {
+    throw Object.assign(err, { path: file });
+  });
+  const stream = handle.createWriteStream({ encoding: 'utf8' });
+  let failure: NodeJS.ErrnoException | undefined;
+  // Recorded here, surfaced by the next write or by close(): a stream 'error' never goes unhandled.
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    failure ??= Object.assign(err, { path: err.path ?? file });
+  });
+  return {
+    writer: {
+      write(chunk) {
+        if (failure) throw failure;
+        return stream.write(chunk);
+      },
+      async drain() {
+        if (failure) throw failure;
+        await once(stream, 'drain');
+      },
+    },
+    async close() {
+      stream.end();
+      try {
+        await finished(stream);
+      } catch (err) {
+        throw failure ?? Object.assign(err as NodeJS.ErrnoException, { path: file });
+      }
+      if (failure) throw failure;
+    },
+  };
+}
