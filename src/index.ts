@@ -61,7 +61,7 @@ export type {
 // Rendering
 export { PASSES, render } from './render/render.js';
 export { defaultTokenCache } from './render/context.js';
-export type { PlannedUsage, RenderPlan } from './render/plan.js';
+export type { PlannedUsage, RenderPlan } from './render/types.js';
 export { editableZoneStart, hideBlock, recall } from './render/hide-block.js';
 export type { HideOptions, HideResult } from './render/hide-block.js';
 export { positions, prefixTokens, resolveTtls } from './render/cache-points.js';

@@ -6,38 +6,11 @@
  * the provider simulator (src/sim) gives the exact figures for a whole trace.
  */
 import type { ModelProfile } from '../models/profiles.js';
-import { promptCost, usageTokens, type PromptUsage } from '../models/pricing.js';
+import { promptCost, usageTokens } from '../models/pricing.js';
 import type { CacheEntryRecord, LastRender, TimelineState } from '../timeline/types.js';
 import { firstChange, positions } from './cache-points.js';
 import { hiddenReplacements, type PassContext } from './hide.js';
-import type { CachePoint, StreamBlock } from './types.js';
-
-/** Predicted usage in the API's own field names. */
-export type PlannedUsage = PromptUsage;
-
-/** What this request is expected to do with the provider's cache. */
-export interface RenderPlan {
-  /** Whether any timeline entry of an earlier request is still warm. */
-  readonly warm: boolean;
-  /** First stream index that changed since the previous request (its length when only appended). */
-  readonly firstChange: number;
-  /** Path of that block (undefined when nothing changed). */
-  readonly firstChangePath?: string;
-  /**
-   * Why the previous request's prefix does not carry over, in the API's own words
-   * (`diagnostics.cache_miss_reason`): null when this request only appends to it.
-   */
-  readonly cause: 'model_changed' | 'tools_changed' | 'system_changed' | 'messages_changed' | null;
-  /** The point expected to read, and how many tokens. */
-  readonly read?: { readonly path: string; readonly tokens: number; readonly entry: string };
-  /** Points expected to write (above the model's minimum). */
-  readonly writes: readonly { readonly path: string; readonly ttl: '5m' | '1h'; readonly prefixTokens: number }[];
-  readonly usage: PlannedUsage;
-  /** Predicted input cost in dollars. */
-  readonly cost: number;
-  /** A warm, valid entry longer than what is read: the request fails to reuse it. */
-  readonly bust: boolean;
-}
+import type { CachePoint, PlannedUsage, RenderPlan, StreamBlock } from './types.js';
 
 /** Entries of the previous render still valid for this stream and still warm at `now`. */
 export function validEntries(

@@ -1,49 +1,16 @@
 /**
- * Types of the render pipeline: the block stream, cache points, decisions,
- * options and the rendered result.
+ * Types of the render pipeline: cache points, decisions, options, the plan and
+ * the rendered result. The block stream itself is timeline data
+ * (timeline/types.ts): the data model never depends on the layer above it.
  */
-import type { ContentBlockParam, TextBlockParam, Tool, ToolUnion } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelProfile } from '../models/profiles.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
-import type { BlockPath, HideReason, Segment, TimelineState } from '../timeline/types.js';
-import type { RenderPlan } from './plan.js';
+import type { PromptUsage } from '../models/pricing.js';
+import type { BlockPath, CacheTtl, HideReason, StreamBlock, TimelineState } from '../timeline/types.js';
+
+// The stream is the timeline layer's data (timeline/types.ts); re-exported here for render's callers.
+export type { CacheTtl, StreamBlock, StreamKind, StreamRole } from '../timeline/types.js';
 import type { Summarizer } from '../summarize/types.js';
-
-/** Which part of the request a stream block belongs to (Anthropic's prefix order). */
-export type StreamRole = 'tools' | 'system' | 'user' | 'assistant';
-
-/** What a stream block is, in the words of DESIGN.md. */
-export type StreamKind =
-  | 'tool'
-  | 'instruction'
-  | 'skills'
-  | 'summary'
-  | 'notice'
-  | 'user'
-  | 'response'
-  | 'call'
-  | 'result'
-  | 'injected'
-  | 'tail';
-
-/** One block of the rendered stream. Memoized per source block: unchanged blocks are the same object across renders. */
-export interface StreamBlock {
-  readonly path: BlockPath;
-  readonly id: string;
-  readonly role: StreamRole;
-  readonly kind: StreamKind;
-  readonly segment: Segment;
-  /** The payload as sent (without cache markers). */
-  readonly param: ContentBlockParam | TextBlockParam | Tool | ToolUnion;
-  /** Estimated tokens of this block. */
-  readonly tokens: number;
-  /** Set when the payload was replaced by a note. */
-  readonly hidden?: HideReason;
-  /** Whether the API accepts a cache marker on it (not thinking, redacted thinking or empty text). */
-  readonly markable: boolean;
-  readonly turn?: number;
-  readonly round?: number;
-}
 
 /**
  * ① envelope, ② previous turn, ③ pre-tail, ④ tail point; and ⓪ tools, on the
@@ -52,9 +19,6 @@ export interface StreamBlock {
  * system prompt, or an appended tool, re-writes the system part, not every tool.
  */
 export type CachePointLabel = 0 | 1 | 2 | 3 | 4;
-
-/** Cache lifetime of a marker. */
-export type CacheTtl = '5m' | '1h';
 
 /** A block that carries a cache marker. */
 export interface CachePoint {
@@ -192,4 +156,31 @@ export interface Rendered {
   readonly firstChange: number;
   /** Which point reads, which write, predicted usage and cost, and whether a warm entry goes unread. */
   readonly plan: RenderPlan;
+}
+
+/** Predicted usage in the API's own field names. */
+export type PlannedUsage = PromptUsage;
+
+/** What this request is expected to do with the provider's cache. */
+export interface RenderPlan {
+  /** Whether any timeline entry of an earlier request is still warm. */
+  readonly warm: boolean;
+  /** First stream index that changed since the previous request (its length when only appended). */
+  readonly firstChange: number;
+  /** Path of that block (undefined when nothing changed). */
+  readonly firstChangePath?: string;
+  /**
+   * Why the previous request's prefix does not carry over, in the API's own words
+   * (`diagnostics.cache_miss_reason`): null when this request only appends to it.
+   */
+  readonly cause: 'model_changed' | 'tools_changed' | 'system_changed' | 'messages_changed' | null;
+  /** The point expected to read, and how many tokens. */
+  readonly read?: { readonly path: string; readonly tokens: number; readonly entry: string };
+  /** Points expected to write (above the model's minimum). */
+  readonly writes: readonly { readonly path: string; readonly ttl: '5m' | '1h'; readonly prefixTokens: number }[];
+  readonly usage: PlannedUsage;
+  /** Predicted input cost in dollars. */
+  readonly cost: number;
+  /** A warm, valid entry longer than what is read: the request fails to reuse it. */
+  readonly bust: boolean;
 }

@@ -27,8 +27,8 @@
  *   1h strategies included; `ideal` ≤ `ideal_5m` always.
  */
 import type { ModelProfile } from '../models/profiles.js';
-import { CacheSimulator } from './simulator.js';
-import type { SimRequest, SimulatorOptions } from './types.js';
+import { CacheSimulator, type SimulatorOptions } from './simulator.js';
+import type { SimRequest } from './types.js';
 
 // TYPES
 

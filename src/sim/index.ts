@@ -1,6 +1,6 @@
 /** The provider cache simulator, the peer baselines, the ideal bound and their reports. */
 export { CacheSimulator, simulateAll } from './simulator.js';
-export type { CacheEntry } from './simulator.js';
+export type { CacheEntry, SimulatorOptions } from './simulator.js';
 export { buildPrefix, BlockMemo, canonicalBlock, contentBlocks, isMarkable, stripMarker, MAX_CACHE_POINTS, REJECTION } from './prefix.js';
 export type { Breakpoint, Prefix, PrefixBlock, PrefixPosition } from './prefix.js';
 export { BASELINES, baselineById, placeMarkers, stripCacheControl } from './strategies.js';
@@ -25,6 +25,5 @@ export type {
   SimRequest,
   SimResult,
   SimUsage,
-  SimulatorOptions,
   Tier,
 } from './types.js';

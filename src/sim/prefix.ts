@@ -104,7 +104,7 @@ export const REJECTION = {
  * renderer shares unchanged blocks between requests) and by the block's
  * canonical text (requests parsed from a trace are fresh objects each time),
  * so every distinct block is hashed and counted once. Share one memo between
- * simulators that use the same counter (see {@link SimulatorOptions.blockMemo}).
+ * simulators that use the same counter (see `SimulatorOptions.blockMemo` in simulator.ts).
  */
 export class BlockMemo {
   readonly #count: CountTokens;

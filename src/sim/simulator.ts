@@ -41,16 +41,38 @@ import { BlockMemo, buildPrefix, type Prefix } from './prefix.js';
 import type {
   BreakpointReport,
   CacheTtl,
+  CountTokens,
   PrefixChange,
   RequestExplain,
   SimParams,
   SimRequest,
   SimResult,
   SimUsage,
-  SimulatorOptions,
 } from './types.js';
 
 // TYPES
+
+/** Options of {@link CacheSimulator} and the functions built on it. */
+export interface SimulatorOptions {
+  /** One profile for every request, whatever its `model` (caches stay scoped by `params.model`). */
+  readonly profile?: ModelProfile;
+  /** Extra or replacement profiles consulted by `resolveProfile` before the built-in table. */
+  readonly profiles?: Readonly<Record<string, ModelProfile>>;
+  /** Token counter per block; default: a `BlockTokenCache` (cl100k). Must be pure. */
+  readonly countTokens?: CountTokens;
+  /**
+   * An entry becomes readable this long after the start of the request that wrote it
+   * (the API: "once the first response begins"). Default 0: readable by any request
+   * starting at or after the writer's start. Set it to model parallel sends.
+   */
+  readonly readableAfterMs?: number;
+  /**
+   * Per-block identity and token memo to share between simulators that use the same
+   * counter (`compareStrategies` shares one across all strategies). Default: a new one.
+   */
+  readonly blockMemo?: BlockMemo;
+}
+
 
 const GC_SLACK_MS = 10 * 60_000;
 

@@ -6,9 +6,9 @@
 import { BlockTokenCache } from '../tokens/counter.js';
 import { idealBound, type IdealRun } from './ideal.js';
 import { BlockMemo } from './prefix.js';
-import { simulateAll } from './simulator.js';
+import { simulateAll, type SimulatorOptions } from './simulator.js';
 import { BASELINES, type Baseline } from './strategies.js';
-import type { SimRequest, SimResult, SimulatorOptions } from './types.js';
+import type { SimRequest, SimResult } from './types.js';
 
 // TYPES
 

@@ -4,8 +4,6 @@
  * only; see simulator.ts for the rules and docs/simulator.md for the decisions.
  */
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { ModelProfile } from '../models/profiles.js';
-import type { BlockMemo } from './prefix.js';
 import type { PromptUsage, UsageCost } from '../models/pricing.js';
 
 /** The request body the simulator reads (streaming and non-streaming params both extend it). */
@@ -31,27 +29,6 @@ export type MissCause = 'model_changed' | 'tools_changed' | 'system_changed' | '
 
 /** Counts the tokens of one block (a tool definition, a system block or a content block), marker already stripped. */
 export type CountTokens = (block: unknown) => number;
-
-/** Options of {@link CacheSimulator} and the functions built on it. */
-export interface SimulatorOptions {
-  /** One profile for every request, whatever its `model` (caches stay scoped by `params.model`). */
-  readonly profile?: ModelProfile;
-  /** Extra or replacement profiles consulted by `resolveProfile` before the built-in table. */
-  readonly profiles?: Readonly<Record<string, ModelProfile>>;
-  /** Token counter per block; default: a `BlockTokenCache` (cl100k). Must be pure. */
-  readonly countTokens?: CountTokens;
-  /**
-   * An entry becomes readable this long after the start of the request that wrote it
-   * (the API: "once the first response begins"). Default 0: readable by any request
-   * starting at or after the writer's start. Set it to model parallel sends.
-   */
-  readonly readableAfterMs?: number;
-  /**
-   * Per-block identity and token memo to share between simulators that use the same
-   * counter (`compareStrategies` shares one across all strategies). Default: a new one.
-   */
-  readonly blockMemo?: BlockMemo;
-}
 
 /** The usage the API would report (input side), plus the output tokens if they were given. */
 export interface SimUsage extends PromptUsage {

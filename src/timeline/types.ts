@@ -11,7 +11,6 @@ import type {
   ToolResultBlockParam,
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { CacheTtl, StreamBlock } from '../render/types.js';
 
 /** A logical address that always reads a block back, e.g. `turns/3/rounds/2/results/toolu_01`. */
 export type BlockPath = string;
@@ -162,3 +161,45 @@ export interface LastRender {
   /** How many renders came after a pause longer than the 5-minute cache window. */
   readonly idleGaps: number;
 }
+
+// The rendered stream: what every render pass reads and writes, kept with the data model
+// (LastRender and the cache-entry ledger hold it).
+
+/** Which part of the request a stream block belongs to (Anthropic's prefix order). */
+export type StreamRole = 'tools' | 'system' | 'user' | 'assistant';
+
+/** What a stream block is, in the words of DESIGN.md. */
+export type StreamKind =
+  | 'tool'
+  | 'instruction'
+  | 'skills'
+  | 'summary'
+  | 'notice'
+  | 'user'
+  | 'response'
+  | 'call'
+  | 'result'
+  | 'injected'
+  | 'tail';
+
+/** One block of the rendered stream. Memoized per source block: unchanged blocks are the same object across renders. */
+export interface StreamBlock {
+  readonly path: BlockPath;
+  readonly id: string;
+  readonly role: StreamRole;
+  readonly kind: StreamKind;
+  readonly segment: Segment;
+  /** The payload as sent (without cache markers). */
+  readonly param: ContentBlockParam | TextBlockParam | Tool | ToolUnion;
+  /** Estimated tokens of this block. */
+  readonly tokens: number;
+  /** Set when the payload was replaced by a note. */
+  readonly hidden?: HideReason;
+  /** Whether the API accepts a cache marker on it (not thinking, redacted thinking or empty text). */
+  readonly markable: boolean;
+  readonly turn?: number;
+  readonly round?: number;
+}
+
+/** Cache lifetime of a marker. */
+export type CacheTtl = '5m' | '1h';
