@@ -91,7 +91,7 @@ export async function* replay(
           state = startTurn(need(state), e.content, e.at);
           break;
         case 'assistant': {
-          const r = renderOrOverflow(need(state), { ...renderOptions, now: lastAt }, warn);
+          const r = renderOrOverflow(need(state), { ...renderOptions, now: lastAt }, (m, code) => warn(`${where(source, e.line)}: ${m}`, code));
           yield {
             index: index++,
             at: lastAt,

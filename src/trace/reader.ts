@@ -22,6 +22,28 @@ type State =
   /** an assistant without tool_use ended the turn: a user must come */
   | 'turn_ended';
 
+/**
+ * The deepest nesting of objects and arrays a trace line may have. JSON.parse
+ * takes any depth, but copying, freezing and serializing a request recurse, and
+ * overflow the stack at a few thousand levels; a tool input this deep is not a
+ * real one. Lines deeper than this are refused (`too_deep`) with their line.
+ */
+export const MAX_NESTING = 256;
+
+/** Returns a depth over `max` if `value` nests deeper than that (iterative: no recursion of its own). */
+function nestingBeyond(value: unknown, max: number): number | undefined {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (d + 1 > max) return d + 1;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, d + 1]);
+    }
+  }
+  return undefined;
+}
+
 interface OpenUse {
   readonly name: string;
   readonly line: number;
@@ -64,6 +86,10 @@ export class TraceLineParser {
       const msg = (e as Error).message;
       const pos = /at position (\d+)/.exec(msg);
       throw this.#error('invalid_json', `not valid JSON (${msg}); each line must be one JSON object`, pos ? Number(pos[1]) + 1 : undefined);
+    }
+    const depth = nestingBeyond(value, MAX_NESTING);
+    if (depth !== undefined) {
+      throw this.#error('too_deep', `the line nests objects and arrays more than ${MAX_NESTING} levels deep; the engine copies and serializes values recursively and accepts at most ${MAX_NESTING}`);
     }
     let event: TraceEvent;
     try {
@@ -251,11 +277,19 @@ export async function* readTrace(file: string, options: { readonly name?: string
   // Opening first turns a missing file into an ordinary rejected promise (ENOENT)
   // instead of a stream error that readline would surface late.
   const handle = await open(file, 'r');
+  // A directory opens fine on Linux and fails on the first read with an EISDIR that names no path.
+  // Checked before readline starts: lines it emits before the loop below begins would be lost.
+  const isDirectory = await handle.stat().then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (isDirectory) {
+    await handle.close().catch(() => undefined);
+    throw systemError('EISDIR', 'read', name, 'illegal operation on a directory');
+  }
   const lines = createInterface({ input: handle.createReadStream({ encoding: 'utf8' }), crlfDelay: Number.POSITIVE_INFINITY });
   const parser = new TraceLineParser(name);
   try {
-    // A directory opens fine on Linux and fails on the first read with an EISDIR that names no path.
-    if ((await handle.stat()).isDirectory()) throw systemError('EISDIR', 'read', name, 'illegal operation on a directory');
     for await (const line of lines) {
       const e = parser.push(line);
       if (e !== undefined) yield e;
