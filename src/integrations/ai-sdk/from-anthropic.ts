@@ -1,0 +1,243 @@
+/**
+ * Anthropic Messages params (what the engine rendered) → the AI SDK call's
+ * prompt and tools, with `providerOptions.anthropic.cacheControl` on exactly
+ * the parts whose blocks carry `cache_control`, and on no other part.
+ *
+ * The original parts are reused where the rendered block is the same payload
+ * (tool calls by id, tool results by id when their content is unchanged,
+ * thinking by signature, tools by name), so provider metadata the mapping
+ * does not read survives. Everything else (notes that replaced pruned or
+ * hidden payloads, summaries, the tail, the recall tool) becomes a new part.
+ * Every cache marker the caller had put anywhere is removed: the engine's
+ * markers are the only ones sent (never a fifth).
+ */
+import type {
+  CacheControlEphemeral,
+  ContentBlockParam,
+  TextBlockParam,
+  Tool,
+  ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+import { UnmappablePromptError, type AnthropicPrompt } from './to-anthropic.js';
+import type {
+  AssistantPart,
+  CallOptions,
+  CallTool,
+  FunctionTool,
+  Prompt,
+  PromptMessage,
+  ProviderOptions,
+  ReasoningPart,
+  ToolCallPart,
+  ToolResultOutput,
+  ToolResultPart,
+  UserPart,
+} from './types.js';
+
+// IMPLEMENTATION
+
+const MARKER_KEYS = ['cacheControl', 'cache_control'] as const;
+
+function hasMarker(options: ProviderOptions | undefined): boolean {
+  const a = options?.['anthropic'] as Record<string, unknown> | undefined;
+  return a !== undefined && a !== null && MARKER_KEYS.some((k) => a[k] !== undefined && a[k] !== null);
+}
+
+/** `providerOptions` without any Anthropic cache marker (undefined when nothing is left). */
+function unmarked(options: ProviderOptions | undefined): ProviderOptions | undefined {
+  if (!hasMarker(options)) return options;
+  const { anthropic, ...rest } = options!;
+  const a = { ...(anthropic as Record<string, unknown>) };
+  for (const k of MARKER_KEYS) delete a[k];
+  const out: Record<string, unknown> = { ...rest, ...(Object.keys(a).length > 0 ? { anthropic: a } : {}) };
+  return Object.keys(out).length > 0 ? (out as ProviderOptions) : undefined;
+}
+
+/** `providerOptions` with exactly the engine's marker (or none). */
+function withMarker(options: ProviderOptions | undefined, marker: CacheControlEphemeral | null | undefined): ProviderOptions | undefined {
+  const base = unmarked(options);
+  if (!marker) return base;
+  const anthropic = { ...((base?.['anthropic'] as Record<string, unknown> | undefined) ?? {}), cacheControl: { ...marker } };
+  return { ...base, anthropic } as ProviderOptions;
+}
+
+/** Sets `providerOptions` on an object, dropping the key when there are none. */
+function setOptions<T extends object>(x: T, options: ProviderOptions | undefined): T {
+  const { providerOptions: _old, ...rest } = x as T & { providerOptions?: ProviderOptions };
+  return (options === undefined ? rest : { ...rest, providerOptions: options }) as T;
+}
+
+function unmarkedOutput(output: ToolResultOutput): ToolResultOutput {
+  let out = output;
+  if ('providerOptions' in out && hasMarker(out.providerOptions)) out = setOptions(out, unmarked(out.providerOptions));
+  if (out.type === 'content' && out.value.some((p) => hasMarker(p.providerOptions))) {
+    out = { ...out, value: out.value.map((p) => setOptions(p, unmarked(p.providerOptions))) };
+  }
+  return out;
+}
+
+/**
+ * Whether the call carries any Anthropic cache marker of the caller's own
+ * (request-level automatic caching, a tool, a message, a part, a tool output).
+ */
+export function callerMarkers(call: CallOptions): boolean {
+  if (hasMarker(call.providerOptions)) return true;
+  if ((call.tools ?? []).some((t) => t.type === 'function' && hasMarker(t.providerOptions))) return true;
+  for (const m of call.prompt) {
+    if (hasMarker(m.providerOptions)) return true;
+    if (m.role === 'system') continue;
+    for (const p of m.content as readonly { providerOptions?: ProviderOptions; output?: ToolResultOutput }[]) {
+      if (hasMarker(p.providerOptions)) return true;
+      const o = p.output;
+      if (o && 'providerOptions' in o && hasMarker(o.providerOptions)) return true;
+      if (o?.type === 'content' && o.value.some((v) => hasMarker(v.providerOptions))) return true;
+    }
+  }
+  return false;
+}
+
+/** Parts of the original prompt by payload identity. */
+interface Originals {
+  readonly tools: Map<string, CallTool>;
+  readonly calls: Map<string, ToolCallPart>;
+  readonly results: Map<string, ToolResultPart>;
+  readonly thinking: Map<string, ReasoningPart>;
+  readonly system: readonly string[];
+}
+
+function originals(call: CallOptions): Originals {
+  const o: Originals = { tools: new Map(), calls: new Map(), results: new Map(), thinking: new Map(), system: [] };
+  for (const t of call.tools ?? []) o.tools.set(t.name, t);
+  for (const m of call.prompt) {
+    if (m.role === 'system') (o.system as string[]).push(m.content);
+    else if (m.role === 'assistant') {
+      for (const p of m.content) {
+        if (p.type === 'tool-call') o.calls.set(p.toolCallId, p);
+        else if (p.type === 'reasoning') {
+          const a = p.providerOptions?.['anthropic'] as { signature?: unknown; redactedData?: unknown } | undefined;
+          const key = typeof a?.signature === 'string' ? `s:${a.signature}` : typeof a?.redactedData === 'string' ? `r:${a.redactedData}` : undefined;
+          if (key) o.thinking.set(key, p);
+        }
+      }
+    } else if (m.role === 'tool') {
+      for (const p of m.content) if (p.type === 'tool-result') o.results.set(p.toolCallId, p);
+    }
+  }
+  return o;
+}
+
+function sameContent(a: ToolResultBlockParam['content'], b: ToolResultBlockParam['content']): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function outputOf(block: ToolResultBlockParam, original: ToolResultPart | undefined, originalContent: ToolResultBlockParam['content'] | undefined): ToolResultOutput {
+  if (original && originalContent !== undefined && sameContent(block.content, originalContent)) return unmarkedOutput(original.output);
+  const c = block.content;
+  if (typeof c === 'string' || c === undefined) return { type: block.is_error ? 'error-text' : 'text', value: c ?? '' };
+  return {
+    type: 'content',
+    value: c.map((b) => {
+      if (b.type !== 'text') throw new UnmappablePromptError(`a rendered ${b.type} block in a tool result`);
+      return { type: 'text' as const, text: b.text };
+    }),
+  };
+}
+
+function assistantPart(b: ContentBlockParam, o: Originals, marker: CacheControlEphemeral | null | undefined): AssistantPart {
+  switch (b.type) {
+    case 'text':
+      return setOptions({ type: 'text', text: b.text }, withMarker(undefined, marker));
+    case 'tool_use': {
+      const original = o.calls.get(b.id);
+      const part: ToolCallPart = original ?? { type: 'tool-call', toolCallId: b.id, toolName: b.name, input: b.input };
+      return setOptions(part, withMarker(part.providerOptions, marker));
+    }
+    case 'thinking':
+    case 'redacted_thinking': {
+      const key = b.type === 'thinking' ? `s:${b.signature}` : `r:${b.data}`;
+      const original = o.thinking.get(key);
+      if (original) return setOptions(original, unmarked(original.providerOptions));
+      return b.type === 'thinking'
+        ? { type: 'reasoning', text: b.thinking, providerOptions: { anthropic: { signature: b.signature } } }
+        : { type: 'reasoning', text: '', providerOptions: { anthropic: { redactedData: b.data } } };
+    }
+    default:
+      throw new UnmappablePromptError(`a rendered assistant ${b.type} block`);
+  }
+}
+
+function tool(t: Tool, o: Originals): CallTool {
+  const marker = t.cache_control;
+  const original = o.tools.get(t.name);
+  if (original?.type === 'function') return setOptions(original, withMarker(original.providerOptions, marker));
+  const fresh: FunctionTool = {
+    type: 'function',
+    name: t.name,
+    ...(t.description === undefined ? {} : { description: t.description }),
+    inputSchema: t.input_schema as FunctionTool['inputSchema'],
+  };
+  return setOptions(fresh, withMarker(undefined, marker));
+}
+
+/**
+ * Builds the call the provider will serialize into `rendered`: `rendered` is
+ * what the engine returned for `toAnthropicPrompt(call)`; `before` maps tool
+ * result ids to the content the engine was given, to tell an untouched result
+ * from one replaced by a note.
+ *
+ * @example
+ * const next = fromAnthropicPrompt(params, out, toAnthropicPrompt(params, 'generate'));
+ */
+export function fromAnthropicPrompt(call: CallOptions, rendered: AnthropicPrompt, before: AnthropicPrompt): CallOptions {
+  const o = originals(call);
+  const given = new Map<string, ToolResultBlockParam['content']>();
+  const names = new Map<string, string>();
+  for (const m of before.messages) {
+    for (const b of m.content as ContentBlockParam[]) if (b.type === 'tool_result') given.set(b.tool_use_id, b.content);
+  }
+  for (const m of rendered.messages) {
+    for (const b of m.content as ContentBlockParam[]) if (b.type === 'tool_use') names.set(b.id, b.name);
+  }
+
+  const prompt: Prompt = [];
+  const system = typeof rendered.system === 'string' ? [{ type: 'text' as const, text: rendered.system }] : (rendered.system ?? []);
+  (system as TextBlockParam[]).forEach((b) => {
+    prompt.push(setOptions({ role: 'system', content: b.text }, withMarker(undefined, b.cache_control)));
+  });
+  for (const m of rendered.messages) {
+    const blocks = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : (m.content as ContentBlockParam[]);
+    if (m.role === 'assistant') {
+      prompt.push({ role: 'assistant', content: blocks.map((b) => assistantPart(b, o, 'cache_control' in b ? b.cache_control : undefined)) });
+      continue;
+    }
+    // One Anthropic user message = runs of tool results (a tool message) and of other blocks (a user message), in order.
+    for (const b of blocks) {
+      const marker = 'cache_control' in b ? b.cache_control : undefined;
+      const last: PromptMessage | undefined = prompt.at(-1);
+      if (b.type === 'tool_result') {
+        const original = o.results.get(b.tool_use_id);
+        const toolName = original?.toolName ?? names.get(b.tool_use_id) ?? 'unknown';
+        const base: ToolResultPart = original
+          ? { ...original, output: outputOf(b, original, given.get(b.tool_use_id)) }
+          : { type: 'tool-result', toolCallId: b.tool_use_id, toolName, output: outputOf(b, undefined, undefined) };
+        const part = setOptions(base, withMarker(base.providerOptions, marker));
+        if (last?.role === 'tool') last.content.push(part);
+        else prompt.push({ role: 'tool', content: [part] });
+      } else if (b.type === 'text') {
+        const part: UserPart = setOptions({ type: 'text', text: b.text }, withMarker(undefined, marker));
+        if (last?.role === 'user') last.content.push(part);
+        else prompt.push({ role: 'user', content: [part] });
+      } else throw new UnmappablePromptError(`a rendered user ${b.type} block`);
+    }
+  }
+
+  const { providerOptions, tools: _tools, prompt: _prompt, ...rest } = call;
+  const tools = (rendered.tools ?? []).map((t) => tool(t, o));
+  const callOptions = unmarked(providerOptions);
+  return {
+    ...rest,
+    prompt,
+    ...(tools.length > 0 || call.tools !== undefined ? { tools } : {}),
+    ...(callOptions === undefined ? {} : { providerOptions: callOptions }),
+  };
+}

@@ -1,0 +1,227 @@
+/**
+ * AI SDK prompt → Anthropic Messages params, the way `@ai-sdk/anthropic`
+ * serializes it (system messages → `system` blocks; user and tool messages
+ * merged into user messages; consecutive assistant messages merged, text and
+ * thinking before tool_use within a segment; tool results as strings or text
+ * arrays; function tools as `{ name, description, input_schema }`). The engine
+ * then sees the bytes the provider will send. Cache markers are not copied:
+ * the engine decides them.
+ *
+ * Anything this mapping does not cover (files and images, provider-executed
+ * tools, provider tools, mid-conversation system messages, a trailing
+ * assistant prefill, …) throws {@link UnmappablePromptError}: the middleware
+ * then lets the call through unchanged, with one warning.
+ */
+import type {
+  ContentBlockParam,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+  ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+import type {
+  AssistantPart,
+  CallOptions,
+  CallTool,
+  Prompt,
+  PromptMessage,
+  ProviderOptions,
+  ToolResultOutput,
+} from './types.js';
+
+// TYPES
+
+/** The prompt part of Messages params (what `prepare` reads and rewrites). */
+export interface AnthropicPrompt {
+  readonly tools?: Tool[];
+  readonly system?: TextBlockParam[];
+  readonly messages: MessageParam[];
+}
+
+/** A prompt shape the mapping does not cover; `reason` says which part, in words. */
+export class UnmappablePromptError extends Error {
+  override readonly name = 'UnmappablePromptError';
+  constructor(readonly reason: string) {
+    super(`cachepoint/ai-sdk cannot map this prompt: ${reason}`);
+  }
+}
+
+// IMPLEMENTATION
+
+function anthropicOptions(options: ProviderOptions | undefined): Record<string, unknown> | undefined {
+  const a = options?.['anthropic'];
+  return a !== null && typeof a === 'object' && !Array.isArray(a) ? (a as Record<string, unknown>) : undefined;
+}
+
+/** Whether the call streams with eager tool input (the provider then adds `eager_input_streaming: true` to every function tool). */
+function eagerToolInput(call: CallOptions, type: 'generate' | 'stream'): boolean {
+  return type === 'stream' && anthropicOptions(call.providerOptions)?.['toolStreaming'] !== false;
+}
+
+function mapTool(tool: CallTool, eager: boolean): Tool {
+  if (tool.type !== 'function') throw new UnmappablePromptError(`provider tool "${tool.name}" (${tool.id})`);
+  const a = anthropicOptions(tool.providerOptions);
+  if (tool.inputExamples !== undefined || tool.strict !== undefined || a?.['deferLoading'] !== undefined || a?.['allowedCallers'] !== undefined) {
+    throw new UnmappablePromptError(`tool "${tool.name}" uses strict, input examples, deferLoading or allowedCallers`);
+  }
+  const eagerHere = (a?.['eagerInputStreaming'] as boolean | undefined) ?? eager;
+  // Field order as the provider writes it; `description: undefined` disappears in JSON as it does there.
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.inputSchema as Tool['input_schema'],
+    ...(eagerHere ? { eager_input_streaming: true } : {}),
+  } as Tool;
+}
+
+function toolResultContent(output: ToolResultOutput, tool: string): NonNullable<ToolResultBlockParam['content']> {
+  switch (output.type) {
+    case 'text':
+    case 'error-text':
+      return output.value;
+    case 'execution-denied':
+      return output.reason ?? 'Tool call execution denied.';
+    case 'json':
+    case 'error-json':
+      return JSON.stringify(output.value);
+    case 'content':
+      return output.value.map((p) => {
+        if (p.type !== 'text') throw new UnmappablePromptError(`a ${p.type} part in the result of tool "${tool}"`);
+        return { type: 'text' as const, text: p.text };
+      });
+  }
+}
+
+/** tool_use input must be an object; the provider parses a JSON string and wraps anything else. */
+function toolInput(input: unknown): Record<string, unknown> {
+  if (typeof input === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(input);
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      // falls through to the wrapper, as the provider does
+    }
+  }
+  return input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : { rawInvalidInput: input };
+}
+
+function assistantBlock(part: AssistantPart, sendReasoning: boolean): ContentBlockParam | undefined {
+  switch (part.type) {
+    case 'text': {
+      const a = anthropicOptions(part.providerOptions);
+      if (a?.['type'] === 'compaction' || a?.['citations'] !== undefined) throw new UnmappablePromptError('an assistant compaction or cited text part');
+      return { type: 'text', text: part.text };
+    }
+    case 'reasoning': {
+      if (!sendReasoning) return undefined;
+      const a = anthropicOptions(part.providerOptions);
+      if (typeof a?.['signature'] === 'string') return { type: 'thinking', thinking: part.text, signature: a['signature'] };
+      if (typeof a?.['redactedData'] === 'string') return { type: 'redacted_thinking', data: a['redactedData'] };
+      throw new UnmappablePromptError('a reasoning part without an Anthropic signature');
+    }
+    case 'tool-call': {
+      if (part.providerExecuted === true) throw new UnmappablePromptError(`provider-executed tool call "${part.toolName}"`);
+      const a = anthropicOptions(part.providerOptions);
+      const caller = a?.['caller'] as { type?: unknown } | undefined;
+      if ((caller !== undefined && caller.type !== 'direct') || a?.['toolsetName'] !== undefined) {
+        throw new UnmappablePromptError(`tool call "${part.toolName}" with a code-execution caller or toolset metadata`);
+      }
+      const block = { type: 'tool_use' as const, id: part.toolCallId, name: part.toolName, input: toolInput(part.input) };
+      return caller === undefined ? block : ({ ...block, caller: { type: 'direct' } } as ContentBlockParam);
+    }
+    case 'custom':
+      // The provider sends only `anthropic.fallback` custom parts; stream bookkeeping parts (message_start, …) are dropped.
+      if (part.kind === 'anthropic.fallback') throw new UnmappablePromptError('an anthropic.fallback part');
+      return undefined;
+    default:
+      throw new UnmappablePromptError(`an assistant ${part.type} part`);
+  }
+}
+
+/** Text and thinking stay where they are; within each segment between thinking blocks, tool_use goes last (the provider's order). */
+function toolUseLast(content: ContentBlockParam[]): ContentBlockParam[] {
+  const out: ContentBlockParam[] = [];
+  let segment: ContentBlockParam[] = [];
+  const flush = () => {
+    out.push(...segment.filter((b) => b.type !== 'tool_use'), ...segment.filter((b) => b.type === 'tool_use'));
+    segment = [];
+  };
+  for (const b of content) {
+    if (b.type === 'thinking' || b.type === 'redacted_thinking') {
+      flush();
+      out.push(b);
+    } else segment.push(b);
+  }
+  flush();
+  return out;
+}
+
+function userBlocks(message: Extract<PromptMessage, { role: 'user' | 'tool' }>): ContentBlockParam[] {
+  const out: ContentBlockParam[] = [];
+  if (message.role === 'user') {
+    for (const part of message.content) {
+      if (part.type !== 'text') throw new UnmappablePromptError(`a user ${part.type} part (files and images are not mapped yet)`);
+      out.push({ type: 'text', text: part.text });
+    }
+    return out;
+  }
+  for (const part of message.content) {
+    if (part.type === 'tool-approval-response') continue;
+    if (anthropicOptions(part.providerOptions)?.['toolsetName'] !== undefined) throw new UnmappablePromptError(`tool result "${part.toolName}" with toolset metadata`);
+    const isError = part.output.type === 'error-text' || part.output.type === 'error-json';
+    out.push({
+      type: 'tool_result',
+      tool_use_id: part.toolCallId,
+      content: toolResultContent(part.output, part.toolName),
+      ...(isError ? { is_error: true } : {}),
+    });
+  }
+  return out;
+}
+
+/**
+ * Maps a call's prompt and tools to Anthropic Messages params (prompt fields only).
+ *
+ * @example
+ * const { system, tools, messages } = toAnthropicPrompt(params, 'generate');
+ */
+export function toAnthropicPrompt(call: CallOptions, type: 'generate' | 'stream'): AnthropicPrompt {
+  const prompt: Prompt = call.prompt;
+  const sendReasoning = anthropicOptions(call.providerOptions)?.['sendReasoning'] !== false;
+  const system: TextBlockParam[] = [];
+  const messages: MessageParam[] = [];
+  let i = 0;
+  for (; i < prompt.length && prompt[i]!.role === 'system'; i++) {
+    const m = prompt[i] as Extract<PromptMessage, { role: 'system' }>;
+    const a = anthropicOptions(m.providerOptions);
+    if (a?.['toolChanges'] !== undefined || a?.['clearAt'] !== undefined || a?.['effort'] !== undefined) {
+      throw new UnmappablePromptError('a system message with tool changes, clearAt or effort');
+    }
+    system.push({ type: 'text', text: m.content });
+  }
+  for (; i < prompt.length; i++) {
+    const m = prompt[i]!;
+    if (m.role === 'system') throw new UnmappablePromptError('a system message after the first user or assistant message');
+    const role = m.role === 'assistant' ? 'assistant' : 'user';
+    const last = messages.at(-1);
+    const target: ContentBlockParam[] = last?.role === role ? (last.content as ContentBlockParam[]) : [];
+    if (target !== last?.content) messages.push({ role, content: target });
+    if (m.role === 'assistant') {
+      for (const part of m.content) {
+        if (part.type === 'text' && part.text.length === 0) continue;
+        const b = assistantBlock(part, sendReasoning);
+        if (b) target.push(b);
+      }
+    } else target.push(...userBlocks(m));
+  }
+  for (const m of messages) if (m.role === 'assistant') m.content = toolUseLast(m.content as ContentBlockParam[]);
+  if (messages.at(-1)?.role !== 'user') throw new UnmappablePromptError('the prompt does not end with a user or tool message (assistant prefill)');
+  if (messages.some((m) => (m.content as ContentBlockParam[]).length === 0)) throw new UnmappablePromptError('an empty message');
+  const eager = eagerToolInput(call, type);
+  const tools = (call.tools ?? []).map((t) => mapTool(t, eager));
+  return {
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(system.length > 0 ? { system } : {}),
+    messages,
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * The AI SDK prompt ⇄ Anthropic params mapping, checked against the real
+ * provider: what `@ai-sdk/anthropic` puts on the wire must be exactly what the
+ * mapping predicted, with the markers where the rendered params had them.
+ */
+import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import { generateText, stepCountIs, streamText, wrapLanguageModel, type LanguageModelMiddleware, type ModelMessage } from 'ai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fromAnthropicPrompt } from '../../../src/integrations/ai-sdk/from-anthropic.js';
+import { toAnthropicPrompt, UnmappablePromptError, type AnthropicPrompt } from '../../../src/integrations/ai-sdk/to-anthropic.js';
+import type { FakeMessagesServer } from '../../../src/testing/fake-server.js';
+import { agentTools, bodies, fakeAnthropic, MODEL, script, SYSTEM } from './harness.js';
+
+let server: FakeMessagesServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const json = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
+
+/** A stand-in for the engine: marks the last system block, the last tool and the last message block, and notes a tool result. */
+function fakeRender(p: AnthropicPrompt): AnthropicPrompt {
+  const out = json(p);
+  const mark = (b: object, ttl?: '1h') => Object.assign(b, { cache_control: ttl ? { type: 'ephemeral', ttl } : { type: 'ephemeral' } });
+  if (out.system?.length) mark(out.system.at(-1)!, '1h');
+  if (out.tools?.length) mark(out.tools.at(-1)!, '1h');
+  const last = out.messages.at(-1)!.content as ContentBlockParam[];
+  mark(last.at(-1)!);
+  // Replace the first tool result's payload with a note, as a prune would.
+  for (const m of out.messages) {
+    const r = (m.content as ContentBlockParam[]).find((b) => b.type === 'tool_result');
+    if (r && r.type === 'tool_result' && out.messages.indexOf(m) > 0) {
+      r.content = '[pruned: Read result; recall("turns/1/rounds/1/results/x")]';
+      break;
+    }
+  }
+  return out;
+}
+
+function roundTrip(rendered: AnthropicPrompt[]): LanguageModelMiddleware {
+  return {
+    transformParams: async ({ params, type }) => {
+      const before = toAnthropicPrompt(params, type);
+      const out = fakeRender(before);
+      rendered.push(out);
+      return fromAnthropicPrompt(params, out, before);
+    },
+  };
+}
+
+function expectWire(server: FakeMessagesServer, rendered: AnthropicPrompt[]): void {
+  const sent = bodies(server);
+  expect(sent).toHaveLength(rendered.length);
+  sent.forEach((body, i) => {
+    const want = json(rendered[i]!);
+    expect({ tools: body.tools, system: body.system, messages: body.messages }).toEqual({ tools: want.tools, system: want.system, messages: want.messages });
+  });
+}
+
+describe('AI SDK prompt ⇄ Anthropic params', () => {
+  it('generateText tool loop: the wire bytes are the rendered params, markers included', async () => {
+    const fake = await fakeAnthropic({ script: script(1, 3) });
+    server = fake.server;
+    const rendered: AnthropicPrompt[] = [];
+    const model = wrapLanguageModel({ model: fake.provider(MODEL), middleware: roundTrip(rendered) });
+    const result = await generateText({ model, instructions: SYSTEM, prompt: 'Task 1: tidy up the modules.', tools: agentTools(), stopWhen: stepCountIs(10) });
+    expect(result.steps).toHaveLength(4);
+    expectWire(server, rendered);
+    // the note replaced the payload on the wire
+    expect(JSON.stringify(bodies(server)[2]!.messages)).toContain('[pruned: Read result');
+  });
+
+  it('streamText tool loop: same, with the provider adding eager_input_streaming to the tools', async () => {
+    const fake = await fakeAnthropic({ script: script(1, 2) });
+    server = fake.server;
+    const rendered: AnthropicPrompt[] = [];
+    const model = wrapLanguageModel({ model: fake.provider(MODEL), middleware: roundTrip(rendered) });
+    const result = streamText({ model, instructions: SYSTEM, prompt: 'Task 1: tidy up.', tools: agentTools(), stopWhen: stepCountIs(10) });
+    await result.consumeStream();
+    expect(await result.steps).toHaveLength(3);
+    expectWire(server, rendered);
+    expect((bodies(server)[0]!.tools![0] as { eager_input_streaming?: boolean }).eager_input_streaming).toBe(true);
+  });
+
+  it('maps multiple system messages, JSON and error results, and merges consecutive messages', async () => {
+    const fake = await fakeAnthropic({ script: [[{ type: 'text', text: 'ok' }]] });
+    server = fake.server;
+    const rendered: AnthropicPrompt[] = [];
+    const model = wrapLanguageModel({ model: fake.provider(MODEL), middleware: roundTrip(rendered) });
+    const messages: ModelMessage[] = [
+      { role: 'system', content: 'second system block' },
+      { role: 'user', content: 'hello' },
+      { role: 'user', content: [{ type: 'text', text: 'and more' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'Grep', input: { pattern: 'x' } },
+          { type: 'text', text: 'looking' },
+          { type: 'tool-call', toolCallId: 'c2', toolName: 'Read', input: { path: 'a' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 'c1', toolName: 'Grep', output: { type: 'json', value: { matches: ['a:1'] } } },
+          { type: 'tool-result', toolCallId: 'c2', toolName: 'Read', output: { type: 'error-text', value: 'no such file' } },
+        ],
+      },
+      { role: 'user', content: 'go on' },
+    ];
+    await generateText({ model, instructions: SYSTEM, messages, tools: agentTools(), allowSystemInMessages: true });
+    expectWire(server, rendered);
+    const before = rendered[0]!;
+    expect(before.system).toHaveLength(2);
+    expect(before.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    // text before tool_use, as the provider orders it
+    expect((before.messages[1]!.content as ContentBlockParam[]).map((b) => b.type)).toEqual(['text', 'tool_use', 'tool_use']);
+  });
+
+  it('refuses shapes it does not map, in words', () => {
+    const base = { prompt: [] as never[] };
+    const call = (prompt: unknown, extra: object = {}) => ({ ...base, ...extra, prompt }) as unknown as Parameters<typeof toAnthropicPrompt>[0];
+    const cases: [unknown, string][] = [
+      [[{ role: 'user', content: [{ type: 'file', data: { type: 'url', url: new URL('https://x/y.png') }, mediaType: 'image/png' }] }], 'user file part'],
+      [[{ role: 'user', content: [{ type: 'text', text: 'a' }] }, { role: 'system', content: 'late' }, { role: 'user', content: [{ type: 'text', text: 'b' }] }], 'system message after'],
+      [[{ role: 'user', content: [{ type: 'text', text: 'a' }] }, { role: 'assistant', content: [{ type: 'text', text: 'prefill' }] }], 'assistant prefill'],
+    ];
+    for (const [prompt, words] of cases) {
+      expect(() => toAnthropicPrompt(call(prompt), 'generate')).toThrow(UnmappablePromptError);
+      expect(() => toAnthropicPrompt(call(prompt), 'generate')).toThrow(words);
+    }
+    const providerTool = { type: 'provider', id: 'anthropic.web_search_20250305', name: 'web_search', args: {} };
+    expect(() => toAnthropicPrompt(call([{ role: 'user', content: [{ type: 'text', text: 'a' }] }], { tools: [providerTool] }), 'generate')).toThrow('provider tool');
+  });
+});
+
