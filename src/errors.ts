@@ -16,7 +16,11 @@ export type ErrorCode =
   | 'trace_parse'
   | 'canonical_key'
   | 'cache_store'
-  | 'summarizer';
+  | 'summarizer'
+  | 'invalid_params'
+  | 'conversation_conflict'
+  | 'conversation_state'
+  | 'conversation_store';
 
 /** Base class: every error carries a `code`; `cause` holds the underlying error when there is one. */
 export class CachepointError extends Error {
@@ -98,5 +102,61 @@ export class ContextOverflowError extends CachepointError {
     );
     this.tokens = tokens;
     this.limit = limit;
+  }
+}
+
+/**
+ * The Messages API params given to `prepare` cannot be mapped onto a timeline
+ * (the API would refuse them too). `where` names the field, e.g. `messages[3]`.
+ */
+export class InvalidParamsError extends CachepointError {
+  readonly where: string;
+  constructor(where: string, message: string, options?: { cause?: unknown }) {
+    super('invalid_params', `${where}: ${message}`, options);
+    this.where = where;
+  }
+}
+
+/**
+ * Another worker saved the conversation since this one loaded it (optimistic
+ * versioning). Nothing was written: call `prepare` again with the same params
+ * (it reloads the newer state).
+ */
+export class ConversationConflictError extends CachepointError {
+  readonly conversationId: string;
+  readonly expected: number | null;
+  readonly actual: number | null;
+  constructor(conversationId: string, expected: number | null, actual: number | null) {
+    super(
+      'conversation_conflict',
+      `conversation "${conversationId}": saved by another writer (expected revision ${expected ?? 'none'}, found ${actual ?? 'none'}); retry the call`,
+    );
+    this.conversationId = conversationId;
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+/**
+ * A stored conversation state cannot be read: written by a newer cachepoint
+ * (`reason: 'newer_version'`) or damaged (`'corrupt'`). Never silently reset:
+ * delete the conversation (or import it with a matching version) to go on.
+ */
+export class ConversationStateError extends CachepointError {
+  readonly conversationId: string;
+  readonly reason: 'newer_version' | 'corrupt';
+  constructor(conversationId: string, reason: ConversationStateError['reason'], message: string, options?: { cause?: unknown }) {
+    super('conversation_state', `conversation "${conversationId}": ${message}`, options);
+    this.conversationId = conversationId;
+    this.reason = reason;
+  }
+}
+
+/** The conversation store failed (I/O, Redis down). `prepare` falls back unless told to throw (see `onStoreError`). */
+export class ConversationStoreError extends CachepointError {
+  readonly conversationId: string;
+  constructor(conversationId: string, message: string, options?: { cause?: unknown }) {
+    super('conversation_store', `conversation "${conversationId}": ${message}`, options);
+    this.conversationId = conversationId;
   }
 }

@@ -10,8 +10,12 @@
 export {
   CachepointError,
   ContextOverflowError,
+  ConversationConflictError,
+  ConversationStateError,
+  ConversationStoreError,
   HideRefusedError,
   InvalidOptionError,
+  InvalidParamsError,
   PathNotFoundError,
   TimelineError,
   TtlOrderError,
@@ -164,7 +168,43 @@ export type { FilePayloadStoreOptions, PayloadStore, RecallInput, RecallResult, 
 
 // The agent-loop session
 export { Session } from './session/session.js';
-export type { RequestRecord, SessionOptions, SessionStats } from './session/session.js';
+export type { SessionOptions, SessionStats } from './session/session.js';
+export type { ReportedUsage, RequestDiagnostics, RequestRecord, SessionTotals } from './session/stats.js';
+
+// The drop-in door: prepare() in front of an existing loop, conversation stores
+export {
+  conversationStats,
+  defaultConversationStore,
+  exportState,
+  formatConversationStats,
+  importState,
+  MemoryConversationStore,
+  prepare,
+  recordUsage,
+  STATE_FORMAT,
+  STATE_VERSION,
+} from './conversation/index.js';
+export type {
+  ConsumedMessage,
+  ConversationRecord,
+  ConversationRef,
+  ConversationStats,
+  ConversationStore,
+  EnvelopeDigest,
+  ExportedConversation,
+  ImportedRender,
+  MemoryConversationStoreOptions,
+  MessageLike,
+  MessageMark,
+  Prepared,
+  PreparedParams,
+  PrepareOptions,
+  PrepareParams,
+  PreparePlan,
+  ResponseOrUsage,
+  Resync,
+  ResyncReason,
+} from './conversation/index.js';
 
 // Replay and measurement
 export { replay, replayAll } from './replay/replay.js';

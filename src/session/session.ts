@@ -14,7 +14,7 @@ import type {
   Usage,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
-import { promptCost, usageTokens } from '../models/pricing.js';
+import { formatRequests, pendingOf, requestRecord, totalsOf, type RequestRecord, type SessionTotals } from './stats.js';
 import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { hideBlock, recall, type HideOptions, type HideResult } from '../render/hide-block.js';
 import { renderAsync } from '../render/render.js';
@@ -25,42 +25,12 @@ import type { BlockPath, TimelineState } from '../timeline/types.js';
 import type { ToolCache, ToolRunner } from '../toolcache/tool-cache.js';
 import { formatStats, type ToolCacheStats } from '../toolcache/stats.js';
 
-/** Cache figures of one request: what the provider reported, priced, next to what the plan predicted. */
-export interface RequestRecord {
-  readonly index: number;
-  readonly turn: number;
-  readonly round: number;
-  readonly at: number;
-  readonly reported: {
-    readonly input: number;
-    readonly cacheRead: number;
-    readonly cacheWrite: number;
-    readonly cacheWrite5m: number;
-    readonly cacheWrite1h: number;
-    readonly output: number;
-  };
-  /** Input-side cost in dollars, from the reported usage and the model's prices. */
-  readonly cost: number;
-  /** What the render's plan predicted (tokens read / written) for comparison. */
-  readonly predicted: { readonly read: number; readonly written: number; readonly cost: number };
-}
+export type { RequestRecord } from './stats.js';
 
 /** Totals over the session. */
 export interface SessionStats {
   readonly requests: readonly RequestRecord[];
-  readonly totals: {
-    readonly requests: number;
-    readonly input: number;
-    readonly cacheRead: number;
-    readonly cacheWrite: number;
-    readonly output: number;
-    /** Input-side dollars actually billed. */
-    readonly cost: number;
-    /** What the same input would have cost with no caching at all. */
-    readonly uncachedCost: number;
-    /** Share of prompt tokens read from cache. */
-    readonly hitRatio: number;
-  };
+  readonly totals: SessionTotals;
   /** Local token estimate × this ≈ the provider's count. */
   readonly calibration: number;
   readonly toolCache?: ToolCacheStats;
@@ -222,54 +192,16 @@ export class Session {
   }
 
   #recordUsage(r: Rendered, usage: Usage): void {
-    const tokens = usageTokens(usage);
-    const reported = { ...tokens, cacheWrite: tokens.cacheWrite5m + tokens.cacheWrite1h, output: usage.output_tokens };
-    const cost = promptCost(this.#profile.prices, tokens);
     this.#calibration.observe(r.model, r.tokens.total, usage);
-    this.#records.push({
-      index: this.#records.length,
-      turn: r.turn,
-      round: r.round,
-      at: r.at,
-      reported,
-      cost,
-      predicted: {
-        read: r.plan.usage.cache_read_input_tokens,
-        written: r.plan.usage.cache_creation_input_tokens,
-        cost: r.plan.cost,
-      },
-    });
+    this.#records.push(requestRecord(this.#records.length, pendingOf(r), usage, this.#profile.prices));
   }
 
   /** Cache figures per request and in total, with the tool cache's savings. */
   stats(): SessionStats {
-    const p = this.#profile.prices;
-    let input = 0;
-    let cacheRead = 0;
-    let cacheWrite = 0;
-    let output = 0;
-    let cost = 0;
-    for (const r of this.#records) {
-      input += r.reported.input;
-      cacheRead += r.reported.cacheRead;
-      cacheWrite += r.reported.cacheWrite;
-      output += r.reported.output;
-      cost += r.cost;
-    }
-    const prompt = input + cacheRead + cacheWrite;
     const cache = this.#options.toolCache;
     return {
       requests: [...this.#records],
-      totals: {
-        requests: this.#records.length,
-        input,
-        cacheRead,
-        cacheWrite,
-        output,
-        cost,
-        uncachedCost: (prompt * p.input) / 1e6,
-        hitRatio: prompt > 0 ? cacheRead / prompt : 0,
-      },
+      totals: totalsOf(this.#records, this.#profile.prices),
       calibration: this.#calibration.factor(this.#state.model),
       ...(cache ? { toolCache: cache.stats() } : {}),
     };
@@ -278,19 +210,7 @@ export class Session {
   /** A printable table of {@link stats}. */
   formatStats(): string {
     const s = this.stats();
-    const n = (x: number) => x.toLocaleString('en-US');
-    const lines = ['  #  turn.round      read     write  uncached      cost'];
-    for (const r of s.requests) {
-      lines.push(
-        `${String(r.index).padStart(3)}  ${`${r.turn}.${r.round}`.padEnd(10)} ${n(r.reported.cacheRead).padStart(9)} ${n(r.reported.cacheWrite).padStart(9)} ${n(r.reported.input).padStart(9)}  $${r.cost.toFixed(5)}`,
-      );
-    }
-    const t = s.totals;
-    lines.push(
-      `total: ${n(t.cacheRead)} read, ${n(t.cacheWrite)} written, ${n(t.input)} uncached; hit ratio ${(t.hitRatio * 100).toFixed(1)}%; ` +
-        `$${t.cost.toFixed(4)} vs $${t.uncachedCost.toFixed(4)} without caching (${((1 - t.cost / Math.max(t.uncachedCost, 1e-12)) * 100).toFixed(1)}% saved)`,
-    );
-    if (s.toolCache) lines.push(`tool cache:\n${formatStats(s.toolCache)}`);
-    return lines.join('\n');
+    const table = formatRequests(s.requests, s.totals);
+    return s.toolCache ? `${table}\ntool cache:\n${formatStats(s.toolCache)}` : table;
   }
 }

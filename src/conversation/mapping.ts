@@ -1,0 +1,182 @@
+/**
+ * The caller's `messages` array ⇄ the timeline. Messages are mapped
+ * incrementally: a conversation remembers a digest per message it already
+ * holds, so a request that only appended costs only the new messages. When
+ * the array does not extend what is stored (history edited or truncated), the
+ * timeline is cut back to the last message both agree on and re-extended.
+ */
+import { createHash } from 'node:crypto';
+import { castDraft, produce } from 'immer';
+import type { ContentBlockParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import { InvalidParamsError, TimelineError } from '../errors.js';
+import { appendResponse, appendToolResults, startTurn } from '../timeline/edit.js';
+import { findBlock } from '../timeline/paths.js';
+import type { TimelineState } from '../timeline/types.js';
+import type { ConsumedMessage, MessageMark } from './types.js';
+
+// TYPES
+
+/** A message as the Messages API takes it (structural: any SDK version's `MessageParam` fits). */
+export interface MessageLike {
+  /** `system` messages (SDK 1.x types allow them) are refused with a typed error: pass them in `system`. */
+  readonly role: 'user' | 'assistant' | 'system';
+  readonly content: string | readonly object[];
+}
+
+// DIGESTS
+
+/** JSON without cache markers (the renderer places its own). */
+function unmarked(value: unknown): string {
+  return JSON.stringify(value, (k, v: unknown) => (k === 'cache_control' ? undefined : v));
+}
+
+/** A short stable hash of a string. */
+export function digestOf(text: string): string {
+  return createHash('sha1').update(text).digest('base64url');
+}
+
+interface Seen {
+  readonly content: MessageLike['content'];
+  readonly blocks: readonly object[] | undefined;
+  readonly digest: string;
+}
+
+// Message objects already hashed in this process: a loop re-sends the same objects, so a
+// request that only appended hashes only the new messages (identity of the message, its
+// content array and every block is checked; edit a message by replacing it, not in place).
+const seen = new WeakMap<object, Seen>();
+
+/** The digest of one message: role and content blocks (a string content is one text block), markers stripped. */
+export function messageDigest(message: MessageLike): string {
+  const hit = seen.get(message);
+  const content = message.content;
+  if (hit && hit.content === content) {
+    if (typeof content === 'string') return hit.digest;
+    const blocks = hit.blocks!;
+    if (blocks.length === content.length && blocks.every((b, i) => b === content[i])) return hit.digest;
+  }
+  const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+  const digest = digestOf(`${message.role}\u0000${unmarked(blocks)}`);
+  seen.set(message, { content, blocks: typeof content === 'string' ? undefined : [...content], digest });
+  return digest;
+}
+
+// MAPPING
+
+/** Where the timeline stands now. */
+export function markOf(state: TimelineState): MessageMark {
+  const turn = state.turns.at(-1);
+  const round = turn?.rounds.at(-1);
+  return { turns: state.turns.length, rounds: turn?.rounds.length ?? 0, results: round?.results.length ?? 0 };
+}
+
+function blocksOf(message: MessageLike): ContentBlockParam[] {
+  return typeof message.content === 'string'
+    ? [{ type: 'text', text: message.content }]
+    : (message.content as ContentBlockParam[]);
+}
+
+/**
+ * Maps one message onto the timeline: a user message with tool results answers
+ * the open round (its text is injected after them); any other user message
+ * starts a turn; an assistant message is a round's response.
+ *
+ * @throws {InvalidParamsError} for a message the API would refuse in that place
+ */
+export function applyMessage(state: TimelineState, message: MessageLike, index: number, at: number | undefined): TimelineState {
+  const where = `messages[${index}]`;
+  if (message === null || typeof message !== 'object') throw new InvalidParamsError(where, 'expected a message object');
+  if (message.role === 'system') {
+    throw new InvalidParamsError(`${where}.role`, 'a system-role message inside messages is not supported by prepare: put its text in `system` (the envelope)');
+  }
+  if (message.role !== 'user' && message.role !== 'assistant') throw new InvalidParamsError(`${where}.role`, `expected "user" or "assistant", got ${JSON.stringify(message.role)}`);
+  if (typeof message.content !== 'string' && !Array.isArray(message.content)) throw new InvalidParamsError(`${where}.content`, 'expected a string or an array of content blocks');
+  const blocks = blocksOf(message);
+  for (const [i, b] of blocks.entries()) {
+    if (b === null || typeof b !== 'object' || typeof (b as { type?: unknown }).type !== 'string') {
+      throw new InvalidParamsError(`${where}.content[${i}]`, 'expected a content block with a "type"');
+    }
+  }
+  try {
+    if (message.role === 'assistant') {
+      if (index === 0) throw new InvalidParamsError(where, 'the first message must be a user message');
+      return appendResponse(state, blocks, at);
+    }
+    const results = blocks.filter((b): b is ToolResultBlockParam => b.type === 'tool_result');
+    if (results.length === 0) {
+      if (index > 0 && (state.turns.at(-1)?.rounds.at(-1)?.open.length ?? 0) > 0) {
+        const open = state.turns.at(-1)!.rounds.at(-1)!.open;
+        throw new InvalidParamsError(where, `tool_use ${open.join(', ')} of the previous assistant message ${open.length === 1 ? 'has' : 'have'} no tool_result (the API requires them right after it)`);
+      }
+      return startTurn(state, blocks, at);
+    }
+    const others = blocks.filter((b) => b.type !== 'tool_result');
+    const odd = others.find((b) => b.type !== 'text');
+    if (odd) {
+      throw new InvalidParamsError(`${where}.content`, `a "${odd.type}" block next to tool results: put it inside the tool_result's content (only text may follow tool results here)`);
+    }
+    return appendToolResults(state, results, others as TextBlockParam[], at);
+  } catch (err) {
+    if (err instanceof TimelineError) throw new InvalidParamsError(where, err.message, { cause: err });
+    throw err;
+  }
+}
+
+/** Maps messages `from..` onto the state, recording a digest and a mark per message. */
+export function applyMessages(
+  state: TimelineState,
+  messages: readonly MessageLike[],
+  from: number,
+  consumed: ConsumedMessage[],
+  at: (index: number, message: MessageLike) => number | undefined,
+): TimelineState {
+  let s = state;
+  for (let i = from; i < messages.length; i++) {
+    const m = messages[i]!;
+    const mark = markOf(s);
+    s = applyMessage(s, m, i, at(i, m));
+    consumed.push({ digest: messageDigest(m), mark });
+  }
+  return s;
+}
+
+/**
+ * Cuts the timeline back to a mark (what it was before a message was mapped),
+ * keeping every object before it (so the cache ledger still recognises the
+ * blocks the provider holds), and drops the decisions that pointed past it.
+ */
+export function truncateTo(state: TimelineState, mark: MessageMark): TimelineState {
+  const cut = produce(state, (draft) => {
+    draft.turns.length = mark.turns;
+    const turn = draft.turns.at(-1);
+    if (!turn) return;
+    turn.rounds.length = mark.rounds;
+    const round = turn.rounds.at(-1);
+    if (!round) return;
+    if (round.results.length > mark.results) {
+      round.results.length = mark.results;
+      const answered = new Set(round.results.map((b) => b.id));
+      round.open = castDraft(round.response.filter((b) => b.param.type === 'tool_use' && !answered.has(b.id)).map((b) => b.id));
+    }
+  });
+  if (cut === state) return state;
+  const exists = (path: string) => findBlock(cut, path) !== undefined;
+  const lastTurn = cut.turns.at(-1);
+  const summaries = cut.summaries.filter((s) => {
+    if (s.toTurn > cut.turns.length) return false;
+    if (s.toTurn === lastTurn?.index && s.throughRound !== undefined) return s.throughRound <= lastTurn.rounds.length;
+    // A summary that covered a whole turn needs that turn to have ended (a later turn exists).
+    return s.toTurn < cut.turns.length || s.throughRound !== undefined;
+  });
+  const hasNotice = cut.pruneNotice && cut.turns.some((t) => t.user.some(isNotice) || t.rounds.some((r) => r.results.some(isNotice)));
+  return produce(cut, (draft) => {
+    if (draft.pruneNotice && !hasNotice) draft.pruneNotice = false;
+    for (const path of Object.keys(draft.hidden)) if (path.startsWith('turns/') && !exists(path)) delete draft.hidden[path];
+    if (summaries.length !== cut.summaries.length) draft.summaries = castDraft([...summaries]);
+    draft.deferred = draft.deferred.filter((d) => !d.path.startsWith('turns/') || exists(d.path));
+  });
+}
+
+function isNotice(b: { readonly path: string }): boolean {
+  return b.path === 'notices/prune';
+}

@@ -1,0 +1,90 @@
+/**
+ * In-memory conversation store: bounded (least recently used goes first) and
+ * with idle expiry. Records are kept as the live immutable objects, so the
+ * next `prepare` reuses every block and stream object (no parsing, identity diffs).
+ */
+import { ConversationConflictError, InvalidOptionError } from '../errors.js';
+import type { ConversationRecord, ConversationStore } from './types.js';
+
+// TYPES
+
+/** Options of {@link MemoryConversationStore}. */
+export interface MemoryConversationStoreOptions {
+  /** Most conversations kept; the least recently used one is dropped beyond (default 1,000). */
+  readonly maxConversations?: number;
+  /** A conversation not loaded or saved for this long is dropped (ms, default 24 h). */
+  readonly idleMs?: number;
+  /** The clock (ms), for tests. Default Date.now. */
+  readonly now?: () => number;
+  /** Called when a conversation is dropped. */
+  readonly onEvict?: (id: string, reason: 'lru' | 'idle') => void;
+}
+
+// CLASS
+
+/**
+ * Conversations in this process's memory.
+ *
+ * @example
+ * const store = new MemoryConversationStore({ maxConversations: 200, idleMs: 60 * 60_000 });
+ * const { params } = await prepare(body, { conversationId: 'chat-42', store });
+ */
+export class MemoryConversationStore implements ConversationStore {
+  readonly #entries = new Map<string, { record: ConversationRecord; touched: number }>();
+  readonly #max: number;
+  readonly #idleMs: number;
+  readonly #now: () => number;
+  readonly #onEvict: MemoryConversationStoreOptions['onEvict'];
+
+  constructor(options: MemoryConversationStoreOptions = {}) {
+    const max = options.maxConversations ?? 1000;
+    const idle = options.idleMs ?? 24 * 60 * 60_000;
+    if (!Number.isInteger(max) || max < 1) throw new InvalidOptionError('maxConversations', 'must be a positive integer');
+    if (!(idle > 0)) throw new InvalidOptionError('idleMs', 'must be a positive number of milliseconds');
+    this.#max = max;
+    this.#idleMs = idle;
+    this.#now = options.now ?? Date.now;
+    this.#onEvict = options.onEvict;
+  }
+
+  /** Conversations held now (expired ones count until they are seen). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #live(id: string): ConversationRecord | undefined {
+    const e = this.#entries.get(id);
+    if (!e) return undefined;
+    const now = this.#now();
+    if (now - e.touched >= this.#idleMs) {
+      this.#entries.delete(id);
+      this.#onEvict?.(id, 'idle');
+      return undefined;
+    }
+    // Re-insert: Map order is the LRU order.
+    this.#entries.delete(id);
+    this.#entries.set(id, { record: e.record, touched: now });
+    return e.record;
+  }
+
+  async load(id: string): Promise<ConversationRecord | undefined> {
+    return this.#live(id);
+  }
+
+  async save(record: ConversationRecord, expected: number | null): Promise<void> {
+    const current = this.#live(record.id);
+    const actual = current?.revision ?? null;
+    if (actual !== expected) throw new ConversationConflictError(record.id, expected, actual);
+    this.#entries.delete(record.id);
+    this.#entries.set(record.id, { record, touched: this.#now() });
+    while (this.#entries.size > this.#max) {
+      const oldest = this.#entries.keys().next().value as string;
+      this.#entries.delete(oldest);
+      this.#onEvict?.(oldest, 'lru');
+    }
+  }
+
+  async delete(id: string): Promise<void> {
+    this.#entries.delete(id);
+  }
+}

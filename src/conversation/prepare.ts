@@ -1,0 +1,463 @@
+/**
+ * The drop-in door: `prepare(params, { conversationId })` takes the Messages
+ * API params an existing loop already builds for each request and returns the
+ * same request with cachepoint's cache points, the volatile tail last, and the
+ * sticky prune/hide/compact decisions applied. The loop keeps its own plain
+ * `messages` array; the timeline lives in a conversation store.
+ */
+import type {
+  ContentBlockParam,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+  ToolUnion,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+import { ConversationConflictError, ConversationStateError, InvalidParamsError } from '../errors.js';
+import { resolveProfile, type ModelProfile } from '../models/profiles.js';
+import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
+import type { RenderPlan } from '../render/plan.js';
+import { renderAsync } from '../render/render.js';
+import type { CachePoint, Decision, Rendered, RenderOptions, SegmentTokens } from '../render/types.js';
+import {
+  apiMissReason,
+  formatRequests,
+  pendingOf,
+  requestRecord,
+  totalsOf,
+  type ReportedUsage,
+  type RequestRecord,
+  type SessionTotals,
+} from '../session/stats.js';
+import { Calibration } from '../tokens/calibration.js';
+import { createTimeline, setEnvelope, setTail } from '../timeline/edit.js';
+import type { TimelineState } from '../timeline/types.js';
+import { applyMessages, digestOf, messageDigest, truncateTo, type MessageLike } from './mapping.js';
+import { MemoryConversationStore } from './memory-store.js';
+import { rehydrate } from './state.js';
+import type { ConsumedMessage, ConversationRecord, ConversationStore, EnvelopeDigest } from './types.js';
+
+// TYPES
+
+/**
+ * What `prepare` reads of the params: the fields that make the prompt. Any
+ * other field (`max_tokens`, `thinking`, `tool_choice`, `stream`, `metadata`,
+ * …) is passed through untouched. Structural, so any SDK version's
+ * `MessageCreateParams` fits.
+ */
+export interface PrepareParams {
+  readonly model: string;
+  /** A string or text blocks; each block becomes one instruction block of the envelope. */
+  readonly system?: string | readonly TextBlockParam[];
+  readonly tools?: readonly (Tool | ToolUnion)[];
+  /** The whole conversation so far, oldest first, ending with a user message. */
+  readonly messages: readonly MessageLike[];
+}
+
+/** The params `prepare` returns: yours, with the prompt fields rendered. */
+export type PreparedParams<P extends PrepareParams> = Omit<P, 'system' | 'tools' | 'messages'> & {
+  system?: TextBlockParam[];
+  tools?: ToolUnion[];
+  messages: MessageParam[];
+};
+
+/** Options of {@link prepare}. */
+export interface PrepareOptions {
+  /** Your key for the agent session (chat id, task id, …). */
+  readonly conversationId: string;
+  /** Where the conversation's state lives. Default: one in-memory store per process ({@link defaultConversationStore}). */
+  readonly store?: ConversationStore;
+  /**
+   * The volatile end of this request (live view, budget, clock, workspace
+   * state): rendered after the last cache point, never cached, never kept.
+   * Keep it out of `messages`: content inside `messages` is history.
+   */
+  readonly tail?: string | readonly ContentBlockParam[];
+  /** Render options (policy, TTLs, thresholds, summarizer, profiles, …), as for `render`. */
+  readonly render?: Omit<RenderOptions, 'now' | 'tokenFactor'>;
+  /** Render time in ms (default Date.now()). */
+  readonly now?: number;
+  /**
+   * Ask the API for its cache diagnostics (adds `diagnostics: { previous_message_id }`
+   * to the params); pass each response to {@link recordUsage} so its miss reason is
+   * recorded next to the plan's predicted cause. Default false.
+   */
+  readonly diagnostics?: boolean;
+  /**
+   * When the store fails (I/O, Redis down): `'fallback'` (default) renders from the
+   * messages alone, without stored decisions, and says so in `plan.resync`;
+   * `'throw'` throws the store's error.
+   */
+  readonly onStoreError?: 'fallback' | 'throw';
+}
+
+/** Why `prepare` rebuilt (part of) the timeline instead of extending it. */
+export type ResyncReason =
+  /** A message already mapped differs from the stored one (history edited). */
+  | 'history_edited'
+  /** Fewer messages than stored (history truncated, or a retry dropped the last response). */
+  | 'history_truncated'
+  | 'model_changed'
+  | 'system_changed'
+  | 'tools_changed'
+  /** The store could not be read: rendered from the messages alone, without stored decisions. */
+  | 'store_unavailable';
+
+/** How a resync happened. */
+export interface Resync {
+  readonly reason: ResyncReason;
+  /** Index of the first message that did not match the stored ones (for history resyncs). */
+  readonly at?: number;
+  /** One sentence for logs. */
+  readonly detail: string;
+}
+
+/** What `prepare` did: the render's plan plus where the conversation stands. */
+export interface PreparePlan extends RenderPlan {
+  readonly conversationId: string;
+  /** The revision saved for this request (the store's optimistic version). */
+  readonly revision: number;
+  /** Turn and round this request is for. */
+  readonly turn: number;
+  readonly round: number;
+  /** Messages mapped onto the timeline by this call (0 for a retry of the same request). */
+  readonly appended: number;
+  /** Set when the messages did not simply extend the stored conversation. */
+  readonly resync?: Resync;
+  /** Set when the new state could not be saved (the request is still valid). */
+  readonly unsaved?: string;
+  readonly cachePoints: readonly CachePoint[];
+  readonly decisions: readonly Decision[];
+  readonly tokens: SegmentTokens;
+}
+
+/** The result of {@link prepare}. */
+export interface Prepared<P extends PrepareParams> {
+  /** Pass these to `client.messages.create` (or `.stream`). */
+  readonly params: PreparedParams<P>;
+  readonly plan: PreparePlan;
+  /** The full render (stream, cache points, state) for inspection and snapshots. */
+  readonly rendered: Rendered;
+}
+
+/** Where a conversation is: its id and store (default store when omitted). */
+export interface ConversationRef {
+  readonly conversationId: string;
+  readonly store?: ConversationStore;
+  /** Clock (ms) for the record's timestamps. Default Date.now(). */
+  readonly now?: number;
+}
+
+/** Cache figures of a conversation, as `Session.stats()` gives them for a session. */
+export interface ConversationStats {
+  readonly requests: readonly RequestRecord[];
+  readonly totals: SessionTotals;
+  /** Local token estimate × this ≈ the provider's count. */
+  readonly calibration: number;
+  /** The latest render still waiting for its usage. */
+  readonly pendingUsage: boolean;
+}
+
+// IMPLEMENTATION
+
+let defaultStore: MemoryConversationStore | undefined;
+
+/** The process-wide in-memory store `prepare` uses when no `store` is given. */
+export function defaultConversationStore(): MemoryConversationStore {
+  return (defaultStore ??= new MemoryConversationStore());
+}
+
+const PROMPT_FIELDS = new Set(['model', 'system', 'tools', 'messages']);
+
+function validate(params: PrepareParams, options: PrepareOptions): void {
+  if (typeof options?.conversationId !== 'string' || options.conversationId.length === 0) {
+    throw new InvalidParamsError('options.conversationId', 'a non-empty string is required');
+  }
+  if (params === null || typeof params !== 'object') throw new InvalidParamsError('params', 'expected the Messages API params object');
+  if (typeof params.model !== 'string' || params.model.length === 0) throw new InvalidParamsError('model', 'a model id is required');
+  if (!Array.isArray(params.messages) || params.messages.length === 0) throw new InvalidParamsError('messages', 'at least one message is required');
+  const last = params.messages.at(-1)!;
+  if (last?.role === 'assistant') {
+    throw new InvalidParamsError(
+      `messages[${params.messages.length - 1}]`,
+      'the request ends with an assistant message (a prefill); prepare renders requests that end with the user side: append the response to messages after the call instead',
+    );
+  }
+  if (params.system !== undefined && typeof params.system !== 'string' && !Array.isArray(params.system)) {
+    throw new InvalidParamsError('system', 'expected a string or an array of text blocks');
+  }
+  if (Array.isArray(params.system)) {
+    params.system.forEach((b, i) => {
+      if (b?.type !== 'text' || typeof b.text !== 'string') throw new InvalidParamsError(`system[${i}]`, 'expected a text block');
+    });
+  }
+  if (params.tools !== undefined && !Array.isArray(params.tools)) throw new InvalidParamsError('tools', 'expected an array of tool definitions');
+}
+
+function instructionsOf(system: PrepareParams['system']): (string | TextBlockParam)[] {
+  if (system === undefined) return [];
+  if (typeof system === 'string') return system.trim().length > 0 ? [system] : [];
+  return system.filter((b) => b.text.trim().length > 0);
+}
+
+// Envelope digests, memoized per array / string: a loop passes the same `tools` and `system` every time.
+const arrayDigests = new WeakMap<object, { items: readonly unknown[]; digest: string }>();
+const stringDigests = new Map<string, string>();
+
+function unmarkedJson(value: unknown): string {
+  return JSON.stringify(value, (k, v: unknown) => (k === 'cache_control' ? undefined : v));
+}
+
+function digestValue(value: unknown): string {
+  if (value === undefined) return '-';
+  if (typeof value === 'string') {
+    let d = stringDigests.get(value);
+    if (d === undefined) {
+      d = digestOf(JSON.stringify([{ type: 'text', text: value }]));
+      if (stringDigests.size > 256) stringDigests.clear();
+      stringDigests.set(value, d);
+    }
+    return d;
+  }
+  const arr = value as readonly unknown[];
+  const hit = arrayDigests.get(arr);
+  if (hit && hit.items.length === arr.length && hit.items.every((x, i) => x === arr[i])) return hit.digest;
+  const digest = digestOf(unmarkedJson(arr));
+  arrayDigests.set(arr, { items: [...arr], digest });
+  return digest;
+}
+
+function envelopeDigest(params: PrepareParams): EnvelopeDigest {
+  const system = typeof params.system === 'string' || params.system === undefined ? params.system : params.system;
+  return { model: params.model, system: digestValue(system), tools: digestValue(params.tools ?? []) };
+}
+
+function envelopeInput(params: PrepareParams) {
+  return { model: params.model, instructions: instructionsOf(params.system), tools: params.tools ?? [] };
+}
+
+/** Index of the first message that differs from the stored ones (= the shorter length when one extends the other). */
+function firstMismatch(messages: readonly MessageLike[], consumed: readonly ConsumedMessage[]): number {
+  const n = Math.min(messages.length, consumed.length);
+  for (let i = 0; i < n; i++) if (messageDigest(messages[i]!) !== consumed[i]!.digest) return i;
+  return n;
+}
+
+interface Built {
+  state: TimelineState;
+  consumed: ConsumedMessage[];
+  appended: number;
+  resync?: Resync;
+}
+
+/** Extends (or resynchronises) the stored timeline with the incoming params. */
+function build(record: ConversationRecord | undefined, params: PrepareParams, digest: EnvelopeDigest, now: number): Built {
+  const messages = params.messages;
+  const at = () => now;
+  if (!record) {
+    const consumed: ConsumedMessage[] = [];
+    const state = applyMessages(createTimeline(envelopeInput(params)), messages, 0, consumed, at);
+    return { state, consumed, appended: messages.length };
+  }
+  let state = record.state;
+  let resync: Resync | undefined;
+  const old = record.envelope;
+  if (old.model !== digest.model || old.system !== digest.system || old.tools !== digest.tools) {
+    state = setEnvelope(state, envelopeInput(params));
+    const reason: ResyncReason = old.model !== digest.model ? 'model_changed' : old.tools !== digest.tools ? 'tools_changed' : 'system_changed';
+    const what = reason === 'model_changed' ? `model ${old.model} → ${digest.model}` : reason === 'tools_changed' ? 'the tool catalog changed' : 'the system prompt changed';
+    resync = { reason, detail: `${what}: envelope replaced, timeline and decisions kept` };
+  }
+  const consumedBefore = record.consumed;
+  const d = firstMismatch(messages, consumedBefore);
+  let consumed: ConsumedMessage[];
+  if (d < consumedBefore.length) {
+    state = truncateTo(state, consumedBefore[d]!.mark);
+    consumed = consumedBefore.slice(0, d);
+    const truncated = d === messages.length;
+    resync = {
+      reason: truncated ? 'history_truncated' : 'history_edited',
+      at: d,
+      detail: truncated
+        ? `${consumedBefore.length - d} stored message(s) from messages[${d}] are no longer sent: timeline cut back to them`
+        : `messages[${d}] differs from the stored conversation: timeline cut back there and rebuilt from the messages`,
+    };
+  } else {
+    consumed = [...consumedBefore];
+  }
+  // The response right after the previous request is stamped with the time it was recorded.
+  const stamp = (i: number, m: MessageLike) => (i === consumedBefore.length && m.role === 'assistant' ? (record.respondedAt ?? now) : now);
+  state = applyMessages(state, messages, consumed.length, consumed, stamp);
+  return { state, consumed, appended: messages.length - d, ...(resync ? { resync } : {}) };
+}
+
+function extrasOf(params: PrepareParams): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(params)) if (!PROMPT_FIELDS.has(k)) out[k] = v;
+  return out;
+}
+
+function isStoreFailure(err: unknown): boolean {
+  return !(err instanceof ConversationConflictError) && !(err instanceof ConversationStateError) && !(err instanceof InvalidParamsError);
+}
+
+/**
+ * Renders an existing loop's request for maximum prompt-cache reuse.
+ *
+ * Pass the params you would send to `client.messages.create` (the whole
+ * `messages` array, as a plain loop keeps it) and a conversation id; send the
+ * returned `params` instead. Messages are mapped onto the stored timeline
+ * incrementally; when they do not extend it (history edited or truncated, a
+ * changed system prompt, tools or model) the timeline is resynchronised from
+ * them and `plan.resync` says why. The request is always valid for the API.
+ *
+ * @throws {InvalidParamsError} for params the API would refuse (naming the field)
+ * @throws {UnknownModelError} for a model id without a profile (pass `render.profiles` or `render.profile`)
+ * @throws {ConversationConflictError} when another worker saved the conversation meanwhile: call again
+ * @throws {ConversationStateError} when the stored state is from a newer version or corrupt
+ *
+ * @example
+ * const { params, plan } = await prepare(
+ *   { model: 'claude-sonnet-4-6', max_tokens: 4096, system, tools, messages },
+ *   { conversationId: 'task-42', tail: liveView() },
+ * );
+ * const message = await client.messages.create(params);
+ * await recordUsage(message, { conversationId: 'task-42' });
+ */
+export async function prepare<P extends PrepareParams>(params: P, options: PrepareOptions): Promise<Prepared<P>> {
+  validate(params, options);
+  const id = options.conversationId;
+  const store = options.store ?? defaultConversationStore();
+  const now = options.now ?? Date.now();
+  const renderOptions = options.render ?? {};
+  const profile: ModelProfile = renderOptions.profile ?? resolveProfile(params.model, renderOptions.profiles);
+  const digest = envelopeDigest(params);
+
+  let record: ConversationRecord | undefined;
+  let storeDown: string | undefined;
+  try {
+    record = await store.load(id);
+  } catch (err) {
+    if (options.onStoreError === 'throw' || !isStoreFailure(err)) throw err;
+    storeDown = err instanceof Error ? err.message : String(err);
+  }
+  const ctxTokens = renderOptions.tokens;
+  if (record?.imported) record = rehydrate(record, profile, ctxTokens);
+
+  const built = build(record, params, digest, now);
+  let state = built.state;
+  if (options.tail !== undefined || state.tail.length > 0) state = setTail(state, options.tail ?? []);
+  const calibration = new Calibration({}, record?.calibration);
+  const rendered = await renderAsync(state, { ...renderOptions, profile, now, tokenFactor: calibration.factor(params.model) });
+
+  const extras = extrasOf(params);
+  if (options.diagnostics) extras['diagnostics'] = { previous_message_id: record?.lastMessageId ?? null };
+  const out = toAnthropic(rendered, extras as RequestExtras) as unknown as PreparedParams<P>;
+
+  const resync: Resync | undefined = storeDown
+    ? { reason: 'store_unavailable', detail: `the conversation store failed (${storeDown}): rendered from the messages alone, without stored decisions; nothing saved` }
+    : built.resync;
+  const revision = (record?.revision ?? 0) + 1;
+  let unsaved: string | undefined;
+  if (!storeDown) {
+    const next: ConversationRecord = {
+      id,
+      revision,
+      state: rendered.state,
+      consumed: built.consumed,
+      envelope: digest,
+      prices: profile.prices,
+      pending: pendingOf(rendered),
+      requests: record?.requests ?? [],
+      ...(record?.calibration ? { calibration: record.calibration } : {}),
+      ...(record?.lastMessageId ? { lastMessageId: record.lastMessageId } : {}),
+      updatedAt: now,
+    };
+    try {
+      await store.save(next, record?.revision ?? null);
+    } catch (err) {
+      if (options.onStoreError === 'throw' || !isStoreFailure(err)) throw err;
+      unsaved = `the conversation store failed to save (${err instanceof Error ? err.message : String(err)}); the next request resynchronises`;
+    }
+  }
+  const plan: PreparePlan = {
+    ...rendered.plan,
+    conversationId: id,
+    revision,
+    turn: rendered.turn,
+    round: rendered.round,
+    appended: built.appended,
+    ...(resync ? { resync } : {}),
+    ...(unsaved ? { unsaved } : {}),
+    cachePoints: rendered.cachePoints,
+    decisions: rendered.decisions,
+    tokens: rendered.tokens,
+  };
+  return { params: out, plan, rendered };
+}
+
+/** A response (SDK `Message` of any version) or just its usage. */
+export type ResponseOrUsage = { readonly usage: ReportedUsage; readonly id?: string } | ReportedUsage;
+
+/**
+ * Feeds a response's usage back to its conversation, so stats, calibration and
+ * the API's cache diagnostics work as in `Session`. Pass the whole `Message`
+ * (its id is needed for diagnostics) or its `usage`. Retries by itself when a
+ * concurrent `prepare` saved meanwhile.
+ *
+ * @returns false when there was no prepared request waiting for usage
+ */
+export async function recordUsage(response: ResponseOrUsage, ref: ConversationRef): Promise<boolean> {
+  const store = ref.store ?? defaultConversationStore();
+  const usage: ReportedUsage = 'usage' in response ? response.usage : response;
+  const messageId = 'usage' in response && typeof response.id === 'string' ? response.id : undefined;
+  const reason = apiMissReason(response);
+  for (let attempt = 0; ; attempt++) {
+    const record = await store.load(ref.conversationId);
+    if (!record?.pending) return false;
+    const now = ref.now ?? Date.now();
+    const prices = resolvePrices(record);
+    const calibration = new Calibration({}, record.calibration);
+    calibration.observe(record.pending.model, record.pending.localTokens, usage);
+    const { pending: _done, ...rest } = record;
+    const next: ConversationRecord = {
+      ...rest,
+      revision: record.revision + 1,
+      requests: [...record.requests, requestRecord(record.requests.length, record.pending, usage, prices, reason)],
+      calibration: calibration.snapshot(),
+      ...(messageId ? { lastMessageId: messageId } : {}),
+      respondedAt: now,
+      updatedAt: now,
+    };
+    try {
+      await store.save(next, record.revision);
+      return true;
+    } catch (err) {
+      if (!(err instanceof ConversationConflictError) || attempt >= 4) throw err;
+    }
+  }
+}
+
+function resolvePrices(record: ConversationRecord) {
+  return record.pending?.prices ?? record.prices;
+}
+
+/** Cache figures of a conversation (what `Session.stats()` gives for a session). */
+export async function conversationStats(ref: ConversationRef): Promise<ConversationStats | undefined> {
+  const store = ref.store ?? defaultConversationStore();
+  const record = await store.load(ref.conversationId);
+  if (!record) return undefined;
+  const calibration = new Calibration({}, record.calibration);
+  return {
+    requests: record.requests,
+    totals: totalsOf(record.requests, resolvePrices(record)),
+    calibration: calibration.factor(record.state.model),
+    pendingUsage: record.pending !== undefined,
+  };
+}
+
+/** A printable table of {@link conversationStats}. */
+export async function formatConversationStats(ref: ConversationRef): Promise<string> {
+  const s = await conversationStats(ref);
+  if (!s) return `conversation "${ref.conversationId}": nothing recorded`;
+  return formatRequests(s.requests, s.totals);
+}

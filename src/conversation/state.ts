@@ -1,0 +1,182 @@
+/**
+ * Conversation records as versioned JSON (`exportState` / `importState`), for
+ * stores that keep text (file, Redis) and for moving a conversation between
+ * processes. The previous render's memory (which cache entries the provider
+ * should hold) is kept as block paths and keys and re-attached to the
+ * imported blocks on the next `prepare`, so a conversation continued on
+ * another process places the same cache points as it would have here.
+ */
+import { freeze } from 'immer';
+import { ConversationStateError } from '../errors.js';
+import type { ModelProfile } from '../models/profiles.js';
+import { defaultTokenCache } from '../render/context.js';
+import { hiddenReplacements } from '../render/hide.js';
+import type { StreamBlock } from '../render/types.js';
+import type { BlockTokenCache } from '../tokens/counter.js';
+import type { CacheEntryRecord, TimelineState } from '../timeline/types.js';
+import { digestOf } from './mapping.js';
+import type { ConversationRecord, ImportedRender } from './types.js';
+
+// TYPES
+
+/** The format tag and the version this build writes (and the newest it reads). */
+export const STATE_FORMAT = 'cachepoint.conversation';
+export const STATE_VERSION = 1;
+
+/** The JSON form of a conversation record. */
+export interface ExportedConversation {
+  readonly format: typeof STATE_FORMAT;
+  readonly version: number;
+  readonly record: Omit<ConversationRecord, 'state' | 'imported'> & {
+    readonly state: Omit<TimelineState, 'lastRender'>;
+    readonly lastRender?: ImportedRender;
+  };
+}
+
+// IMPLEMENTATION
+
+const envelopeKeys = new WeakMap<StreamBlock, string>();
+
+/**
+ * What identifies a stream block's bytes: timeline paths never change content,
+ * only whether they are hidden; envelope blocks (tools, instructions) can change
+ * under the same path, so they carry a digest.
+ */
+function keyOf(b: StreamBlock): string {
+  if (b.segment !== 'envelope') return b.hidden ?? '';
+  let k = envelopeKeys.get(b);
+  if (k === undefined) envelopeKeys.set(b, (k = digestOf(JSON.stringify(b.param))));
+  return k;
+}
+
+function exportRender(state: TimelineState, imported: ImportedRender | undefined): ImportedRender | undefined {
+  const lr = state.lastRender;
+  if (!lr) return imported;
+  return {
+    stream: lr.stream.map((b) => ({ path: b.path, role: b.role, key: keyOf(b) })),
+    entries: lr.entries.map((e) => ({ path: e.path, index: e.index, prefixTokens: e.prefixTokens, ttl: e.ttl, expiresAt: e.expiresAt })),
+    at: lr.at,
+    ...(lr.model === undefined ? {} : { model: lr.model }),
+    turn: lr.turn,
+    round: lr.round,
+    requests: lr.requests,
+    idleGaps: lr.idleGaps,
+  };
+}
+
+/**
+ * A conversation record as versioned JSON text.
+ *
+ * @example
+ * await fs.writeFile('chat-42.json', exportState(record));
+ */
+export function exportState(record: ConversationRecord): string {
+  const { state, imported: _imported, ...rest } = record;
+  const { lastRender: _lr, ...plain } = state;
+  const lastRender = exportRender(state, record.imported);
+  const out: ExportedConversation = {
+    format: STATE_FORMAT,
+    version: STATE_VERSION,
+    record: { ...rest, state: plain, ...(lastRender ? { lastRender } : {}) },
+  };
+  return JSON.stringify(out);
+}
+
+function corrupt(id: string, what: string, cause?: unknown): ConversationStateError {
+  return new ConversationStateError(id, 'corrupt', `stored state is damaged (${what}); delete the conversation to start it afresh`, cause === undefined ? undefined : { cause });
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Reads a record written by {@link exportState}.
+ *
+ * @param id the conversation the text was stored under (named in errors)
+ * @throws {ConversationStateError} `newer_version` for a state written by a newer
+ *   cachepoint, `corrupt` for anything unreadable: never a silent reset
+ */
+export function importState(text: string, id: string): ConversationRecord {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw corrupt(id, 'not JSON', err);
+  }
+  if (!isObject(parsed) || parsed['format'] !== STATE_FORMAT) throw corrupt(id, `not a ${STATE_FORMAT} document`);
+  const version = parsed['version'];
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) throw corrupt(id, `version ${JSON.stringify(version)}`);
+  if (version > STATE_VERSION) {
+    throw new ConversationStateError(
+      id,
+      'newer_version',
+      `stored state has version ${version}, this cachepoint reads up to ${STATE_VERSION}: upgrade cachepoint on this worker (or delete the conversation)`,
+    );
+  }
+  const r = parsed['record'];
+  if (!isObject(r)) throw corrupt(id, 'no record');
+  const s = r['state'];
+  if (
+    typeof r['id'] !== 'string' ||
+    typeof r['revision'] !== 'number' ||
+    !Array.isArray(r['consumed']) ||
+    !isObject(r['envelope']) ||
+    !isObject(r['prices']) ||
+    !Array.isArray(r['requests']) ||
+    !isObject(s) ||
+    typeof s['model'] !== 'string' ||
+    !isObject(s['envelope']) ||
+    !Array.isArray(s['turns']) ||
+    !isObject(s['hidden']) ||
+    !Array.isArray(s['summaries'])
+  ) {
+    throw corrupt(id, 'missing fields');
+  }
+  if (r['id'] !== id) throw corrupt(id, `it belongs to conversation "${String(r['id'])}"`);
+  const { lastRender, state, ...rest } = r as unknown as ExportedConversation['record'];
+  const record: ConversationRecord = {
+    ...(rest as Omit<ConversationRecord, 'state'>),
+    state: freeze({ ...state, tail: state.tail ?? [], deferred: state.deferred ?? [], pruneNotice: state.pruneNotice === true }, true) as TimelineState,
+    ...(lastRender ? { imported: lastRender } : {}),
+  };
+  return freeze(record, false);
+}
+
+/**
+ * Re-attaches an imported render memory to the imported blocks: each stream
+ * position whose path and key still match gets the block the next render will
+ * build (so identity diffs and the cache ledger work as if never exported);
+ * anything else gets a placeholder that compares unequal.
+ */
+export function rehydrate(record: ConversationRecord, profile: ModelProfile, tokens: BlockTokenCache | undefined): ConversationRecord {
+  const imported = record.imported;
+  if (!imported) return record;
+  const ctx = { profile, tokens: tokens ?? defaultTokenCache(), now: imported.at };
+  const current = hiddenReplacements(record.state, ctx);
+  const byPath = new Map(current.map((b) => [b.path, b]));
+  const stream: StreamBlock[] = imported.stream.map((d) => {
+    const b = byPath.get(d.path);
+    if (b && keyOf(b) === d.key) return b;
+    return Object.freeze({ path: d.path, id: d.path, role: d.role, kind: 'user', segment: 'timeline', param: { type: 'text', text: '' }, tokens: 0, markable: false } as StreamBlock);
+  });
+  const entries: CacheEntryRecord[] = imported.entries
+    .filter((e) => e.index < stream.length)
+    .map((e) => ({ ...e, block: stream[e.index]! }));
+  const state: TimelineState = freeze(
+    {
+      ...record.state,
+      lastRender: {
+        at: imported.at,
+        ...(imported.model === undefined ? {} : { model: imported.model }),
+        stream,
+        entries,
+        turn: imported.turn,
+        round: imported.round,
+        requests: imported.requests,
+        idleGaps: imported.idleGaps,
+      },
+    },
+    false,
+  );
+  const { imported: _done, ...rest } = record;
+  return { ...rest, state };
+}

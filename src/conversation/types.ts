@@ -1,0 +1,102 @@
+/**
+ * Conversations: the state `prepare` keeps between requests of one agent
+ * session, under the caller's `conversationId`, in a conversation store.
+ */
+import type { ModelPrices } from '../models/profiles.js';
+import type { CalibrationSnapshot } from '../tokens/calibration.js';
+import type { TimelineState } from '../timeline/types.js';
+import type { PendingRequest, RequestRecord } from '../session/stats.js';
+
+// TYPES
+
+/** Where the timeline stood before a message was mapped onto it (to cut back to on a resync). */
+export interface MessageMark {
+  /** Turns in the timeline. */
+  readonly turns: number;
+  /** Rounds in the last turn. */
+  readonly rounds: number;
+  /** Result blocks (tool results and injected text) in the last round. */
+  readonly results: number;
+}
+
+/** One message of the caller's `messages` array that is part of the stored timeline. */
+export interface ConsumedMessage {
+  /** Hash of the message as sent (role + content blocks, cache markers stripped). */
+  readonly digest: string;
+  readonly mark: MessageMark;
+}
+
+/** Digests of the envelope the state was built from. */
+export interface EnvelopeDigest {
+  readonly model: string;
+  readonly system: string;
+  readonly tools: string;
+}
+
+/**
+ * Everything stored for one conversation. Immutable: every `prepare` or
+ * `recordUsage` saves a new record with `revision + 1`.
+ */
+export interface ConversationRecord {
+  readonly id: string;
+  /** Optimistic version: a save names the revision it read; a different stored one is a conflict. */
+  readonly revision: number;
+  /** The timeline with every sticky decision, and the previous render's memory. */
+  readonly state: TimelineState;
+  /** The messages mapped onto the timeline so far, in order. */
+  readonly consumed: readonly ConsumedMessage[];
+  readonly envelope: EnvelopeDigest;
+  /** Prices of the model profile the latest render used. */
+  readonly prices: ModelPrices;
+  /** The latest render waiting for its usage (see `recordUsage`). */
+  readonly pending?: PendingRequest;
+  /** Requests whose usage was recorded. */
+  readonly requests: readonly RequestRecord[];
+  /** Token-count calibration samples. */
+  readonly calibration?: CalibrationSnapshot;
+  /** The id of the latest response recorded (for the API's cache diagnostics). */
+  readonly lastMessageId?: string;
+  /** When the latest response was recorded (ms): the time its round is stamped with. */
+  readonly respondedAt?: number;
+  /** Last write (ms). */
+  readonly updatedAt: number;
+  /**
+   * Set by `importState` until the next `prepare`: the previous render's stream
+   * as paths and digests, to rebuild its cache ledger against the imported
+   * blocks (in-process records hold the live objects instead).
+   */
+  readonly imported?: ImportedRender;
+}
+
+/** The previous render's memory in serializable form (see `exportState`). */
+export interface ImportedRender {
+  /** Per stream block: its path, role, and a key that changes when its bytes do (see state.ts). */
+  readonly stream: readonly { readonly path: string; readonly role: 'tools' | 'system' | 'user' | 'assistant'; readonly key: string }[];
+  readonly entries: readonly {
+    readonly path: string;
+    readonly index: number;
+    readonly prefixTokens: number;
+    readonly ttl: '5m' | '1h';
+    readonly expiresAt: number;
+  }[];
+  readonly at: number;
+  readonly model?: string;
+  readonly turn: number;
+  readonly round: number;
+  readonly requests: number;
+  readonly idleGaps: number;
+}
+
+/**
+ * Where conversations live. One small interface; every implementation passes
+ * the same contract suite (test/conversation/store-contract.ts).
+ *
+ * `save` is a compare-and-set: it writes only when the stored revision is
+ * `expected` (`null`: nothing stored yet), and otherwise throws a
+ * `ConversationConflictError` and writes nothing.
+ */
+export interface ConversationStore {
+  load(id: string): Promise<ConversationRecord | undefined>;
+  save(record: ConversationRecord, expected: number | null): Promise<void>;
+  delete(id: string): Promise<void>;
+}

@@ -1,0 +1,67 @@
+/**
+ * Differential: on every fixture, `prepare` over the plain message arrays a
+ * loop would send produces byte-identical requests to the Session path (the
+ * engine's own replay of the trace: the same timeline edits Session makes).
+ * Hide events are left out: a plain loop has no way to express them.
+ */
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
+import { prepare } from '../../src/conversation/prepare.js';
+import { stripCacheControl } from '../../src/providers/anthropic.js';
+import { replay } from '../../src/replay/replay.js';
+import { parseTrace } from '../../src/trace/reader.js';
+import type { TraceEvent } from '../../src/trace/types.js';
+import { readFileSync } from 'node:fs';
+
+const FIXTURES = readdirSync('fixtures').filter((f) => f.endsWith('.jsonl'));
+
+function withoutDuration(b: object): object {
+  if (!('duration_ms' in b)) return b;
+  const { duration_ms: _d, ...rest } = b as { duration_ms: number };
+  return rest;
+}
+
+describe('prepare ≡ Session path, byte for byte', () => {
+  for (const file of FIXTURES) {
+    it(file, async () => {
+      const events: TraceEvent[] = parseTrace(readFileSync(`fixtures/${file}`, 'utf8'), file).filter((e) => e.type !== 'hide');
+      const expected = [];
+      for await (const r of replay(events, { extras: { max_tokens: 2048 } })) expected.push(r);
+
+      const store = new MemoryConversationStore();
+      const messages: MessageParam[] = [];
+      let tail: MessageParam['content'] | undefined;
+      let lastAt = 0;
+      let k = 0;
+      let envelope: Pick<MessageCreateParamsNonStreaming, 'system' | 'tools'> | undefined;
+      for (const e of events) {
+        if (e.type === 'envelope') envelope = undefined;
+        else if (e.type === 'user') messages.push({ role: 'user', content: e.content as MessageParam['content'] });
+        else if (e.type === 'tail') tail = e.content as MessageParam['content'];
+        else if (e.type === 'tool_results') {
+          const results = e.content.filter((b) => b.type === 'tool_result').map((b) => withoutDuration(b) as ToolResultBlockParam);
+          const texts = e.content.filter((b) => b.type === 'text') as TextBlockParam[];
+          messages.push({ role: 'user', content: [...results, ...texts] });
+        } else if (e.type === 'assistant') {
+          const want = expected[k++]!;
+          // What a plain loop sends: its own system and tools (no markers), the whole history.
+          if (!envelope) {
+            const { system, tools } = stripCacheControl({ system: want.request.system, tools: want.request.tools });
+            envelope = { ...(system ? { system } : {}), ...(tools ? { tools } : {}) };
+          }
+          const { params, plan } = await prepare(
+            { model: want.request.model, max_tokens: 2048, ...envelope, messages: [...messages] },
+            { conversationId: file, store, now: lastAt, ...(tail !== undefined ? { tail: tail as never } : {}) },
+          );
+          expect(JSON.stringify(params), `${file} request ${k - 1}`).toBe(JSON.stringify(want.request));
+          expect(plan.resync === undefined || plan.resync.reason.endsWith('_changed')).toBe(true);
+          messages.push({ role: 'assistant', content: e.content as MessageParam['content'] });
+        }
+        if ('at' in e && typeof e.at === 'number') lastAt = e.at;
+      }
+      expect(k).toBe(expected.length);
+    });
+  }
+});

@@ -1,0 +1,224 @@
+/** prepare(): incremental mapping, resync, typed errors, the store fallback, usage fed back. */
+import { describe, expect, it } from 'vitest';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import {
+  ConversationConflictError,
+  ConversationStateError,
+  InvalidParamsError,
+  UnknownModelError,
+} from '../../src/errors.js';
+import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
+import { conversationStats, formatConversationStats, prepare, recordUsage } from '../../src/conversation/prepare.js';
+import type { ConversationRecord, ConversationStore } from '../../src/conversation/types.js';
+import { Session } from '../../src/session/session.js';
+import { INSTRUCTIONS, TOOLS, text } from '../helpers/build.js';
+
+const SYSTEM = INSTRUCTIONS.join('\n\n');
+
+/** A plain loop's history: `turns` turns of `rounds` tool rounds and a final answer (the last turn open). */
+function history(turns: number, rounds: number): MessageParam[][] {
+  const requests: MessageParam[][] = [];
+  const messages: MessageParam[] = [];
+  for (let t = 1; t <= turns; t++) {
+    messages.push({ role: 'user', content: `Task ${t}: fix the tests.` });
+    for (let r = 1; r <= rounds; r++) {
+      requests.push([...messages]);
+      const id = `toolu_${t}_${r}`;
+      messages.push({ role: 'assistant', content: [{ type: 'text', text: `Reading ${r}.` }, { type: 'tool_use', id, name: 'Read', input: { path: `src/${t}-${r}.ts` } }] });
+      messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text(id, 1500) }] });
+    }
+    requests.push([...messages]);
+    if (t < turns) messages.push({ role: 'assistant', content: [{ type: 'text', text: `Turn ${t} done.` }] });
+  }
+  return requests;
+}
+
+const base = { model: 'claude-sonnet-4-6', max_tokens: 1024, system: SYSTEM, tools: TOOLS };
+
+describe('prepare', () => {
+  it('maps only the appended messages, keeps cache points within budget, passes other fields through', async () => {
+    const store = new MemoryConversationStore();
+    let now = 1_000;
+    const plans = [];
+    for (const messages of history(2, 3)) {
+      const { params, plan } = await prepare({ ...base, temperature: 0.2, messages }, { conversationId: 'c', store, now: (now += 1000) });
+      expect(params.temperature).toBe(0.2);
+      expect(params.max_tokens).toBe(1024);
+      expect(JSON.stringify(params).split('cache_control').length - 1).toBeLessThanOrEqual(4);
+      expect(plan.resync).toBeUndefined();
+      plans.push(plan);
+    }
+    expect(plans.map((p) => p.appended)).toEqual([1, 2, 2, 2, 2, 2, 2, 2]);
+    expect(plans.map((p) => p.revision)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    // After the first request, each one reads what the previous one wrote.
+    for (const p of plans.slice(1)) expect(p.usage.cache_read_input_tokens).toBeGreaterThan(0);
+  });
+
+  it('gives the same bytes as Session for the same conversation', async () => {
+    const store = new MemoryConversationStore();
+    const session = new Session({ model: 'claude-sonnet-4-6', instructions: [SYSTEM], tools: TOOLS, request: { max_tokens: 1024 }, now: () => 5_000 });
+    const requests = history(2, 2);
+    let seen = 0;
+    for (const messages of requests) {
+      // Feed the Session what the loop appended since the last request.
+      for (const m of messages.slice(seen)) {
+        if (m.role === 'assistant') session.recordResponse({ content: m.content, usage: { input_tokens: 0, output_tokens: 0 } } as never);
+        else if (typeof m.content === 'string') session.startTurn(m.content);
+        else session.recordToolResults(m.content as never);
+      }
+      seen = messages.length;
+      session.setTail('live view: 3 files open');
+      const expected = await session.request();
+      const { params } = await prepare({ ...base, messages }, { conversationId: 's', store, now: 5_000, tail: 'live view: 3 files open' });
+      expect(JSON.stringify(params)).toBe(JSON.stringify(expected));
+    }
+  });
+
+  it('a retry of the same request maps nothing and renders the same bytes', async () => {
+    const store = new MemoryConversationStore();
+    const [first] = history(1, 1);
+    const a = await prepare({ ...base, messages: first! }, { conversationId: 'r', store, now: 1 });
+    const b = await prepare({ ...base, messages: first! }, { conversationId: 'r', store, now: 2 });
+    expect(b.plan.appended).toBe(0);
+    expect(b.plan.resync).toBeUndefined();
+    expect(JSON.stringify(b.params)).toBe(JSON.stringify(a.params));
+  });
+
+  it('resynchronises when history is truncated (a retry dropped the last response) and says so', async () => {
+    const store = new MemoryConversationStore();
+    const requests = history(1, 3);
+    for (const m of requests.slice(0, 3)) await prepare({ ...base, messages: m }, { conversationId: 't', store, now: 1 });
+    const { params, plan } = await prepare({ ...base, messages: requests[1]! }, { conversationId: 't', store, now: 2 });
+    expect(plan.resync).toMatchObject({ reason: 'history_truncated', at: 3 });
+    const fresh = await prepare({ ...base, messages: requests[1]! }, { conversationId: 'fresh', store: new MemoryConversationStore(), now: 2 });
+    expect(JSON.stringify(params.messages)).toBe(JSON.stringify(fresh.params.messages));
+    // And it extends normally afterwards.
+    const next = await prepare({ ...base, messages: requests[2]! }, { conversationId: 't', store, now: 3 });
+    expect(next.plan.resync).toBeUndefined();
+    expect(next.plan.appended).toBe(2);
+  });
+
+  it('resynchronises when a message was edited, cutting back to the last message both agree on', async () => {
+    const store = new MemoryConversationStore();
+    const requests = history(1, 3);
+    for (const m of requests) await prepare({ ...base, messages: m }, { conversationId: 'e', store, now: 1 });
+    const edited = structuredClone(requests.at(-1)!);
+    (edited[2]!.content as { content: string }[])[0]!.content = 'a different result';
+    const { params, plan } = await prepare({ ...base, messages: edited }, { conversationId: 'e', store, now: 2 });
+    expect(plan.resync).toMatchObject({ reason: 'history_edited', at: 2 });
+    expect(plan.appended).toBe(edited.length - 2);
+    expect(JSON.stringify(params)).toContain('a different result');
+    const fresh = await prepare({ ...base, messages: edited }, { conversationId: 'e2', store, now: 2 });
+    expect(JSON.stringify(params.messages)).toBe(JSON.stringify(fresh.params.messages));
+  });
+
+  it('keeps the timeline when only the system prompt changes, and names it', async () => {
+    const store = new MemoryConversationStore();
+    const requests = history(1, 2);
+    await prepare({ ...base, messages: requests[0]! }, { conversationId: 'sys', store, now: 1 });
+    const { plan } = await prepare({ ...base, system: `${SYSTEM} Be brief.`, messages: requests[1]! }, { conversationId: 'sys', store, now: 2 });
+    expect(plan.resync?.reason).toBe('system_changed');
+    expect(plan.cause).toBe('system_changed');
+    expect(plan.appended).toBe(2);
+  });
+
+  it('refuses malformed params with a typed error naming the field', async () => {
+    const store = new MemoryConversationStore();
+    const opts = { conversationId: 'bad', store };
+    await expect(prepare({ ...base, messages: [] }, opts)).rejects.toThrow(InvalidParamsError);
+    await expect(prepare({ ...base, messages: [{ role: 'assistant', content: 'hi' }] }, opts)).rejects.toThrow(/messages\[0\]/);
+    const unanswered: MessageParam[] = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_x', name: 'Read', input: {} }] },
+      { role: 'user', content: 'and?' },
+    ];
+    await expect(prepare({ ...base, messages: unanswered }, opts)).rejects.toThrow(/messages\[2\].*toolu_x/);
+    await expect(prepare({ ...base, messages: [{ role: 'user', content: 7 as never }] }, opts)).rejects.toThrow(/messages\[0\]\.content/);
+    await expect(prepare({ ...base, model: 'claude-nonexistent-9', messages: [{ role: 'user', content: 'hi' }] }, opts)).rejects.toThrow(UnknownModelError);
+    await expect(prepare({ ...base, messages: [{ role: 'user', content: 'hi' }] }, { conversationId: '' })).rejects.toThrow(/conversationId/);
+    // Nothing was stored by the failures.
+    expect(await store.load('bad')).toBeUndefined();
+  });
+
+  it('two writers of one conversation: one wins, the other gets a typed conflict and can retry', async () => {
+    const inner = new MemoryConversationStore();
+    // Both load before either saves.
+    let gate!: () => void;
+    const loaded = new Promise<void>((r) => (gate = r));
+    let loads = 0;
+    const store: ConversationStore = {
+      load: async (id) => {
+        const r = await inner.load(id);
+        if (++loads === 2) gate();
+        await loaded;
+        return r;
+      },
+      save: (rec, exp) => inner.save(rec, exp),
+      delete: (id) => inner.delete(id),
+    };
+    const [m] = history(1, 1);
+    const results = await Promise.allSettled([
+      prepare({ ...base, messages: m! }, { conversationId: 'w', store, now: 1 }),
+      prepare({ ...base, messages: m! }, { conversationId: 'w', store, now: 1 }),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(failed.reason).toBeInstanceOf(ConversationConflictError);
+    expect((await inner.load('w'))!.revision).toBe(1);
+    const retried = await prepare({ ...base, messages: m! }, { conversationId: 'w', store: inner, now: 2 });
+    expect(retried.plan.revision).toBe(2);
+  });
+
+  it('a store that is down: renders from the messages, flags it, and never throws unless asked', async () => {
+    const down: ConversationStore = {
+      load: async () => {
+        throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+      },
+      save: async () => {
+        throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+      },
+      delete: async () => {},
+    };
+    const [m] = history(1, 1);
+    const { params, plan } = await prepare({ ...base, messages: m! }, { conversationId: 'd', store: down, now: 1 });
+    expect(plan.resync?.reason).toBe('store_unavailable');
+    expect(params.messages).toHaveLength(1);
+    await expect(prepare({ ...base, messages: m! }, { conversationId: 'd', store: down, onStoreError: 'throw' })).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('a corrupt or newer stored state is a typed error, never a silent reset', async () => {
+    const store: ConversationStore = {
+      load: async (id) => {
+        throw new ConversationStateError(id, 'newer_version', 'stored state has version 9');
+      },
+      save: async () => {},
+      delete: async () => {},
+    };
+    const [m] = history(1, 1);
+    await expect(prepare({ ...base, messages: m! }, { conversationId: 'v', store })).rejects.toThrow(ConversationStateError);
+  });
+
+  it('usage fed back gives Session-style stats and calibration', async () => {
+    const store = new MemoryConversationStore();
+    const ref = { conversationId: 'u', store };
+    for (const m of history(1, 2)) {
+      const { plan } = await prepare({ ...base, messages: m }, { ...ref, now: 1 });
+      const usage = {
+        input_tokens: plan.usage.input_tokens,
+        cache_read_input_tokens: plan.usage.cache_read_input_tokens,
+        cache_creation_input_tokens: plan.usage.cache_creation_input_tokens,
+        output_tokens: 50,
+      };
+      expect(await recordUsage({ id: `msg_${plan.revision}`, usage }, { ...ref, now: 2 })).toBe(true);
+    }
+    expect(await recordUsage({ input_tokens: 1 }, ref)).toBe(false); // nothing pending
+    const stats = (await conversationStats(ref))!;
+    expect(stats.totals.requests).toBe(3);
+    expect(stats.totals.cacheRead).toBeGreaterThan(0);
+    expect(stats.totals.cost).toBeLessThan(stats.totals.uncachedCost);
+    expect(stats.pendingUsage).toBe(false);
+    expect(await formatConversationStats(ref)).toMatch(/hit ratio/);
+    const record = (await store.load('u')) as ConversationRecord;
+    expect(record.lastMessageId).toBe('msg_5');
+  });
+});
