@@ -169,7 +169,7 @@ export type { FilePayloadStoreOptions, PayloadStore, RecallInput, RecallResult, 
 // The agent-loop session
 export { Session } from './session/session.js';
 export type { SessionOptions, SessionStats } from './session/session.js';
-export type { ReportedUsage, RequestDiagnostics, RequestRecord, SessionTotals } from './session/stats.js';
+export type { RequestDiagnostics, RequestRecord, SessionTotals } from './session/stats.js';
 
 // The drop-in door: prepare() in front of an existing loop, conversation stores
 export {

@@ -14,17 +14,16 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { ConversationConflictError, ConversationStateError, InvalidParamsError } from '../errors.js';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
+import type { ReportedUsage } from '../models/pricing.js';
 import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
-import type { RenderPlan } from '../render/plan.js';
 import { renderAsync } from '../render/render.js';
-import type { CachePoint, Decision, Rendered, RenderOptions, SegmentTokens } from '../render/types.js';
+import type { CachePoint, Decision, Rendered, RenderOptions, RenderPlan, SegmentTokens } from '../render/types.js';
 import {
   apiMissReason,
   formatRequests,
   pendingOf,
   requestRecord,
   totalsOf,
-  type ReportedUsage,
   type RequestRecord,
   type SessionTotals,
 } from '../session/stats.js';

@@ -3,17 +3,8 @@
  * drop-in `prepare` door (its conversations keep the same records).
  */
 import type { ModelPrices } from '../models/profiles.js';
-import { promptCost, usageTokens } from '../models/pricing.js';
-import type { RenderPlan } from '../render/plan.js';
-
-/** The API's `usage` as the SDK reports it (any SDK version: only these fields are read). */
-export interface ReportedUsage {
-  readonly input_tokens: number;
-  readonly output_tokens?: number | null;
-  readonly cache_read_input_tokens?: number | null;
-  readonly cache_creation_input_tokens?: number | null;
-  readonly cache_creation?: { readonly ephemeral_5m_input_tokens?: number; readonly ephemeral_1h_input_tokens?: number } | null;
-}
+import { promptCost, usageTokens, type ReportedUsage } from '../models/pricing.js';
+import type { RenderPlan } from '../render/types.js';
 
 /** Cache figures of one request: what the provider reported, priced, next to what the plan predicted. */
 export interface RequestRecord {
