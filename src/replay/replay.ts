@@ -15,6 +15,11 @@ import { appendResponse, appendToolResults, createTimeline, setEnvelope, setTail
 import { paths } from '../timeline/paths.js';
 import type { TimelineState } from '../timeline/types.js';
 import type { TraceEvent } from '../trace/types.js';
+import type { ToolPolicy } from '../toolcache/policy.js';
+import { payloadAsContent } from '../store/recall-tool.js';
+import { recall } from '../render/hide-block.js';
+import { defaultTokenCache } from '../render/context.js';
+import { RecallTracker, type ForcedRecall } from './recalls.js';
 
 /** Options of {@link replay}: render options plus how to read the trace. */
 export interface ReplayOptions extends Omit<RenderOptions, 'now'> {
@@ -37,7 +42,22 @@ export interface ReplayOptions extends Omit<RenderOptions, 'now'> {
    * nothing): default `process.emitWarning`. The replay goes on after a warning.
    */
   readonly onWarning?: (message: string, code: string) => void;
+  /**
+   * Forced recalls (see recalls.ts): before a response whose calls need a
+   * payload this replay removed (pruned, hidden, compacted), insert the round
+   * the agent would have needed: a `recall` call per payload, answered with the
+   * payload byte-identical, and one extra request after it. Later requests
+   * carry that round like any other; times after it shift by
+   * {@link RECALL_ROUND_MS}. Default false (`replay` writes the trace's own
+   * requests); `compareTrace` turns it on.
+   */
+  readonly recalls?: boolean;
+  /** Tool policies by tool name (as given to the tool cache): their tags count as recall targets. */
+  readonly toolPolicies?: Readonly<Record<string, ToolPolicy<never>>>;
 }
+
+/** How long an inserted recall round takes: the short recall response (time to first token + a few tokens) and the lookup. */
+export const RECALL_ROUND_MS = 2_500;
 
 /** One request of a replay (the `replay` CLI writes `{index, at, turn, round, request}` per line). */
 export interface ReplayedRequest {
@@ -49,6 +69,13 @@ export interface ReplayedRequest {
   readonly round: number;
   readonly request: MessageCreateParamsNonStreaming;
   readonly rendered: Rendered;
+  /**
+   * Set on a request the trace does not have: the one after an inserted recall
+   * round (the previous request was answered with these recall calls).
+   */
+  readonly forced?: readonly ForcedRecall[];
+  /** Output tokens of the recall calls that preceded this request (with `forced`). */
+  readonly recallOutputTokens?: number;
 }
 
 function stripDuration(block: ToolResultBlockParam & { duration_ms?: number }): ToolResultBlockParam {
@@ -72,7 +99,11 @@ export async function* replay(
   let lastIso = new Date(0).toISOString();
   let index = 0;
   // Only render options reach render(): the replay's own keys stay here.
-  const { model: modelOverride, extras, plain, source, onWarning, ...engine } = options;
+  const { model: modelOverride, extras, plain, source, onWarning, recalls, toolPolicies, ...engine } = options;
+  // Time the inserted recall rounds added: every later event happens that much later.
+  let shift = 0;
+  const tokens = options.tokens ?? defaultTokenCache();
+  const tracker = recalls && !plain ? new RecallTracker(toolPolicies) : undefined;
   const warn = onWarning ?? ((message: string, code: string) => process.emitWarning(message, { code }));
   let renderOptions: RenderOptions = plain ? { ...engine, prune: { enabled: false }, compact: { enabled: false } } : engine;
   for await (const e of events) {
@@ -88,26 +119,41 @@ export async function* replay(
           break;
         }
         case 'user':
-          state = startTurn(need(state), e.content, e.at);
+          state = startTurn(need(state), e.content, e.at + shift);
           break;
         case 'assistant': {
-          const r = renderOrOverflow(need(state), { ...renderOptions, now: lastAt }, (m, code) => warn(`${where(source, e.line)}: ${m}`, code));
-          yield {
-            index: index++,
-            at: lastAt,
-            atIso: lastIso,
-            turn: r.turn,
-            round: r.round,
-            request: toAnthropic(r, extras),
-            rendered: r,
-          };
-          state = appendResponse(r.state, e.content, e.at);
+          const warnHere = (m: string, code: string) => warn(`${where(source, e.line)}: ${m}`, code);
+          let r = renderOrOverflow(need(state), { ...renderOptions, now: lastAt }, warnHere);
+          let at = lastAt;
+          const forced = tracker?.needs(r.state, e.content) ?? [];
+          yield { index: index++, at, atIso: lastIso, turn: r.turn, round: r.round, request: toAnthropic(r, extras), rendered: r };
+          if (forced.length > 0) {
+            // That request is answered with recall calls; their results go back, then the extra request.
+            const calls = forced.map((f, k) => ({ type: 'tool_use' as const, id: `toolu_recall_${index}_${k}`, name: 'recall', input: { path: f.path } }));
+            const outputTokens = calls.reduce((n, c) => n + tokens.tokens(c), 0);
+            let s = appendResponse(r.state, calls, at + RECALL_ROUND_MS / 2);
+            s = appendToolResults(
+              s,
+              calls.map((c, k) => ({ type: 'tool_result' as const, tool_use_id: c.id, content: payloadAsContent(recall(s, forced[k]!.path)) })),
+              [],
+              at + RECALL_ROUND_MS,
+            );
+            const turn = s.turns.at(-1)!;
+            const round = turn.rounds.at(-1)!;
+            forced.forEach((f, k) => tracker!.recalled(f.path, paths.result(turn.index, round.index, calls[k]!.id)));
+            shift += RECALL_ROUND_MS;
+            at += RECALL_ROUND_MS;
+            r = renderOrOverflow(s, { ...renderOptions, now: at }, warnHere);
+            const atIso = new Date(at).toISOString();
+            yield { index: index++, at, atIso, turn: r.turn, round: r.round, request: toAnthropic(r, extras), rendered: r, forced, recallOutputTokens: outputTokens };
+          }
+          state = appendResponse(r.state, e.content, e.at + shift);
           break;
         }
         case 'tool_results': {
           const results = e.content.filter((b) => b.type === 'tool_result').map((b) => stripDuration(b as ToolResultBlockParam));
           const texts = e.content.filter((b) => b.type === 'text');
-          state = appendToolResults(need(state), results, texts as never, e.at);
+          state = appendToolResults(need(state), results, texts as never, e.at + shift);
           break;
         }
         case 'tail':
@@ -135,8 +181,8 @@ export async function* replay(
       throw err;
     }
     if ('at' in e && typeof e.at === 'number') {
-      lastAt = e.at;
-      lastIso = e.atIso ?? new Date(e.at).toISOString();
+      lastAt = e.at + shift;
+      lastIso = shift === 0 ? (e.atIso ?? new Date(e.at).toISOString()) : new Date(lastAt).toISOString();
     }
   }
 }

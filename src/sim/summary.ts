@@ -28,10 +28,39 @@ export interface RunTotals {
   readonly cost: number;
 }
 
+/**
+ * The forced recalls of a replay (src/replay/recalls.ts): payloads a later call
+ * needed while they were removed, each read back in an inserted round.
+ */
+export interface RecallTally {
+  /** Payloads read back (forced recalls). */
+  readonly count: number;
+  /** Inserted recall rounds (extra requests; one round recalls every payload one response needs). */
+  readonly rounds: number;
+  /** Requests of the trace itself, without the inserted ones. */
+  readonly traceRequests: number;
+  /** count ÷ traceRequests × 100. */
+  readonly per100: number;
+  /** Output tokens of the recall calls. */
+  readonly outputTokens: number;
+  /** Dollars: the inserted requests' prompt cost plus the recall calls' output tokens. */
+  readonly cost: number;
+  /** Of `cost`, the output tokens' part (added to the run's prompt cost in its total). */
+  readonly outputCost: number;
+  /** How the recalled payloads had been removed: `economy` (a warm prune), `prune` (a cold one), `agent` (a hide), `compact`. */
+  readonly byReason: Readonly<Record<string, number>>;
+}
+
 /** One row of a comparison. */
 export interface StrategySummary extends RunTotals {
   readonly id: string;
   readonly label: string;
+  /**
+   * Forced recalls of this run (cachepoint's; peers send the full history and
+   * force none). When present, `cost` includes them: the inserted requests are
+   * among the run's requests, and their output tokens are added.
+   */
+  readonly recalls?: RecallTally;
   /** cost ÷ cost of `none` (null when `none` costs 0). */
   readonly vsNone: number | null;
   /** cost ÷ cost of `ideal` (null when the ideal costs 0). */
@@ -43,6 +72,8 @@ export interface ExtraRun {
   readonly id: string;
   readonly label: string;
   readonly results: readonly SimResult[];
+  /** Its forced recalls, when the run inserted recall rounds. */
+  readonly recalls?: RecallTally;
 }
 
 /** The result of {@link compareStrategies}. */
@@ -124,7 +155,7 @@ export function compareStrategies(
   // One identity/token memo for every pass: the strategies only move markers.
   options = { ...options, blockMemo: options.blockMemo ?? new BlockMemo(options.countTokens ?? defaultCountTokens()) };
   const runs: Record<string, readonly SimResult[]> = {};
-  const rows: { id: string; label: string; totals: RunTotals }[] = [];
+  const rows: { id: string; label: string; totals: RunTotals; recalls?: RecallTally }[] = [];
   for (const s of strategies) {
     const results = simulateAll(
       requests.map((r) => ({ ...r, params: s.apply(r.params) })),
@@ -135,7 +166,13 @@ export function compareStrategies(
   }
   for (const e of options.extra ?? []) {
     runs[e.id] = e.results;
-    rows.push({ id: e.id, label: e.label, totals: totalsOf(e.results) });
+    const totals = totalsOf(e.results);
+    rows.push({
+      id: e.id,
+      label: e.label,
+      totals: e.recalls ? { ...totals, cost: totals.cost + e.recalls.outputCost } : totals,
+      ...(e.recalls ? { recalls: e.recalls } : {}),
+    });
   }
   const { ideal, ideal5m } = idealBound(requests, options);
   rows.push({ id: 'ideal_5m', label: 'ideal bound, 5m writes only', totals: idealTotals(ideal5m) });
@@ -143,7 +180,14 @@ export function compareStrategies(
 
   const none = rows.find((r) => r.id === 'none')?.totals.cost ?? requestsAsInput(requests, options);
   const summaries = rows.map(
-    (r): StrategySummary => ({ id: r.id, label: r.label, ...r.totals, vsNone: ratio(r.totals.cost, none), vsIdeal: ratio(r.totals.cost, ideal.cost) }),
+    (r): StrategySummary => ({
+      id: r.id,
+      label: r.label,
+      ...r.totals,
+      ...(r.recalls ? { recalls: r.recalls } : {}),
+      vsNone: ratio(r.totals.cost, none),
+      vsIdeal: ratio(r.totals.cost, ideal.cost),
+    }),
   );
   return { summaries, runs, ideal, ideal5m };
 }
