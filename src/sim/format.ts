@@ -27,13 +27,13 @@ function table(header: readonly string[], rows: readonly (readonly string[])[], 
  * @example
  * console.log(formatRequestTable(simulateAll(requests)));
  */
-export function formatRequestTable(results: readonly SimResult[]): string {
+export function formatRequestTable(results: readonly SimResult[], marks?: ReadonlyMap<number, string>): string {
   const t0 = results[0]?.at ?? 0;
   const rows = results.map((r) => {
     const at = `+${((r.at - t0) / 1000).toFixed(1)}s`;
     if (r.rejected) return [`${r.index}`, at, '—', '—', '—', '—', '—', `rejected ${r.rejected.status}: ${r.rejected.message}`];
     const u = r.usage;
-    const mark = r.explain.bust ? `BUST −${int(r.explain.missedTokens)}` : '';
+    const mark = [r.explain.bust ? `BUST −${int(r.explain.missedTokens)}` : '', marks?.get(r.index) ?? ''].filter(Boolean).join(' ');
     return [
       `${r.index}`,
       at,
@@ -48,8 +48,13 @@ export function formatRequestTable(results: readonly SimResult[]): string {
   return table(['#', 'at', 'read', 'write 5m', 'write 1h', 'uncached', 'cost', ''], rows, [0, 7]);
 }
 
-/** One line per strategy: cost, ×none, ×ideal, busts, rejected. */
+/**
+ * One line per strategy: cost, ×none, ×ideal, busts, rejected; and, when a run
+ * counted forced recalls, recalls per 100 requests and what they cost (already
+ * inside that run's cost; peers force none, the ideal bounds show —).
+ */
 export function formatTotals(summaries: readonly StrategySummary[]): string {
+  const recalls = summaries.some((s) => s.recalls);
   const rows = summaries.map((s) => [
     s.id,
     s.label,
@@ -58,8 +63,15 @@ export function formatTotals(summaries: readonly StrategySummary[]): string {
     times(s.vsIdeal),
     `${s.busts}`,
     `${s.rejected}`,
+    ...(recalls
+      ? s.recalls
+        ? [`${s.recalls.count} (${s.recalls.per100.toFixed(1)}/100)`, usd(s.recalls.cost)]
+        : s.id.startsWith('ideal')
+          ? ['—', '—']
+          : ['0', usd(0)]
+      : []),
   ]);
-  return table(['strategy', 'label', 'cost', 'vs none', 'vs ideal', 'busts', 'rejected'], rows, [0, 1]);
+  return table(['strategy', 'label', 'cost', 'vs none', 'vs ideal', 'busts', 'rejected', ...(recalls ? ['recalls', 'recall cost'] : [])], rows, [0, 1]);
 }
 
 /** The per-request plan, several lines per request (`simulate --explain`). */
@@ -98,11 +110,14 @@ export function formatExplain(results: readonly SimResult[]): string {
 export function simulationJson(
   results: readonly SimResult[],
   summaries?: readonly StrategySummary[],
+  forced?: ReadonlyMap<number, unknown>,
 ): { readonly requests: readonly unknown[]; readonly totals?: readonly StrategySummary[] } {
-  const requests = results.map((r) =>
-    r.rejected
-      ? { index: r.index, at: r.at, model: r.model, rejected: r.rejected }
-      : { index: r.index, at: r.at, model: r.model, usage: r.usage, cost: r.cost, explain: r.explain },
-  );
+  const requests = results.map((r) => {
+    const recall = forced?.get(r.index);
+    const extra = recall === undefined ? {} : { forcedRecall: recall };
+    return r.rejected
+      ? { index: r.index, at: r.at, model: r.model, rejected: r.rejected, ...extra }
+      : { index: r.index, at: r.at, model: r.model, usage: r.usage, cost: r.cost, explain: r.explain, ...extra };
+  });
   return summaries ? { requests, totals: summaries } : { requests };
 }

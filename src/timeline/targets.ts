@@ -70,7 +70,8 @@ export function callTargets(
     if (resolved.kind === 'write') kind = 'write';
     else if (resolved.kind === 'read') kind = 'read';
     try {
-      tags = [...(resolved.extractor ? resolved.extractor(args) : []), ...resolved.staticTags.map((t) => (t.id ? `${t.family}:${t.id}` : `${t.family}:*`))];
+      // Entity tags only: a family-wide tag (`file:*`) names no one payload.
+      tags = (resolved.extractor ? resolved.extractor(args) : resolved.staticTags.filter((t) => t.id).map((t) => `${t.family}:${t.id}`)).filter((t) => !t.endsWith(':*') && t.includes(':'));
     } catch {
       tags = [];
     }

@@ -11,6 +11,11 @@
  * simulated API accepts (a rejected request is priced 0, so a peer with
  * rejections would look cheaper than it is).
  *
+ * cachepoint's cost includes its forced recalls (src/replay/recalls.ts): the
+ * replay inserts the recall round a removed payload forces, and the extra
+ * request and the recall calls' output tokens are priced in; the rows give
+ * the count per 100 requests and their cost.
+ *
  * A fixture whose conservative comparison takes over 60 s gets no economy run
  * (said in its row).
  *
@@ -62,7 +67,8 @@ const x = (n: number | null | undefined): string => (n === null || n === undefin
 
 function engineLine(c: TraceComparison): string {
   const e = byId(c, 'cachepoint')!;
-  return `×ideal ${x(e.vsIdeal)} · ÷own ideal ${x(c.engineIdeal > 0 ? e.cost / c.engineIdeal : null)} · busts ${e.busts} · rejected ${e.rejected}`;
+  const r = c.recalls;
+  return `×ideal ${x(e.vsIdeal)} · ÷own ideal ${x(c.engineIdeal > 0 ? e.cost / c.engineIdeal : null)} · busts ${e.busts} · rejected ${e.rejected} · forced recalls ${r.count} (${r.per100.toFixed(1)}/100, ${usd(r.cost)} of it)`;
 }
 
 function rows(r: FixtureResult): Row[] {
@@ -114,6 +120,12 @@ function wide(results: readonly FixtureResult[]): string {
       return e ? `${e.busts}/${e.rejected}` : '—';
     })]);
   }
+  for (const [label, pick] of [
+    ['forced recalls / 100 requests (conservative)', (r: FixtureResult) => r.conservative],
+    ['forced recalls / 100 requests (economy)', (r: FixtureResult) => r.economy],
+  ] as const) {
+    cost.push([label, ...results.map((r) => (pick(r) ? pick(r)!.recalls.per100.toFixed(1) : '—'))]);
+  }
   cost.push(['economy ÷ best peer', ...results.map((r) => {
     const p = bestPeer(r.conservative);
     const e = r.economy ? byId(r.economy, 'cachepoint') : undefined;
@@ -126,7 +138,7 @@ function wide(results: readonly FixtureResult[]): string {
     return all.map((row) => row.map((cell, c) => (c === 0 ? cell.padEnd(w[c]!) : cell.padStart(w[c]!))).join('  ').trimEnd()).join('\n');
   };
   return [
-    'cost ÷ ideal bound (conservative replay; peers are the same under both policies):',
+    "cost ÷ ideal bound (conservative replay; peers are the same under both policies; cachepoint's cost includes its forced recalls):",
     table(cost),
     '',
     'busts / rejected requests:',

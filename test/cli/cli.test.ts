@@ -254,10 +254,10 @@ describe('cachepoint demo (npm start)', () => {
     expect(r.stdout).toContain(`${DEMO_REQUESTS} requests replayed`);
     expect(r.stdout).toContain('①');
     expect(r.stdout).toContain('──── tail');
-    expect(r.stdout).toMatch(/^strategy\s+label\s+cost\s+vs none\s+vs ideal\s+busts\s+rejected$/m);
+    expect(r.stdout).toMatch(/^strategy\s+label\s+cost\s+vs none\s+vs ideal\s+busts\s+rejected\s+recalls\s+recall cost$/m);
     for (const id of [...KNOWN_STRATEGIES, 'ideal_5m', 'ideal']) expect(r.stdout).toMatch(new RegExp(`^${id}\\s`, 'm'));
-    // cachepoint's row: no busts, no rejected requests (the last two columns).
-    expect(r.stdout).toMatch(/^cachepoint\s+cachepoint \(conservative\)\s+\$[\d.]+\s+×[\d.]+\s+×[\d.]+\s+0\s+0$/m);
+    // cachepoint's row: no busts, no rejected requests, no forced recalls (conservative, warm all along).
+    expect(r.stdout).toMatch(/^cachepoint\s+cachepoint \(conservative\)\s+\$[\d.]+\s+×[\d.]+\s+×[\d.]+\s+0\s+0\s+0 \(0\.0\/100\)\s+\$0\.0000$/m);
     expect(r.stdout).toMatch(/cachepoint vs the ideal bound of its own requests: ×\d\.\d{4}/);
   });
 });

@@ -18,6 +18,9 @@ cache simulator, and prints a per-request table and the totals.
                   system2_last2 system_last2user
   --explain       per request: what changed, which point read/wrote, busts
   --json          machine-readable output
+  --no-recalls    do not insert the recall rounds that cachepoint's removals
+                  force (a later call that needs a pruned payload); by default
+                  they are inserted and priced into cachepoint's cost
 
 ${ENGINE_HELP}`;
 
@@ -30,6 +33,7 @@ export async function simulateCommand(argv: string[], io: CliIo): Promise<number
       strategy: { type: 'string', short: 's' },
       explain: { type: 'boolean' },
       json: { type: 'boolean' },
+      'no-recalls': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -37,19 +41,30 @@ export async function simulateCommand(argv: string[], io: CliIo): Promise<number
   const file = onePositional(io, positionals, SIMULATE_HELP);
   if (typeof file === 'number') return file;
   const bar = progress(io, 'simulate');
-  const result = await compareTrace(traceSource(io, file), { ...engineOptions(values), source: file, onWarning: warner(io, 'simulate') }, (n) => bar.tick(n));
+  const result = await compareTrace(traceSource(io, file), { ...engineOptions(values), recalls: !values['no-recalls'], source: file, onWarning: warner(io, 'simulate') }, (n) => bar.tick(n));
   bar.done(`${result.engine.length} requests`);
   const id = values.strategy ?? 'cachepoint';
   const run = result.runs[id];
   if (!run) throw new InvalidOptionError('--strategy', `unknown strategy "${id}"; known: ${Object.keys(result.runs).join(', ')}`);
+  // The requests after an inserted recall round, with what was recalled (cachepoint's run only).
+  const forced = new Map(id === 'cachepoint' ? result.engine.flatMap((r) => (r.forced ? [[r.index, r.forced] as const] : [])) : []);
   if (values.json) {
-    io.stdout.write(`${JSON.stringify({ strategy: id, ...simulationJson(run, result.summaries), engineIdeal: result.engineIdeal })}\n`);
+    io.stdout.write(`${JSON.stringify({ strategy: id, ...simulationJson(run, result.summaries, forced), engineIdeal: result.engineIdeal, recalls: result.recalls })}\n`);
     return 0;
   }
-  const out = [values.explain ? formatExplain(run) : formatRequestTable(run), '', formatTotals(result.summaries)];
+  const marks = new Map([...forced].map(([i, f]) => [i, `RECALL ${f.map((x) => x.path).join(', ')}`]));
+  const out = [values.explain ? formatExplain(run) : formatRequestTable(run, marks), '', formatTotals(result.summaries)];
   const engine = result.summaries.find((s) => s.id === 'cachepoint');
   if (engine && result.engineIdeal > 0) {
     out.push('', `cachepoint vs the ideal bound of its own requests: ×${(engine.cost / result.engineIdeal).toFixed(4)}`);
+  }
+  const r = result.recalls;
+  if (r.rounds > 0) {
+    const why = Object.entries(r.byReason).map(([k, n]) => `${n} ${k}`).join(', ');
+    out.push(
+      `forced recalls: ${r.count} payloads in ${r.rounds} extra rounds (${r.per100.toFixed(1)} per 100 requests; removed by ${why}), ` +
+        `$${r.cost.toFixed(4)} of cachepoint's cost (the extra requests and ${r.outputTokens} output tokens)`,
+    );
   }
   io.stdout.write(`${out.join('\n')}\n`);
   return 0;
