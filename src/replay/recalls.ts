@@ -4,7 +4,7 @@
  * or compacted payload holds is a round the agent could not have skipped: it
  * has to read the payload back (`recall`) before it can make that call.
  *
- * A call needs an earlier payload when (targets: src/timeline/targets.ts):
+ * A call needs an earlier payload when (targets: src/toolcache/targets.ts):
  * - it edits a file (an Edit, not a whole-file Write) and the newest text of
  *   that file it was shown (a Read result, a Write's content) is removed;
  * - it reads a file again, and the newest text of that file is removed and
@@ -23,7 +23,7 @@
  * copy is visible.
  */
 import type { ToolPolicy } from '../toolcache/policy.js';
-import { callTargets, type CallTargets } from '../timeline/targets.js';
+import { callTargets, type CallTargets } from '../toolcache/targets.js';
 import type { BlockPath, HideReason, Summary, TimelineState } from '../timeline/types.js';
 
 /** Why the needed payload was not visible: a hide/prune reason, or covered by a compaction summary. */

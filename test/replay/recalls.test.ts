@@ -3,7 +3,7 @@ import { compareTrace } from '../../src/replay/compare.js';
 import { RecallTracker } from '../../src/replay/recalls.js';
 import { RECALL_ROUND_MS, replayAll } from '../../src/replay/replay.js';
 import { formatTotals } from '../../src/sim/format.js';
-import { callTargets } from '../../src/timeline/targets.js';
+import { callTargets } from '../../src/toolcache/targets.js';
 import { fileTag } from '../../src/toolcache/policy.js';
 import { parseTrace } from '../../src/trace/reader.js';
 import { recall } from '../../src/render/hide-block.js';

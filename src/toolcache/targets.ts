@@ -12,8 +12,8 @@
  * (`file_path`, `path`, `notebook_path`, `filename`, …) whose last segment has
  * an extension: `src/a.ts` is a file, `src` (Grep's search root) is not.
  */
-import { canonicalJson } from '../toolcache/key.js';
-import { fileTag, resolvePolicy, type ToolPolicy } from '../toolcache/policy.js';
+import { canonicalJson } from './key.js';
+import { fileTag, resolvePolicy, type ToolPolicy } from './policy.js';
 
 /** What one call works on. */
 export interface CallTargets {
