@@ -11,6 +11,7 @@ import { CachepointError } from '../errors.js';
 import { demoCommand } from './commands/demo.js';
 import { renderCommand } from './commands/render.js';
 import { replayCommand } from './commands/replay.js';
+import { reportCommand } from './commands/report.js';
 import { simulateCommand } from './commands/simulate.js';
 import { type CliIo, processIo } from './io.js';
 import { UsageError } from './output.js';
@@ -23,6 +24,7 @@ Commands:
   render TRACE      print one rendered request of a trace (snapshot form)
   replay TRACE      write the request before every model response, one JSON line each
   simulate TRACE    price the trace under cachepoint and the peer strategies
+  report TRACE      write a self-contained HTML report of the session's cache
   demo              render the bundled example session and compare strategies
 
 Run 'cachepoint <command> --help' for a command's options.
@@ -36,6 +38,7 @@ export const COMMANDS: Record<string, Command> = {
   render: renderCommand,
   replay: replayCommand,
   simulate: simulateCommand,
+  report: reportCommand,
   demo: demoCommand,
 };
 

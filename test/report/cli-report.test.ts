@@ -1,0 +1,31 @@
+/** `cachepoint report` as a user runs it: the file it writes is renderReport's, and bad input is one line. */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cli } from '../cli/run.js';
+import { GENERATED_AT, reportOf } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cachepoint-report-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe.concurrent('cachepoint report', () => {
+  it('writes the same bytes renderReport gives for the trace', async () => {
+    const out = join(dir, 'demo.html');
+    const [run, expected] = await Promise.all([cli('report', 'fixtures/demo.jsonl', '--out', out, '--generated-at', GENERATED_AT), reportOf({ file: 'fixtures/demo.jsonl' })]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(expected.html);
+  });
+
+  it('answers a missing --out with its usage (exit 2) and an unknown peer with one line (exit 1)', async () => {
+    const [noOut, badPeer] = await Promise.all([
+      cli('report', 'fixtures/demo.jsonl'),
+      cli('report', 'fixtures/demo.jsonl', '--out', join(dir, 'x.html'), '--peer', 'nope'),
+    ]);
+    expect(noOut.code).toBe(2);
+    expect(noOut.stderr).toMatch(/^Usage: cachepoint report TRACE --out FILE\.html/);
+    expect(badPeer.code).toBe(1);
+    expect(badPeer.stderr).toMatch(/^cachepoint report: --peer: unknown strategy "nope"; known: .*ide4.*\n$/);
+  });
+});
