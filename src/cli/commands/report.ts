@@ -1,5 +1,4 @@
 /** `cachepoint report TRACE --out report.html`: the session's cache, request by request, in one self-contained HTML file. */
-import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InvalidOptionError } from '../../errors.js';
@@ -7,9 +6,10 @@ import { buildReportData } from '../../report/data.js';
 import { renderReport } from '../../report/render-report.js';
 import { toolCacheSavings } from '../../report/tool-savings.js';
 import { compareTrace } from '../../replay/compare.js';
-import { readTrace } from '../../trace/reader.js';
+import { BASELINES } from '../../sim/strategies.js';
+import { type CliIo, openOutput, traceSource, warner } from '../io.js';
 import { ENGINE_FLAGS, ENGINE_HELP, engineOptions } from '../options.js';
-import { progress, usageError } from '../output.js';
+import { onePositional, progress, usageError } from '../output.js';
 
 export const REPORT_HELP = `Usage: cachepoint report TRACE --out FILE.html [--peer ID] [--title TEXT] [engine options]
 
@@ -28,7 +28,7 @@ price, the totals, and the tool-result cache's savings.
 
 ${ENGINE_HELP}`;
 
-export async function reportCommand(argv: string[]): Promise<number> {
+export async function reportCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -42,27 +42,41 @@ export async function reportCommand(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) return usageError(REPORT_HELP, 0);
-  const file = positionals[0];
-  if (!file || !values.out) return usageError(REPORT_HELP);
+  if (values.help) return usageError(io, REPORT_HELP, 0);
+  const file = onePositional(io, positionals, REPORT_HELP);
+  if (typeof file === 'number') return file;
+  if (!values.out) return usageError(io, REPORT_HELP);
   const ttl = values['tool-ttl'] === undefined ? 5 : Number(values['tool-ttl']);
   if (!Number.isInteger(ttl) || ttl < 1) throw new InvalidOptionError('--tool-ttl', `must be an integer ≥ 1, got "${values['tool-ttl']}"`);
-  const options = engineOptions(values);
-  const bar = progress('report');
-  const comparison = await compareTrace(() => readTrace(file), options, (n) => bar.tick(n));
-  if (values.peer !== undefined && !comparison.runs[values.peer]) {
-    throw new InvalidOptionError('--peer', `unknown strategy "${values.peer}"; known: ${Object.keys(comparison.runs).join(', ')}`);
+  const known = ['cachepoint', ...BASELINES.map((b) => b.id)];
+  if (values.peer !== undefined && !known.includes(values.peer)) {
+    throw new InvalidOptionError('--peer', `unknown strategy "${values.peer}"; known: ${known.join(', ')}`);
   }
-  const tools = await toolCacheSavings(readTrace(file), ttl);
-  const data = buildReportData(comparison, {
-    title: values.title ?? basename(file),
-    policy: options.policy ?? 'conservative',
-    ...(values.peer ? { peer: values.peer } : {}),
-    ...(tools ? { toolCache: tools } : {}),
-  });
-  const html = renderReport(data, { generatedAt: values['generated-at'] ?? new Date().toISOString() });
-  await writeFile(values.out, html);
-  bar.done(`${comparison.engine.length} requests`);
-  process.stdout.write(`wrote ${values.out} (${(Buffer.byteLength(html) / 1024).toFixed(0)} KiB, ${comparison.engine.length} requests)\n`);
+  const options = { ...engineOptions(values), source: file, onWarning: warner(io, 'report') };
+  const load = traceSource(io, file);
+  // Opened before the work: a bad --out fails at once, naming the path.
+  const output = await openOutput(io, values.out);
+  const bar = progress(io, 'report');
+  let html: string;
+  let requests: number;
+  try {
+    const comparison = await compareTrace(load, options, (n) => bar.tick(n));
+    const tools = await toolCacheSavings(load(), ttl);
+    const data = buildReportData(comparison, {
+      title: values.title ?? basename(file),
+      policy: options.policy ?? 'conservative',
+      ...(values.peer ? { peer: values.peer } : {}),
+      ...(tools ? { toolCache: tools } : {}),
+    });
+    html = renderReport(data, { generatedAt: values['generated-at'] ?? new Date().toISOString() });
+    requests = comparison.engine.length;
+    output.writer.write(html);
+  } catch (err) {
+    await output.close().catch(() => undefined);
+    throw err;
+  }
+  await output.close();
+  bar.done(`${requests} requests`);
+  io.stdout.write(`wrote ${values.out} (${(Buffer.byteLength(html) / 1024).toFixed(0)} KiB, ${requests} requests)\n`);
   return 0;
 }
