@@ -20,7 +20,8 @@ export type ErrorCode =
   | 'invalid_params'
   | 'conversation_conflict'
   | 'conversation_state'
-  | 'conversation_store';
+  | 'conversation_store'
+  | 'provider_mapping';
 
 /** Base class: every error carries a `code`; `cause` holds the underlying error when there is one. */
 export class CachepointError extends Error {
@@ -158,5 +159,16 @@ export class ConversationStoreError extends CachepointError {
   constructor(conversationId: string, message: string, options?: { cause?: unknown }) {
     super('conversation_store', `conversation "${conversationId}": ${message}`, options);
     this.conversationId = conversationId;
+ * A rendered block has no equivalent in the target provider's API (a server
+ * tool, a document block, an image where the API takes none). `path` names
+ * the block; nothing was sent.
+ */
+export class ProviderMappingError extends CachepointError {
+  readonly provider: string;
+  readonly path: string;
+  constructor(provider: string, path: string, why: string) {
+    super('provider_mapping', `${provider}: ${path}: ${why}. Remove or convert that block before rendering for ${provider}.`);
+    this.provider = provider;
+    this.path = path;
   }
 }

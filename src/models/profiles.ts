@@ -5,6 +5,7 @@
  * override or extend the table (see {@link resolveProfile}).
  */
 import { UnknownModelError } from '../errors.js';
+import type { CachingRules, ProviderId } from './caching.js';
 
 /** Prices in US dollars per million tokens. */
 export interface ModelPrices {
@@ -38,6 +39,10 @@ export interface ModelProfile {
   readonly keepsThinking: boolean;
   /** How many positions a breakpoint looks back for an earlier entry (20). */
   readonly lookback: number;
+  /** The provider whose API this id belongs to (default `anthropic`). */
+  readonly provider?: ProviderId;
+  /** How that provider caches for this model (default: Anthropic's markers, `lookback`, 4 at most). */
+  readonly caching?: CachingRules;
 }
 
 const FIVE_MINUTES = 5 * 60_000;

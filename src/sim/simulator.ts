@@ -158,6 +158,9 @@ export class CacheSimulator {
       return { index, at, model: params.model, rejected: prefix.rejection, usage: null, cost: null, explain: null };
     }
     this.#expire(at);
+    if (profile.caching?.kind === 'automatic') {
+      return this.#sendAutomatic(index, params, at, outputTokens, profile, prefix, profile.caching.granularity);
+    }
 
     // Reads: each breakpoint's window, its own prefix first, then earlier position ends.
     const hits: Hit[] = [];
@@ -264,6 +267,57 @@ export class CacheSimulator {
     };
     this.#previous = { model: params.model, prefix };
     return { index, at, model: params.model, rejected: null, usage, cost: priceUsage(profile.prices, usage), explain };
+  }
+
+  /**
+   * Automatic prefix caching (OpenAI before GPT-5.6): no markers. The read is
+   * the longest warm prefix at any block boundary, counted in `granularity`
+   * steps from the minimum; the whole prompt is then cached (no write
+   * premium: what is not read is billed as input). The request's retention
+   * class is the top-level marker's TTL (`1h` = extended retention), which
+   * is how the OpenAI request converter passes `prompt_cache_retention`.
+   */
+  #sendAutomatic(
+    index: number,
+    params: SimParams,
+    at: number,
+    outputTokens: number,
+    profile: ModelProfile,
+    prefix: Prefix,
+    granularity: number,
+  ): SimResult {
+    const warm = this.#longestWarm(prefix, at);
+    const matched = warm?.tokens ?? 0;
+    const A = matched >= profile.minCacheableTokens ? Math.floor(matched / granularity) * granularity : 0;
+    const ttl: CacheTtl = (params as { cache_control?: { ttl?: CacheTtl } }).cache_control?.ttl === '1h' ? '1h' : '5m';
+    const expiresAt = at + profile.ttlMs[ttl];
+    // Everything up to the read is used again (refreshed); everything is written (free).
+    for (const b of prefix.blocks) {
+      const old = this.#entries.get(b.hash);
+      this.#entries.set(b.hash, {
+        hash: b.hash,
+        scope: prefix.scope,
+        ttl,
+        tokens: b.cumTokens,
+        writtenAt: old && at < old.expiresAt ? old.writtenAt : at,
+        expiresAt: Math.max(old && at < old.expiresAt ? old.expiresAt : 0, expiresAt),
+        readableFrom: old && at < old.expiresAt ? old.readableFrom : at + (this.#options.readableAfterMs ?? 0),
+      });
+    }
+    const usage = makeUsage(A, 0, 0, prefix.totalTokens - A, outputTokens);
+    const explain: RequestExplain = {
+      positions: prefix.positions.length,
+      totalTokens: prefix.totalTokens,
+      change: this.#change(params.model, prefix),
+      breakpoints: [],
+      read: warm && A > 0 ? { breakpoint: -1, position: warm.position, tokens: A } : null,
+      writes: [],
+      bust: false,
+      missedTokens: 0,
+      missedPosition: null,
+    };
+    this.#previous = { model: params.model, prefix };
+    return { index, at, model: params.model, rejected: null, usage, cost: priceUsage(profile, usage), explain };
   }
 
   #scope(model: string, profile: ModelProfile): string {

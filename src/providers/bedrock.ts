@@ -1,0 +1,213 @@
+/**
+ * Rendered stream → Amazon Bedrock Converse request, and Bedrock's cache rules
+ * as data.
+ *
+ * Converse marks a cache point with a block of its own, `{ cachePoint }`,
+ * placed right after the block it closes, in `toolConfig.tools`, `system` or a
+ * message's `content`. Claude on Bedrock caches as on Anthropic's API: at most
+ * four cache points, a ~20-block lookback, the model's minimum cacheable
+ * length, TTL `5m` (default) or `1h`, and TTLs that never increase along
+ * tools → system → messages (our placement already puts longer TTLs first).
+ * Sources in docs/providers.md.
+ */
+import { ProviderMappingError } from '../errors.js';
+import type { CachingRules } from '../models/caching.js';
+import { MODEL_PROFILES, resolveProfile, type ModelProfile } from '../models/profiles.js';
+import type { CachePoint, Rendered, StreamBlock } from '../render/types.js';
+import type {
+  BedrockConverseInput,
+  ConverseCachePoint,
+  ConverseContentBlock,
+  ConverseDocument,
+  ConverseImage,
+  ConverseMessage,
+  ConverseText,
+} from './bedrock-types.js';
+import type { ProviderProfile, Sourced } from './types.js';
+
+const CHECKED = '2026-11-30';
+
+/** Claude on Bedrock: Anthropic's marker rules through `cachePoint` blocks. */
+export const BEDROCK_CLAUDE: CachingRules = Object.freeze({ kind: 'markers', maxMarkers: 4, lookback: 20, implicit: false });
+
+/** Bedrock's id of a Claude model: `[region.]anthropic.claude-…[-YYYYMMDD]-v1[:0]`. */
+const BEDROCK_ID = /^(?:(?:us|eu|apac|global|jp|au|ca|us-gov)\.)?anthropic\.(claude-[a-z0-9-]+?)(?:-\d{8})?(?:-v\d+(?::\d+)?)?$/;
+
+/**
+ * The profile of a Claude model on Bedrock: Anthropic's figures under
+ * Bedrock's cache rules. Accepts Bedrock ids (with or without a cross-region
+ * prefix) and plain Anthropic ids.
+ *
+ * @throws {UnknownModelError} when the id names no known Claude model
+ * @example
+ * bedrockProfile('us.anthropic.claude-sonnet-4-5-20250929-v1:0').id; // 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'
+ */
+export function bedrockProfile(modelId: string, overrides: Readonly<Record<string, ModelProfile>> = {}): ModelProfile {
+  const own = overrides[modelId];
+  if (own) return own;
+  const base = BEDROCK_ID.exec(modelId)?.[1] ?? modelId;
+  const p = resolveProfile(base, overrides);
+  return Object.freeze({ ...p, id: modelId, provider: 'bedrock' as const, caching: BEDROCK_CLAUDE, lookback: 20 });
+}
+
+const SOURCES: Readonly<Record<string, Sourced>> = Object.freeze({
+  cachePoint: {
+    source:
+      'https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CachePointBlock.html (type: default; ttl: 5m | 1h, optional)',
+    checked: CHECKED,
+  },
+  ttlOrder: {
+    source: 'AWS SDK / Strands BedrockCacheTTL docs: checkpoint TTLs must be non-increasing across toolConfig → system → messages',
+    checked: CHECKED,
+  },
+  limits: {
+    source: 'https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html (Claude: up to 4 cache checkpoints; simplified management checks ~20 preceding blocks)',
+    checked: CHECKED,
+    estimate: 'the 20-block lookback is stated for the simplified mode; we assume explicit checkpoints look back as far',
+  },
+  minimums: {
+    source: "Anthropic's per-model minimum cacheable lengths (docs.anthropic.com prompt caching), which Bedrock's table repeats",
+    checked: CHECKED,
+  },
+  prices: {
+    source: 'Bedrock on-demand prices for Claude equal Anthropic API prices in the regions listed at aws.amazon.com/bedrock/pricing',
+    checked: CHECKED,
+    estimate: 'regional and cross-region inference prices can differ; pass a custom profile for your region',
+  },
+});
+
+/** The Bedrock provider profile (Claude models by their Anthropic ids; Bedrock ids resolve through {@link bedrockProfile}). */
+export const BEDROCK: ProviderProfile = Object.freeze({
+  id: 'bedrock',
+  name: 'Amazon Bedrock Converse (Claude)',
+  models: Object.freeze(Object.fromEntries(Object.keys(MODEL_PROFILES).map((id) => [id, bedrockProfile(id)]))),
+  sources: SOURCES,
+});
+
+/** What the caller adds to a Converse request. */
+export interface BedrockExtras {
+  /** The Bedrock model id (default: the render's model id). */
+  readonly modelId?: string;
+  readonly inferenceConfig?: BedrockConverseInput['inferenceConfig'];
+  readonly additionalModelRequestFields?: ConverseDocument;
+}
+
+interface Block {
+  readonly type: string;
+  readonly [k: string]: unknown;
+}
+
+function fail(b: StreamBlock, why: string): never {
+  throw new ProviderMappingError('bedrock', b.path, why);
+}
+
+function cachePoint(point: CachePoint): ConverseCachePoint {
+  return { cachePoint: point.ttl === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' } };
+}
+
+const FORMATS: Readonly<Record<string, ConverseImage['image']['format']>> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
+
+/** Base64 → bytes with the web platform's `atob` (the core imports no Node built-ins). */
+function base64Bytes(data: string): Uint8Array {
+  return Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+}
+
+function image(b: StreamBlock, block: Block): ConverseImage {
+  const src = block.source as { type?: string; media_type?: string; data?: string } | undefined;
+  const format = FORMATS[src?.media_type ?? ''];
+  if (src?.type !== 'base64' || !format || typeof src.data !== 'string') fail(b, 'only base64 png/jpeg/gif/webp images map to Converse');
+  return { image: { format, source: { bytes: base64Bytes(src.data) } } };
+}
+
+function content(b: StreamBlock): ConverseContentBlock {
+  const block = b.param as Block;
+  switch (block.type) {
+    case 'text':
+      return { text: String(block.text) };
+    case 'image':
+      return image(b, block);
+    case 'tool_use':
+      return { toolUse: { toolUseId: String(block.id), name: String(block.name), input: (block.input ?? {}) as ConverseDocument } };
+    case 'tool_result': {
+      const c = block.content;
+      const parts: (ConverseText | ConverseImage)[] =
+        c === undefined
+          ? []
+          : typeof c === 'string'
+            ? [{ text: c }]
+            : (c as Block[]).map((p) => (p.type === 'text' ? { text: String(p.text) } : p.type === 'image' ? image(b, p) : fail(b, `tool_result content "${p.type}"`)));
+      return {
+        toolResult: {
+          toolUseId: String(block.tool_use_id),
+          content: parts.length > 0 ? parts : [{ text: '(no output)' }],
+          ...(block.is_error === true ? { status: 'error' as const } : {}),
+        },
+      };
+    }
+    case 'thinking':
+      return {
+        reasoningContent: {
+          reasoningText: { text: String(block.thinking), ...(typeof block.signature === 'string' ? { signature: block.signature } : {}) },
+        },
+      };
+    case 'redacted_thinking':
+      return { reasoningContent: { redactedContent: base64Bytes(String(block.data)) } };
+    default:
+      return fail(b, `content block of type "${block.type}" has no Converse equivalent`);
+  }
+}
+
+/**
+ * Builds a Converse request (`new ConverseCommand(input)`) from a render, with
+ * a `cachePoint` block after every cache point.
+ *
+ * @example
+ * const r = render(state, { profile: bedrockProfile('us.anthropic.claude-sonnet-4-5-20250929-v1:0') });
+ * const out = await bedrock.send(new ConverseCommand(toBedrockConverse(r, { inferenceConfig: { maxTokens: 4096 } })));
+ */
+export function toBedrockConverse(rendered: Rendered, extras: BedrockExtras = {}): BedrockConverseInput {
+  const marks = new Map<number, CachePoint>();
+  for (const p of rendered.cachePoints) marks.set(p.index, p);
+  const tools: NonNullable<BedrockConverseInput['toolConfig']>['tools'] = [];
+  const system: NonNullable<BedrockConverseInput['system']> = [];
+  const messages: ConverseMessage[] = [];
+  rendered.stream.forEach((b, i) => {
+    const point = marks.get(i);
+    if (b.role === 'tools') {
+      const t = b.param as { name?: unknown; description?: unknown; input_schema?: unknown; type?: unknown };
+      if (typeof t.name !== 'string' || t.input_schema === undefined || (t.type !== undefined && t.type !== 'custom')) {
+        fail(b, `tool "${String(t.name)}" is a server tool; only custom tools with an input_schema map to Converse`);
+      }
+      tools.push({
+        toolSpec: { name: t.name, ...(typeof t.description === 'string' ? { description: t.description } : {}), inputSchema: { json: t.input_schema as ConverseDocument } },
+      });
+      if (point) tools.push(cachePoint(point));
+      return;
+    }
+    if (b.role === 'system') {
+      system.push({ text: String((b.param as Block).text) });
+      if (point) system.push(cachePoint(point));
+      return;
+    }
+    let m = messages.at(-1);
+    if (!m || m.role !== b.role) {
+      m = { role: b.role, content: [] };
+      messages.push(m);
+    }
+    m.content.push(content(b));
+    if (point) m.content.push(cachePoint(point));
+  });
+  return {
+    modelId: extras.modelId ?? rendered.model,
+    ...(system.length > 0 ? { system } : {}),
+    messages,
+    ...(tools.length > 0 ? { toolConfig: { tools } } : {}),
+    ...(extras.inferenceConfig ? { inferenceConfig: extras.inferenceConfig } : {}),
+    ...(extras.additionalModelRequestFields !== undefined ? { additionalModelRequestFields: extras.additionalModelRequestFields } : {}),
+  };
+}
