@@ -159,6 +159,10 @@ export class ConversationStoreError extends CachepointError {
   constructor(conversationId: string, message: string, options?: { cause?: unknown }) {
     super('conversation_store', `conversation "${conversationId}": ${message}`, options);
     this.conversationId = conversationId;
+  }
+}
+
+/**
  * A rendered block has no equivalent in the target provider's API (a server
  * tool, a document block, an image where the API takes none). `path` names
  * the block; nothing was sent.
