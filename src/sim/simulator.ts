@@ -304,7 +304,13 @@ export class CacheSimulator {
         readableFrom: old && at < old.expiresAt ? old.readableFrom : at + (this.#options.readableAfterMs ?? 0),
       });
     }
-    const usage = makeUsage(A, 0, 0, prefix.totalTokens - A, outputTokens);
+    const usage: SimUsage = {
+      input_tokens: prefix.totalTokens - A,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: A,
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+      output_tokens: outputTokens,
+    };
     const explain: RequestExplain = {
       positions: prefix.positions.length,
       totalTokens: prefix.totalTokens,
@@ -317,7 +323,7 @@ export class CacheSimulator {
       missedPosition: null,
     };
     this.#previous = { model: params.model, prefix };
-    return { index, at, model: params.model, rejected: null, usage, cost: priceUsage(profile, usage), explain };
+    return { index, at, model: params.model, rejected: null, usage, cost: priceUsage(profile.prices, usage), explain };
   }
 
   #scope(model: string, profile: ModelProfile): string {
