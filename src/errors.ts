@@ -33,12 +33,21 @@ export class CachepointError extends Error {
   }
 }
 
-/** An option has a value it cannot take. The message names the option and the rule. */
+/**
+ * An option has a value it cannot take. The message names the option, the
+ * value and the accepted range; `value` and `expected` carry them for code.
+ */
 export class InvalidOptionError extends CachepointError {
   readonly option: string;
-  constructor(option: string, message: string) {
-    super('invalid_option', `${option}: ${message}`);
+  /** The refused value (absent when the error is about a missing or combined setting). */
+  readonly value?: unknown;
+  /** What the option accepts, e.g. `an integer ≥ 0`. */
+  readonly expected?: string;
+  constructor(option: string, message: string, details: { value?: unknown; expected?: string; raw?: boolean } = {}) {
+    super('invalid_option', details.raw ? message : `${option}: ${message}`);
     this.option = option;
+    if ('value' in details) this.value = details.value;
+    if (details.expected !== undefined) this.expected = details.expected;
   }
 }
 
@@ -65,10 +74,11 @@ export class UnknownModelError extends CachepointError {
   }
 }
 
-/** A 1-hour cache point would come after a 5-minute one; the API answers 400 for that. */
-export class TtlOrderError extends CachepointError {
-  constructor(message: string) {
-    super('ttl_order', message);
+/** A 1-hour cache point would come after a 5-minute one; the API answers 400 for that. An invalid `ttl` option. */
+export class TtlOrderError extends InvalidOptionError {
+  constructor(message: string, details: { value?: unknown; expected?: string } = {}) {
+    super('ttl', message, { ...details, raw: true });
+    (this as { code: ErrorCode }).code = 'ttl_order';
   }
 }
 

@@ -66,6 +66,8 @@ export type {
 export { PASSES, render } from './render/render.js';
 export { defaultTokenCache } from './render/context.js';
 export type { PlannedUsage, RenderPlan } from './render/types.js';
+export { resolveRenderOptions, RENDER_OPTION_KEYS } from './render/options.js';
+export type { RenderPolicy, ResolvedRenderOptions } from './render/options.js';
 export { editableZoneStart, hideBlock, recall } from './render/hide-block.js';
 export type { HideOptions, HideResult } from './render/hide-block.js';
 export { positions, prefixTokens, resolveTtls } from './render/cache-points.js';

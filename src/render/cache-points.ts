@@ -16,26 +16,11 @@
  * bytes after it — ③ (or ② before it) is placed on that entry so it is read
  * instead of re-written (a bust).
  */
-import { TtlOrderError } from '../errors.js';
 import type { CacheEntryRecord, LastRender, TimelineState } from '../timeline/types.js';
 import type { PassContext } from './hide.js';
-import type { CachePoint, CachePointLabel, CacheTtl, RenderOptions, StreamBlock } from './types.js';
+import type { CachePoint, CachePointLabel, CacheTtl, StreamBlock } from './types.js';
 
-const ORDER = ['envelope', 'previousTurn', 'preTail', 'tail'] as const;
-const RANK: Record<CacheTtl, number> = { '1h': 2, '5m': 1 };
-
-/** The TTL of each point, validated: longer TTLs must come first (the API answers 400 otherwise). */
-export function resolveTtls(ttl: RenderOptions['ttl'] = {}): Record<CachePointLabel, CacheTtl> {
-  const out = ORDER.map((k) => ttl[k] ?? '5m');
-  for (let i = 1; i < out.length; i++) {
-    if (RANK[out[i]!] > RANK[out[i - 1]!]) {
-      throw new TtlOrderError(
-        `ttl.${ORDER[i]} is '${out[i]}' but ttl.${ORDER[i - 1]} before it is '${out[i - 1]}': a ttl='1h' cache point must not come after a ttl='5m' one (the API answers 400). Give earlier points the longer TTL.`,
-      );
-    }
-  }
-  return { 0: out[0]!, 1: out[0]!, 2: out[1]!, 3: out[2]!, 4: out[3]! };
-}
+export { resolveTtls } from './options.js';
 
 /**
  * Lookback positions: one per block, except that a run of consecutive
@@ -95,13 +80,13 @@ export function placeCachePoints(
   stream: readonly StreamBlock[],
   state: TimelineState,
   ctx: PassContext,
-  options: Pick<RenderOptions, 'preTailOffset' | 'ttl' | 'adaptiveTtl'>,
   entries: readonly CacheEntryRecord[] = [],
   /** ④ stays before this index: blocks from here on are pruned by the next request, so writing them is waste. */
   doomedFrom?: number,
 ): CachePoint[] {
-  const ttls = options.ttl ? resolveTtls(options.ttl) : { 0: '5m' as CacheTtl, 1: '5m' as CacheTtl, 2: '5m' as CacheTtl, 3: '5m' as CacheTtl, 4: '5m' as CacheTtl };
-  const offset = options.preTailOffset ?? 4;
+  const options = ctx.options;
+  const ttls: Record<CachePointLabel, CacheTtl> = options.ttl ? { ...options.ttl } : { 0: '5m', 1: '5m', 2: '5m', 3: '5m', 4: '5m' };
+  const offset = options.preTailOffset;
   const placements: Placement[] = [];
   const put = (label: CachePointLabel, want: number | undefined, floor = 0) => {
     if (want === undefined || want < 0) return;
@@ -223,12 +208,14 @@ function collapse(
         ...(moved ? { moved } : {}),
       };
     });
-  for (let i = 1; i < points.length; i++) {
-    if (points[i]!.ttl === '1h' && points[i - 1]!.ttl === '5m') {
-      throw new TtlOrderError(
-        `cache point at ${points[i]!.path} has ttl '1h' after a '5m' point at ${points[i - 1]!.path}; the API answers 400. Give earlier points the longer TTL.`,
-      );
-    }
+  // Stream order need not follow label order (④ held back before doomed payloads, a bridge,
+  // a point moved off an unmarkable block), so a 1-hour label can land after a 5-minute one.
+  // The API refuses that (400); re-rank instead of throwing: a point before a 1-hour point is
+  // part of that point's prefix, which the caller wants kept for the hour, so it is 1-hour too.
+  let longer = false;
+  for (let i = points.length - 1; i >= 0; i--) {
+    if (points[i]!.ttl === '1h') longer = true;
+    else if (longer) points[i] = { ...points[i]!, ttl: '1h' };
   }
   return points;
 }

@@ -24,7 +24,7 @@ import type { BlockPath, Summary, TimelineState, Turn } from '../timeline/types.
 import { hiddenReplacements, tailStream, visibleFrom, type PassContext } from './hide.js';
 import { hiddenRecord } from './hide-block.js';
 import { pruneCandidates } from './prune.js';
-import type { Decision, GatePrice, RenderOptions, StreamBlock } from './types.js';
+import type { Decision, GatePrice, StreamBlock } from './types.js';
 import { expectedRemaining } from './gate.js';
 
 /** Summary texts computed ahead (by an async summarizer), keyed by {@link CompactionPlan.key}. */
@@ -41,11 +41,6 @@ export interface CompactionPlan {
   readonly tokens: number;
   readonly paths: readonly BlockPath[];
   readonly input: SummaryInput;
-}
-
-/** Resolved compaction options. */
-export function compactOptions(options: RenderOptions) {
-  return { threshold: 0.9, target: 0.6, enabled: true, ...options.compact };
 }
 
 /** Token budget of one summary body: small next to the window. */
@@ -65,11 +60,11 @@ interface Unit {
  *
  * @throws {ContextOverflowError} when even compacting everything but the newest round cannot fit the window
  */
-export function planCompaction(state: TimelineState, ctx: PassContext, options: RenderOptions): CompactionPlan | undefined {
-  const o = compactOptions(options);
+export function planCompaction(state: TimelineState, ctx: PassContext): CompactionPlan | undefined {
+  const o = ctx.options.compact;
   if (!o.enabled || state.turns.length === 0) return undefined;
   const window = ctx.profile.contextWindow;
-  const factor = options.tokenFactor ?? 1;
+  const factor = ctx.options.tokenFactor;
   const stable = hiddenReplacements(state, ctx);
   const tail = tailStream(state, ctx);
   let total = 0;
@@ -174,7 +169,7 @@ function header(plan: CompactionPlan): string {
  * Compaction re-writes everything after the summary (the visible timeline)
  * and saves the covered tokens, less the summary, on every later request.
  */
-function compactionPrice(state: TimelineState, ctx: PassContext, options: RenderOptions, plan: CompactionPlan, text: string): GatePrice {
+function compactionPrice(state: TimelineState, ctx: PassContext, plan: CompactionPlan, text: string): GatePrice {
   const p = ctx.profile.prices;
   const entries = state.lastRender?.entries.filter((e) => e.expiresAt > ctx.now) ?? [];
   const warm = entries.some((e) => e.block.segment !== 'envelope');
@@ -182,7 +177,7 @@ function compactionPrice(state: TimelineState, ctx: PassContext, options: Render
   for (const b of hiddenReplacements(state, ctx)) if (b.segment === 'timeline') after += b.tokens;
   const kept = Math.max(0, after - plan.tokens) + ctx.tokens.tokens({ type: 'text', text });
   const saved = Math.max(0, plan.tokens - ctx.tokens.tokens({ type: 'text', text }));
-  const remaining = expectedRemaining(state, options.expectedRemaining);
+  const remaining = expectedRemaining(state, ctx.options.expectedRemaining);
   return {
     saving: (saved * p.cacheRead * (1 + remaining)) / 1e6,
     rewrite: warm ? (kept * (p.cacheWrite5m - p.cacheRead)) / 1e6 : 0,
@@ -205,12 +200,11 @@ function summarizeSync(summarizer: Summarizer, plan: CompactionPlan): SummaryOut
 export function compact(
   state: TimelineState,
   ctx: PassContext,
-  options: RenderOptions,
   summaries?: SummaryTexts,
 ): { state: TimelineState; decisions: Decision[] } {
-  const plan = planCompaction(state, ctx, options);
+  const plan = planCompaction(state, ctx);
   if (!plan) return { state, decisions: [] };
-  const out = summaries?.get(plan.key) ?? summarizeSync(options.summarizer ?? extractiveSummarizer(), plan);
+  const out = summaries?.get(plan.key) ?? summarizeSync(ctx.options.summarizer ?? extractiveSummarizer(), plan);
   const summary: Summary = {
     path: `summaries/${state.summaries.length + 1}`,
     fromTurn: plan.fromTurn,
@@ -229,7 +223,7 @@ export function compact(
       toTurn: plan.toTurn,
       tokensRemoved: plan.tokens,
       by: out.by,
-      price: compactionPrice(state, ctx, options, plan, summary.text),
+      price: compactionPrice(state, ctx, plan, summary.text),
       ...(out.fallback ? { fallback: out.fallback } : {}),
       ...(out.cost !== undefined ? { summarizerCost: out.cost } : {}),
     },
@@ -237,8 +231,9 @@ export function compact(
   let next = produce(state, (draft) => {
     draft.summaries.push(castDraft(summary));
   });
-  // Everything after the summary is re-written now: deferred hides and old bulky payloads go for free.
-  const free = [...new Set([...next.deferred.map((d) => d.path), ...pruneCandidates(next, { ...options, policy: 'conservative' }).map((b) => b.path)])];
+  // Everything after the summary is re-written now: deferred hides and old bulky payloads go for free
+  // (the payloads only when pruning is enabled: `prune.enabled: false` holds through compaction).
+  const free = [...new Set([...next.deferred.map((d) => d.path), ...pruneCandidates(next, ctx.options.pruneOnCompaction).map((b) => b.path)])];
   const records = free
     .filter((path) => !next.hidden[path])
     .map((path) => hiddenRecord(next, path, next.deferred.some((d) => d.path === path) ? 'agent' : 'prune', next.deferred.find((d) => d.path === path)?.note));

@@ -1,22 +1,27 @@
-/** The context every pass receives: the model profile, the token cache, the clock. */
+/** The context every pass receives: the model profile, the token cache, the clock, the resolved options. */
 import { resolveProfile } from '../models/profiles.js';
-import { BlockTokenCache } from '../tokens/counter.js';
 import type { TimelineState } from '../timeline/types.js';
 import type { PassContext } from './hide.js';
+import { resolveRenderOptions, type ExtraOptionChecks, type ResolvedRenderOptions } from './options.js';
 import type { RenderOptions } from './types.js';
 
-let sharedTokens: BlockTokenCache | undefined;
+export { defaultTokenCache } from './options.js';
 
-/** The process-wide token cache used when no `tokens` option is given. */
-export function defaultTokenCache(): BlockTokenCache {
-  return (sharedTokens ??= new BlockTokenCache());
+/**
+ * Validates the options (once) and resolves the pass context from the state and them.
+ *
+ * @throws {InvalidOptionError} for an option the engine cannot honour
+ */
+export function passContext(state: TimelineState, options: RenderOptions = {}, extra?: ExtraOptionChecks): PassContext {
+  return contextOf(state, resolveRenderOptions(options, extra));
 }
 
-/** Resolves the pass context from the state and the options. */
-export function passContext(state: TimelineState, options: RenderOptions): PassContext {
+/** The pass context of already resolved options (no second clock read, no second validation). */
+export function contextOf(state: TimelineState, options: ResolvedRenderOptions): PassContext {
   return {
     profile: options.profile ?? resolveProfile(state.model, options.profiles),
-    tokens: options.tokens ?? defaultTokenCache(),
-    now: options.now ?? Date.now(),
+    tokens: options.tokens,
+    now: options.now,
+    options,
   };
 }

@@ -15,6 +15,7 @@ import { isCompacted, type PassContext } from './hide.js';
 import { expectedRemaining, priceChange } from './gate.js';
 import { describe, hiddenNote, payloadChars } from './notes.js';
 import { passContext } from './context.js';
+import { HIDE_OPTION_CHECKS } from './options.js';
 import { cacheStanding } from './plan.js';
 import type { Decision, RenderOptions, StreamBlock } from './types.js';
 
@@ -76,6 +77,7 @@ export function notHideable(state: TimelineState, path: BlockPath): string | und
  * const { state: next } = hideBlock(state, 'turns/3/rounds/7/results/toolu_01', { note: 'superseded' });
  */
 export function hideBlock(state: TimelineState, path: BlockPath, options: HideOptions = {}): HideResult {
+  const ctx = passContext(state, options, HIDE_OPTION_CHECKS);
   const block = findBlock(state, path);
   if (!block) throw new HideRefusedError(path, 'unknown_path', 'no block exists at this path');
   const why = notHideable(state, path);
@@ -85,14 +87,13 @@ export function hideBlock(state: TimelineState, path: BlockPath, options: HideOp
     return { state, decision: { type: 'hide', path, reason: 'agent', tokensRemoved: 0 } };
   }
 
-  const ctx = passContext(state, options);
   const { stream, entries } = cacheStanding(state, ctx);
-  const zone = editableZone(stream, state, ctx, options, entries);
+  const zone = editableZone(stream, state, ctx, entries);
   const index = stream.findIndex((b) => b.path === path);
   if (index > zone.index) {
     const record = hiddenRecord(state, path, 'agent', options.note);
     const removed = Math.max(0, stream[index]!.tokens - ctx.tokens.tokens({ type: 'text', text: record.note }));
-    const price = priceChange(ctx.profile, entries, index, removed, expectedRemaining(state, options.expectedRemaining));
+    const price = priceChange(ctx.profile, entries, index, removed, expectedRemaining(state, ctx.options.expectedRemaining));
     if (!options.force && price.saving <= price.rewrite) {
       const next = addDeferred(state, path, options.note);
       const why = `the re-write it causes ($${price.rewrite.toFixed(6)}) is worth more than it saves ($${price.saving.toFixed(6)}); deferred to the next cold window or compaction`;
@@ -124,17 +125,16 @@ function addDeferred(state: TimelineState, path: BlockPath, note: string | undef
 export function editableZoneStart(state: TimelineState, options: RenderOptions = {}): { index: number; path: string } {
   const ctx = passContext(state, options);
   const { stream, entries } = cacheStanding(state, ctx);
-  return editableZone(stream, state, ctx, options, entries);
+  return editableZone(stream, state, ctx, entries);
 }
 
 function editableZone(
   stream: readonly StreamBlock[],
   state: TimelineState,
   ctx: PassContext,
-  options: RenderOptions,
   entries: readonly CacheEntryRecord[],
 ): { index: number; path: string } {
-  const points = placeCachePoints(stream, state, ctx, options, entries);
+  const points = placeCachePoints(stream, state, ctx, entries);
   const by = (label: 1 | 2 | 3) => points.find((p) => p.labels.includes(label));
   const point = by(3) ?? by(2) ?? by(1);
   return point ? { index: point.index, path: point.path } : { index: -1, path: '(start)' };

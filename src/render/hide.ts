@@ -14,6 +14,7 @@ import type { ModelProfile } from '../models/profiles.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type { Block, HiddenRecord, Summary, TimelineState, ToolBlock } from '../timeline/types.js';
 import { replacementParam } from './notes.js';
+import type { ResolvedRenderOptions } from './options.js';
 import type { StreamBlock, StreamKind, StreamRole } from './types.js';
 
 /** What every pass gets besides the state. */
@@ -21,6 +22,8 @@ export interface PassContext {
   readonly profile: ModelProfile;
   readonly tokens: BlockTokenCache;
   readonly now: number;
+  /** The render options, validated and with every default filled in (see options.ts). */
+  readonly options: ResolvedRenderOptions;
 }
 
 // Memoized per token cache, so two counters never share token figures.

@@ -19,7 +19,8 @@ import { hiddenRecord } from './hide-block.js';
 import { isCompacted, type PassContext } from './hide.js';
 import { PRUNE_NOTICE, payloadChars } from './notes.js';
 import { cacheStanding } from './plan.js';
-import type { Decision, RenderOptions, StreamBlock } from './types.js';
+import type { ResolvedRenderOptions } from './options.js';
+import type { Decision, PruneOptions, StreamBlock } from './types.js';
 
 const chars = new WeakMap<Block, number>();
 function sizeOf(b: Block): number {
@@ -28,17 +29,10 @@ function sizeOf(b: Block): number {
   return n;
 }
 
-/** Defaults per policy: economy keeps less, since it prunes while warm too. */
-export function pruneDefaults(policy: RenderOptions['policy']): Required<NonNullable<RenderOptions['prune']>> {
-  return policy === 'economy'
-    ? { keepTurns: 0, keepRounds: 1, minChars: 300, enabled: true }
-    : { keepTurns: 2, keepRounds: 8, minChars: 1000, enabled: true };
-}
-
 /** Blocks old and bulky enough to prune, oldest first. */
-export function pruneCandidates(state: TimelineState, options: RenderOptions): Block[] {
-  const o = { ...pruneDefaults(options.policy), ...options.prune };
+export function pruneCandidates(state: TimelineState, o: Readonly<Required<PruneOptions>>): Block[] {
   const out: Block[] = [];
+  if (!o.enabled) return out;
   const lastTurn = state.turns.length;
   // The most recent keepRounds rounds, counted across turn boundaries.
   let keepFrom = { turn: lastTurn + 1, round: 0 };
@@ -86,12 +80,9 @@ function addNotice(state: TimelineState): TimelineState {
   });
 }
 
-export function prune(
-  state: TimelineState,
-  ctx: PassContext,
-  options: RenderOptions,
-): { state: TimelineState; decisions: Decision[] } {
-  const o = { ...pruneDefaults(options.policy), ...options.prune };
+export function prune(state: TimelineState, ctx: PassContext): { state: TimelineState; decisions: Decision[] } {
+  const options = ctx.options;
+  const o = options.prune;
   if (!o.enabled || state.turns.length === 0) return { state, decisions: [] };
 
   const { stream, entries } = cacheStanding(state, ctx);
@@ -99,7 +90,7 @@ export function prune(
   if (timelineWarm && options.policy !== 'economy') return { state, decisions: [] };
 
   const deferred = new Set(state.deferred.map((d) => d.path));
-  const candidates = pruneCandidates(state, options);
+  const candidates = pruneCandidates(state, o);
   for (const d of state.deferred) {
     if (!candidates.some((c) => c.path === d.path) && !state.hidden[d.path]) {
       const b = stream.find((s) => s.path === d.path);
@@ -159,7 +150,7 @@ function chooseWarmBatch(
   entries: readonly CacheEntryRecord[],
   ctx: PassContext,
   state: TimelineState,
-  options: RenderOptions,
+  options: ResolvedRenderOptions,
 ): { from: number; price?: ReturnType<typeof priceChange> } {
   const remaining = expectedRemaining(state, options.expectedRemaining);
   let best = { from: items.length, net: 0, price: undefined as ReturnType<typeof priceChange> | undefined };
@@ -179,9 +170,9 @@ function chooseWarmBatch(
  * before the first of them and they are sent uncached (1× instead of a 1.25×
  * write nobody reads). Returns that stream index, or undefined.
  */
-export function doomedFrom(stable: readonly StreamBlock[], state: TimelineState, options: RenderOptions): number | undefined {
+export function doomedFrom(stable: readonly StreamBlock[], state: TimelineState, options: ResolvedRenderOptions): number | undefined {
   if (options.policy !== 'economy') return undefined;
-  const o = { ...pruneDefaults(options.policy), ...options.prune };
+  const o = options.prune;
   if (!o.enabled || o.keepRounds > 1 || o.keepTurns > 0) return undefined;
   const turn = state.turns.at(-1);
   const round = turn?.rounds.at(-1);

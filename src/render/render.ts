@@ -13,6 +13,7 @@ import { extractiveSummarizer } from '../summarize/index.js';
 import type { SummaryOutput } from '../summarize/types.js';
 import { toAnthropic } from '../providers/anthropic.js';
 import { passContext } from './context.js';
+import type { PassContext } from './hide.js';
 import { withTimeout } from '../internal/timeout.js';
 import { doomedFrom, prune } from './prune.js';
 import { appendTail } from './tail.js';
@@ -32,18 +33,22 @@ export const PASSES = ['prune', 'compact', 'hide', 'cache-points', 'tail'] as co
  * const message = await client.messages.create(params);
  * state = appendResponse(r.state, message);
  */
-export function render(state: TimelineState, options: RenderOptions = {}, summaries?: SummaryTexts): Rendered {
-  const ctx = passContext(state, options);
+export function render(state: TimelineState, options: RenderOptions = {}): Rendered {
+  return renderWith(state, passContext(state, options));
+}
+
+/** The pipeline on a resolved context (options validated, clock read: once per render). */
+function renderWith(state: TimelineState, ctx: PassContext, summaries?: SummaryTexts): Rendered {
   const decisions: Decision[] = [];
 
-  const pruned = prune(state, ctx, options);
+  const pruned = prune(state, ctx);
   decisions.push(...pruned.decisions);
-  const compacted = compact(pruned.state, ctx, options, summaries);
+  const compacted = compact(pruned.state, ctx, summaries);
   decisions.push(...compacted.decisions);
   const next = compacted.state;
 
   const { stream: stable, change, entries } = cacheStanding(next, ctx);
-  const cachePoints = placeCachePoints(stable, next, ctx, options, entries, doomedFrom(stable, next, options));
+  const cachePoints = placeCachePoints(stable, next, ctx, entries, doomedFrom(stable, next, ctx.options));
   const stream = appendTail(stable, next, ctx);
   const { plan, entries: ledger } = planRequest(stream, stable.length, cachePoints, entries, ctx.profile, ctx.now, change, next.lastRender, next.model);
 
@@ -103,26 +108,29 @@ function segmentTokens(stream: readonly StreamBlock[]): SegmentTokens {
  * const r = await renderAsync(state, { summarizer: llmSummarizer({ client }) });
  */
 export async function renderAsync(state: TimelineState, options: RenderOptions = {}): Promise<Rendered> {
+  // One clock read for the whole render: the window must not go cold while the summarizer runs,
+  // or the render after the await would plan a different compaction than the one summarized.
   const ctx = passContext(state, options);
-  const pruned = prune(state, ctx, options).state;
-  const plan = planCompaction(pruned, ctx, options);
-  if (!plan || !options.summarizer) return render(state, options);
+  const summarizer = ctx.options.summarizer;
+  const pruned = prune(state, ctx).state;
+  const plan = planCompaction(pruned, ctx);
+  if (!plan || !summarizer) return renderWith(state, ctx);
   const fallback = extractiveSummarizer();
   const warmPrefix = warmPrefixOf(pruned, ctx.now);
   const input = warmPrefix ? { ...plan.input, warmPrefix } : plan.input;
   const controller = new AbortController();
-  const timeoutMs = options.summarizerTimeoutMs ?? 30_000;
+  const timeoutMs = ctx.options.summarizerTimeoutMs;
   let out: SummaryOutput;
   try {
-    const answer = Promise.resolve(options.summarizer.summarize(input, controller.signal));
+    const answer = Promise.resolve(summarizer.summarize(input, controller.signal));
     out = await withTimeout(answer, timeoutMs, `no answer within ${timeoutMs} ms`);
     if (!out.text.trim()) throw new Error('empty summary');
   } catch (err) {
     controller.abort();
     const base = fallback.summarize(plan.input) as SummaryOutput;
-    out = { ...base, fallback: `${options.summarizer.name} failed: ${err instanceof Error ? err.message : String(err)}` };
+    out = { ...base, fallback: `${summarizer.name} failed: ${err instanceof Error ? err.message : String(err)}` };
   }
-  return render(state, options, new Map([[plan.key, out]]));
+  return renderWith(state, ctx, new Map([[plan.key, out]]));
 }
 
 /**

@@ -50,6 +50,21 @@ export function findBlock(state: TimelineState, path: BlockPath): Block | undefi
   if (path.startsWith('envelope/instructions/')) return state.envelope.instructions.find((b) => b.path === path);
   if (path === 'envelope/skills') return state.envelope.skillCatalog;
   if (path.startsWith('tail/')) return state.tail.find((b) => b.path === path);
+  if (path === paths.pruneNotice() && state.pruneNotice) return findNotice(state);
+  return undefined;
+}
+
+/** The one-time prune notice: carried by the turn that was newest when it was first shown. */
+function findNotice(state: TimelineState): Block | undefined {
+  for (let t = state.turns.length - 1; t >= 0; t--) {
+    const turn = state.turns[t]!;
+    for (let r = turn.rounds.length - 1; r >= 0; r--) {
+      const hit = turn.rounds[r]!.results.find((b) => b.path === paths.pruneNotice());
+      if (hit) return hit;
+    }
+    const hit = turn.user.find((b) => b.path === paths.pruneNotice());
+    if (hit) return hit;
+  }
   return undefined;
 }
 
