@@ -9,7 +9,7 @@
 import { freeze } from 'immer';
 import { ConversationStateError } from '../errors.js';
 import type { ModelProfile } from '../models/profiles.js';
-import { defaultTokenCache } from '../render/context.js';
+import { passContext } from '../render/context.js';
 import { hiddenReplacements } from '../render/hide.js';
 import type { StreamBlock } from '../render/types.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
@@ -150,7 +150,7 @@ export function importState(text: string, id: string): ConversationRecord {
 export function rehydrate(record: ConversationRecord, profile: ModelProfile, tokens: BlockTokenCache | undefined): ConversationRecord {
   const imported = record.imported;
   if (!imported) return record;
-  const ctx = { profile, tokens: tokens ?? defaultTokenCache(), now: imported.at };
+  const ctx = passContext(record.state, { profile, now: imported.at, ...(tokens ? { tokens } : {}) });
   const current = hiddenReplacements(record.state, ctx);
   const byPath = new Map(current.map((b) => [b.path, b]));
   const stream: StreamBlock[] = imported.stream.map((d) => {
