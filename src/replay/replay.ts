@@ -201,7 +201,10 @@ function withFallbackProfile(options: RenderOptions, model: string, warn: (messa
     return options;
   } catch (err) {
     if (!(err instanceof UnknownModelError)) throw err;
-    if (!warned.has(model)) warned.add(model), warn(`model "${model}" has no profile; using ${DEFAULT_MODEL}'s figures (pass --model or a custom profile)`, 'CACHEPOINT_UNKNOWN_MODEL');
+    if (!warned.has(model)) {
+      warned.add(model);
+      warn(`model "${model}" has no profile; using ${DEFAULT_MODEL}'s figures (pass --model or a custom profile)`, 'CACHEPOINT_UNKNOWN_MODEL');
+    }
     return { ...options, profiles: { ...options.profiles, [model]: { ...resolveProfile(DEFAULT_MODEL), id: model } } };
   }
 }

@@ -272,7 +272,9 @@ function rawBlocks(params: SimParams, keepsThinking: boolean): RawBlock[] {
   if (typeof system === 'string') {
     if (system !== '') out.push({ tier: 'system', path: 'system', block: { type: 'text', text: system }, message: -1, role: null, startsMessage: false });
   } else {
-    (system ?? []).forEach((b, i) => out.push({ tier: 'system', path: `system.${i}`, block: b, message: -1, role: null, startsMessage: false }));
+    (system ?? []).forEach((b, i) => {
+      out.push({ tier: 'system', path: `system.${i}`, block: b, message: -1, role: null, startsMessage: false });
+    });
   }
   const stripBefore = keepsThinking ? -1 : lastPlainUserTurn(params.messages);
   params.messages.forEach((m, mi) => {

@@ -17,6 +17,7 @@ export function assertSafePath(path: string): void {
   if (typeof path !== 'string' || path.length === 0) throw new UnsafePathError(String(path), 'empty', 'the path is empty');
   if (path.length > MAX_PATH_LENGTH) throw new UnsafePathError(path.slice(0, 80), 'too_long', `the path is longer than ${MAX_PATH_LENGTH} characters`);
   // Control characters (NUL included) truncate or confuse file names and logs.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   if (/[\u0000-\u001f\u007f]/.test(path)) throw new UnsafePathError(path, 'control_char', 'the path contains a control character (NUL, newline, …)');
   if (path.includes('\\')) throw new UnsafePathError(path, 'backslash', 'the path contains a backslash');
   if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) throw new UnsafePathError(path, 'absolute', 'the path is absolute');

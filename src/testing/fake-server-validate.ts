@@ -268,8 +268,12 @@ function autoEligible(block: Json): boolean {
 function checkCacheMarkers(body: Json, turns: readonly Turn[]): void {
   // Every block that can sit in the cached prefix, in render order: tools → system → messages.
   const ordered: { block: Json; path: string }[] = [];
-  if (Array.isArray(body.tools)) body.tools.forEach((tool, i) => ordered.push({ block: tool as Json, path: `tools.${i}` }));
-  if (Array.isArray(body.system)) body.system.forEach((b, i) => ordered.push({ block: b as Json, path: `system.${i}` }));
+  if (Array.isArray(body.tools)) body.tools.forEach((tool, i) => {
+      ordered.push({ block: tool as Json, path: `tools.${i}` });
+    });
+  if (Array.isArray(body.system)) body.system.forEach((b, i) => {
+      ordered.push({ block: b as Json, path: `system.${i}` });
+    });
   for (const turn of turns) for (const { block, path } of turn.blocks) ordered.push({ block, path });
 
   const markers: Marker[] = [];

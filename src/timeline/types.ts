@@ -8,7 +8,6 @@ import type {
   ContentBlockParam,
   TextBlockParam,
   Tool,
-  ToolResultBlockParam,
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 

@@ -82,7 +82,7 @@ function sqlChunk(rng: Rng): string[] {
 }
 
 function mdChunk(rng: Rng): string[] {
-  return [`## ${cap(rng.pick(VERBS))} ${rng.pick(NOUNS)}s`, '', sentence(rng, 'ledger') + ' ' + sentence(rng, 'ledger'), '', `- \`${ident(rng)}\`: ${sentence(rng, 'ledger')}`, `- \`${ident(rng)}\`: ${sentence(rng, 'ledger')}`, ''];
+  return [`## ${cap(rng.pick(VERBS))} ${rng.pick(NOUNS)}s`, '', `${sentence(rng, 'ledger')} ${sentence(rng, 'ledger')}`, '', `- \`${ident(rng)}\`: ${sentence(rng, 'ledger')}`, `- \`${ident(rng)}\`: ${sentence(rng, 'ledger')}`, ''];
 }
 
 function jsonChunk(rng: Rng): string[] {

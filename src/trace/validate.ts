@@ -134,7 +134,9 @@ function toolResultBlock(b: Obj, where: string): void {
   const c = b.content;
   if (c !== undefined && typeof c !== 'string') {
     if (!Array.isArray(c)) fail('invalid_field', `${where}.content must be a string or an array of content blocks, got ${describe(c)}`);
-    c.forEach((x, i) => block(x, `${where}.content[${i}]`));
+    c.forEach((x, i) => {
+      block(x, `${where}.content[${i}]`);
+    });
   }
   if (b.is_error !== undefined && typeof b.is_error !== 'boolean') fail('invalid_field', `${where}.is_error must be a boolean, got ${describe(b.is_error)}`);
   const d = b.duration_ms;
@@ -172,7 +174,9 @@ export function toEvent(value: unknown, line: number): TraceEvent {
         if (typeof s !== 'string') fail('invalid_field', `envelope.instructions[${i}] must be a string, got ${describe(s)}`);
       });
       const tools = arr(value, 'tools', 'envelope', 'tool definitions', false);
-      tools.forEach((t, i) => tool(t, `envelope.tools[${i}]`));
+      tools.forEach((t, i) => {
+        tool(t, `envelope.tools[${i}]`);
+      });
       if (value.skills !== undefined) {
         arr(value, 'skills', 'envelope', '{name, description} objects', false).forEach((s, i) => {
           const w = `envelope.skills[${i}]`;
@@ -208,7 +212,9 @@ export function toEvent(value: unknown, line: number): TraceEvent {
     case 'assistant': {
       const t = time(value, 'assistant', false)!;
       const bs = blocks(value, 'assistant');
-      bs.forEach((b, i) => assistantBlock(b, `assistant.content[${i}]`));
+      bs.forEach((b, i) => {
+        assistantBlock(b, `assistant.content[${i}]`);
+      });
       return { type, line, ...t, content: bs as never[] };
     }
     case 'tool_results': {

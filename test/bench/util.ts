@@ -116,9 +116,7 @@ export function parseFixture(text: string, name: string): TraceEvent[] {
 // DRIVING A SESSION
 
 /** One model request of a driven session: the state before the render, and the render time the replay uses. */
-export interface RequestHook {
-  (state: TimelineState, now: number, index: number): Rendered;
-}
+export type RequestHook = (state: TimelineState, now: number, index: number) => Rendered
 
 function stripDuration(block: ToolResultBlockParam & { duration_ms?: number }): ToolResultBlockParam {
   if (!('duration_ms' in block)) return block;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { customProfile } from '../../src/models/profiles.js';
 import { render, renderAsync } from '../../src/render/render.js';
+import type { Rendered } from '../../src/render/types.js';
 import { recall } from '../../src/render/hide-block.js';
 import { toAnthropic } from '../../src/providers/anthropic.js';
 import { ContextOverflowError } from '../../src/errors.js';
@@ -95,7 +96,7 @@ describe('compact', () => {
             for (let r = 0; r < t.rounds; r++) s = toolRound(s, t.calls, t.size);
             if (i < turns.length - 1) s = finalAnswer(s);
           });
-          let r;
+          let r: Rendered;
           try {
             r = render(s, { profile, prune: { enabled: false }, now: 0 });
           } catch (e) {

@@ -40,7 +40,9 @@ describe('incremental stream building', () => {
             const incremental = hiddenReplacements(s, passContext(s, {}));
             const fresh = scratch(s);
             expect(incremental.length).toBe(fresh.length);
-            incremental.forEach((b, i) => expect(b).toBe(fresh[i]));
+            incremental.forEach((b, i) => {
+              expect(b).toBe(fresh[i]);
+            });
             s = render(s, { now: (at += 5000) }).state;
           }
         },

@@ -106,9 +106,9 @@ function randomMarkers(params: SimParams, picks: readonly number[], oneHour: num
   const tools = [...(plain.tools ?? [])] as unknown as Record<string, unknown>[];
   const messages = plain.messages.map((m) => ({ ...m, content: [...contentBlocks(m.content)] as Record<string, unknown>[] }));
   const slots: { list: Record<string, unknown>[]; i: number }[] = [];
-  tools.forEach((_, i) => slots.push({ list: tools, i }));
-  system.forEach((b, i) => isMarkable(b) && slots.push({ list: system, i }));
-  messages.forEach((m) => m.content.forEach((b, i) => isMarkable(b) && slots.push({ list: m.content, i })));
+  for (let i = 0; i < tools.length; i++) slots.push({ list: tools, i });
+  for (let i = 0; i < system.length; i++) if (isMarkable(system[i])) slots.push({ list: system, i });
+  for (const m of messages) for (let i = 0; i < m.content.length; i++) if (isMarkable(m.content[i])) slots.push({ list: m.content, i });
   const chosen = [...new Set(picks.map((p) => p % slots.length))].sort((a, b) => a - b);
   chosen.forEach((k, n) => {
     const s = slots[k]!;

@@ -1,4 +1,4 @@
-import Anthropic, { APIError } from '@anthropic-ai/sdk';
+import Anthropic, { type APIError } from '@anthropic-ai/sdk';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromTrace, type ScriptEntry } from '../../src/testing/fake-server-script.js';

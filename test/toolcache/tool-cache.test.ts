@@ -205,14 +205,20 @@ describe('ToolCache.call: TTL and size', () => {
     registerCodingTools(cache, 2);
     cache.register('Quote', { cacheable: true, ttl: { seconds: 10 } });
     // The turn advances while the read runs (a long tool in a parallel wave): the entry is as old as the turn it started in.
-    await cache.call('Read', { path: 'a' }, async () => (cache.advanceTurn(), 'A'), opts('1'));
+    await cache.call('Read', { path: 'a' }, async () => {
+      cache.advanceTurn();
+      return 'A';
+    }, opts('1'));
     expect(await cache.store.get(toolCacheKey('Read', { path: 'a' }, 's'))).toMatchObject({ insertedTurn: 1, ttlTurns: 2 });
     expect((await cache.call('Read', { path: 'a' }, async () => 'A2', opts('2'))).cache.type).toBe('hit'); // turn 2: 2 − 1 < 2
     cache.advanceTurn();
     expect((await cache.call('Read', { path: 'a' }, async () => 'A3', opts('3'))).cache).toMatchObject({ type: 'miss', expired: true }); // 3 − 1 ≥ 2
 
     const start = clock.now();
-    await cache.call('Quote', { sym: 'X' }, async () => (clock.advance(4000), '42'), opts('q'));
+    await cache.call('Quote', { sym: 'X' }, async () => {
+      clock.advance(4000);
+      return '42';
+    }, opts('q'));
     const e = await cache.store.get(toolCacheKey('Quote', { sym: 'X' }, 's'));
     expect(e).toMatchObject({ insertedAtMs: start, expiresAtMs: start + 10_000, durationMs: 4000 });
     expect(e && 'ttlTurns' in e).toBe(false);
@@ -327,7 +333,10 @@ describe('ToolCache with a failing store', () => {
     expect((await cache.call('Read', { path: 'a' }, read, opts('2'))).cache.type).toBe('hit');
 
     store.failing = true;
-    const w = await cache.call('Edit', { path: 'a' }, async () => (files.set('a', 'new'), 'ok'), opts('w'));
+    const w = await cache.call('Edit', { path: 'a' }, async () => {
+      files.set('a', 'new');
+      return 'ok';
+    }, opts('w'));
     expect(w.content).toBe('ok'); // the write itself succeeded
     const during = await cache.call('Read', { path: 'a' }, read, opts('3'));
     expect(during).toMatchObject({ content: 'new', cache: { type: 'bypass', reason: 'degraded' } });
@@ -415,7 +424,10 @@ describe('ToolCache with a distributed flight (two replicas, one store)', () => 
     };
     const ra = a.call('Read', { path: 'x' }, slow, opts('a1'));
     await new Promise((r) => setTimeout(r, 0));
-    await b.call('Edit', { path: 'x' }, async () => (files.set('x', 'new'), 'ok'), opts('bw'));
+    await b.call('Edit', { path: 'x' }, async () => {
+      files.set('x', 'new');
+      return 'ok';
+    }, opts('bw'));
     const rb = b.call('Read', { path: 'x' }, async ({ path }: { path: string }) => files.get(path)!, opts('b1'));
     await new Promise((r) => setTimeout(r, 0));
     release();
