@@ -140,7 +140,9 @@ export async function* replay(
             );
             const turn = s.turns.at(-1)!;
             const round = turn.rounds.at(-1)!;
-            forced.forEach((f, k) => tracker!.recalled(f.path, paths.result(turn.index, round.index, calls[k]!.id)));
+            forced.forEach((f, k) => {
+              tracker!.recalled(f.path, paths.result(turn.index, round.index, calls[k]!.id));
+            });
             shift += RECALL_ROUND_MS;
             at += RECALL_ROUND_MS;
             r = renderOrOverflow(s, { ...renderOptions, now: at }, warnHere);
