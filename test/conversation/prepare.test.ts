@@ -11,27 +11,12 @@ import { MemoryConversationStore } from '../../src/conversation/memory-store.js'
 import { conversationStats, formatConversationStats, prepare, recordUsage } from '../../src/conversation/prepare.js';
 import type { ConversationRecord, ConversationStore } from '../../src/conversation/types.js';
 import { Session } from '../../src/session/session.js';
-import { INSTRUCTIONS, TOOLS, text } from '../helpers/build.js';
+import { INSTRUCTIONS, TOOLS } from '../helpers/build.js';
+import { requests } from './store-contract.js';
 
 const SYSTEM = INSTRUCTIONS.join('\n\n');
 
-/** A plain loop's history: `turns` turns of `rounds` tool rounds and a final answer (the last turn open). */
-function history(turns: number, rounds: number): MessageParam[][] {
-  const requests: MessageParam[][] = [];
-  const messages: MessageParam[] = [];
-  for (let t = 1; t <= turns; t++) {
-    messages.push({ role: 'user', content: `Task ${t}: fix the tests.` });
-    for (let r = 1; r <= rounds; r++) {
-      requests.push([...messages]);
-      const id = `toolu_${t}_${r}`;
-      messages.push({ role: 'assistant', content: [{ type: 'text', text: `Reading ${r}.` }, { type: 'tool_use', id, name: 'Read', input: { path: `src/${t}-${r}.ts` } }] });
-      messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text(id, 1500) }] });
-    }
-    requests.push([...messages]);
-    if (t < turns) messages.push({ role: 'assistant', content: [{ type: 'text', text: `Turn ${t} done.` }] });
-  }
-  return requests;
-}
+const history = (turns: number, rounds: number) => requests(turns, rounds);
 
 const base = { model: 'claude-sonnet-4-6', max_tokens: 1024, system: SYSTEM, tools: TOOLS };
 

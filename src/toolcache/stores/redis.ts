@@ -6,6 +6,7 @@
 import type { RedisToolCacheStoreOptions } from './redis-api.js';
 import { nodeRedisClient, type NodeRedisClientOptions } from './redis-node.js';
 import { RedisToolCacheStore } from './redis-store.js';
+import { RedisConversationStore, type RedisConversationStoreOptions } from '../../conversation/redis-store.js';
 
 export { RedisStoreError } from './redis-api.js';
 export type {
@@ -19,6 +20,8 @@ export type { FrontTierOptions } from './redis-front.js';
 export type { NodeRedisClientLike, NodeRedisClientOptions } from './redis-node.js';
 export { adaptNodeRedis, nodeRedisClient, recommendedNodeRedisOptions } from './redis-node.js';
 export { RedisToolCacheStore } from './redis-store.js';
+export { RedisConversationStore } from '../../conversation/redis-store.js';
+export type { RedisConversationStoreOptions } from '../../conversation/redis-store.js';
 
 /** Options of {@link createRedisToolCacheStore}: the store's and the node-redis client's. */
 export type CreateRedisToolCacheStoreOptions = Omit<RedisToolCacheStoreOptions, 'client' | 'closeClient'> &
@@ -52,4 +55,29 @@ export async function createRedisToolCacheStore(
     await client.close();
     throw error;
   }
+}
+
+/** Options of {@link createRedisConversationStore}: the store's and the node-redis client's. */
+export type CreateRedisConversationStoreOptions = Omit<RedisConversationStoreOptions, 'client' | 'closeClient'> & NodeRedisClientOptions;
+
+/**
+ * Connects with node-redis v6 (optional peer: install `redis`) and returns a
+ * conversation store for `prepare` that every worker can share. While Redis is
+ * down, `prepare` renders without stored decisions and flags it in the plan.
+ *
+ * @example
+ * ```ts
+ * const store = await createRedisConversationStore({ url: process.env.REDIS_URL, namespace: 'agents' });
+ * ```
+ */
+export async function createRedisConversationStore(options: CreateRedisConversationStoreOptions = {}): Promise<RedisConversationStore> {
+  const { url, commandTimeoutMs, connectTimeoutMs, maxReconnectDelayMs, clientOptions, ...storeOptions } = options;
+  const client = await nodeRedisClient({
+    ...(url !== undefined && { url }),
+    ...(commandTimeoutMs !== undefined && { commandTimeoutMs }),
+    ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
+    ...(maxReconnectDelayMs !== undefined && { maxReconnectDelayMs }),
+    ...(clientOptions !== undefined && { clientOptions }),
+  });
+  return new RedisConversationStore({ ...storeOptions, client, closeClient: true });
 }

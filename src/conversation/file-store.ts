@@ -1,0 +1,123 @@
+/**
+ * Conversations as files, one per conversation, in a directory several
+ * processes may share (one machine, or a shared volume). A save takes a lock
+ * file (created exclusively), checks the stored revision, writes a temporary
+ * file and renames it over the old one, so a reader never sees half a record
+ * and two writers never interleave: the second gets a typed conflict.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ConversationConflictError, ConversationStoreError, InvalidOptionError } from '../errors.js';
+import { exportState, importState } from './state.js';
+import type { ConversationRecord, ConversationStore } from './types.js';
+
+// TYPES
+
+/** Options of {@link FileConversationStore}. */
+export interface FileConversationStoreOptions {
+  /** The directory (created when missing). */
+  readonly dir: string;
+  /** How long a save waits for another writer's lock before failing (ms, default 5,000). */
+  readonly lockTimeoutMs?: number;
+  /** A lock older than this is left over by a crashed writer and is broken (ms, default 30,000). */
+  readonly staleLockMs?: number;
+}
+
+// IMPLEMENTATION
+
+/** A file name for any id: readable when it is short and plain, a hash otherwise (never a path). */
+export function conversationFileName(id: string): string {
+  const plain = encodeURIComponent(id).replace(/\./g, '%2E').replace(/\*/g, '%2A');
+  return plain.length <= 180 ? `c-${plain}.json` : `h-${createHash('sha256').update(id).digest('hex')}.json`;
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Conversation store in a directory.
+ *
+ * @example
+ * const store = new FileConversationStore({ dir: '.cachepoint/conversations' });
+ * const { params } = await prepare(body, { conversationId: 'chat-42', store });
+ */
+export class FileConversationStore implements ConversationStore {
+  readonly #dir: string;
+  readonly #lockTimeoutMs: number;
+  readonly #staleLockMs: number;
+  #ready: Promise<unknown> | undefined;
+
+  constructor(options: FileConversationStoreOptions) {
+    if (typeof options?.dir !== 'string' || options.dir.length === 0) throw new InvalidOptionError('dir', 'a directory path is required');
+    this.#dir = options.dir;
+    this.#lockTimeoutMs = options.lockTimeoutMs ?? 5_000;
+    this.#staleLockMs = options.staleLockMs ?? 30_000;
+  }
+
+  #path(id: string): string {
+    return join(this.#dir, conversationFileName(id));
+  }
+
+  async load(id: string): Promise<ConversationRecord | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.#path(id), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new ConversationStoreError(id, `cannot read ${this.#path(id)}: ${(err as Error).message}`, { cause: err });
+    }
+    return importState(text, id);
+  }
+
+  async #lock(id: string): Promise<() => Promise<void>> {
+    this.#ready ??= mkdir(this.#dir, { recursive: true });
+    await this.#ready;
+    const lock = `${this.#path(id)}.lock`;
+    const deadline = Date.now() + this.#lockTimeoutMs;
+    for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+      try {
+        const handle = await open(lock, 'wx');
+        await handle.writeFile(String(process.pid));
+        await handle.close();
+        return () => unlink(lock).catch(() => undefined);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
+          throw new ConversationStoreError(id, `cannot lock ${lock}: ${(err as Error).message}`, { cause: err });
+        }
+      }
+      // A lock left by a crashed writer is broken once it is old enough.
+      const info = await stat(lock).catch(() => undefined);
+      if (info && Date.now() - info.mtimeMs > this.#staleLockMs) {
+        await rm(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new ConversationStoreError(id, `another writer holds ${lock} for more than ${this.#lockTimeoutMs} ms`);
+      await pause(wait);
+    }
+  }
+
+  async save(record: ConversationRecord, expected: number | null): Promise<void> {
+    const text = exportState(record);
+    const unlock = await this.#lock(record.id);
+    try {
+      const current = await this.load(record.id);
+      const actual = current?.revision ?? null;
+      if (actual !== expected) throw new ConversationConflictError(record.id, expected, actual);
+      const path = this.#path(record.id);
+      const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+      try {
+        await writeFile(tmp, text);
+        await rename(tmp, path);
+      } catch (err) {
+        await rm(tmp, { force: true });
+        throw new ConversationStoreError(record.id, `cannot write ${path}: ${(err as Error).message}`, { cause: err });
+      }
+    } finally {
+      await unlock();
+    }
+  }
+
+  async delete(id: string): Promise<void> {
+    await rm(this.#path(id), { force: true });
+  }
+}

@@ -1,0 +1,83 @@
+/** Versioned state, the memory store's bounds, and stores that fail. */
+import { describe, expect, it } from 'vitest';
+import { ConversationStateError, ConversationStoreError } from '../../src/errors.js';
+import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
+import { prepare } from '../../src/conversation/prepare.js';
+import { exportState, importState, STATE_VERSION } from '../../src/conversation/state.js';
+import { RedisConversationStore } from '../../src/conversation/redis-store.js';
+import { BASE, requests } from './store-contract.js';
+
+async function exported(id: string): Promise<string> {
+  const store = new MemoryConversationStore();
+  for (const m of requests(1, 2)) await prepare({ ...BASE, messages: m }, { conversationId: id, store, now: 1 });
+  return exportState((await store.load(id))!);
+}
+
+describe('exportState / importState', () => {
+  it('round-trips a conversation', async () => {
+    const text = await exported('rt');
+    const record = importState(text, 'rt');
+    expect(record.revision).toBe(3);
+    expect(exportState(record)).toBe(text);
+  });
+
+  it('a newer version is a typed error naming the conversation and the fix', async () => {
+    const doc = JSON.parse(await exported('nv'));
+    doc.version = STATE_VERSION + 1;
+    const err = (() => {
+      try {
+        importState(JSON.stringify(doc), 'nv');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ConversationStateError);
+    expect(err).toMatchObject({ reason: 'newer_version', conversationId: 'nv', code: 'conversation_state' });
+    expect(String(err)).toMatch(/conversation "nv".*upgrade cachepoint/);
+  });
+
+  it('corrupt text is a typed error, never a silent reset', async () => {
+    const good = await exported('cx');
+    for (const bad of ['', '{', 'null', '{"format":"other"}', good.replace('"turns":[', '"turns":7,"x":['), JSON.stringify({ ...JSON.parse(good), version: 'one' })]) {
+      expect(() => importState(bad, 'cx'), bad.slice(0, 30)).toThrow(ConversationStateError);
+    }
+    expect(() => importState(good, 'someone-else')).toThrow(/belongs to conversation "cx"/);
+  });
+});
+
+describe('MemoryConversationStore bounds', () => {
+  it('drops the least recently used beyond maxConversations, and idle ones after idleMs', async () => {
+    let now = 0;
+    const evicted: string[] = [];
+    const store = new MemoryConversationStore({ maxConversations: 2, idleMs: 1000, now: () => now, onEvict: (id, why) => evicted.push(`${id}:${why}`) });
+    const [m] = requests(1, 1);
+    await prepare({ ...BASE, messages: m! }, { conversationId: 'a', store, now: 0 });
+    await prepare({ ...BASE, messages: m! }, { conversationId: 'b', store, now: 0 });
+    await store.load('a'); // a is now the most recent
+    await prepare({ ...BASE, messages: m! }, { conversationId: 'c', store, now: 0 });
+    expect(evicted).toEqual(['b:lru']);
+    now = 999;
+    expect(await store.load('a')).toBeDefined();
+    now = 2000;
+    expect(await store.load('c')).toBeUndefined();
+    expect(evicted).toEqual(['b:lru', 'c:idle']);
+    expect(() => new MemoryConversationStore({ maxConversations: 0 })).toThrow(/maxConversations/);
+  });
+});
+
+describe('a Redis store that is down', () => {
+  const down = {
+    get: async () => Promise.reject(new Error('The client is closed')),
+    del: async () => Promise.reject(new Error('The client is closed')),
+    evalSha: async () => Promise.reject(new Error('The client is closed')),
+    eval: async () => Promise.reject(new Error('The client is closed')),
+  };
+  it('surfaces typed store errors, and prepare falls back to a valid request flagged in the plan', async () => {
+    const store = new RedisConversationStore({ client: down });
+    await expect(store.load('x')).rejects.toThrow(ConversationStoreError);
+    const { params, plan } = await prepare({ ...BASE, messages: requests(1, 2)[1]! }, { conversationId: 'x', store, now: 1 });
+    expect(plan.resync?.reason).toBe('store_unavailable');
+    expect(params.messages.length).toBe(3);
+    expect(JSON.stringify(params).split('cache_control').length - 1).toBeLessThanOrEqual(4);
+  });
+});

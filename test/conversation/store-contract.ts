@@ -1,0 +1,123 @@
+/**
+ * The contract every conversation store passes (memory, file, Redis): load and
+ * compare-and-set save, typed conflicts that write nothing, exactly one winner
+ * among concurrent writers, odd ids, and a conversation prepared through the
+ * store rendering the same bytes as one kept in memory (state survives export).
+ */
+import { describe, expect, it } from 'vitest';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import { ConversationConflictError } from '../../src/errors.js';
+import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
+import { prepare, recordUsage, conversationStats } from '../../src/conversation/prepare.js';
+import { exportState } from '../../src/conversation/state.js';
+import type { ConversationRecord, ConversationStore } from '../../src/conversation/types.js';
+import { INSTRUCTIONS, TOOLS, text } from '../helpers/build.js';
+
+export const BASE = { model: 'claude-sonnet-4-6', max_tokens: 1024, system: INSTRUCTIONS.join('\n\n'), tools: TOOLS };
+
+/** A plain loop's requests over `turns` turns of `rounds` tool rounds (results big enough to prune when cold). */
+export function requests(turns: number, rounds: number, size = 1500): MessageParam[][] {
+  const out: MessageParam[][] = [];
+  const messages: MessageParam[] = [];
+  for (let t = 1; t <= turns; t++) {
+    messages.push({ role: 'user', content: `Task ${t}: fix the tests.` });
+    for (let r = 1; r <= rounds; r++) {
+      out.push([...messages]);
+      const id = `toolu_${t}_${r}`;
+      messages.push({
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: `Step ${t}.${r}.`, signature: `sig-${t}-${r}` },
+          { type: 'tool_use', id, name: 'Read', input: { path: `src/${t}-${r}.ts` } },
+        ],
+      });
+      messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text(id, size) }] });
+    }
+    out.push([...messages]);
+    if (t < turns) messages.push({ role: 'assistant', content: [{ type: 'text', text: `Turn ${t} done.` }] });
+  }
+  return out;
+}
+
+async function someRecord(id: string): Promise<ConversationRecord> {
+  const scratch = new MemoryConversationStore();
+  await prepare({ ...BASE, messages: requests(1, 1)[0]! }, { conversationId: id, store: scratch, now: 1000 });
+  return (await scratch.load(id))!;
+}
+
+export function describeConversationStore(name: string, make: () => Promise<ConversationStore & { close?(): Promise<void> }>): void {
+  describe(`conversation store contract: ${name}`, () => {
+    it('loads nothing for an unknown id, saves a new conversation with expected null, then by revision', async () => {
+      const store = await make();
+      expect(await store.load('nobody')).toBeUndefined();
+      const r1 = await someRecord('a');
+      await store.save(r1, null);
+      expect((await store.load('a'))!.revision).toBe(1);
+      await store.save({ ...r1, revision: 2 }, 1);
+      expect((await store.load('a'))!.revision).toBe(2);
+      await store.close?.();
+    });
+
+    it('a save naming another revision is a typed conflict and writes nothing', async () => {
+      const store = await make();
+      const r1 = await someRecord('b');
+      await store.save(r1, null);
+      await expect(store.save({ ...r1, revision: 2 }, null)).rejects.toThrow(ConversationConflictError);
+      const err = await store.save({ ...r1, revision: 5 }, 3).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConversationConflictError);
+      expect(err).toMatchObject({ conversationId: 'b', expected: 3, actual: 1 });
+      expect((await store.load('b'))!.revision).toBe(1);
+      await store.close?.();
+    });
+
+    it('concurrent writers from the same revision: exactly one wins', async () => {
+      const store = await make();
+      const r1 = await someRecord('c');
+      await store.save(r1, null);
+      const writers = Array.from({ length: 6 }, (_, i) => store.save({ ...r1, revision: 2, updatedAt: i }, 1));
+      const settled = await Promise.allSettled(writers);
+      expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(1);
+      for (const s of settled) if (s.status === 'rejected') expect(s.reason).toBeInstanceOf(ConversationConflictError);
+      expect((await store.load('c'))!.revision).toBe(2);
+      await store.close?.();
+    });
+
+    it('keeps conversations apart, whatever their ids', async () => {
+      const store = await make();
+      const ids = ['../escape', 'a/b', 'ünïcødé 💬', '{tag}', '.', 'x'.repeat(400)];
+      for (const id of ids) await store.save(await someRecord(id), null);
+      for (const id of ids) expect((await store.load(id))!.id).toBe(id);
+      await store.delete('a/b');
+      expect(await store.load('a/b')).toBeUndefined();
+      expect(await store.load('../escape')).toBeDefined();
+      await store.close?.();
+    });
+
+    it('a conversation prepared through the store renders the same bytes as one kept in memory', async () => {
+      const store = await make();
+      const memory = new MemoryConversationStore();
+      let now = 10_000;
+      const decisions: string[] = [];
+      for (const [i, messages] of requests(2, 5).entries()) {
+        // One long pause makes the cache cold: prune decisions become part of the stored state.
+        now += i === 7 ? 10 * 60_000 : 2_000;
+        const options = { conversationId: 'same', now, tail: `clock ${now}`, render: { prune: { keepTurns: 0, keepRounds: 2, minChars: 500 } } };
+        const viaStore = await prepare({ ...BASE, messages }, { ...options, store });
+        const inMemory = await prepare({ ...BASE, messages }, { ...options, store: memory });
+        expect(JSON.stringify(viaStore.params), `request ${i}`).toBe(JSON.stringify(inMemory.params));
+        expect(viaStore.plan.usage).toEqual(inMemory.plan.usage);
+        expect(viaStore.plan.resync).toBeUndefined();
+        decisions.push(...viaStore.plan.decisions.map((d) => d.type));
+        const usage = { input_tokens: 10, cache_read_input_tokens: viaStore.plan.usage.cache_read_input_tokens, cache_creation_input_tokens: 5, output_tokens: 3 };
+        await recordUsage({ id: `msg_${i}`, usage }, { conversationId: 'same', store, now });
+        await recordUsage({ id: `msg_${i}`, usage }, { conversationId: 'same', store: memory, now });
+      }
+      expect(decisions).toContain('prune');
+      const a = await store.load('same');
+      const b = await memory.load('same');
+      expect(exportState(a!)).toBe(exportState(b!));
+      expect((await conversationStats({ conversationId: 'same', store }))!.totals.requests).toBe(12);
+      await store.close?.();
+    });
+  });
+}
