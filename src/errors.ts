@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'canonical_key'
   | 'cache_store'
   | 'summarizer'
+  | 'import_parse'
   | 'invalid_params'
   | 'conversation_conflict'
   | 'conversation_state'

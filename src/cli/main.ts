@@ -9,6 +9,7 @@
  */
 import { CachepointError } from '../errors.js';
 import { demoCommand } from './commands/demo.js';
+import { importCommand } from './commands/import.js';
 import { renderCommand } from './commands/render.js';
 import { replayCommand } from './commands/replay.js';
 import { reportCommand } from './commands/report.js';
@@ -25,6 +26,7 @@ Commands:
   replay TRACE      write the request before every model response, one JSON line each
   simulate TRACE    price the trace under cachepoint and the peer strategies
   report TRACE      write a self-contained HTML report of the session's cache
+  import LOG        convert a request/response log or a Claude Code transcript into a trace
   demo              render the bundled example session and compare strategies
 
 Run 'cachepoint <command> --help' for a command's options.
@@ -39,6 +41,7 @@ export const COMMANDS: Record<string, Command> = {
   replay: replayCommand,
   simulate: simulateCommand,
   report: reportCommand,
+  import: importCommand,
   demo: demoCommand,
 };
 

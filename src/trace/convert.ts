@@ -40,12 +40,13 @@ type Block = Record<string, unknown>;
 
 // cache_control markers are the engine's to place: a logged request carries the
 // old placement, which replay must not inherit.
-function strip(block: unknown): unknown {
+export function stripCacheControl(block: unknown): unknown {
   if (typeof block !== 'object' || block === null || Array.isArray(block)) return block;
   const { cache_control: _drop, ...rest } = block as Block;
-  if (Array.isArray(rest.content)) rest.content = rest.content.map(strip);
+  if (Array.isArray(rest.content)) rest.content = rest.content.map(stripCacheControl);
   return rest;
 }
+const strip = stripCacheControl;
 
 /**
  * Rebuilds a trace from the last logged request of a session: the envelope from

@@ -1,0 +1,62 @@
+/** `cachepoint import LOG --out TRACE`: converts a log teams already have into a session trace. */
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { formatImported } from '../../import/common.js';
+import { IMPORT_FORMATS, importLog } from '../../import/formats.js';
+import { type CliIo, resolvePath } from '../io.js';
+import { onePositional, usageError, UsageError } from '../output.js';
+
+export const IMPORT_HELP = `Usage: cachepoint import LOG [--from FORMAT] [--out TRACE.jsonl]
+
+Converts a log into a session trace (docs/trace-format.md) that simulate,
+replay and report read. Formats (detected from the first line when --from is
+not given):
+
+${Object.values(IMPORT_FORMATS)
+  .map((f) => `  ${f.id.padEnd(14)}${f.description}`)
+  .join('\n')}
+
+  --out FILE    where to write the trace (default: stdout). A log with several
+                conversations (or subagents, or compactions) gives several
+                traces: the first goes to FILE, each other to FILE.<name>.jsonl
+  --from ID     the log's format
+
+What the importer filled in or skipped (an estimated envelope, synthetic
+times, interrupted calls) is listed on stderr as warnings. See docs/import.md.`;
+
+/** `out.jsonl` + `agent-x` → `out.agent-x.jsonl`. */
+function sibling(out: string, name: string): string {
+  return out.endsWith('.jsonl') ? `${out.slice(0, -'.jsonl'.length)}.${name}.jsonl` : `${out}.${name}.jsonl`;
+}
+
+export async function importCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { from: { type: 'string', short: 'f' }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) return usageError(io, IMPORT_HELP, 0);
+  const file = onePositional(io, positionals, IMPORT_HELP, 'LOG');
+  if (typeof file === 'number') return file;
+  const text = await readFile(resolvePath(io, file), 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw Object.assign(err, { path: file });
+  });
+  const result = importLog(text, file, values.from);
+  if (result.traces.length > 1 && !values.out) {
+    throw new UsageError(`${file} holds ${result.traces.length} traces (${result.traces.map((t) => t.name).join(', ')}): give --out FILE to write them`);
+  }
+  for (const w of result.warnings) io.stderr.write(`cachepoint import: warning: ${w}\n`);
+  if (!values.out) {
+    io.stdout.write(formatImported(result.traces[0]!));
+    return 0;
+  }
+  for (const [k, t] of result.traces.entries()) {
+    const out = k === 0 ? values.out : sibling(values.out, t.name);
+    await writeFile(resolvePath(io, out), formatImported(t)).catch((err: NodeJS.ErrnoException) => {
+      throw Object.assign(err, { path: out });
+    });
+    const requests = t.events.filter((e) => e.type === 'assistant').length;
+    io.stdout.write(`wrote ${out} (${t.name}: ${requests} requests, ${t.events.length} events, from ${result.format})\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,45 @@
+/**
+ * The import formats by `--from` name, and {@link importLog}, which reads a
+ * file's text with one of them (or the one whose `detect` accepts the first
+ * line). To add a format, see docs/import.md: write an {@link ImportFormat}
+ * (lines in, traces out, through TraceBuilder) and add it here.
+ */
+import { InvalidOptionError } from '../errors.js';
+import { parseLines } from './common.js';
+import { claudeCode } from './claude-code.js';
+import { ImportError } from './errors.js';
+import { messagesLog } from './messages-log.js';
+import type { ImportFormat, ImportResult } from './types.js';
+
+export const IMPORT_FORMATS: Readonly<Record<string, ImportFormat>> = Object.freeze({
+  [messagesLog.id]: messagesLog,
+  [claudeCode.id]: claudeCode,
+});
+
+/**
+ * Converts a log's text into traces.
+ *
+ * @param from a key of {@link IMPORT_FORMATS}; detected from the first line when absent
+ * @throws {ImportError} naming `file:line` for a line the format cannot read, or when no format fits
+ * @throws {InvalidOptionError} for an unknown `from`
+ *
+ * @example
+ * const { traces, warnings } = importLog(readFileSync('proxy.jsonl', 'utf8'), 'proxy.jsonl');
+ * writeFileSync('session.jsonl', formatImported(traces[0]));
+ */
+export function importLog(text: string, file: string, from?: string): ImportResult & { readonly format: string } {
+  const lines = parseLines(text, file);
+  let format = from === undefined ? undefined : IMPORT_FORMATS[from];
+  if (from !== undefined && !format) {
+    throw new InvalidOptionError('--from', `unknown format "${from}"; known: ${Object.keys(IMPORT_FORMATS).join(', ')}`);
+  }
+  if (!format) {
+    const first = lines[0];
+    if (!first) throw new ImportError(file, 1, 'empty file: nothing to import');
+    format = Object.values(IMPORT_FORMATS).find((f) => f.detect(first.value));
+    if (!format) {
+      throw new ImportError(file, first.line, `not a format I know (${Object.keys(IMPORT_FORMATS).join(', ')}); name it with --from`);
+    }
+  }
+  return { ...format.convert(lines, file), format: format.id };
+}
