@@ -9,9 +9,12 @@ import { startFakeServer, type FakeMessagesServer, type FakeServerOptions } from
 import type { ScriptEntry } from '../../../src/testing/fake-server-script.js';
 import { text } from '../../helpers/build.js';
 
+// The warnings under test are asserted through onWarning and result.warnings; keep the AI SDK's console copy quiet.
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
 export const MODEL = 'claude-sonnet-4-6';
 
-export const SYSTEM = `You are a careful coding agent. ${'Follow the repository conventions, run the tests, and explain what you changed. '.repeat(60)}`;
+export const SYSTEM = `You are a careful coding agent. ${'Follow the repository conventions, run the tests, and explain what you changed. '.repeat(90)}`;
 
 /** A fake server and an Anthropic provider that talks to it. */
 export async function fakeAnthropic(options: FakeServerOptions = {}) {

@@ -1,0 +1,325 @@
+/**
+ * `cachepointMiddleware`: cachepoint as a language-model middleware of the
+ * Vercel AI SDK (`wrapLanguageModel({ model, middleware })`).
+ *
+ * Every model call of a `generateText` / `streamText` loop goes through the
+ * drop-in path: the call's prompt is mapped to Anthropic params, `prepare`
+ * renders them against the conversation's stored state (cache points, sticky
+ * prune/hide/compact decisions, the volatile tail last), and the rendered
+ * request is mapped back onto the call, with `providerOptions.anthropic.cacheControl`
+ * on exactly the parts the cache points fell on. After the response, the
+ * provider's cache usage goes back to the conversation (`recordUsage`), for
+ * generate and stream alike; a stream keeps streaming.
+ *
+ * It never breaks a call: an unsupported provider, a prompt shape the mapping
+ * does not cover, a missing conversation id or a failing store lets the call
+ * through unchanged, with one warning.
+ */
+import type { ContentBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { LanguageModelMiddleware } from 'ai';
+import { prepare, recordUsage, type PrepareOptions, type PreparePlan } from '../../conversation/prepare.js';
+import type { ConversationStore } from '../../conversation/types.js';
+import { recallTool } from '../../store/recall-tool.js';
+import type { TimelineState } from '../../timeline/types.js';
+import { callerMarkers, fromAnthropicPrompt } from './from-anthropic.js';
+import { toAnthropicPrompt, UnmappablePromptError, type AnthropicPrompt } from './to-anthropic.js';
+import type { CallOptions, CallWarning, ProviderOptions, StreamPart, WrappedModel } from './types.js';
+import { reportedUsage } from './usage.js';
+
+// TYPES
+
+/** Why the middleware did less than it could (each is reported once per call, and to `onWarning`). */
+export type CachepointWarningCode =
+  /** The wrapped model is not the Anthropic Messages API (or its Bedrock / Vertex variant): the call went through unchanged. */
+  | 'unsupported_provider'
+  /** The prompt has a shape the mapping does not cover: the call went through unchanged. */
+  | 'unmappable_prompt'
+  /** No conversation id for this call: the call went through unchanged. */
+  | 'no_conversation_id'
+  /** `prepare` failed (store error, conflict, unknown model, …): the call went through unchanged. */
+  | 'prepare_failed'
+  /** The call carried the caller's own Anthropic cache markers: they were removed, the engine's are sent instead. */
+  | 'caller_cache_control'
+  /** Something is recallable but the call has no `recall` tool: its definition was added; register `recallTool()` to answer it. */
+  | 'recall_tool_missing'
+  /** The response's usage could not be recorded (no usage reported, store error). The response itself is unaffected. */
+  | 'usage_not_recorded';
+
+/** A warning of the middleware. */
+export interface CachepointWarning {
+  readonly code: CachepointWarningCode;
+  readonly message: string;
+  /** The conversation, when known. */
+  readonly conversationId?: string;
+}
+
+/** Per-call options, under `providerOptions.cachepoint` of `generateText` / `streamText`. */
+export interface CachepointCallOptions {
+  /** The conversation this call belongs to (overrides the middleware's `conversationId`). */
+  readonly conversationId?: string;
+  /** The volatile tail of this call (overrides the middleware's `tail`). */
+  readonly tail?: string;
+}
+
+/** What the middleware knows about a call when it asks for the tail. */
+export interface TailContext {
+  readonly conversationId: string;
+  readonly call: CallOptions;
+}
+
+/** What a render did, for observing (`onPlan`). */
+export interface CachepointPlanEvent {
+  readonly conversationId: string;
+  readonly type: 'generate' | 'stream';
+  readonly plan: PreparePlan;
+  /** The Anthropic params the provider will send (prompt fields), markers included. */
+  readonly request: AnthropicPrompt;
+}
+
+/** Options of {@link cachepointMiddleware}. */
+export interface CachepointMiddlewareOptions {
+  /**
+   * The conversation a call belongs to: a fixed id (one wrapped model per
+   * conversation) or a function of the call. `providerOptions.cachepoint.conversationId`
+   * of the call wins over both.
+   */
+  readonly conversationId?: string | ((call: CallOptions) => string | undefined);
+  /** Where conversations live (memory, file, Redis). Default: the process-wide in-memory store of `prepare`. */
+  readonly store?: ConversationStore;
+  /**
+   * The volatile end of every request (live view, budget, clock): rendered
+   * after the last cache point, never cached, never kept in the history.
+   */
+  readonly tail?: string | readonly ContentBlockParam[] | ((context: TailContext) => string | readonly ContentBlockParam[] | undefined | Promise<string | readonly ContentBlockParam[] | undefined>);
+  /** Render options (policy, TTLs, thresholds, summarizer, model profiles, …), as for `prepare`. */
+  readonly render?: PrepareOptions['render'];
+  /**
+   * Which wrapped models get Anthropic cache options, by their `provider` id.
+   * Default: the Anthropic provider and its Bedrock and Vertex variants
+   * (`anthropic.messages`, `bedrock.anthropic.messages`, `googleVertex.anthropic.messages`).
+   */
+  readonly supports?: (provider: string) => boolean;
+  /**
+   * Called for each warning. Warnings also go into the call's `warnings`, which
+   * the AI SDK logs by default; a usage that could not be recorded after a
+   * stream started goes to `console.warn` (once) when this is not set.
+   */
+  readonly onWarning?: (warning: CachepointWarning) => void;
+  /** Called after each render with its plan. */
+  readonly onPlan?: (event: CachepointPlanEvent) => void;
+  /** The clock (ms). Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+// IMPLEMENTATION
+
+const ANTHROPIC_PROVIDERS = /^(anthropic|bedrock\.anthropic|googleVertex\.anthropic|vertex\.anthropic)\.messages$/;
+
+/** Whether a model `provider` id is one whose calls accept `providerOptions.anthropic.cacheControl`. */
+export function isAnthropicProvider(provider: string): boolean {
+  return ANTHROPIC_PROVIDERS.test(provider);
+}
+
+interface CallContext {
+  readonly conversationId: string;
+  readonly warnings: CachepointWarning[];
+  /** False when the call went through unchanged (nothing prepared, no usage to record). */
+  readonly prepared: boolean;
+}
+
+function cachepointOptions(call: CallOptions): CachepointCallOptions {
+  const c = call.providerOptions?.['cachepoint'];
+  return c !== null && typeof c === 'object' && !Array.isArray(c) ? (c as CachepointCallOptions) : {};
+}
+
+/** The call without our own `providerOptions.cachepoint` (the provider never sees it). */
+function withoutOwnOptions(call: CallOptions): CallOptions {
+  if (call.providerOptions?.['cachepoint'] === undefined) return call;
+  const { cachepoint: _own, ...rest } = call.providerOptions;
+  const { providerOptions: _po, ...others } = call;
+  return Object.keys(rest).length > 0 ? { ...others, providerOptions: rest as ProviderOptions } : others;
+}
+
+function recallable(state: TimelineState): boolean {
+  return state.summaries.length > 0 || Object.keys(state.hidden).length > 0;
+}
+
+function asCallWarning(w: CachepointWarning): CallWarning {
+  return { type: 'other', message: `cachepoint: ${w.message}` };
+}
+
+/**
+ * The middleware. Wrap an Anthropic model (direct, Bedrock or Vertex) with it
+ * and run your `generateText` / `streamText` loop as before.
+ *
+ * @example
+ * const model = wrapLanguageModel({
+ *   model: anthropic('claude-sonnet-4-6'),
+ *   middleware: cachepointMiddleware({ conversationId: 'chat-42' }),
+ * });
+ * const result = streamText({ model, instructions, prompt, tools, stopWhen: stepCountIs(20) });
+ */
+export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}): LanguageModelMiddleware {
+  const contexts = new WeakMap<CallOptions, CallContext>();
+  const warned = new Set<string>();
+  const supports = options.supports ?? isAnthropicProvider;
+  const now = options.now ?? Date.now;
+  /** A warning that cannot reach the call's `warnings` (the stream already started) goes to the console once, unless `onWarning` takes it. */
+  const late = (w: CachepointWarning) => {
+    const key = `${w.code}\u0000${w.conversationId ?? ''}`;
+    if (warned.has(key)) return;
+    warned.add(key);
+    console.warn(`cachepoint: ${w.message}`);
+  };
+
+  function warn(list: CachepointWarning[], code: CachepointWarningCode, message: string, conversationId?: string): void {
+    const w: CachepointWarning = conversationId === undefined ? { code, message } : { code, message, conversationId };
+    list.push(w);
+    options.onWarning?.(w);
+  }
+
+  /** The call unchanged (but for our own options), remembered with its warnings. */
+  function unchanged(call: CallOptions, warnings: CachepointWarning[], conversationId = ''): CallOptions {
+    const out = withoutOwnOptions(call);
+    contexts.set(out, { conversationId, warnings, prepared: false });
+    return out;
+  }
+
+  async function tailOf(call: CallOptions, conversationId: string): Promise<string | readonly ContentBlockParam[] | undefined> {
+    const own = cachepointOptions(call).tail;
+    if (own !== undefined) return own;
+    const t = options.tail;
+    return typeof t === 'function' ? await t({ conversationId, call }) : t;
+  }
+
+  async function transform(call: CallOptions, type: 'generate' | 'stream', model: WrappedModel): Promise<CallOptions> {
+    const warnings: CachepointWarning[] = [];
+    const fixed = options.conversationId;
+    const conversationId = cachepointOptions(call).conversationId ?? (typeof fixed === 'function' ? fixed(call) : fixed);
+    if (conversationId === undefined || conversationId === '') {
+      warn(warnings, 'no_conversation_id', 'no conversation id for this call (set providerOptions.cachepoint.conversationId or the conversationId option); sent unchanged');
+      return unchanged(call, warnings);
+    }
+    if (!supports(model.provider)) {
+      warn(warnings, 'unsupported_provider', `provider "${model.provider}" does not take Anthropic cache options; sent unchanged`, conversationId);
+      return unchanged(call, warnings, conversationId);
+    }
+    let before: AnthropicPrompt;
+    try {
+      before = toAnthropicPrompt(call, type);
+    } catch (e) {
+      if (!(e instanceof UnmappablePromptError)) throw e;
+      warn(warnings, 'unmappable_prompt', `${e.message}; sent unchanged`, conversationId);
+      return unchanged(call, warnings, conversationId);
+    }
+    const store = options.store;
+    let prepared: Awaited<ReturnType<typeof prepare>>;
+    try {
+      prepared = await prepare(
+        { model: model.modelId, ...before },
+        {
+          conversationId,
+          ...(store ? { store } : {}),
+          ...(options.render ? { render: options.render } : {}),
+          now: now(),
+          ...(await tailOf(call, conversationId).then((tail) => (tail === undefined ? {} : { tail }))),
+        },
+      );
+    } catch (e) {
+      warn(warnings, 'prepare_failed', `prepare failed (${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}); sent unchanged`, conversationId);
+      return unchanged(call, warnings, conversationId);
+    }
+    if (callerMarkers(call)) {
+      warn(
+        warnings,
+        'caller_cache_control',
+        'the call carries its own providerOptions.anthropic.cacheControl; cachepoint places the cache points and removed them (never a fifth marker)',
+        conversationId,
+      );
+    }
+    const out = prepared.params;
+    const rendered: AnthropicPrompt = {
+      ...(out.tools ? { tools: out.tools as Tool[] } : {}),
+      ...(out.system ? { system: out.system } : {}),
+      messages: out.messages,
+    };
+    if (recallable(prepared.rendered.state) && !(call.tools ?? []).some((t) => t.name === recallTool.name)) {
+      warn(
+        warnings,
+        'recall_tool_missing',
+        'some content is now recallable but the call has no "recall" tool: its definition was added; add recallTool() from cachepoint/ai-sdk to your tools to answer it',
+        conversationId,
+      );
+      (rendered as { tools?: Tool[] }).tools = [...(rendered.tools ?? []), recallTool];
+    }
+    let next: CallOptions;
+    try {
+      next = withoutOwnOptions(fromAnthropicPrompt(call, rendered, before));
+    } catch (e) {
+      if (!(e instanceof UnmappablePromptError)) throw e;
+      warn(warnings, 'unmappable_prompt', `${e.message}; sent unchanged`, conversationId);
+      return unchanged(call, warnings, conversationId);
+    }
+    contexts.set(next, { conversationId, warnings, prepared: true });
+    options.onPlan?.({ conversationId, type, plan: prepared.plan, request: rendered });
+    return next;
+  }
+
+  async function record(ctx: CallContext, metadata: ProviderOptions | undefined, usage: Parameters<typeof reportedUsage>[1], id: string | undefined): Promise<CachepointWarning[]> {
+    if (!ctx.prepared) return [];
+    const extra: CachepointWarning[] = [];
+    const reported = reportedUsage(metadata, usage);
+    if (!reported) {
+      warn(extra, 'usage_not_recorded', 'the response reported no usage; stats and calibration skip it', ctx.conversationId);
+    } else {
+      try {
+        await recordUsage(id === undefined ? { usage: reported } : { usage: reported, id }, {
+          conversationId: ctx.conversationId,
+          ...(options.store ? { store: options.store } : {}),
+          now: now(),
+        });
+      } catch (e) {
+        warn(extra, 'usage_not_recorded', `recording the usage failed (${e instanceof Error ? e.message : String(e)})`, ctx.conversationId);
+      }
+    }
+    return extra;
+  }
+
+  return {
+    specificationVersion: 'v4',
+    transformParams: async ({ params, type, model }) => transform(params, type, model),
+
+    wrapGenerate: async ({ doGenerate, params }) => {
+      const ctx = contexts.get(params);
+      const result = await doGenerate();
+      if (!ctx) return result;
+      const warnings = [...ctx.warnings, ...(await record(ctx, result.providerMetadata, result.usage, result.response?.id))].map(asCallWarning);
+      return warnings.length > 0 ? { ...result, warnings: [...result.warnings, ...warnings] } : result;
+    },
+
+    wrapStream: async ({ doStream, params }) => {
+      const ctx = contexts.get(params);
+      const { stream, ...rest } = await doStream();
+      if (!ctx) return { stream, ...rest };
+      let responseId: string | undefined;
+      const piped = stream.pipeThrough(
+        new TransformStream<StreamPart, StreamPart>({
+          async transform(part, controller) {
+            if (part.type === 'stream-start' && ctx.warnings.length > 0) {
+              controller.enqueue({ ...part, warnings: [...part.warnings, ...ctx.warnings.map(asCallWarning)] });
+              return;
+            }
+            if (part.type === 'response-metadata' && part.id !== undefined) responseId = part.id;
+            // Recorded before the finish part goes on, so the loop's next step finds the conversation settled.
+            if (part.type === 'finish') {
+              const missed = await record(ctx, part.providerMetadata, part.usage, responseId);
+              if (!options.onWarning) missed.forEach(late);
+            }
+            controller.enqueue(part);
+          },
+        }),
+      );
+      return { stream: piped, ...rest };
+    },
+  };
+}

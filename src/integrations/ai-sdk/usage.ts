@@ -1,0 +1,50 @@
+/**
+ * The provider's cache usage, read back from an AI SDK result. The Anthropic
+ * provider (and its Bedrock and Vertex variants, which reuse it) puts the API's
+ * raw `usage` under `providerMetadata.anthropic.usage`, with the 5-minute /
+ * 1-hour split of cache writes; the standardized `usage` is the fallback.
+ */
+import type { GenerateResult, ProviderOptions } from './types.js';
+
+/** Usage as the Messages API reports it (input side, and output tokens). */
+export interface AnthropicUsage {
+  readonly input_tokens: number;
+  readonly output_tokens?: number | null;
+  readonly cache_read_input_tokens?: number | null;
+  readonly cache_creation_input_tokens?: number | null;
+  readonly cache_creation?: { readonly ephemeral_5m_input_tokens?: number; readonly ephemeral_1h_input_tokens?: number } | null;
+}
+
+const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+
+/**
+ * The API's usage of one response, from the provider metadata when present,
+ * else from the standardized usage; undefined when neither says anything.
+ *
+ * @example
+ * const usage = reportedUsage(result.providerMetadata, result.usage);
+ */
+export function reportedUsage(providerMetadata: ProviderOptions | undefined, usage: GenerateResult['usage'] | undefined): AnthropicUsage | undefined {
+  const raw = (providerMetadata?.['anthropic'] as { usage?: Record<string, unknown> } | undefined)?.usage;
+  const input = num(raw?.['input_tokens']);
+  if (raw && input !== undefined) {
+    const creation = raw['cache_creation'] as Record<string, unknown> | null | undefined;
+    const c5 = num(creation?.['ephemeral_5m_input_tokens']);
+    const c1 = num(creation?.['ephemeral_1h_input_tokens']);
+    return {
+      input_tokens: input,
+      output_tokens: num(raw['output_tokens']) ?? usage?.outputTokens.total ?? null,
+      cache_read_input_tokens: num(raw['cache_read_input_tokens']) ?? 0,
+      cache_creation_input_tokens: num(raw['cache_creation_input_tokens']) ?? 0,
+      ...(c5 !== undefined || c1 !== undefined ? { cache_creation: { ephemeral_5m_input_tokens: c5 ?? 0, ephemeral_1h_input_tokens: c1 ?? 0 } } : {}),
+    };
+  }
+  const noCache = num(usage?.inputTokens.noCache);
+  if (!usage || noCache === undefined) return undefined;
+  return {
+    input_tokens: noCache,
+    output_tokens: num(usage.outputTokens.total) ?? null,
+    cache_read_input_tokens: num(usage.inputTokens.cacheRead) ?? 0,
+    cache_creation_input_tokens: num(usage.inputTokens.cacheWrite) ?? 0,
+  };
+}

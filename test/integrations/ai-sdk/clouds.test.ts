@@ -1,0 +1,88 @@
+/**
+ * Claude on other clouds through the AI SDK: the Google Vertex and Amazon
+ * Bedrock Anthropic providers reuse the Anthropic Messages model (provider ids
+ * `googleVertex.anthropic.messages`, `bedrock.anthropic.messages`) and take
+ * the same `providerOptions.anthropic.cacheControl`. Offline, their requests
+ * are routed to the fake Messages API by a fetch shim that undoes the cloud's
+ * envelope (model in the URL, `anthropic_version` in the body). Bedrock
+ * streaming (AWS event-stream framing) is not emulated: generate only.
+ */
+import { createAmazonBedrockAnthropic } from '@ai-sdk/amazon-bedrock/anthropic';
+import { createGoogleVertexAnthropic } from '@ai-sdk/google-vertex/anthropic';
+import type { Message } from '@anthropic-ai/sdk/resources/messages/messages';
+import { generateText, stepCountIs, streamText, wrapLanguageModel } from 'ai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryConversationStore } from '../../../src/conversation/memory-store.js';
+import { cachepointMiddleware, type CachepointWarning } from '../../../src/integrations/ai-sdk/index.js';
+import { resolveProfile } from '../../../src/models/profiles.js';
+import type { FakeMessagesServer } from '../../../src/testing/fake-server.js';
+import { startFakeServer } from '../../../src/testing/fake-server.js';
+import { agentTools, bodies, MODEL, script, SYSTEM } from './harness.js';
+
+const servers: FakeMessagesServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+/** A fetch that sends a cloud's Anthropic request to the fake Messages API as a plain Messages request. */
+function shim(server: FakeMessagesServer): typeof fetch {
+  return async (input, init) => {
+    const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
+    const { anthropic_version: _v, anthropic_beta: _b, ...rest } = body;
+    const url = String(input instanceof Request ? input.url : input);
+    const stream = /streamRawPredict|invoke-with-response-stream/.test(url);
+    return fetch(`${server.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'test' },
+      body: JSON.stringify({ ...rest, model: MODEL, ...(stream ? { stream: true } : {}) }),
+    });
+  };
+}
+
+function expectCached(server: FakeMessagesServer, n: number): void {
+  const requests = server.requests.filter((r) => r.path === '/v1/messages');
+  expect(requests).toHaveLength(n);
+  expect(requests.every((r) => r.status === 200)).toBe(true);
+  const usage = requests.map((r) => (r.response as Message).usage);
+  usage.slice(1).forEach((u) => expect(u.cache_read_input_tokens).toBeGreaterThan(0));
+  for (const body of bodies(server)) {
+    const markers = (JSON.stringify(body).match(/"cache_control"/g) ?? []).length;
+    expect(markers).toBeGreaterThanOrEqual(2);
+    expect(markers).toBeLessThanOrEqual(4);
+  }
+}
+
+// The cloud model ids resolve to the same profile; given explicitly so this test does not depend on id parsing.
+const render = { profile: resolveProfile(MODEL) };
+
+describe('Anthropic on Google Vertex (@ai-sdk/google-vertex/anthropic)', () => {
+  it.each(['generate', 'stream'] as const)('%s: the same cache points, read on every request after the first', async (mode) => {
+    const server = await startFakeServer({ script: script(1, 3) });
+    servers.push(server);
+    const vertex = createGoogleVertexAnthropic({ project: 'p', location: 'us-east5', baseURL: `${server.url}/vertex`, generateAuthToken: async () => 'token', fetch: shim(server) });
+    const base = vertex('claude-sonnet-4-6@20250929');
+    expect(base.provider).toBe('googleVertex.anthropic.messages');
+    const warnings: CachepointWarning[] = [];
+    const model = wrapLanguageModel({ model: base, middleware: cachepointMiddleware({ conversationId: `vertex-${mode}`, store: new MemoryConversationStore(), render, onWarning: (w) => warnings.push(w) }) });
+    const args = { model, instructions: SYSTEM, prompt: 'Task 1', tools: agentTools(), stopWhen: stepCountIs(10) };
+    if (mode === 'generate') await generateText(args);
+    else await streamText(args).consumeStream();
+    expect(warnings).toEqual([]);
+    expectCached(server, 4);
+  });
+});
+
+describe('Anthropic on Amazon Bedrock (@ai-sdk/amazon-bedrock/anthropic)', () => {
+  it('generate: the same cache points, read on every request after the first', async () => {
+    const server = await startFakeServer({ script: script(1, 3) });
+    servers.push(server);
+    const bedrock = createAmazonBedrockAnthropic({ region: 'us-east-1', apiKey: 'test', baseURL: `${server.url}/bedrock`, fetch: shim(server) });
+    const base = bedrock('us.anthropic.claude-sonnet-4-6-v1:0');
+    expect(base.provider).toBe('bedrock.anthropic.messages');
+    const warnings: CachepointWarning[] = [];
+    const model = wrapLanguageModel({ model: base, middleware: cachepointMiddleware({ conversationId: 'bedrock', store: new MemoryConversationStore(), render, onWarning: (w) => warnings.push(w) }) });
+    await generateText({ model, instructions: SYSTEM, prompt: 'Task 1', tools: agentTools(), stopWhen: stepCountIs(10) });
+    expect(warnings).toEqual([]);
+    expectCached(server, 4);
+  });
+});
