@@ -9,13 +9,15 @@ import type { GenerateResult, ProviderOptions } from './types.js';
 /** Usage as the Messages API reports it (input side, and output tokens). */
 export interface AnthropicUsage {
   readonly input_tokens: number;
-  readonly output_tokens?: number | null;
+  readonly output_tokens?: number;
   readonly cache_read_input_tokens?: number | null;
   readonly cache_creation_input_tokens?: number | null;
   readonly cache_creation?: { readonly ephemeral_5m_input_tokens?: number; readonly ephemeral_1h_input_tokens?: number } | null;
 }
 
 const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+
+const outputOf = (n: number | undefined): { output_tokens?: number } => (n === undefined ? {} : { output_tokens: n });
 
 /**
  * The API's usage of one response, from the provider metadata when present,
@@ -33,7 +35,7 @@ export function reportedUsage(providerMetadata: ProviderOptions | undefined, usa
     const c1 = num(creation?.['ephemeral_1h_input_tokens']);
     return {
       input_tokens: input,
-      output_tokens: num(raw['output_tokens']) ?? usage?.outputTokens.total ?? null,
+      ...outputOf(num(raw['output_tokens']) ?? num(usage?.outputTokens.total)),
       cache_read_input_tokens: num(raw['cache_read_input_tokens']) ?? 0,
       cache_creation_input_tokens: num(raw['cache_creation_input_tokens']) ?? 0,
       ...(c5 !== undefined || c1 !== undefined ? { cache_creation: { ephemeral_5m_input_tokens: c5 ?? 0, ephemeral_1h_input_tokens: c1 ?? 0 } } : {}),
@@ -43,7 +45,7 @@ export function reportedUsage(providerMetadata: ProviderOptions | undefined, usa
   if (!usage || noCache === undefined) return undefined;
   return {
     input_tokens: noCache,
-    output_tokens: num(usage.outputTokens.total) ?? null,
+    ...outputOf(num(usage.outputTokens.total)),
     cache_read_input_tokens: num(usage.inputTokens.cacheRead) ?? 0,
     cache_creation_input_tokens: num(usage.inputTokens.cacheWrite) ?? 0,
   };
