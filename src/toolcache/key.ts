@@ -16,7 +16,13 @@
  * - any other non-plain object (Map, Set, RegExp, class instance, typed array,
  *   boxed primitive), functions, symbols, symbol-keyed properties and cycles
  *   are rejected;
- * - strings are compared as given (no Unicode normalization).
+ * - strings are compared as given (no Unicode normalization);
+ * - a shared (acyclic) reference is written in full at each use, as JSON does,
+ *   but its text is computed once: hashing is linear in the distinct objects,
+ *   never exponential in how often they are shared;
+ * - arguments nested deeper than {@link MAX_KEY_DEPTH} levels, or whose
+ *   canonical text would exceed {@link MAX_KEY_TEXT} characters, are rejected
+ *   (a key is a hash of that text; such a call is not worth caching).
  */
 
 import { createHash } from 'node:crypto';
@@ -33,15 +39,22 @@ export class CanonicalKeyError extends CachepointError {
   }
 }
 
+/** The deepest nesting of arrays and objects a key is made of (deeper throws {@link CanonicalKeyError}, not a stack overflow). */
+export const MAX_KEY_DEPTH = 1000;
+
+/** The longest canonical text a key is hashed from: 32 Mi characters. */
+export const MAX_KEY_TEXT = 32 * 1024 * 1024;
+
 const IDENT_RE = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** The JSON path of the value being written, kept as parts and only formatted on error (the hot path never builds it). */
 type PathParts = Array<string | number>;
 
 function formatPath(parts: PathParts): string {
-  let out = '$';
-  for (const p of parts) out += typeof p === 'number' ? `[${p}]` : IDENT_RE.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`;
-  return out;
+  const one = (p: string | number) => (typeof p === 'number' ? `[${p}]` : IDENT_RE.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`);
+  // A path hundreds of levels deep is named by its two ends.
+  if (parts.length > 24) return `$${parts.slice(0, 8).map(one).join('')}…(${parts.length - 16} levels)…${parts.slice(-8).map(one).join('')}`;
+  return `$${parts.map(one).join('')}`;
 }
 
 function fail(parts: PathParts, message: string): never {
@@ -53,7 +66,31 @@ function describe(v: object): string {
   return typeof ctor === 'function' && ctor.name ? ctor.name : 'object with a custom prototype';
 }
 
-function write(value: unknown, path: PathParts, stack: Set<object>): string {
+/** One canonicalJson run: the objects on the current path (cycles) and the text of every object already written (shared references). */
+interface WriteState {
+  readonly stack: Set<object>;
+  readonly done: Map<object, string>;
+}
+
+function checkLength(text: string, path: PathParts): string {
+  if (text.length > MAX_KEY_TEXT) {
+    fail(path, `the arguments' canonical JSON exceeds ${MAX_KEY_TEXT.toLocaleString('en-US')} characters (shared references count at every use); such a call cannot be keyed: declare the tool not cacheable or pass smaller arguments`);
+  }
+  return text;
+}
+
+function write(value: unknown, path: PathParts, state: WriteState): string {
+  if (typeof value !== 'object' || value === null) return writeScalar(value, path);
+  const obj = value as object;
+  const known = state.done.get(obj);
+  if (known !== undefined) return known;
+  if (path.length >= MAX_KEY_DEPTH) fail(path, `nested more than ${MAX_KEY_DEPTH} levels deep; such a call cannot be keyed: declare the tool not cacheable or flatten its arguments`);
+  const text = checkLength(writeObject(obj, path, state), path);
+  state.done.set(obj, text);
+  return text;
+}
+
+function writeScalar(value: unknown, path: PathParts): string {
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
@@ -70,8 +107,11 @@ function write(value: unknown, path: PathParts, stack: Set<object>): string {
     case 'symbol':
       return fail(path, `a ${typeof value} has no JSON form`);
   }
-  if (value === null) return 'null';
-  const obj = value as object;
+  return 'null';
+}
+
+function writeObject(obj: object, path: PathParts, state: WriteState): string {
+  const { stack } = state;
   if (stack.has(obj)) fail(path, 'circular reference');
   if (Array.isArray(obj)) {
     stack.add(obj);
@@ -79,7 +119,7 @@ function write(value: unknown, path: PathParts, stack: Set<object>): string {
     for (let i = 0; i < obj.length; i++) {
       path.push(i);
       if (!(i in obj)) fail(path, 'array hole (sparse array) has no JSON form');
-      out += (i > 0 ? ',' : '') + write(obj[i], path, stack);
+      out = checkLength(out + (i > 0 ? ',' : '') + write(obj[i], path, state), path);
       path.pop();
     }
     stack.delete(obj);
@@ -103,7 +143,7 @@ function write(value: unknown, path: PathParts, stack: Set<object>): string {
     const v = (obj as Record<string, unknown>)[k];
     if (v === undefined) continue;
     path.push(k);
-    out += `${first ? '' : ','}${JSON.stringify(k)}:${write(v, path, stack)}`;
+    out = checkLength(`${out}${first ? '' : ','}${JSON.stringify(k)}:${write(v, path, state)}`, path);
     path.pop();
     first = false;
   }
@@ -121,7 +161,16 @@ function write(value: unknown, path: PathParts, stack: Set<object>): string {
  * ```
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, [], new Set());
+  try {
+    return write(value, [], { stack: new Set(), done: new Map() });
+  } catch (e) {
+    // The depth limit stops our own recursion; a smaller native stack (a deep toJSON-free value in a
+    // worker with little stack) still surfaces as the key error it is.
+    if (e instanceof RangeError && /call stack/i.test(e.message)) {
+      throw new CanonicalKeyError('$', `nested too deeply to key (${e.message}); declare the tool not cacheable or flatten its arguments`);
+    }
+    throw e;
+  }
 }
 
 /** sha256 (hex) of the canonical JSON of `args`. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, CanonicalKeyError, hashArgs, toolCacheKey, toolOfKey } from '../../src/toolcache/key.js';
+import { canonicalJson, CanonicalKeyError, hashArgs, MAX_KEY_DEPTH, MAX_KEY_TEXT, toolCacheKey, toolOfKey } from '../../src/toolcache/key.js';
 
 function rejection(value: unknown): CanonicalKeyError {
   try {
@@ -92,6 +92,40 @@ describe('canonicalJson', () => {
     const cyc: Record<string, unknown> = { a: {} };
     (cyc.a as Record<string, unknown>).back = cyc;
     expect(rejection(cyc).message).toBe('$.a.back: circular reference');
+  });
+
+  it('writes a value shared 2^40 times in linear time (each distinct object once), and refuses one whose text would pass MAX_KEY_TEXT', () => {
+    // Each level doubles the text: 2^12 leaves is 86 KB of JSON, written from 12 distinct objects.
+    let small: unknown = 'leaf';
+    for (let i = 0; i < 12; i++) small = { a: small, b: small };
+    expect(canonicalJson(small)).toBe(JSON.stringify(small));
+    // 2^40 uses of one leaf: without the per-object text this never finishes (2^21 took 1.25 s, 2^26 ran out of memory).
+    let huge: unknown = 'leaf';
+    for (let i = 0; i < 40; i++) huge = { a: huge, b: huge };
+    const e = rejection(huge);
+    expect(e.message).toContain(`exceeds ${MAX_KEY_TEXT.toLocaleString('en-US')} characters`);
+    expect(() => hashArgs(huge, 'Read')).toThrow(CanonicalKeyError);
+  });
+
+  it('refuses arguments nested deeper than MAX_KEY_DEPTH with a CanonicalKeyError, not a RangeError, naming both ends of the path', () => {
+    let ok: unknown = 1;
+    for (let i = 0; i < MAX_KEY_DEPTH; i++) ok = [ok];
+    expect(canonicalJson(ok)).toBe(`${'['.repeat(MAX_KEY_DEPTH)}1${']'.repeat(MAX_KEY_DEPTH)}`);
+    for (const depth of [MAX_KEY_DEPTH + 1, 5000, 100_000]) {
+      let deep: unknown = 1;
+      for (let i = 0; i < depth; i++) deep = { a: deep };
+      let caught: unknown;
+      try {
+        toolCacheKey('Read', deep, 's');
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught).toBeInstanceOf(CanonicalKeyError);
+      const err = caught as CanonicalKeyError;
+      expect(err.message).toContain(`nested more than ${MAX_KEY_DEPTH} levels deep`);
+      expect(err.path).toMatch(/^\$\.a\.a.*…\(\d+ levels\)….*\.a$/);
+      expect(err.message.length).toBeLessThan(400);
+    }
   });
 
   it('quotes keys that are not identifiers in the error path', () => {
