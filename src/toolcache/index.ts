@@ -8,13 +8,13 @@ export type {
   ToolRunner,
   ToolRunResult,
   ToolUseLike,
-} from './tool-cache.js';
+} from './types.js';
 export { fileTag, parseTag, resolvePolicy } from './policy.js';
 export type { ParsedTag, ResolvedPolicy, TagExtractor, ToolPolicy, ToolTtl } from './policy.js';
 export { canonicalJson, CanonicalKeyError, hashArgs, toolCacheKey } from './key.js';
-export { MemoryToolCacheStore } from './memory-store.js';
+export { DEFAULT_MAX_ENTRIES, MemoryToolCacheStore } from './memory-store.js';
 export type { MemoryEvictionReason, MemoryToolCacheStoreOptions } from './memory-store.js';
-export { SingleFlight } from './singleflight.js';
+export { SingleFlight, TIMED_OUT } from './singleflight.js';
 export type { FlightTicket } from './singleflight.js';
 export { formatStats } from './stats.js';
 export type { EvictionReason, ToolCacheStats, ToolStats } from './stats.js';

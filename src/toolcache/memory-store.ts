@@ -13,8 +13,15 @@ import { TaggedEntries } from './tag-index.js';
 /** Why the store dropped an entry on its own. */
 export type MemoryEvictionReason = 'capacity';
 
+/** The default size bound of a memory store: a long agent session's worth of distinct reads. */
+export const DEFAULT_MAX_ENTRIES = 10_000;
+
 export interface MemoryToolCacheStoreOptions {
-  /** Size bound: beyond it the least recently used entry is dropped. Unbounded when absent. */
+  /**
+   * Size bound: beyond it the least recently used entry is dropped. Default
+   * {@link DEFAULT_MAX_ENTRIES}; `Infinity` for none (then only lookups and
+   * {@link MemoryToolCacheStore.sweep} remove expired entries).
+   */
   readonly maxEntries?: number;
 }
 
@@ -41,7 +48,7 @@ export class MemoryToolCacheStore implements ToolCacheStore {
   #epoch = 0;
 
   constructor(options: MemoryToolCacheStoreOptions = {}) {
-    const max = options.maxEntries ?? Number.POSITIVE_INFINITY;
+    const max = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
     if (max !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(max) || max < 1)) {
       throw new InvalidOptionError('maxEntries', `must be a positive integer, got ${String(options.maxEntries)}`);
     }
@@ -75,6 +82,23 @@ export class MemoryToolCacheStore implements ToolCacheStore {
       for (const l of this.#listeners) l(oldest, 'capacity');
     }
     return true;
+  }
+
+  /**
+   * Looks at up to `limit` least recently used entries and deletes those
+   * `expired` says are expired; returns their keys. The cache calls it after each
+   * insert, so expired entries leave at the pace new ones arrive, whatever the
+   * bound. Expired entries gather at the old end, so a few looks suffice.
+   */
+  sweep(expired: (entry: StoredEntry) => boolean, limit = 8): string[] {
+    const doomed: string[] = [];
+    let looked = 0;
+    for (const e of this.#entries.oldest()) {
+      if (looked++ >= limit) break;
+      if (expired(e)) doomed.push(e.key);
+    }
+    for (const key of doomed) this.#entries.delete(key);
+    return doomed;
   }
 
   async invalidate(tags: readonly string[]): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }> {

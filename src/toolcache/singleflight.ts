@@ -11,6 +11,8 @@
  * but the one run it joined.
  */
 
+import { raceTimeout } from '../internal/timeout.js';
+
 interface Flight<T> {
   readonly epoch: number;
   readonly promise: Promise<T>;
@@ -18,9 +20,16 @@ interface Flight<T> {
 
 /** What {@link SingleFlight.run} returns: the run's promise and whether this caller joined an existing one. */
 export interface FlightTicket<T> {
-  readonly promise: Promise<T>;
+  /**
+   * The run's result or error. For a joiner with a timeout: `TIMED_OUT` when the
+   * run did not settle in time (the caller then runs on its own).
+   */
+  readonly promise: Promise<T | typeof TIMED_OUT>;
   readonly shared: boolean;
 }
+
+/** What a joiner's promise resolves to when the run it joined did not settle within its timeout. */
+export const TIMED_OUT: unique symbol = Symbol('flight timed out');
 
 /**
  * Collapses concurrent runs by key.
@@ -39,10 +48,17 @@ export class SingleFlight<T> {
     return this.#flights.size;
   }
 
-  /** Joins the flight for `key` started at `epoch`, or starts `fn` as a new one. */
-  run(key: string, epoch: number, fn: () => Promise<T>): FlightTicket<T> {
+  /**
+   * Joins the flight for `key` started at `epoch`, or starts `fn` as a new one.
+   * A joiner waits at most `joinTimeoutMs`: a run that never settles must not
+   * block every identical caller forever. On timeout the hung flight is also
+   * forgotten, so later callers start afresh instead of joining it.
+   */
+  run(key: string, epoch: number, fn: () => Promise<T>, joinTimeoutMs = Number.POSITIVE_INFINITY): FlightTicket<T> {
     const existing = this.#flights.get(key);
-    if (existing !== undefined && existing.epoch === epoch) return { promise: existing.promise, shared: true };
+    if (existing !== undefined && existing.epoch === epoch) {
+      return { promise: Number.isFinite(joinTimeoutMs) ? this.#joinWithin(key, existing, joinTimeoutMs) : existing.promise, shared: true };
+    }
     // `then(fn)` starts the run one microtask later, so `flight` exists before any `finally` can look for it.
     const promise = Promise.resolve()
       .then(fn)
@@ -53,5 +69,12 @@ export class SingleFlight<T> {
     const flight: Flight<T> = { epoch, promise };
     this.#flights.set(key, flight);
     return { promise, shared: false };
+  }
+
+  #joinWithin(key: string, flight: Flight<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+    return raceTimeout(flight.promise, ms, () => {
+      if (this.#flights.get(key) === flight) this.#flights.delete(key);
+      return TIMED_OUT;
+    });
   }
 }

@@ -30,8 +30,16 @@ export interface StoredEntry {
   readonly insertedAtMs: number;
   /** TTL in turns, when the policy uses the turn clock. */
   readonly ttlTurns?: number;
-  /** Absolute expiry (ms since epoch) for second-based TTLs; stores may expire natively. */
+  /** Absolute expiry on the inserting cache's clock (ms) for second-based TTLs: what the memoizer judges by. */
   readonly expiresAtMs?: number;
+  /**
+   * The lifetime in ms (second-based TTLs): what a store uses to expire the
+   * entry natively. Relative, so a store never compares `expiresAtMs` (on the
+   * cache's clock, which may be injected) with its own clock.
+   */
+  readonly ttlMs?: number;
+  /** The session whose turn clock `insertedTurn` and `ttlTurns` count (turn-based TTLs only). */
+  readonly session?: string;
   /** Paths / entity tags / family tags this entry depends on; a write to any of them evicts it. */
   readonly tags: readonly string[];
 }

@@ -24,6 +24,11 @@ export class TaggedEntries {
     return e;
   }
 
+  /** Entries from the least recently used on (read-only; do not delete while iterating). */
+  oldest(): IterableIterator<StoredEntry> {
+    return this.#entries.values();
+  }
+
   /** Puts an entry (replacing one under its key); returns the keys evicted to stay within `max`. */
   set(entry: StoredEntry, max = Number.POSITIVE_INFINITY): string[] {
     this.delete(entry.key);

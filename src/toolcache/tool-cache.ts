@@ -9,13 +9,16 @@
  * keep it:
  * - the epoch guard: a miss reads the store epoch before running the tool and
  *   inserts with `insertIfEpoch`, so a read that raced an invalidation is
- *   returned to its caller but never cached;
+ *   returned to its caller but never cached (fill.ts);
  * - singleflight joins only a flight that started at the epoch the joiner sees,
  *   so a call that starts after a write never receives a run that began before it;
  * - a write invalidates only after its tool succeeded, and its `call()` resolves
  *   only after the invalidation did. A write in flight needs no epoch bump at its
  *   start: a read that overlaps it may legitimately see either side, and any
  *   entry inserted before its invalidation is evicted by it.
+ * Turn clocks belong to one session: turn-TTL entries are keyed by session, so
+ * sessions sharing a store never judge (or delete) each other's entries by the
+ * wrong clock; second-TTL entries are shared (freshness.ts).
  * If the store fails, calls pass through to the tool (counted as `storeErrors`);
  * a write whose invalidation failed puts the cache in a degraded state in which
  * reads bypass it until the invalidation is retried successfully.
@@ -24,134 +27,21 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { InvalidOptionError } from '../errors.js';
+import { copyContent, isRunResult, withMarker } from './content.js';
+import { type FillContext, type FillResult, fill, type ReadCall, type RunOutput } from './fill.js';
+import { belongsTo, expiredByOwnTtl, isExpired } from './freshness.js';
 import { toolCacheKey, toolOfKey } from './key.js';
 import { MemoryToolCacheStore } from './memory-store.js';
-import {
-  callDependencies,
-  readEntryTags,
-  resolvePolicy,
-  writeInvalidationTags,
-  type ResolvedPolicy,
-  type ToolPolicy,
-} from './policy.js';
-import { SingleFlight } from './singleflight.js';
+import { callDependencies, readEntryTags, resolvePolicy, writeInvalidationTags, type ResolvedPolicy, type ToolPolicy } from './policy.js';
+import { SingleFlight, TIMED_OUT } from './singleflight.js';
 import { formatStats, StatsRecorder, type ToolCacheStats } from './stats.js';
-import type { CachedContent, StoredEntry, ToolCacheStore } from './store.js';
+import type { StoredEntry, ToolCacheStore } from './store.js';
+import { runToolUses } from './tool-uses.js';
+import type { CacheStatus, ToolCacheOptions, ToolCallOptions, ToolCallResult, ToolRunner } from './types.js';
 
-// TYPES
-
-/** What a tool returns: its content, whether it failed, and optionally its own measured duration. */
-export interface ToolRunResult {
-  readonly content: CachedContent;
-  readonly isError?: boolean;
-  /** When the tool measured itself (or a replay knows the original time); otherwise measured by the cache. */
-  readonly durationMs?: number;
-}
-
-/** A tool implementation. Returning bare content means success. Throwing means failure. */
-export type ToolRunner<TArgs = unknown> = (
-  args: TArgs,
-  context: { readonly callId: string },
-) => Promise<ToolRunResult | CachedContent> | ToolRunResult | CachedContent;
-
-/** Per call: who is asking (the scope that determines the result) and the call's id. */
-export interface ToolCallOptions {
-  /** Tenant / user / workspace id. Entries are never shared across scopes. */
-  readonly scope: string;
-  /** The id of this call (Anthropic `tool_use.id`); hits are re-stamped with it. */
-  readonly callId: string;
-}
-
-/** What happened in the cache for one call. */
-export type CacheStatus =
-  | { readonly type: 'hit'; readonly insertedTurn: number; readonly insertedAtMs: number }
-  | {
-      readonly type: 'miss';
-      /** True when an expired entry was found (and removed) rather than none. */
-      readonly expired: boolean;
-      readonly inserted: boolean;
-      /** Why the result was not inserted. */
-      readonly notInserted?: 'error' | 'stale_epoch' | 'ttl_zero' | 'store_error';
-    }
-  | { readonly type: 'shared' }
-  | { readonly type: 'bypass'; readonly reason: 'undeclared' | 'not_cacheable' | 'store_error' | 'degraded' }
-  | { readonly type: 'write'; readonly ok: boolean; readonly evicted: readonly string[] };
-
-/** The answer to one call, as the agent loop uses it. */
-export interface ToolCallResult {
-  readonly tool: string;
-  /** The current call's id (a hit is re-stamped with it). */
-  readonly callId: string;
-  /** The content; a hit carries the `[cached]` marker. */
-  readonly content: CachedContent;
-  readonly isError: boolean;
-  /** For a hit: the original run's duration. Otherwise this run's. */
-  readonly durationMs: number;
-  readonly cache: CacheStatus;
-}
-
-export interface ToolCacheOptions {
-  /** Where entries live. Default: a {@link MemoryToolCacheStore} (bounded by `maxEntries` when given). */
-  readonly store?: ToolCacheStore;
-  /** LRU bound for the default memory store. Not allowed together with `store`. */
-  readonly maxEntries?: number;
-  /** Wall clock in ms (second TTLs, durations). Default: `performance.timeOrigin + performance.now()`. */
-  readonly now?: () => number;
-  /** Initial turn. Default 0. */
-  readonly turn?: number;
-  /** Appended to replayed results. Default `[cached]`. */
-  readonly marker?: string;
-  /** Distributed singleflight (stores with `flight`): claim lifetime and the longest wait for another runner. Default 30 000 ms. */
-  readonly flightTimeoutMs?: number;
-}
-
-/** A `tool_use` block as it comes from a model response (or a trace). */
-export interface ToolUseLike {
-  readonly type: 'tool_use';
-  readonly id: string;
-  readonly name: string;
-  readonly input: unknown;
-}
-
-interface FillResult {
-  readonly content: CachedContent;
-  readonly isError: boolean;
-  readonly durationMs: number;
-  readonly origin: 'run' | 'remote';
-  readonly inserted: boolean;
-  readonly notInserted?: 'error' | 'stale_epoch' | 'store_error';
-}
-
-interface ReadCall {
-  readonly name: string;
-  readonly policy: ResolvedPolicy;
-  readonly key: string;
-  readonly scope: string;
-  readonly args: unknown;
-  readonly run: ToolRunner<never>;
-  readonly callId: string;
-}
-
-// IMPLEMENTATION
+export type { CacheStatus, ToolCacheOptions, ToolCallOptions, ToolCallResult, ToolRunner, ToolRunResult, ToolUseLike } from './types.js';
 
 const defaultNow = (): number => performance.timeOrigin + performance.now();
-
-function isRunResult(v: unknown): v is ToolRunResult {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'content' in v;
-}
-
-function copyContent(c: CachedContent): CachedContent {
-  return typeof c === 'string' ? c : c.map((p) => ({ ...p }));
-}
-
-function withMarker(c: CachedContent, marker: string): CachedContent {
-  if (typeof c === 'string') return c.length === 0 ? marker : `${c}\n${marker}`;
-  return [...c.map((p) => ({ ...p })), { type: 'text' as const, text: marker }];
-}
-
-function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
 
 /**
  * Memoizes declared read tools, invalidates on declared writes, and passes
@@ -168,12 +58,15 @@ function errorMessage(e: unknown): string {
  */
 export class ToolCache {
   readonly store: ToolCacheStore;
+  /** The session whose turn clock this cache counts (see {@link ToolCacheOptions.session}). */
+  readonly session: string;
   readonly #policies = new Map<string, ResolvedPolicy>();
   readonly #flights = new SingleFlight<FillResult>();
   readonly #stats = new StatsRecorder();
   readonly #now: () => number;
   readonly #marker: string;
   readonly #flightTimeoutMs: number;
+  readonly #fill: FillContext;
   /** Tags of successful writes whose invalidation the store refused; reads bypass while non-empty. */
   readonly #pending = new Set<string>();
   #turn: number;
@@ -187,6 +80,10 @@ export class ToolCache {
     if (store instanceof MemoryToolCacheStore) {
       store.onEvict((key, reason) => this.#stats.evicted(toolOfKey(key), reason));
     }
+    if (options.session !== undefined && (typeof options.session !== 'string' || options.session === '')) {
+      throw new InvalidOptionError('session', `must be a non-empty string, got ${JSON.stringify(options.session)}`);
+    }
+    this.session = options.session ?? randomUUID();
     this.#now = options.now ?? defaultNow;
     this.#marker = options.marker ?? '[cached]';
     this.#flightTimeoutMs = options.flightTimeoutMs ?? 30_000;
@@ -195,6 +92,16 @@ export class ToolCache {
     }
     this.#turn = 0;
     if (options.turn !== undefined) this.setTurn(options.turn);
+    this.#fill = {
+      store,
+      stats: this.#stats,
+      flightTimeoutMs: this.#flightTimeoutMs,
+      session: this.session,
+      now: this.#now,
+      turn: () => this.#turn,
+      execute: (call) => this.#execute(call.run, call.args, call.callId),
+      lookup: async (call) => (await this.#lookup(call)).entry,
+    };
   }
 
   /** Declares a tool's policy. Tools never registered are passed through untouched. */
@@ -207,6 +114,16 @@ export class ToolCache {
   /** The resolved policy of a tool, or undefined when it was not registered. */
   policy(name: string): ResolvedPolicy | undefined {
     return this.#policies.get(name);
+  }
+
+  /**
+   * The store key a call of a registered read tool uses: {@link toolCacheKey},
+   * plus this session for turn-TTL tools (their turn numbers mean nothing to
+   * another session).
+   */
+  keyOf(name: string, args: unknown, scope: string): string {
+    const base = toolCacheKey(name, args, scope);
+    return this.#policies.get(name)?.ttlTurns === undefined ? base : `${base}~${encodeURIComponent(this.session)}`;
   }
 
   /** The turn clock (set by the caller). */
@@ -260,7 +177,7 @@ export class ToolCache {
     }
     if (policy.kind === 'write') return this.#write(name, policy, args, runner, options.callId);
 
-    const key = toolCacheKey(name, args, options.scope);
+    const key = this.keyOf(name, args, options.scope);
     return this.#read({ name, policy, key, scope: options.scope, args, run: runner, callId: options.callId });
   }
 
@@ -277,33 +194,15 @@ export class ToolCache {
    * messages.push({ role: 'user', content: results });
    * ```
    */
-  async runToolUses<TBlock extends { readonly type: string }>(
+  runToolUses<TBlock extends { readonly type: string }>(
     blocks: readonly TBlock[],
     handlers: Readonly<Record<string, ToolRunner<never>>>,
     options: { readonly scope: string; readonly onResult?: (result: ToolCallResult) => void },
   ): Promise<ToolResultBlockParam[]> {
-    const uses = blocks.filter((b) => b.type === 'tool_use') as unknown as ToolUseLike[];
-    return Promise.all(
-      uses.map(async (use): Promise<ToolResultBlockParam> => {
-        const handler = Object.hasOwn(handlers, use.name) ? handlers[use.name] : undefined;
-        if (handler === undefined) {
-          return { type: 'tool_result', tool_use_id: use.id, content: `Error: no handler for tool "${use.name}"`, is_error: true };
-        }
-        let r: ToolCallResult;
-        try {
-          r = await this.call(use.name, use.input, handler as ToolRunner<unknown>, { scope: options.scope, callId: use.id });
-        } catch (e) {
-          return { type: 'tool_result', tool_use_id: use.id, content: `Error: ${errorMessage(e)}`, is_error: true };
-        }
-        // Outside the try: a throwing observer is the caller's bug, not a tool failure to report to the model.
-        options.onResult?.(r);
-        const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: r.callId, content: r.content as ToolResultBlockParam['content'] & {} };
-        return r.isError ? { ...block, is_error: true } : block;
-      }),
-    );
+    return runToolUses(this, blocks, handlers, options);
   }
 
-  async #execute(run: ToolRunner<never>, args: unknown, callId: string): Promise<{ content: CachedContent; isError: boolean; durationMs: number }> {
+  async #execute(run: ToolRunner<never>, args: unknown, callId: string): Promise<RunOutput> {
     const start = this.#now();
     const out = await (run as ToolRunner<unknown>)(args, { callId });
     const durationMs = this.#now() - start;
@@ -330,7 +229,7 @@ export class ToolCache {
     // Computed before the run so a bad extractor fails before any side effect.
     const tags = writeInvalidationTags(callDependencies(policy, args));
     this.#stats.add(name, 'bypassed');
-    let out: { content: CachedContent; isError: boolean; durationMs: number };
+    let out: RunOutput;
     try {
       out = await this.#execute(run, args, callId);
     } catch (e) {
@@ -355,42 +254,13 @@ export class ToolCache {
     return { tool: name, callId, ...out, cache: { type: 'write', ok: true, evicted } };
   }
 
-  #expired(entry: StoredEntry, policy: ResolvedPolicy): boolean {
-    const now = this.#now();
-    // An entry from the future (another session's turn clock ran ahead of ours, or the wall
-    // clock went back) has an age we cannot know: treat it as expired, never as fresh.
-    if (entry.insertedTurn > this.#turn && (entry.ttlTurns !== undefined || policy.ttlTurns !== undefined)) return true;
-    if (entry.insertedAtMs > now && (entry.expiresAtMs !== undefined || policy.ttlMs !== undefined)) return true;
-    if (entry.ttlTurns !== undefined && this.#turn - entry.insertedTurn >= entry.ttlTurns) return true;
-    if (entry.expiresAtMs !== undefined && now >= entry.expiresAtMs) return true;
-    if (entry.ttlTurns === undefined && entry.expiresAtMs === undefined) return true;
-    // The current policy applies too, in case it is stricter than the one the entry was written under.
-    if (policy.ttlTurns !== undefined && this.#turn - entry.insertedTurn >= policy.ttlTurns) return true;
-    if (policy.ttlMs !== undefined && now - entry.insertedAtMs >= policy.ttlMs) return true;
-    return false;
-  }
-
-  #wellFormed(entry: StoredEntry, call: ReadCall): boolean {
-    return (
-      typeof entry === 'object' &&
-      entry !== null &&
-      entry.key === call.key &&
-      entry.tool === call.name &&
-      entry.scope === call.scope &&
-      (typeof entry.content === 'string' || Array.isArray(entry.content)) &&
-      typeof entry.durationMs === 'number' &&
-      Number.isFinite(entry.insertedTurn) &&
-      Number.isFinite(entry.insertedAtMs)
-    );
-  }
-
   /** Looks `key` up; removes expired and malformed entries on sight. */
   async #lookup(call: ReadCall): Promise<{ entry?: StoredEntry; expired: boolean }> {
     const entry = await this.store.get(call.key);
     if (entry === undefined) return { expired: false };
     let reason: 'expired' | 'corrupt' | undefined;
-    if (!this.#wellFormed(entry, call)) reason = 'corrupt';
-    else if (this.#expired(entry, call.policy)) reason = 'expired';
+    if (!belongsTo(entry, { key: call.key, tool: call.name, scope: call.scope })) reason = 'corrupt';
+    else if (isExpired(entry, call.policy, { turn: this.#turn, nowMs: this.#now() })) reason = 'expired';
     if (reason === undefined) return { entry, expired: false };
     try {
       if (await this.store.delete(call.key)) this.#stats.evicted(call.name, reason);
@@ -398,6 +268,14 @@ export class ToolCache {
       this.#stats.add(call.name, 'storeErrors');
     }
     return { expired: reason === 'expired' };
+  }
+
+  /** Drops a few expired entries from the old end of a memory store after an insert (it never grows with dead entries). */
+  #sweep(): void {
+    const store = this.store;
+    if (!(store instanceof MemoryToolCacheStore)) return;
+    const clocks = { turn: this.#turn, nowMs: this.#now() };
+    for (const key of store.sweep((e) => expiredByOwnTtl(e, clocks, this.session))) this.#stats.evicted(toolOfKey(key), 'expired');
   }
 
   #bypass(call: ReadCall, reason: 'store_error' | 'degraded'): Promise<ToolCallResult> {
@@ -410,7 +288,8 @@ export class ToolCache {
     }));
   }
 
-  async #read(call: ReadCall): Promise<ToolCallResult> {
+  /** A cacheable call; `afterTimeout`: the run it joined before did not settle within `flightTimeoutMs`. */
+  async #read(call: ReadCall, afterTimeout = false): Promise<ToolCallResult> {
     const { name, policy, callId } = call;
     if (policy.ttlTurns === 0 || policy.ttlMs === 0) {
       this.#stats.add(name, 'misses');
@@ -449,96 +328,28 @@ export class ToolCache {
       return this.#bypass(call, 'store_error');
     }
 
-    const ticket = this.#flights.run(call.key, epoch, () => this.#fill(call, epoch, tags));
+    const ticket = this.#flights.run(call.key, epoch, () => fill(this.#fill, call, epoch, tags), this.#flightTimeoutMs);
     const r = await ticket.promise;
+    if (r === TIMED_OUT) {
+      // The run this caller joined did not settle in time (and was forgotten): start over, so the
+      // caller hits what another caller cached meanwhile, joins a fresh run, or runs the tool itself.
+      return this.#read(call, true);
+    }
     if (ticket.shared || r.origin === 'remote') {
+      // Someone else's run: like a hit, the caller is told it did not run the tool (errors are told as they are).
       this.#stats.add(name, 'shared');
-      return { tool: name, callId, content: copyContent(r.content), isError: r.isError, durationMs: r.durationMs, cache: { type: 'shared' } };
+      const content = r.isError ? copyContent(r.content) : withMarker(copyContent(r.content), this.#marker);
+      return { tool: name, callId, content, isError: r.isError, durationMs: r.durationMs, cache: { type: 'shared' } };
     }
     this.#stats.add(name, 'misses');
-    const status: CacheStatus =
-      r.notInserted === undefined
-        ? { type: 'miss', expired: found.expired, inserted: r.inserted }
-        : { type: 'miss', expired: found.expired, inserted: r.inserted, notInserted: r.notInserted };
+    if (r.inserted) this.#sweep();
+    const status: CacheStatus = {
+      type: 'miss',
+      expired: found.expired,
+      inserted: r.inserted,
+      ...(r.notInserted === undefined ? {} : { notInserted: r.notInserted }),
+      ...(afterTimeout ? { flightTimedOut: true as const } : {}),
+    };
     return { tool: name, callId, content: r.content, isError: r.isError, durationMs: r.durationMs, cache: status };
-  }
-
-  /** One run for a miss (shared by every in-process caller that joins it). */
-  async #fill(call: ReadCall, epoch: number, tags: readonly string[]): Promise<FillResult> {
-    const flight = this.store.flight;
-    let token: string | undefined;
-    if (flight !== undefined) {
-      token = randomUUID();
-      let acquired: boolean;
-      try {
-        acquired = await flight.acquire(call.key, token, this.#flightTimeoutMs);
-      } catch {
-        this.#stats.add(call.name, 'storeErrors');
-        acquired = true;
-        token = undefined;
-      }
-      if (!acquired) {
-        token = undefined;
-        const remote = await this.#awaitRemote(call, flight);
-        if (remote !== undefined) {
-          return { content: remote.content, isError: false, durationMs: remote.durationMs, origin: 'remote', inserted: false };
-        }
-      }
-    }
-    try {
-      // The turn and time at miss start: the content is at least this fresh, so the TTL counts from here.
-      const insertedTurn = this.#turn;
-      const insertedAtMs = this.#now();
-      const out = await this.#execute(call.run, call.args, call.callId);
-      if (out.isError) return { ...out, origin: 'run', inserted: false, notInserted: 'error' };
-      const entry: StoredEntry = {
-        key: call.key,
-        tool: call.name,
-        scope: call.scope,
-        content: out.content,
-        durationMs: out.durationMs,
-        insertedTurn,
-        insertedAtMs,
-        tags,
-        ...(call.policy.ttlTurns !== undefined ? { ttlTurns: call.policy.ttlTurns } : { expiresAtMs: insertedAtMs + (call.policy.ttlMs ?? 0) }),
-      };
-      let inserted: boolean;
-      try {
-        inserted = await this.store.insertIfEpoch(entry, epoch);
-      } catch {
-        this.#stats.add(call.name, 'storeErrors');
-        return { ...out, origin: 'run', inserted: false, notInserted: 'store_error' };
-      }
-      if (!inserted) {
-        this.#stats.add(call.name, 'staleDrops');
-        return { ...out, origin: 'run', inserted: false, notInserted: 'stale_epoch' };
-      }
-      return { ...out, origin: 'run', inserted: true };
-    } finally {
-      if (token !== undefined && flight !== undefined) {
-        try {
-          await flight.release(call.key, token);
-        } catch {
-          this.#stats.add(call.name, 'storeErrors');
-        }
-      }
-    }
-  }
-
-  /**
-   * Another process runs this call: wait for it, then read the store again
-   * rather than trusting the entry `wait` hands back, because only what is in the
-   * store now has survived every invalidation so far.
-   */
-  async #awaitRemote(call: ReadCall, flight: NonNullable<ToolCacheStore['flight']>): Promise<StoredEntry | undefined> {
-    try {
-      const waited = await flight.wait(call.key, this.#flightTimeoutMs);
-      if (waited === undefined) return undefined;
-      const { entry } = await this.#lookup(call);
-      return entry;
-    } catch {
-      this.#stats.add(call.name, 'storeErrors');
-      return undefined;
-    }
   }
 }

@@ -49,7 +49,7 @@ const CONTENT = 'line of source\n'.repeat(200); // ~3 KB result
 const ARGS = { path: 'src/services/billing/invoice-renderer.ts', offset: 120, limit: 400 };
 
 function cacheOn(store: ToolCacheStore): ToolCache {
-  const cache = new ToolCache({ store });
+  const cache = new ToolCache({ store, session: 'bench' });
   cache.register('Read', { cacheable: true, ttl: { turns: 1_000_000 }, reads: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
   cache.register('Edit', { writes: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
   return cache;

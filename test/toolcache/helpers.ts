@@ -27,7 +27,20 @@ export function unmark(content: unknown): unknown {
   if (typeof content === 'string') return content.replace(/\n?\[cached\]$/, '');
   if (Array.isArray(content)) {
     const last = content[content.length - 1] as { type?: string; text?: string } | undefined;
-    return last?.type === 'text' && last.text === '[cached]' ? content.slice(0, -1) : content;
+    return last?.type === 'text' && (last.text === '\n[cached]' || last.text === '[cached]') ? content.slice(0, -1) : content;
   }
   return content;
+}
+
+/** Call options with scope `s` unless another is given. */
+export const opts = (callId: string, scope = 's') => ({ scope, callId });
+
+/** A tool that counts its runs (`.runs`) and returns `value` (or `value(run number)`). */
+export function counting<T>(value: T | ((n: number) => T)) {
+  const f = async (_args: unknown) => {
+    f.runs++;
+    return typeof value === 'function' ? (value as (n: number) => T)(f.runs) : value;
+  };
+  f.runs = 0;
+  return f;
 }

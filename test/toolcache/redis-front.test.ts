@@ -50,7 +50,8 @@ describe('FrontTier', () => {
   it('drops expired entries on sight and the least recently used beyond maxEntries', () => {
     const t = leasedTier({ maxEntries: 2 });
     const tk = t.ticket();
-    t.offer(entry('old', [], { expiresAtMs: Date.now() - 1 }), tk);
+    // A lifetime of 0: gone at once (the tier times entries on its own monotonic clock, from `ttlMs`).
+    t.offer(entry('old', [], { expiresAtMs: Date.now(), ttlMs: 0 }), tk);
     expect(t.get('old')).toBeUndefined();
     t.offer(entry('a'), tk);
     t.offer(entry('b'), tk);

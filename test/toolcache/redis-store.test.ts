@@ -50,17 +50,23 @@ describe('RedisToolCacheStore', () => {
     const ns = uniqueNamespace('expiry');
     const { store } = await open(ns, { defaultMaxAgeMs: 60_000 });
     const ep = await store.epoch();
-    await store.insertIfEpoch(entry('sec', ['x'], { expiresAtMs: Date.now() + 150 }), ep);
+    // On an injected clock far from Redis's: the native expiry comes from the lifetime (ttlMs), never from
+    // comparing expiresAtMs with the real time (which would expire this entry at once).
+    await store.insertIfEpoch(entry('sec', ['x'], { insertedAtMs: 1_000, expiresAtMs: 31_000, ttlMs: 30_000 }), ep);
     await store.insertIfEpoch(entry('turn', ['x'], { ttlTurns: 5 }), ep);
+    const secTtl = await raw.pTTL(`{${ns}}:e:sec`);
+    expect(secTtl).toBeGreaterThan(20_000);
+    expect(secTtl).toBeLessThanOrEqual(30_000);
     const pttl = await raw.pTTL(`{${ns}}:e:turn`);
     expect(pttl).toBeGreaterThan(50_000);
     expect(pttl).toBeLessThanOrEqual(60_000);
     // The tag set lives as long as its longest-lived entry.
     expect(await raw.pTTL(`{${ns}}:t:x`)).toBeGreaterThan(50_000);
     expect(await store.get('sec')).toBeDefined();
-    await sleep(250);
-    expect(await store.get('sec')).toBeUndefined();
     expect(await store.get('turn')).toBeDefined();
+    // Native expiry itself is Redis's (PX); what an expired key looks like to the store:
+    await raw.del(`{${ns}}:e:sec`);
+    expect(await store.get('sec')).toBeUndefined();
   });
 
   it('refuses an insert when another connection invalidated after the epoch was read', async () => {
@@ -116,11 +122,16 @@ describe('RedisToolCacheStore', () => {
     const ns = uniqueNamespace('tagclean');
     const { store } = await open(ns);
     const ep = await store.epoch();
-    for (let i = 0; i < 40; i += 1) await store.insertIfEpoch(entry(`old${i}`, ['hot'], { expiresAtMs: Date.now() + 50 }), ep);
+    const minute = { ttlMs: 60_000, expiresAtMs: Date.now() + 60_000 };
+    for (let i = 0; i < 40; i += 1) await store.insertIfEpoch(entry(`old${i}`, ['hot'], minute), ep);
     expect(await raw.sCard(`{${ns}}:t:hot`)).toBe(40);
-    await sleep(120);
-    for (let i = 0; i < 10; i += 1) await store.insertIfEpoch(entry(`new${i}`, ['hot'], { expiresAtMs: Date.now() + 60_000 }), ep);
-    // Each insert samples 8 members; 10 inserts reclaim most of the 40 dead ones.
+    // What native expiry does to the entries (no sleep, and the set keeps its own minute-long TTL).
+    await raw.del(Array.from({ length: 40 }, (_, i) => `{${ns}}:e:old${i}`));
+    expect(await raw.pTTL(`{${ns}}:t:hot`)).toBeGreaterThan(50_000);
+    await store.insertIfEpoch(entry('new0', ['hot'], minute), ep);
+    // 41 members, over 32: the insert samples 8 distinct members and drops the dead ones, at least 7.
+    expect(await raw.sCard(`{${ns}}:t:hot`)).toBeLessThanOrEqual(34);
+    for (let i = 1; i < 10; i += 1) await store.insertIfEpoch(entry(`new${i}`, ['hot'], minute), ep);
     expect(await raw.sCard(`{${ns}}:t:hot`)).toBeLessThan(40);
     // Stale members never cause an under-eviction: everything live is still found.
     const { evicted } = await store.invalidate(['hot']);

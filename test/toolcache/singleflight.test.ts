@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { SingleFlight } from '../../src/toolcache/singleflight.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SingleFlight, TIMED_OUT } from '../../src/toolcache/singleflight.js';
 import { ToolCache } from '../../src/toolcache/tool-cache.js';
 import { registerCodingTools } from './helpers.js';
 
@@ -25,7 +25,9 @@ describe('ToolCache singleflight', () => {
     const results = await Promise.all(calls);
     expect(runs).toBe(1);
     expect(results.map((r) => r.callId)).toEqual(Array.from({ length: 50 }, (_, i) => `toolu_${i}`));
-    expect(new Set(results.map((r) => r.content))).toEqual(new Set(['content of a.ts']));
+    // The runner gets the content; each joiner is told, as a hit is, that it did not run the tool.
+    expect(results.filter((r) => r.cache.type === 'miss').map((r) => r.content)).toEqual(['content of a.ts']);
+    expect(new Set(results.filter((r) => r.cache.type === 'shared').map((r) => r.content))).toEqual(new Set(['content of a.ts\n[cached]']));
     expect(results.filter((r) => r.cache.type === 'miss')).toHaveLength(1);
     expect(results.filter((r) => r.cache.type === 'shared')).toHaveLength(49);
     expect(cache.stats()).toMatchObject({ misses: 1, shared: 49, hits: 0 });
@@ -92,7 +94,68 @@ describe('ToolCache singleflight', () => {
   });
 });
 
+describe('ToolCache singleflight: a run that never settles', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('does not block identical callers forever: after flightTimeoutMs each runs the tool itself, and later calls do not join the hung run', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const cache = new ToolCache({ flightTimeoutMs: 5000 });
+    registerCodingTools(cache);
+    let runs = 0;
+    const read = async ({ path }: { path: string }) => {
+      runs++;
+      if (runs === 1) return new Promise<string>(() => undefined); // the first run hangs forever
+      return `content of ${path}`;
+    };
+    const hung = cache.call('Read', { path: 'a.ts' }, read, { scope: 's', callId: 'first' });
+    const joiners = [1, 2].map((i) => cache.call('Read', { path: 'a.ts' }, read, { scope: 's', callId: `joiner${i}` }));
+    let settled = 0;
+    for (const j of joiners) void j.then(() => settled++);
+    await vi.advanceTimersByTimeAsync(4999);
+    expect(settled).toBe(0); // still waiting for the run they joined
+    await vi.advanceTimersByTimeAsync(1);
+    const [j1, j2] = await Promise.all(joiners);
+    // The first to give up ran the tool again (and cached it); the other then found it cached.
+    expect(runs).toBe(2);
+    expect(j1!.cache).toEqual({ type: 'miss', expired: false, inserted: true, flightTimedOut: true });
+    expect(j1!.content).toBe('content of a.ts');
+    expect(j2!.cache.type).toBe('hit');
+    expect(j2!.content).toBe('content of a.ts\n[cached]');
+    // A later caller is served from the cache, not sent to the hung run.
+    expect((await cache.call('Read', { path: 'a.ts' }, read, { scope: 's', callId: 'later' })).cache.type).toBe('hit');
+    void hung;
+  });
+});
+
 describe('SingleFlight', () => {
+  it('a joiner with a timeout gets TIMED_OUT when the run has not settled, and the hung flight is forgotten', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const sf = new SingleFlight<number>();
+      const never = () => new Promise<number>(() => undefined);
+      const leader = sf.run('k', 0, never);
+      const joiner = sf.run('k', 0, never, 100);
+      expect(joiner.shared).toBe(true);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(await joiner.promise).toBe(TIMED_OUT);
+      expect(sf.size).toBe(0);
+      expect(sf.run('k', 0, async () => 7).shared).toBe(false);
+      void leader;
+      // A run that settles in time clears its timer and hands over its value.
+      const g = gate();
+      const quick = sf.run('q', 0, async () => (await g.wait, 1));
+      const waiting = sf.run('q', 0, async () => 2, 100);
+      g.open();
+      expect(await waiting.promise).toBe(1);
+      expect(vi.getTimerCount()).toBe(0);
+      void quick;
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('joins only a flight started at the same epoch, and forgets a flight when it settles', async () => {
     const sf = new SingleFlight<number>();
     const g = gate();

@@ -1,7 +1,8 @@
 /**
  * The ToolCacheStore contract as a reusable suite: run it against every store
  * (memory here, Redis in its own test file) so the memoizer's staleness rules
- * hold whichever store is plugged in.
+ * hold whichever store is plugged in, including through a ToolCache whose
+ * clock is injected (a store must never judge time by its own clock).
  *
  * Usage:
  * ```ts
@@ -11,6 +12,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoredEntry, ToolCacheStore } from '../../src/toolcache/store.js';
+import { ToolCache } from '../../src/toolcache/tool-cache.js';
 
 let seq = 0;
 
@@ -184,5 +186,40 @@ export function describeToolCacheStore(
       expect([...evicted].sort()).toEqual(accepted.sort());
     });
 
+
+    describe('through a ToolCache with an injected clock (far from the real one)', () => {
+      // 1970 and 2100: a store that mixes the cache's clock with its own expires entries at once, or never.
+      for (const start of [1_000, 4_102_444_800_000]) {
+        it(`second TTLs count on the cache's clock (starting at ${new Date(start).getUTCFullYear()}): miss, hit, then miss once 60 s passed on that clock`, async () => {
+          const s = await open();
+          let t = start;
+          const cache = new ToolCache({ store: s, now: () => t, session: `clock-${process.pid}-${++seq}` });
+          cache.register('Weather', { cacheable: true, ttl: { seconds: 60 } });
+          const city = k('city');
+          let runs = 0;
+          const weather = async () => `sunny #${++runs}`;
+          expect((await cache.call('Weather', { city }, weather, { scope: 's', callId: '1' })).cache.type).toBe('miss');
+          t += 59_999;
+          expect(await cache.call('Weather', { city }, weather, { scope: 's', callId: '2' })).toMatchObject({ content: 'sunny #1\n[cached]', cache: { type: 'hit' } });
+          t += 1;
+          expect(await cache.call('Weather', { city }, weather, { scope: 's', callId: '3' })).toMatchObject({ content: 'sunny #2', cache: { type: 'miss', expired: true } });
+        });
+      }
+
+      it('turn TTLs count on the session’s turn clock: hit for 4 turns, miss on the 5th', async () => {
+        const s = await open();
+        const cache = new ToolCache({ store: s, now: () => 1_000, turn: 7, session: `turns-${process.pid}-${++seq}` });
+        cache.register('Read', { cacheable: true, ttl: { turns: 5 } });
+        const path = k('path');
+        let runs = 0;
+        const read = async () => `v${++runs}`;
+        const types: string[] = [];
+        for (let i = 0; i < 6; i++) {
+          types.push((await cache.call('Read', { path }, read, { scope: 's', callId: `c${i}` })).cache.type);
+          cache.advanceTurn();
+        }
+        expect(types).toEqual(['miss', 'hit', 'hit', 'hit', 'hit', 'miss']);
+      });
+    });
   });
 }

@@ -55,6 +55,8 @@ export function decodeEntry(raw: string, key: string): StoredEntry | undefined {
     isFiniteNumber(e.insertedAtMs) &&
     (e.ttlTurns === undefined || isFiniteNumber(e.ttlTurns)) &&
     (e.expiresAtMs === undefined || isFiniteNumber(e.expiresAtMs)) &&
+    (e.ttlMs === undefined || isFiniteNumber(e.ttlMs)) &&
+    (e.session === undefined || typeof e.session === 'string') &&
     Array.isArray(e.tags) &&
     e.tags.every((t) => typeof t === 'string');
   // Frozen: a hit may be shared (front tier) and callers must not change it for others.

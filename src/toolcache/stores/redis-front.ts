@@ -46,6 +46,8 @@ export class FrontTier {
   readonly maxEntries: number;
   readonly leaseMs: number;
   readonly #entries = new TaggedEntries();
+  /** When an entry with a second TTL leaves the tier at the latest (monotonic ms), by entry. */
+  readonly #deadlines = new WeakMap<StoredEntry, number>();
   /** Bumped by every invalidation and every reset: in-flight reads compare it. */
   #seq = 0;
   #leaseUntil = 0;
@@ -77,7 +79,10 @@ export class FrontTier {
     }
     const e = this.#entries.get(key, true);
     if (e === undefined) return undefined;
-    if (e.expiresAtMs !== undefined && Date.now() >= e.expiresAtMs) {
+    // Memory hygiene only, on this process's monotonic clock: the memoizer judges TTLs on its own
+    // (possibly injected) clock, so the entry's absolute expiry is never compared with ours.
+    const deadline = this.#deadlines.get(e);
+    if (deadline !== undefined && performance.now() >= deadline) {
       this.delete(key);
       return undefined;
     }
@@ -92,6 +97,7 @@ export class FrontTier {
   offer(entry: StoredEntry, ticket: FrontTicket): boolean {
     if (!ticket.leased || ticket.seq !== this.#seq || !this.leased()) return false;
     this.#entries.set(entry, this.maxEntries);
+    if (entry.ttlMs !== undefined) this.#deadlines.set(entry, performance.now() + entry.ttlMs);
     return true;
   }
 

@@ -226,7 +226,9 @@ export class RedisToolCacheStore implements ToolCacheStore {
   async insertIfEpoch(entry: StoredEntry, epoch: number): Promise<boolean> {
     await this.#flushPending();
     let px: number;
-    if (entry.expiresAtMs !== undefined) px = Math.max(1, Math.ceil(entry.expiresAtMs - Date.now()));
+    // The lifetime, not the absolute expiry: that is on the cache's clock, which may be injected.
+    if (entry.ttlMs !== undefined) px = Math.max(1, Math.ceil(entry.ttlMs));
+    else if (entry.expiresAtMs !== undefined) px = Math.max(1, Math.ceil(entry.expiresAtMs - entry.insertedAtMs));
     else px = Number.isFinite(this.#defaultMaxAgeMs) ? Math.ceil(this.#defaultMaxAgeMs) : 0;
     const value = encodeEntry(entry);
     const ticket = this.#front?.ticket();

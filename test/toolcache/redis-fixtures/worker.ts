@@ -54,7 +54,8 @@ const store = await createRedisToolCacheStore({
   ...(init.ackTimeoutMs !== undefined && { ackTimeoutMs: init.ackTimeoutMs }),
   onWarning: (w) => send({ event: 'warning', code: w.code }),
 });
-const cache = new ToolCache({ store, flightTimeoutMs: init.flightTimeoutMs });
+// Every worker serves the same conversation: one session, so turn-TTL entries are shared.
+const cache = new ToolCache({ store, flightTimeoutMs: init.flightTimeoutMs, session: init.namespace });
 cache.register('Read', { cacheable: true, ttl: { turns: 100 }, reads: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
 cache.register('Edit', { writes: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
 

@@ -1,0 +1,44 @@
+/**
+ * Anthropic glue: a model response's `tool_use` blocks through the cache, in
+ * one parallel wave, answered as the `tool_result` blocks of the next user
+ * message.
+ */
+import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ToolCallOptions, ToolCallResult, ToolRunner, ToolUseLike } from './types.js';
+
+/** The one method of the cache the glue uses. */
+export interface CallsTools {
+  call<TArgs>(name: string, args: TArgs, run: ToolRunner<TArgs>, options: ToolCallOptions): Promise<ToolCallResult>;
+}
+
+function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** See {@link ToolCache.runToolUses}. */
+export async function runToolUses<TBlock extends { readonly type: string }>(
+  cache: CallsTools,
+  blocks: readonly TBlock[],
+  handlers: Readonly<Record<string, ToolRunner<never>>>,
+  options: { readonly scope: string; readonly onResult?: (result: ToolCallResult) => void },
+): Promise<ToolResultBlockParam[]> {
+  const uses = blocks.filter((b) => b.type === 'tool_use') as unknown as ToolUseLike[];
+  return Promise.all(
+    uses.map(async (use): Promise<ToolResultBlockParam> => {
+      const handler = Object.hasOwn(handlers, use.name) ? handlers[use.name] : undefined;
+      if (handler === undefined) {
+        return { type: 'tool_result', tool_use_id: use.id, content: `Error: no handler for tool "${use.name}"`, is_error: true };
+      }
+      let r: ToolCallResult;
+      try {
+        r = await cache.call(use.name, use.input, handler as ToolRunner<unknown>, { scope: options.scope, callId: use.id });
+      } catch (e) {
+        return { type: 'tool_result', tool_use_id: use.id, content: `Error: ${errorMessage(e)}`, is_error: true };
+      }
+      // Outside the try: a throwing observer is the caller's bug, not a tool failure to report to the model.
+      options.onResult?.(r);
+      const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: r.callId, content: r.content as ToolResultBlockParam['content'] & {} };
+      return r.isError ? { ...block, is_error: true } : block;
+    }),
+  );
+}
