@@ -328,7 +328,9 @@ export class ToolCache {
       return this.#bypass(call, 'store_error');
     }
 
-    const ticket = this.#flights.run(call.key, epoch, () => fill(this.#fill, call, epoch, tags), this.#flightTimeoutMs);
+    // A joiner's bound covers the run, plus, with a shared store, the runner's own wait for another process.
+    const joinTimeoutMs = this.store.flight === undefined ? this.#flightTimeoutMs : 2 * this.#flightTimeoutMs;
+    const ticket = this.#flights.run(call.key, epoch, () => fill(this.#fill, call, epoch, tags), joinTimeoutMs);
     const r = await ticket.promise;
     if (r === TIMED_OUT) {
       // The run this caller joined did not settle in time (and was forgotten): start over, so the

@@ -85,7 +85,8 @@ export interface ToolCacheOptions {
    * Singleflight: the longest a caller waits for an identical run started by
    * another caller (in this process or, with a shared store, another one)
    * before running the tool itself; also the lifetime of a distributed claim.
-   * Default 30 000 ms.
+   * With a shared store an in-process joiner waits up to twice this (the run
+   * it joined may first wait for another process). Default 30 000 ms.
    */
   readonly flightTimeoutMs?: number;
 }

@@ -145,7 +145,10 @@ describe('SingleFlight', () => {
       void leader;
       // A run that settles in time clears its timer and hands over its value.
       const g = gate();
-      const quick = sf.run('q', 0, async () => (await g.wait, 1));
+      const quick = sf.run('q', 0, async () => {
+        await g.wait;
+        return 1;
+      });
       const waiting = sf.run('q', 0, async () => 2, 100);
       g.open();
       expect(await waiting.promise).toBe(1);
