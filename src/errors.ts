@@ -61,17 +61,21 @@ export class TimelineError extends CachepointError {
   }
 }
 
-/** The model id is not in the profile table. */
+/** The model id is not in the profile table (also after reading it as a Bedrock, Vertex or alias id). */
 export class UnknownModelError extends CachepointError {
   readonly model: string;
   readonly known: readonly string[];
-  constructor(model: string, known: readonly string[]) {
+  /** The API id the model was read as, when it differs (Bedrock, Vertex, alias). */
+  readonly canonical: string | undefined;
+  constructor(model: string, known: readonly string[], canonical?: string) {
     super(
       'unknown_model',
-      `unknown model "${model}". Known: ${known.join(', ')}. Pass a custom profile (customProfile(...)) for other models.`,
+      `unknown model "${model}"${canonical ? ` (read as "${canonical}")` : ''}. Known: ${known.join(', ')}. ` +
+        `Fix: pass a profile for it, e.g. render: { profiles: { '${model}': customProfile('${model}', { prices: { input: 3 } }) } } (or profile: resolveProfile('<a known id>')).`,
     );
     this.model = model;
     this.known = known;
+    this.canonical = canonical;
   }
 }
 

@@ -24,7 +24,7 @@ export {
 export type { ErrorCode } from './errors.js';
 
 // Models
-export { customProfile, DEFAULT_MODEL, MODEL_PROFILES, resolveProfile } from './models/profiles.js';
+export { canonicalModelId, customProfile, DEFAULT_MODEL, MODEL_PROFILES, resolveProfile } from './models/profiles.js';
 export { priceTokens, priceUsage, promptCost, usageTokens } from './models/pricing.js';
 export type { PromptTokens, PromptUsage, ReportedUsage, UsageCost } from './models/pricing.js';
 export type { ModelPrices, ModelProfile } from './models/profiles.js';

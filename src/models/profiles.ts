@@ -124,15 +124,43 @@ export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 const DATED = /^(.*)-\d{8}$/;
 
 /**
+ * The Anthropic API id a provider-specific model id names, so it finds its
+ * profile:
+ * - Amazon Bedrock: `anthropic.claude-sonnet-4-5-20250929-v1:0`, with a
+ *   cross-region prefix (`us.`, `eu.`, `apac.`, `global.`, …) or none;
+ * - Google Vertex AI: `claude-sonnet-4-5@20250929`, `claude-3-5-sonnet-v2@20241022`;
+ * - aliases: `claude-3-7-sonnet-latest`, `claude-sonnet-4-0`.
+ * Dated ids keep their date here (resolveProfile drops it as before).
+ *
+ * @example
+ * canonicalModelId('us.anthropic.claude-sonnet-4-5-20250929-v1:0'); // 'claude-sonnet-4-5-20250929'
+ * canonicalModelId('claude-opus-4-1@20250805'); // 'claude-opus-4-1-20250805'
+ */
+export function canonicalModelId(model: string): string {
+  let id = model.trim();
+  // Bedrock: [region.]anthropic.<id>[-vN[:M]]
+  const bedrock = /^(?:[a-z]{2,6}(?:-[a-z]+)?\.)?anthropic\.(.+)$/.exec(id);
+  if (bedrock) id = bedrock[1]!.replace(/-v\d+(?::\d+)?$/, '');
+  // Vertex: <id>@<date>
+  const vertex = /^(.+)@(\d{8})$/.exec(id);
+  if (vertex) id = `${vertex[1]!.replace(/-v\d+$/, '')}-${vertex[2]}`;
+  // Aliases: -latest, and the "-0" of claude-sonnet-4-0 / claude-opus-4-0.
+  id = id.replace(/-latest$/, '').replace(/^(claude-[a-z]+-\d+)-0$/, '$1');
+  return id;
+}
+
+/**
  * Finds a model's profile.
  *
- * @param model a model id (dated ids resolve to their family), or a full custom profile
- * @param overrides extra or replacement profiles, consulted first
- * @throws {UnknownModelError} naming the known ids when nothing matches
+ * @param model a model id: the API's (dated ids resolve to their family), Bedrock's,
+ *   Vertex's or an alias (see {@link canonicalModelId}); or a full custom profile
+ * @param overrides extra or replacement profiles, consulted first (by the id as given, then canonical)
+ * @throws {UnknownModelError} naming the known ids and the fix when nothing matches
  *
  * @example
  * const p = resolveProfile('claude-sonnet-4-6');
  * p.prices.cacheRead; // 0.3 ($ per million tokens)
+ * resolveProfile('global.anthropic.claude-sonnet-4-6').id; // 'claude-sonnet-4-6'
  */
 export function resolveProfile(
   model: string | ModelProfile,
@@ -140,9 +168,12 @@ export function resolveProfile(
 ): ModelProfile {
   if (typeof model !== 'string') return model;
   const table = { ...MODEL_PROFILES, ...overrides };
-  const found = table[model] ?? table[model.replace(DATED, '$1')];
+  const direct = table[model] ?? table[model.replace(DATED, '$1')];
+  if (direct) return direct;
+  const canonical = canonicalModelId(model);
+  const found = table[canonical] ?? table[canonical.replace(DATED, '$1')];
   if (found) return found;
-  throw new UnknownModelError(model, Object.keys(table));
+  throw new UnknownModelError(model, Object.keys(table), canonical === model ? undefined : canonical);
 }
 
 /** Builds a custom profile from a base input price with the standard multipliers. */
