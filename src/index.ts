@@ -170,7 +170,8 @@ export type { FilePayloadStoreOptions, PayloadStore, RecallInput, RecallResult, 
 
 // The agent-loop session
 export { Session } from './session/session.js';
-export type { SessionOptions, SessionStats } from './session/session.js';
+export type { SessionOptions, SessionStats, SessionStream, StepOptions } from './session/session.js';
+export type { CallOptions, MessagesClient, MessageStreamLike, StreamEventLike } from './session/client.js';
 export type { RequestDiagnostics, RequestRecord, SessionTotals } from './session/stats.js';
 
 // The drop-in door: prepare() in front of an existing loop, conversation stores

@@ -4,7 +4,6 @@
  * over the pure functions (render, toAnthropic, the timeline edits, the tool
  * cache): everything it does can be done by hand with them.
  */
-import type Anthropic from '@anthropic-ai/sdk';
 import type {
   ContentBlockParam,
   Message,
@@ -14,6 +13,7 @@ import type {
   Usage,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
+import { callCreate, callStream, type CallOptions, type MessagesClient, type MessageStreamLike, type StreamEventLike } from './client.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type RequestRecord, type SessionTotals } from './stats.js';
 import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { hideBlock, recall, type HideOptions, type HideResult } from '../render/hide-block.js';
@@ -34,6 +34,33 @@ export interface SessionStats {
   /** Local token estimate × this ≈ the provider's count. */
   readonly calibration: number;
   readonly toolCache?: ToolCacheStats;
+}
+
+/** Options of {@link Session.step}. */
+export interface StepOptions extends CallOptions {
+  /** Stream the response (`messages.stream`): events and text arrive through the callbacks below. */
+  readonly stream?: boolean;
+  /** Each SDK stream event, as it arrives (streaming only). */
+  readonly onEvent?: (event: StreamEventLike) => void;
+  /** Each text delta, as it arrives (streaming only). */
+  readonly onText?: (text: string) => void;
+}
+
+/** A streaming step (see {@link Session.stream}). */
+export interface SessionStream extends AsyncIterable<StreamEventLike> {
+  /** Only the text deltas, as they arrive. */
+  textDeltas(): AsyncIterable<string>;
+  /** The final message, recorded exactly as `step()` records it (tools run when it asked for them). */
+  finalMessage(): Promise<Message>;
+  /** Cancels the request (nothing is recorded). */
+  abort(): void;
+}
+
+/** The text of a `content_block_delta` text event. */
+function textDelta(event: StreamEventLike): string | undefined {
+  if (event.type !== 'content_block_delta') return undefined;
+  const delta = event['delta'] as { type?: string; text?: string } | undefined;
+  return delta?.type === 'text_delta' ? delta.text : undefined;
 }
 
 /** Options of {@link Session}. */
@@ -182,10 +209,75 @@ export class Session {
   /**
    * One step of the loop: render, call the model, record the response, and run
    * its tools when it asked for any. Returns the response.
+   *
+   * @param client any Anthropic Messages client: `Anthropic`, `AnthropicBedrock`,
+   *   `AnthropicVertex` of any SDK version (structural, see {@link MessagesClient})
+   * @param options `stream: true` streams (events and text deltas reach `onEvent` /
+   *   `onText` as they arrive); `signal` cancels (nothing is recorded then)
    */
-  async step(client: Anthropic, extras: RequestExtras = {}, options: { stream?: boolean } = {}): Promise<Message> {
+  async step(client: MessagesClient, extras: RequestExtras = {}, options: StepOptions = {}): Promise<Message> {
+    if (options.stream) {
+      const run = this.stream(client, extras, options);
+      for await (const event of run) {
+        options.onEvent?.(event);
+        const text = textDelta(event);
+        if (text !== undefined) options.onText?.(text);
+      }
+      return run.finalMessage();
+    }
     const params = await this.request(extras);
-    const message = options.stream ? await client.messages.stream(params).finalMessage() : await client.messages.create(params);
+    const message = await callCreate<Message>(client, params, options);
+    return this.#finish(message, options.signal);
+  }
+
+  /**
+   * Streams one step: iterate the returned object for the SDK's events as they
+   * arrive (`textDeltas()` for just the text), then `finalMessage()` resolves once
+   * the message is recorded exactly as {@link step} records it (and its tools ran).
+   * Aborting `signal` cancels the request and records nothing.
+   *
+   * @example
+   * const run = session.stream(client, { max_tokens: 4096 }, { signal });
+   * for await (const text of run.textDeltas()) process.stdout.write(text);
+   * const message = await run.finalMessage();
+   */
+  stream(client: MessagesClient, extras: RequestExtras = {}, options: CallOptions = {}): SessionStream {
+    let stream: MessageStreamLike | undefined;
+    const started = this.request(extras).then((params) => {
+      options.signal?.throwIfAborted();
+      stream = callStream(client, params, options);
+      return stream;
+    });
+    let consumed = false;
+    const events = async function* (): AsyncGenerator<StreamEventLike> {
+      consumed = true;
+      const s = await started;
+      for await (const event of s) yield event as StreamEventLike;
+    };
+    let final: Promise<Message> | undefined;
+    const finalMessage = (): Promise<Message> =>
+      (final ??= (async () => {
+        const s = await started;
+        // Drain what the caller did not read, so the message is complete.
+        if (!consumed) for await (const _ of s) void _;
+        const message = (await s.finalMessage()) as Message;
+        return this.#finish(message, options.signal);
+      })());
+    return {
+      [Symbol.asyncIterator]: () => events()[Symbol.asyncIterator](),
+      textDeltas: async function* () {
+        for await (const event of events()) {
+          const text = textDelta(event);
+          if (text !== undefined) yield text;
+        }
+      },
+      finalMessage,
+      abort: () => stream?.abort?.(),
+    };
+  }
+
+  async #finish(message: Message, signal: AbortSignal | undefined): Promise<Message> {
+    signal?.throwIfAborted();
     this.recordResponse(message);
     if (message.stop_reason === 'tool_use') await this.runTools();
     return message;

@@ -1,0 +1,51 @@
+/**
+ * What `Session` needs of a client, structurally: `messages.create` and, to
+ * stream, `messages.stream`. Any `@anthropic-ai/sdk` version's `Anthropic`,
+ * `AnthropicBedrock` and `AnthropicVertex` fit (no `#private` class identity
+ * is involved), and so does your own wrapper.
+ */
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
+
+// TYPES
+
+/** A streamed event as the SDK yields it (`MessageStreamEvent` of any version). */
+export interface StreamEventLike {
+  readonly type: string;
+  readonly [key: string]: unknown;
+}
+
+/** What `messages.stream(...)` returns (the SDK's `MessageStream`): its events, then the final message. */
+export interface MessageStreamLike extends AsyncIterable<unknown> {
+  finalMessage(): PromiseLike<unknown>;
+  abort?(): void;
+}
+
+/**
+ * Any Anthropic Messages client. The parameter types are `never` on purpose:
+ * every SDK version's method signature is assignable, whatever its own param types.
+ */
+export interface MessagesClient {
+  readonly messages: {
+    create(params: never, options?: never): PromiseLike<unknown>;
+    stream?(params: never, options?: never): MessageStreamLike;
+  };
+}
+
+/** Per-call request options the SDKs accept (`signal` cancels the request). */
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+}
+
+// IMPLEMENTATION
+
+export function callCreate<M>(client: MessagesClient, params: MessageCreateParamsNonStreaming, options: CallOptions): Promise<M> {
+  const args = (options.signal ? [params, { signal: options.signal }] : [params]) as unknown as [never, never?];
+  return Promise.resolve(client.messages.create(...args)) as Promise<M>;
+}
+
+export function callStream(client: MessagesClient, params: MessageCreateParamsNonStreaming, options: CallOptions): MessageStreamLike {
+  const stream = client.messages.stream;
+  if (typeof stream !== 'function') throw new TypeError('this client has no messages.stream(): pass an @anthropic-ai/sdk client (Anthropic, AnthropicBedrock, AnthropicVertex) or stream: false');
+  const args = (options.signal ? [params, { signal: options.signal }] : [params]) as unknown as [never, never?];
+  return stream.apply(client.messages, args);
+}
