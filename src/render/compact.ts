@@ -23,6 +23,7 @@ import type { Summarizer, SummaryInput, SummaryOutput } from '../summarize/types
 import type { BlockPath, Summary, TimelineState, Turn } from '../timeline/types.js';
 import { hiddenReplacements, tailStream, visibleFrom, type PassContext } from './hide.js';
 import { hiddenRecord } from './hide-block.js';
+import { turnIndexPath } from '../timeline/turn-index.js';
 import { pruneCandidates } from './prune.js';
 import type { Decision, GatePrice, StreamBlock } from './types.js';
 import { expectedRemaining } from './gate.js';
@@ -157,11 +158,17 @@ function compactionUnits(state: TimelineState, stable: readonly StreamBlock[]): 
 function header(plan: CompactionPlan): string {
   const from = plan.fromRound ? `turn ${plan.fromTurn} (from round ${plan.fromRound})` : `turn ${plan.fromTurn}`;
   const to = plan.throughRound ? `turn ${plan.toTurn} (through round ${plan.throughRound})` : `turn ${plan.toTurn}`;
-  const turns: string[] = [];
-  for (let t = plan.fromTurn; t <= plan.toTurn; t++) turns.push(`turns/${t}/…`);
+  // The turn indexes, not the paths themselves: a summary of forty turns would otherwise carry
+  // hundreds of paths on every later request. recall("turns/N") lists turn N's exact paths.
+  const count = plan.toTurn - plan.fromTurn + 1;
+  const index = (t: number) => `recall("${turnIndexPath(t)}")`;
+  const turns =
+    count <= 6
+      ? Array.from({ length: count }, (_, i) => index(plan.fromTurn + i)).join(', ')
+      : `${index(plan.fromTurn)} … ${index(plan.toTurn)}`;
   return (
     `[Summary of ${from} to ${to}, compacted to stay within the context window. ` +
-    `The originals of all ${plan.paths.length} blocks are still readable: call recall with a path under ${turns.join(', ')}.]`
+    `Nothing is lost: ${turns} list${count === 1 ? 's' : ''} the exact paths ${count === 1 ? 'the turn' : 'each turn'} held (${plan.paths.length} blocks in all); recall a path to read it back unchanged.]`
   );
 }
 

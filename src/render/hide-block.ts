@@ -9,6 +9,7 @@ import { produce, castDraft } from 'immer';
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { HideRefusedError, PathNotFoundError } from '../errors.js';
 import { findBlock, parseTimelinePath } from '../timeline/paths.js';
+import { turnIndex, turnIndexOf } from '../timeline/turn-index.js';
 import type { BlockPath, CacheEntryRecord, HiddenRecord, HideReason, TimelineState } from '../timeline/types.js';
 import { placeCachePoints } from './cache-points.js';
 import { isCompacted, type PassContext } from './hide.js';
@@ -140,8 +141,18 @@ function editableZone(
   return point ? { index: point.index, path: point.path } : { index: -1, path: '(start)' };
 }
 
-/** The original payload at `path`, byte-identical, whether hidden, pruned or compacted. */
+/**
+ * The original payload at `path`, byte-identical, whether hidden, pruned or
+ * compacted; for `turns/N`, the turn index: every path turn N held (what a
+ * summary points at).
+ */
 export function recall(state: TimelineState, path: BlockPath): ContentBlockParam {
+  const turn = turnIndexOf(path);
+  if (turn !== undefined) {
+    const index = turnIndex(state, turn);
+    if (!index) throw new PathNotFoundError(path, `no turn ${turn} exists (the session has ${state.turns.length})`);
+    return index;
+  }
   const block = findBlock(state, path);
   if (!block) throw new PathNotFoundError(path);
   return block.param;

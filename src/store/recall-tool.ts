@@ -14,6 +14,7 @@ import { freeze } from 'immer';
 import { PathNotFoundError } from '../errors.js';
 import { recall } from '../render/hide-block.js';
 import { parseTimelinePath } from '../timeline/paths.js';
+import { turnIndexOf } from '../timeline/turn-index.js';
 import type { BlockPath, TimelineState } from '../timeline/types.js';
 import { MemoryPayloadStore } from './memory.js';
 import { recordState } from './record.js';
@@ -101,6 +102,14 @@ export function payloadAsContent(payload: ContentBlockParam): NonNullable<ToolRe
 function lookup(path: BlockPath, sources: RecallSources): { payload: ContentBlockParam; source: 'store' | 'state' } | undefined {
   const stored = sources.store?.get(path);
   if (stored) return { payload: stored.payload, source: 'store' };
+  const turn = turnIndexOf(path);
+  if (turn !== undefined && !sources.state && sources.store) {
+    // Only a store: the turn index lists what it kept of that turn.
+    const kept = sources.store.byTurn(turn);
+    if (kept.length === 0) return undefined;
+    const text = [`Turn ${turn}: ${kept.length} stored block${kept.length === 1 ? '' : 's'}. recall one of these paths to read it back unchanged.`, ...kept].join('\n');
+    return { payload: { type: 'text', text }, source: 'store' };
+  }
   if (!sources.state) return undefined;
   try {
     return { payload: recall(sources.state, path), source: 'state' };

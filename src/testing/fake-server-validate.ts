@@ -123,7 +123,11 @@ function checkSystem(system: unknown): void {
 }
 
 function checkTextBlock(block: Json, path: string): void {
-  if (block.text !== '') return;
+  if (block.text !== '') {
+    // The API's wording (real 400s): "messages: text content blocks must contain non-whitespace text".
+    if (typeof block.text === 'string' && block.text.trim() === '') fail(`${path}.text: text content blocks must contain non-whitespace text`);
+    return;
+  }
   // The marker-specific wording wins: it is what the API answers for a marked empty block.
   if (block.cache_control != null) fail(REJECTION.emptyText);
   fail(`${path}.text: text content blocks must be non-empty`);

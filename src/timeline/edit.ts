@@ -60,7 +60,9 @@ function buildEnvelope(input: EnvelopeInput): Envelope {
   });
   const instructions: Block[] = input.instructions.map((text, i) => {
     const param = textParam(text);
-    if (param.text.length === 0) throw new TimelineError(paths.instruction(i), 'empty instruction (the API rejects empty text blocks)');
+    if (param.text.trim().length === 0) {
+      throw new TimelineError(paths.instruction(i), `${param.text.length === 0 ? 'empty' : 'whitespace-only'} instruction (the API rejects empty and whitespace-only text blocks)`);
+    }
     return { id: paths.instruction(i), path: paths.instruction(i), param };
   });
   const skills = [...(input.skills ?? [])];
@@ -223,6 +225,21 @@ export function appendResponse(
   });
 }
 
+/**
+ * A tool_result without the blank text parts of its content: the API refuses
+ * empty and whitespace-only text blocks inside a tool_result as anywhere else,
+ * so they are dropped, as top-level blank text is. A result left with no part
+ * at all is sent without content (the field is optional).
+ */
+function withoutBlankParts(result: ToolResultBlockParam): ToolResultBlockParam {
+  const content = result.content;
+  if (!Array.isArray(content) || !content.some(isBlankText)) return result;
+  const kept = content.filter((part) => !isBlankText(part));
+  if (kept.length > 0) return { ...result, content: kept };
+  const { content: _blank, ...rest } = result;
+  return rest;
+}
+
 /** A text block with nothing but whitespace (the API refuses those in requests). */
 function isBlankText(block: { readonly type: string }): boolean {
   return block.type === 'text' && (block as TextBlockParam).text.trim().length === 0;
@@ -266,7 +283,7 @@ export function appendToolResults(
     }
     open.delete(r.tool_use_id);
     answered.add(r.tool_use_id);
-    return { id: r.tool_use_id, path, param: stripMarker(r) };
+    return { id: r.tool_use_id, path, param: withoutBlankParts(stripMarker(r)) };
   });
   const textCount = round.results.filter((b) => b.param.type !== 'tool_result').length;
   const texts: Block[] = injected
