@@ -8,7 +8,7 @@ import type { ContentBlockParam, Message, MessageCreateParamsBase } from '@anthr
 import { generateText, stepCountIs, streamText, wrapLanguageModel, type ModelMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../../src/conversation/memory-store.js';
-import { conversationStats } from '../../../src/conversation/prepare.js';
+import { conversationStats, type PreparePlan } from '../../../src/conversation/prepare.js';
 import { cachepointMiddleware, type CachepointWarning } from '../../../src/integrations/ai-sdk/index.js';
 import { promptCost, usageTokens } from '../../../src/models/pricing.js';
 import { resolveProfile } from '../../../src/models/profiles.js';
@@ -59,14 +59,14 @@ function lastMessageCacheControl({ messages }: { messages: ModelMessage[] }) {
 type Mode = 'generate' | 'stream';
 
 /** Runs a 3-turn tool loop; `wrap` decides the model and per-call options. */
-async function runLoop(mode: Mode, opts: { cachepoint: boolean; conversationId?: string; store?: MemoryConversationStore; warnings?: CachepointWarning[] }) {
+async function runLoop(mode: Mode, opts: { cachepoint: boolean; conversationId?: string; store?: MemoryConversationStore; warnings?: CachepointWarning[]; plans?: PreparePlan[] }) {
   const fake = await fakeAnthropic({ script: script(3, 3) });
   servers.push(fake.server);
   const base = fake.provider(MODEL);
   const model = opts.cachepoint
     ? wrapLanguageModel({
         model: base,
-        middleware: cachepointMiddleware({ ...(opts.store ? { store: opts.store } : {}), onWarning: (w) => opts.warnings?.push(w) }),
+        middleware: cachepointMiddleware({ ...(opts.store ? { store: opts.store } : {}), onWarning: (w) => opts.warnings?.push(w), onPlan: (e) => opts.plans?.push(e.plan) }),
       })
     : base;
   const runs = { count: 0 };
@@ -84,14 +84,14 @@ async function runLoop(mode: Mode, opts: { cachepoint: boolean; conversationId?:
     if (mode === 'generate') {
       const result = await generateText(common);
       expect(result.steps).toHaveLength(4);
-      messages.push(...result.response.messages);
+      messages.push(...result.responseMessages);
     } else {
       const result = streamText(common);
       let deltas = 0;
       for await (const part of result.fullStream) if (part.type === 'text-delta') deltas++;
       expect(deltas).toBeGreaterThan(0);
       expect(await result.steps).toHaveLength(4);
-      messages.push(...(await result.response).messages);
+      messages.push(...(await result.responseMessages));
     }
   }
   return { server: fake.server, runs };
@@ -101,11 +101,15 @@ describe.each<Mode>(['generate', 'stream'])('cachepointMiddleware in a %sText to
   it('reads the cache on every request after the first, within the marker budget, for no more than the AI SDK’s own cacheControl', async () => {
     const store = new MemoryConversationStore();
     const warnings: CachepointWarning[] = [];
-    const ours = await runLoop(mode, { cachepoint: true, store, warnings });
+    const plans: PreparePlan[] = [];
+    const ours = await runLoop(mode, { cachepoint: true, store, warnings, plans });
     const sent = bodies(ours.server);
     expect(sent).toHaveLength(12);
     expect(ours.server.requests.every((r) => r.status === 200)).toBe(true);
     expect(warnings).toEqual([]);
+    // Each request extends the stored conversation: mapped incrementally, never resynchronised.
+    expect(plans.map((p) => p.resync?.reason ?? null)).toEqual(plans.map(() => null));
+    expect(plans.map((p) => [p.turn, p.round])).toEqual([1, 2, 3].flatMap((t) => [1, 2, 3, 4].map((r) => [t, r])));
     sent.forEach(expectValidMarkers);
     // Every request carries the engine's markers (at least the envelope's and the newest stable block's).
     for (const body of sent) expect(markers(body).length).toBeGreaterThanOrEqual(2);
@@ -151,6 +155,6 @@ describe('the volatile tail', () => {
       if (i > 0) expect(JSON.stringify(body.messages)).not.toContain(`live view #${i}:`);
     });
     // the history the AI SDK keeps has no tail
-    expect(JSON.stringify(result.response.messages)).not.toContain('live view');
+    expect(JSON.stringify(result.responseMessages)).not.toContain('live view');
   });
 });
