@@ -64,7 +64,7 @@ async function run(register: boolean) {
   return { sent: bodies(fake.server), warnings, statuses: fake.server.requests.map((r) => r.status) };
 }
 
-const toolNames = (body: MessageCreateParamsBase) => (body.tools ?? []).map((t) => t.name);
+const toolNames = (body: MessageCreateParamsBase) => (body.tools ?? []).map((t) => (t as { name: string }).name);
 const results = (body: MessageCreateParamsBase) =>
   body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b): b is ToolResultBlockParam => (b as ContentBlockParam).type === 'tool_result');
 
