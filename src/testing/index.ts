@@ -1,5 +1,6 @@
 /** `cachepoint/testing`: helpers for testing code that renders prompts, and an offline Messages API. */
-export { formatRendered, isRendered } from './snapshot.js';
+export { formatRendered, isRendered, payloadLine } from './snapshot.js';
+export type { FormatOptions } from './snapshot.js';
 export { renderSerializer } from './vitest-serializer.js';
 export { assertPrefixStable, stablePrefix, PrefixStabilityError } from './stability.js';
 export { startFakeServer } from './fake-server.js';

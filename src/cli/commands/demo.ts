@@ -21,7 +21,7 @@ export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
   const last = result.engine.at(-1);
   const out: string[] = [];
   out.push(`cachepoint demo: ${file}`, `${result.engine.length} requests replayed. The last one, as rendered:`, '');
-  if (last) out.push(formatRendered(last.rendered), '');
+  if (last) out.push(formatRendered(last.rendered, { content: false }), '');
   out.push('Simulated cost of the whole session (provider cache simulator):', '', formatTotals(result.summaries));
   const engine = result.summaries.find((s) => s.id === 'cachepoint');
   if (engine && result.engineIdeal > 0) {
