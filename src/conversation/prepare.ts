@@ -19,7 +19,6 @@ import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { renderAsync } from '../render/render.js';
 import type { CachePoint, Decision, Rendered, RenderOptions, RenderPlan, SegmentTokens } from '../render/types.js';
 import {
-  apiMissReason,
   formatRequests,
   pendingOf,
   requestRecord,
@@ -365,7 +364,11 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
       consumed: built.consumed,
       envelope: digest,
       prices: profile.prices,
-      pending: pendingOf(rendered),
+      pending: pendingOf(rendered, {
+        previousHadTail: record?.lastHadTail === true,
+        ...(options.diagnostics ? { diagnostics: { previousMessageId: record?.lastMessageId ?? null } } : {}),
+      }),
+      ...(rendered.tailStart < rendered.stream.length ? { lastHadTail: true } : {}),
       requests: record?.requests ?? [],
       ...(record?.calibration ? { calibration: record.calibration } : {}),
       ...(record?.lastMessageId ? { lastMessageId: record.lastMessageId } : {}),
@@ -409,7 +412,6 @@ export async function recordUsage(response: ResponseOrUsage, ref: ConversationRe
   const store = ref.store ?? defaultConversationStore();
   const usage: ReportedUsage = 'usage' in response ? response.usage : response;
   const messageId = 'usage' in response && typeof response.id === 'string' ? response.id : undefined;
-  const reason = apiMissReason(response);
   for (let attempt = 0; ; attempt++) {
     const record = await store.load(ref.conversationId);
     if (!record?.pending) return false;
@@ -421,7 +423,7 @@ export async function recordUsage(response: ResponseOrUsage, ref: ConversationRe
     const next: ConversationRecord = {
       ...rest,
       revision: record.revision + 1,
-      requests: [...record.requests, requestRecord(record.requests.length, record.pending, usage, prices, reason)],
+      requests: [...record.requests, requestRecord(record.requests.length, record.pending, usage, prices, response)],
       calibration: calibration.snapshot(),
       ...(messageId ? { lastMessageId: messageId } : {}),
       respondedAt: now,

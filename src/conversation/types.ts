@@ -56,6 +56,8 @@ export interface ConversationRecord {
   readonly calibration?: CalibrationSnapshot;
   /** The id of the latest response recorded (for the API's cache diagnostics). */
   readonly lastMessageId?: string;
+  /** Whether the latest request had a volatile tail (the API's diagnostics then see its messages change). */
+  readonly lastHadTail?: boolean;
   /** When the latest response was recorded (ms): the time its round is stamped with. */
   readonly respondedAt?: number;
   /** Last write (ms). */

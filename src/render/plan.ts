@@ -136,6 +136,24 @@ export function planRequest(
     usage,
     cost,
     bust: best > A,
+    ...belowMinimum(points, profile),
   };
   return { plan, entries: ledger };
+}
+
+/** The plain-words note when even the longest marked prefix is below the model's minimum. */
+function belowMinimum(points: readonly CachePoint[], profile: ModelProfile): Pick<RenderPlan, 'belowMinimum'> {
+  const longest = points.reduce((m, p) => Math.max(m, p.prefixTokens), 0);
+  const minimum = profile.minCacheableTokens;
+  if (points.length === 0 || longest >= minimum) return {};
+  const n = (x: number) => x.toLocaleString('en-US');
+  return {
+    belowMinimum: {
+      prefixTokens: longest,
+      minimum,
+      message:
+        `Nothing will be cached: the prompt up to the last cache point is about ${n(longest)} tokens, below ${profile.id}'s minimum cacheable length of ${n(minimum)} tokens. ` +
+        `The API silently caches nothing shorter, so cache reads stay 0 until the stable part of the prompt (tools, system, history) grows past ${n(minimum)} tokens.`,
+    },
+  };
 }

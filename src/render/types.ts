@@ -183,4 +183,17 @@ export interface RenderPlan {
   readonly cost: number;
   /** A warm, valid entry longer than what is read: the request fails to reuse it. */
   readonly bust: boolean;
+  /**
+   * Set when nothing can be cached because the whole marked prefix is shorter
+   * than the model's minimum cacheable length (the API then caches nothing,
+   * without an error): the most common reason cache reads stay at 0.
+   */
+  readonly belowMinimum?: {
+    /** Tokens up to the last cache point (the longest prefix this request could cache). */
+    readonly prefixTokens: number;
+    /** The model's minimum cacheable prompt length. */
+    readonly minimum: number;
+    /** The same in plain words, for logs. */
+    readonly message: string;
+  };
 }

@@ -14,7 +14,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
 import { callCreate, callStream, type CallOptions, type MessagesClient, type MessageStreamLike, type StreamEventLike } from './client.js';
-import { formatRequests, pendingOf, requestRecord, totalsOf, type RequestRecord, type SessionTotals } from './stats.js';
+import { formatRequests, pendingOf, requestRecord, totalsOf, type PendingRequest, type RequestRecord, type SessionTotals } from './stats.js';
 import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { hideBlock, recall, type HideOptions, type HideResult } from '../render/hide-block.js';
 import { renderAsync } from '../render/render.js';
@@ -77,6 +77,13 @@ export interface SessionOptions extends CreateTimelineInput {
   readonly scope?: string;
   /** The clock (ms). Default Date.now. */
   readonly now?: () => number;
+  /**
+   * Ask the API for its cache diagnostics on every request (`diagnostics:
+   * { previous_message_id }`); each response's miss reason is recorded next to
+   * the plan's predicted cause, and disagreements are counted in the stats.
+   * Only where the API offers them (Anthropic API; not Bedrock/Vertex). Default false.
+   */
+  readonly diagnostics?: boolean;
 }
 
 /**
@@ -96,6 +103,8 @@ export interface SessionOptions extends CreateTimelineInput {
 export class Session {
   #state: TimelineState;
   #last: Rendered | undefined;
+  #pending: PendingRequest | undefined;
+  #lastMessageId: string | undefined;
   readonly #records: RequestRecord[] = [];
   readonly #options: SessionOptions;
   readonly #now: () => number;
@@ -143,8 +152,15 @@ export class Session {
 
   /** Renders and returns `client.messages.create` params (add `stream: true` yourself to stream). */
   async request(extras: RequestExtras = {}): Promise<MessageCreateParamsNonStreaming> {
+    const previous = this.#last;
     const r = await this.render();
-    return toAnthropic(r, { ...this.#options.request, ...extras });
+    const diagnostics = this.#options.diagnostics ? { previousMessageId: this.#lastMessageId ?? null } : undefined;
+    this.#pending = pendingOf(r, {
+      previousHadTail: previous !== undefined && previous.tailStart < previous.stream.length,
+      ...(diagnostics ? { diagnostics } : {}),
+    });
+    const params = toAnthropic(r, { ...this.#options.request, ...extras });
+    return diagnostics ? { ...params, diagnostics: { previous_message_id: diagnostics.previousMessageId } } as MessageCreateParamsNonStreaming : params;
   }
 
   /**
@@ -153,7 +169,7 @@ export class Session {
    */
   recordResponse(message: Message): this {
     const r = this.#last;
-    if (r) this.#recordUsage(r, message.usage);
+    if (r) this.#recordUsage(r, message);
     this.#state = appendResponse(this.#state, message, this.#now());
     return this;
   }
@@ -283,9 +299,12 @@ export class Session {
     return message;
   }
 
-  #recordUsage(r: Rendered, usage: Usage): void {
-    this.#calibration.observe(r.model, r.tokens.total, usage);
-    this.#records.push(requestRecord(this.#records.length, pendingOf(r), usage, this.#profile.prices));
+  #recordUsage(r: Rendered, message: Message): void {
+    this.#calibration.observe(r.model, r.tokens.total, message.usage);
+    const pending = this.#pending ?? pendingOf(r);
+    this.#records.push(requestRecord(this.#records.length, pending, message.usage, this.#profile.prices, message));
+    this.#pending = undefined;
+    if (typeof message.id === 'string') this.#lastMessageId = message.id;
   }
 
   /** Cache figures per request and in total, with the tool cache's savings. */

@@ -33,11 +33,23 @@ export interface RequestRecord {
 
 /** The API's cache diagnostics next to the plan's prediction. */
 export interface RequestDiagnostics {
-  /** What the API said (`cache_miss_reason`), null when it reported none. */
+  /**
+   * What the API said: its `cache_miss_reason` type, `null` when it found no
+   * divergence from the previous request, `'pending'` when the comparison was
+   * still running, or its other reasons (`previous_message_not_found`, `unavailable`).
+   */
   readonly api: string | null;
-  /** What the plan predicted (`plan.cause`), null when it expected the prefix to carry over. */
+  /** Tokens the API says were missed, when it says. */
+  readonly missedTokens?: number;
+  /**
+   * What the plan expected the API to say: its `cause`, or `messages_changed`
+   * when only the previous request's volatile tail was replaced (the API
+   * compares whole requests; the tail is never cached anyway).
+   */
   readonly predicted: string | null;
-  /** Whether they disagree. */
+  /** Whether the two can be compared (the API gave a verdict about this pair of requests). */
+  readonly comparable: boolean;
+  /** Whether they disagree (only when comparable). */
   readonly disagree: boolean;
 }
 
@@ -54,7 +66,7 @@ export interface SessionTotals {
   readonly uncachedCost: number;
   /** Share of prompt tokens read from cache. */
   readonly hitRatio: number;
-  /** Requests that came back with API cache diagnostics (opt-in). */
+  /** Requests the API's cache diagnostics gave a comparable verdict on (opt-in). */
   readonly diagnosed: number;
   /** Of those, how often the API's miss reason differed from the plan's predicted cause. */
   readonly disagreements: number;
@@ -70,20 +82,27 @@ export interface PendingRequest {
   readonly localTokens: number;
   readonly predicted: RequestRecord['predicted'];
   readonly cause: RenderPlan['cause'];
+  /** What the API's cache diagnostics should say for this request (see {@link RequestDiagnostics.predicted}). */
+  readonly expectedApi: string | null;
+  /** Set when diagnostics were asked for: the previous response's id sent (null on the first). */
+  readonly diagnostics?: { readonly previousMessageId: string | null };
   /** The prices the render used (custom profiles included). */
   readonly prices: ModelPrices;
 }
 
 /** The pending part of a render. */
-export function pendingOf(r: {
-  turn: number;
-  round: number;
-  at: number;
-  model: string;
-  tokens: { total: number };
-  plan: RenderPlan;
-  profile: { prices: ModelPrices };
-}): PendingRequest {
+export function pendingOf(
+  r: {
+    turn: number;
+    round: number;
+    at: number;
+    model: string;
+    tokens: { total: number };
+    plan: RenderPlan;
+    profile: { prices: ModelPrices };
+  },
+  context: { readonly previousHadTail?: boolean; readonly diagnostics?: { readonly previousMessageId: string | null } } = {},
+): PendingRequest {
   return {
     turn: r.turn,
     round: r.round,
@@ -92,25 +111,43 @@ export function pendingOf(r: {
     localTokens: r.tokens.total,
     predicted: { read: r.plan.usage.cache_read_input_tokens, written: r.plan.usage.cache_creation_input_tokens, cost: r.plan.cost },
     cause: r.plan.cause,
+    expectedApi: r.plan.cause ?? (context.previousHadTail ? 'messages_changed' : null),
+    ...(context.diagnostics ? { diagnostics: context.diagnostics } : {}),
     prices: r.profile.prices,
   };
 }
 
-/** The cache miss reason in a response's diagnostics, if the API sent any (`undefined`: no diagnostics at all). */
-export function apiMissReason(message: unknown): string | null | undefined {
-  const d = (message as { diagnostics?: { cache_miss_reason?: unknown } | null } | null)?.diagnostics;
-  if (d === undefined || d === null) return undefined;
+const COMPARABLE = new Set(['model_changed', 'system_changed', 'tools_changed', 'messages_changed']);
+
+/**
+ * The API's verdict in a response (`diagnostics`, see the cache-diagnostics
+ * docs): `null` diagnostics on a request that named a previous message means
+ * no divergence; an object whose `cache_miss_reason` is null is still pending.
+ */
+export function diagnosticsOf(pending: PendingRequest, response: unknown): RequestDiagnostics | undefined {
+  if (!pending.diagnostics) return undefined;
+  const predicted = pending.expectedApi;
+  const d = (response as { diagnostics?: { cache_miss_reason?: { type?: string; cache_missed_input_tokens?: number } | null } | null } | null)?.diagnostics;
+  if (pending.diagnostics.previousMessageId === null) return { api: null, predicted, comparable: false, disagree: false };
+  if (d === undefined || d === null) return { api: null, predicted, comparable: true, disagree: predicted !== null };
   const reason = d.cache_miss_reason;
-  if (reason === undefined || reason === null) return null;
-  return typeof reason === 'string' ? reason : ((reason as { type?: string }).type ?? JSON.stringify(reason));
+  if (reason === undefined || reason === null) return { api: 'pending', predicted, comparable: false, disagree: false };
+  const api = String(reason.type);
+  const comparable = COMPARABLE.has(api);
+  return {
+    api,
+    ...(typeof reason.cache_missed_input_tokens === 'number' ? { missedTokens: reason.cache_missed_input_tokens } : {}),
+    predicted,
+    comparable,
+    disagree: comparable && api !== predicted,
+  };
 }
 
-/** A request's record from its render and the usage the provider reported. */
-export function requestRecord(index: number, pending: PendingRequest, usage: ReportedUsage, prices: ModelPrices, apiReason?: string | null): RequestRecord {
+/** A request's record from its render and the usage the provider reported (pass the whole response for diagnostics). */
+export function requestRecord(index: number, pending: PendingRequest, usage: ReportedUsage, prices: ModelPrices, response?: unknown): RequestRecord {
   const tokens = usageTokens(usage);
   const reported = { ...tokens, cacheWrite: tokens.cacheWrite5m + tokens.cacheWrite1h, output: usage.output_tokens ?? 0 };
-  const diagnostics: RequestDiagnostics | undefined =
-    apiReason === undefined ? undefined : { api: apiReason, predicted: pending.cause, disagree: apiReason !== pending.cause };
+  const diagnostics = diagnosticsOf(pending, response);
   return {
     index,
     turn: pending.turn,
@@ -138,7 +175,7 @@ export function totalsOf(records: readonly RequestRecord[], prices: ModelPrices)
     cacheWrite += r.reported.cacheWrite;
     output += r.reported.output;
     cost += r.cost;
-    if (r.diagnostics) {
+    if (r.diagnostics?.comparable) {
       diagnosed++;
       if (r.diagnostics.disagree) disagreements++;
     }

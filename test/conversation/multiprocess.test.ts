@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
 import { prepare } from '../../src/conversation/prepare.js';
