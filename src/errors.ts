@@ -67,15 +67,20 @@ export class UnknownModelError extends CachepointError {
   readonly known: readonly string[];
   /** The API id the model was read as, when it differs (Bedrock, Vertex, alias). */
   readonly canonical: string | undefined;
-  constructor(model: string, known: readonly string[], canonical?: string) {
+  /** The provider whose table was searched (absent: Anthropic's). */
+  readonly provider: string | undefined;
+  constructor(model: string, known: readonly string[], canonical?: string, provider?: string) {
     super(
       'unknown_model',
-      `unknown model "${model}"${canonical ? ` (read as "${canonical}")` : ''}. Known: ${known.join(', ')}. ` +
-        `Fix: pass a profile for it, e.g. render: { profiles: { '${model}': customProfile('${model}', { prices: { input: 3 } }) } } (or profile: resolveProfile('<a known id>')).`,
+      provider
+        ? `${provider} has no profile for model "${model}". Known ${provider} models: ${known.join(', ')}. Choose one (--model), or pass a custom profile: customProfile("${model}", { provider: "${provider}", prices: { input, output } }) in render options' profiles.`
+        : `unknown model "${model}"${canonical ? ` (read as "${canonical}")` : ''}. Known: ${known.join(', ')}. ` +
+            `Fix: pass a profile for it, e.g. render: { profiles: { '${model}': customProfile('${model}', { prices: { input: 3 } }) } } (or profile: resolveProfile('<a known id>')).`,
     );
     this.model = model;
     this.known = known;
     this.canonical = canonical;
+    this.provider = provider;
   }
 }
 

@@ -6,6 +6,8 @@
 import { InvalidOptionError } from '../errors.js';
 import type { CacheTtl } from '../render/types.js';
 import type { ReplayOptions } from '../replay/replay.js';
+import type { ProviderId } from '../models/caching.js';
+import { PROVIDER_IDS } from '../providers/registry.js';
 
 /** The flags every engine command accepts (parseArgs `options`). */
 export const ENGINE_FLAGS = {
@@ -61,6 +63,15 @@ function ttl(values: Values, flag: string): CacheTtl | undefined {
   if (v === undefined) return undefined;
   if (v !== '5m' && v !== '1h') throw new InvalidOptionError(`--${flag}`, `must be 5m or 1h, got "${String(v)}"`);
   return v;
+}
+
+/** `--provider`: anthropic (default), bedrock or openai. */
+export function providerFlag(values: Values): ProviderId {
+  const v = values.provider ?? 'anthropic';
+  if (typeof v !== 'string' || !(PROVIDER_IDS as readonly string[]).includes(v)) {
+    throw new InvalidOptionError('--provider', `must be one of ${PROVIDER_IDS.join(', ')}, got "${String(v)}"`);
+  }
+  return v as ProviderId;
 }
 
 /** Maps parsed flags to replay/render options. */

@@ -6,10 +6,27 @@
 import { compareStrategies, simulateAll, type Comparison } from '../sim/index.js';
 import type { ModelProfile } from '../models/profiles.js';
 import { idealBound } from '../sim/ideal.js';
-import type { SimResult } from '../sim/types.js';
+import type { SimParams, SimResult } from '../sim/types.js';
+import type { ProviderId } from '../models/caching.js';
+import { DEFAULT_MODEL } from '../models/profiles.js';
+import { toBedrockConverse } from '../providers/bedrock.js';
+import { toOpenAIResponses } from '../providers/openai.js';
+import { providerProfile } from '../providers/registry.js';
+import { fromBedrockConverse, fromOpenAIResponses } from '../sim/from-provider.js';
+import { openAIBaselines } from '../sim/openai-strategies.js';
 import type { RecallTally } from '../sim/summary.js';
 import type { TraceEvent } from '../trace/types.js';
 import { replayAll, type ReplayedRequest, type ReplayOptions } from './replay.js';
+
+/** Options of {@link compareTrace}: replay options plus the provider to price for. */
+export interface CompareOptions extends ReplayOptions {
+  /**
+   * Price for this provider (default `anthropic`): the engine renders with the
+   * provider's profile, its requests are mapped to that provider's API and
+   * priced under its cache rules, against that provider's peers.
+   */
+  readonly provider?: ProviderId;
+}
 
 /** Everything `cachepoint simulate` reports. */
 export interface TraceComparison extends Comparison {
@@ -30,9 +47,11 @@ export interface TraceComparison extends Comparison {
  */
 export async function compareTrace(
   load: () => AsyncIterable<TraceEvent> | Iterable<TraceEvent>,
-  options: ReplayOptions = {},
+  compareOptions: CompareOptions = {},
   onProgress?: (done: number) => void,
 ): Promise<TraceComparison> {
+  const { provider = 'anthropic', ...rest } = compareOptions;
+  const options = await providerReplayOptions(provider, load, rest);
   const engine: ReplayedRequest[] = [];
   const engineOptions = { ...options, recalls: options.recalls ?? true };
   for await (const r of (await import('./replay.js')).replay(load(), engineOptions)) {
@@ -41,15 +60,51 @@ export async function compareTrace(
   }
   const plain = await replayAll(load(), { ...options, plain: true });
   const sim = options.profile ? { profile: options.profile } : { profiles: profilesFor(engine, options) };
-  const engineRequests = engine.map((r) => ({ at: r.at, params: r.request }));
+  const engineRequests = engine.map((r) => ({ at: r.at, params: asSimulated(provider, r) }));
   const engineResults = simulateAll(engineRequests, sim);
   const engineIdeal = idealBound(engineRequests, sim).ideal.cost;
   const recalls = recallTally(engine, engineResults);
   const comparison = compareStrategies(
     plain.map((r) => ({ at: r.at, params: r.request })),
-    { ...sim, extra: [{ id: 'cachepoint', label: `cachepoint (${options.policy ?? 'conservative'})`, results: engineResults, recalls }] },
+    { ...sim, ...(provider === 'openai' ? { strategies: openAIBaselines(options.profile as ModelProfile) } : {}), extra: [{ id: 'cachepoint', label: `cachepoint (${options.policy ?? 'conservative'})`, results: engineResults, recalls }] },
   );
   return { ...comparison, engine, engineResults, engineIdeal, recalls };
+}
+
+/**
+ * Replay options for a provider: its profile for the trace's model (or
+ * `--model`), and on OpenAI that model's id in the requests. The trace's
+ * model comes from its first envelope event when no `model` is given.
+ */
+export async function providerReplayOptions(
+  provider: ProviderId,
+  load: () => AsyncIterable<TraceEvent> | Iterable<TraceEvent>,
+  options: ReplayOptions,
+): Promise<ReplayOptions> {
+  if (provider === 'anthropic' || options.profile) return options;
+  let model = options.model;
+  if (model === undefined) {
+    for await (const e of load()) {
+      if (e.type === 'envelope') model = e.model;
+      break;
+    }
+  }
+  const profile = providerProfile(provider, model ?? DEFAULT_MODEL, options.profiles);
+  return { ...options, profile, model: profile.id };
+}
+
+/**
+ * What the simulator reads of an engine request on the provider: the
+ * provider's own request, converted back (so the mapping's markers and byte
+ * layout are what is priced). OpenAI asks for 24h retention where the model
+ * has it: it costs nothing extra, and the key is the conversation.
+ */
+function asSimulated(provider: ProviderId, r: ReplayedRequest): SimParams {
+  if (provider === 'anthropic') return r.request;
+  const profile = r.rendered.profile;
+  if (provider === 'bedrock') return fromBedrockConverse(toBedrockConverse(r.rendered), r.request.model);
+  const retention = profile.caching?.kind === 'automatic' ? ('24h' as const) : undefined;
+  return fromOpenAIResponses(toOpenAIResponses(r.rendered, { promptCacheKey: 'trace', ...(retention ? { retention } : {}) }), profile);
 }
 
 /** Counts and prices the recall rounds a replay inserted (requests marked `forced`). */

@@ -6,7 +6,7 @@
 import { BlockTokenCache } from '../tokens/counter.js';
 import { idealBound, type IdealRun } from './ideal.js';
 import { BlockMemo } from './prefix.js';
-import { simulateAll, type SimulatorOptions } from './simulator.js';
+import { CacheSimulator, simulateAll, type SimulatorOptions } from './simulator.js';
 import { BASELINES, type Baseline } from './strategies.js';
 import type { SimRequest, SimResult } from './types.js';
 
@@ -192,9 +192,10 @@ export function compareStrategies(
   return { summaries, runs, ideal, ideal5m };
 }
 
+/** Every token at the input price: what the session costs with no cache at all (automatic caching cannot be turned off, so this is priced, not simulated). */
 function requestsAsInput(requests: readonly SimRequest[], options: SimulatorOptions): number {
-  const none = BASELINES.find((b) => b.id === 'none') as Baseline;
-  return totalsOf(simulateAll(requests.map((r) => ({ ...r, params: none.apply(r.params) })), options)).cost;
+  const sim = new CacheSimulator(options);
+  return requests.reduce((sum, r) => sum + (sim.prefixOf(r.params).totalTokens * sim.profileFor(r.params.model).prices.input) / 1e6, 0);
 }
 
 function defaultCountTokens(): (block: unknown) => number {

@@ -2,13 +2,19 @@
 import { parseArgs } from 'node:util';
 import { replay } from '../../replay/replay.js';
 import { type CliIo, type CliWriter, openOutput, traceSource, warner, writeOut } from '../io.js';
-import { ENGINE_FLAGS, ENGINE_HELP, engineOptions } from '../options.js';
+import { ENGINE_FLAGS, ENGINE_HELP, engineOptions, providerFlag } from '../options.js';
+import { providerReplayOptions } from '../../replay/compare.js';
+import { toProviderRequest } from '../../providers/registry.js';
 import { onePositional, progress, usageError } from '../output.js';
 
-export const REPLAY_HELP = `Usage: cachepoint replay TRACE [--out FILE] [engine options]
+export const REPLAY_HELP = `Usage: cachepoint replay TRACE [--out FILE] [--provider ID] [engine options]
 
 Renders the request before each model response in TRACE and writes one JSON
 line per request: {"index","at","turn","round","request"}.
+
+  --provider ID      anthropic (Messages params, default), bedrock (Converse
+                     input) or openai (Responses params; pass --model gpt-…)
+  --cache-key KEY    OpenAI prompt_cache_key for every request
 
 ${ENGINE_HELP}`;
 
@@ -16,20 +22,30 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { ...ENGINE_FLAGS, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      ...ENGINE_FLAGS,
+      out: { type: 'string', short: 'o' },
+      provider: { type: 'string' },
+      'cache-key': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) return usageError(io, REPLAY_HELP, 0);
   const file = onePositional(io, positionals, REPLAY_HELP);
   if (typeof file === 'number') return file;
-  const options = { ...engineOptions(values), source: file, onWarning: warner(io, 'replay') };
+  const provider = providerFlag(values);
+  const load = traceSource(io, file);
+  const options = await providerReplayOptions(provider, load, { ...engineOptions(values), source: file, onWarning: warner(io, 'replay') });
+  const key = values['cache-key'];
   // Opened before the work: a bad --out fails at once, naming the path.
   const output = values.out ? await openOutput(io, values.out) : undefined;
   const out: CliWriter = output?.writer ?? io.stdout;
   const bar = progress(io, 'replay');
   let n = 0;
   try {
-    for await (const r of replay(traceSource(io, file)(), options)) {
-      await writeOut(out, `${JSON.stringify({ index: r.index, at: r.atIso, turn: r.turn, round: r.round, request: r.request })}\n`);
+    for await (const r of replay(load(), options)) {
+      const request = provider === 'anthropic' ? r.request : toProviderRequest(provider, r.rendered, key !== undefined ? { conversationId: key } : {});
+      await writeOut(out, `${JSON.stringify({ index: r.index, at: r.atIso, turn: r.turn, round: r.round, request })}\n`);
       bar.tick(++n);
     }
   } catch (err) {

@@ -3,19 +3,22 @@ import { parseArgs } from 'node:util';
 import { InvalidOptionError } from '../../errors.js';
 import { compareTrace } from '../../replay/compare.js';
 import { formatExplain, formatRequestTable, formatTotals, simulationJson } from '../../sim/format.js';
-import { ENGINE_FLAGS, ENGINE_HELP, engineOptions } from '../options.js';
+import { ENGINE_FLAGS, ENGINE_HELP, engineOptions, providerFlag } from '../options.js';
 import { onePositional, progress, usageError } from '../output.js';
 import { type CliIo, traceSource, warner } from '../io.js';
 
-export const SIMULATE_HELP = `Usage: cachepoint simulate TRACE [--strategy ID] [--explain] [--json] [engine options]
+export const SIMULATE_HELP = `Usage: cachepoint simulate TRACE [--provider ID] [--strategy ID] [--explain] [--json] [engine options]
 
 Replays TRACE through cachepoint and through the peer strategies (plain full
 history, markers placed their way), prices every request with the provider
 cache simulator, and prints a per-request table and the totals.
 
+  --provider ID   price for anthropic (default), bedrock or openai (its cache
+                  rules, prices and peers; openai needs --model gpt-…)
   --strategy ID   per-request table for this run (default: cachepoint). IDs:
                   cachepoint none envelope auto system_last system1h_last ide4
-                  system2_last2 system_last2user
+                  system2_last2 system_last2user; on openai: openai_default
+                  openai_mask10 openai_24h (openai_system_bp on GPT-5.6+)
   --explain       per request: what changed, which point read/wrote, busts
   --json          machine-readable output
   --no-recalls    do not insert the recall rounds that cachepoint's removals
@@ -34,6 +37,7 @@ export async function simulateCommand(argv: string[], io: CliIo): Promise<number
       explain: { type: 'boolean' },
       json: { type: 'boolean' },
       'no-recalls': { type: 'boolean' },
+      provider: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -41,7 +45,8 @@ export async function simulateCommand(argv: string[], io: CliIo): Promise<number
   const file = onePositional(io, positionals, SIMULATE_HELP);
   if (typeof file === 'number') return file;
   const bar = progress(io, 'simulate');
-  const result = await compareTrace(traceSource(io, file), { ...engineOptions(values), recalls: !values['no-recalls'], source: file, onWarning: warner(io, 'simulate') }, (n) => bar.tick(n));
+  const provider = providerFlag(values);
+  const result = await compareTrace(traceSource(io, file), { ...engineOptions(values), provider, recalls: !values['no-recalls'], source: file, onWarning: warner(io, 'simulate') }, (n) => bar.tick(n));
   bar.done(`${result.engine.length} requests`);
   const id = values.strategy ?? 'cachepoint';
   const run = result.runs[id];

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { compareTrace } from '../../src/replay/compare.js';
+import { readTrace } from '../../src/trace/reader.js';
+import { cli } from '../cli/run.js';
+
+const FIXTURES = ['coding', 'volatile-tail', 'fanout'] as const;
+const CASES = [
+  { provider: 'bedrock', model: undefined },
+  { provider: 'openai', model: 'gpt-5.4' },
+  { provider: 'openai', model: 'gpt-5.6-terra' },
+] as const;
+
+describe('compareTrace on other providers', () => {
+  for (const { provider, model } of CASES) {
+    for (const fixture of FIXTURES) {
+      it(`prices ${fixture} on ${provider}${model ? ` (${model})` : ''}: nothing refused, no dearer than the best peer`, async () => {
+        const result = await compareTrace(() => readTrace(`fixtures/${fixture}.jsonl`), { provider, ...(model ? { model } : {}), recalls: false });
+        const ours = result.summaries.find((s) => s.id === 'cachepoint')!;
+        const peers = result.summaries.filter((s) => s.id !== 'cachepoint' && !s.id.startsWith('ideal') && s.id !== 'none');
+        for (const s of result.summaries) expect(s.rejected, s.id).toBe(0);
+        expect(ours.busts).toBe(0);
+        const best = Math.min(...peers.map((s) => s.cost));
+        expect(ours.cost).toBeLessThanOrEqual(best * 1.0001);
+        // Priced on the provider's own request bytes: OpenAI requests carry that provider's model id.
+        if (model) expect(result.engine.every((r) => r.rendered.model === model)).toBe(true);
+        if (provider === 'openai') expect(peers.map((s) => s.id)).toContain('openai_mask10');
+      });
+    }
+  }
+});
+
+describe('cachepoint simulate / replay --provider', () => {
+  it('names the provider, the id and the fix when the model has no profile there', async () => {
+    const r = await cli('simulate', 'fixtures/coding.jsonl', '--provider', 'openai');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('openai has no profile for model "claude-sonnet-4-6"');
+    expect(r.stderr).toContain('customProfile("claude-sonnet-4-6", { provider: "openai"');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses an unknown provider as a usage error naming the flag', async () => {
+    const r = await cli('simulate', 'fixtures/coding.jsonl', '--provider', 'azure');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--provider: must be one of anthropic, bedrock, openai, got "azure"');
+  });
+
+  it('writes that provider\'s requests', async () => {
+    const openai = await cli('replay', 'fixtures/demo.jsonl', '--provider', 'openai', '--model', 'gpt-5.6-terra', '--cache-key', 'demo');
+    expect(openai.code).toBe(0);
+    const first = JSON.parse(openai.stdout.split('\n')[0]!) as { request: { model: string; input: unknown[]; prompt_cache_key: string } };
+    expect(first.request.model).toBe('gpt-5.6-terra');
+    expect(Array.isArray(first.request.input)).toBe(true);
+    expect(first.request.prompt_cache_key).toBe('demo');
+    const bedrock = await cli('replay', 'fixtures/demo.jsonl', '--provider', 'bedrock');
+    const req = JSON.parse(bedrock.stdout.split('\n').at(-2)!) as { request: { messages: unknown[]; system: unknown[] } };
+    expect(JSON.stringify(req.request.system)).toContain('"cachePoint"');
+  });
+});
