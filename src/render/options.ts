@@ -153,12 +153,23 @@ const PROFILE_FIELDS: Readonly<Record<string, Check>> = {
   },
   keepsThinking: boolean,
   lookback: integer(1),
+  provider: oneOf('anthropic', 'bedrock', 'openai'),
+  caching: (v, name) => {
+    if (!isRecord(v)) bad(name, v, "an object with kind 'markers' or 'automatic' (see models/caching.ts)");
+    if (v.kind === 'markers') checkObject(v, name, { kind: oneOf('markers'), maxMarkers: integer(1), lookback: integer(1), implicit: boolean });
+    else if (v.kind === 'automatic') {
+      checkObject(v, name, { kind: oneOf('automatic'), granularity: integer(1), routingPrefixTokens: integer(0), overflowPerMinute: integer(1) });
+    } else bad(`${name}.kind`, v.kind, "'markers' or 'automatic'");
+  },
 };
+
+/** Profile fields a profile may leave out (the provider defaults to Anthropic and its rules). */
+const OPTIONAL_PROFILE_FIELDS = new Set(['provider', 'caching']);
 
 const checkProfile: Check = (v, name) => {
   checkObject(v, name, PROFILE_FIELDS);
   const p = v as Record<string, unknown>;
-  for (const key of Object.keys(PROFILE_FIELDS)) if (p[key] === undefined) bad(`${name}.${key}`, undefined, 'set (a model profile needs every field; see customProfile)');
+  for (const key of Object.keys(PROFILE_FIELDS)) if (!OPTIONAL_PROFILE_FIELDS.has(key) && p[key] === undefined) bad(`${name}.${key}`, undefined, 'set (a model profile needs every field; see customProfile)');
 };
 
 const TTL_KEYS = ['envelope', 'previousTurn', 'preTail', 'tail'] as const;
