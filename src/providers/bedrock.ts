@@ -30,9 +30,6 @@ const CHECKED = '2026-11-30';
 /** Claude on Bedrock: Anthropic's marker rules through `cachePoint` blocks. */
 export const BEDROCK_CLAUDE: CachingRules = Object.freeze({ kind: 'markers', maxMarkers: 4, lookback: 20, implicit: false });
 
-/** Bedrock's id of a Claude model: `[region.]anthropic.claude-…[-YYYYMMDD]-v1[:0]`. */
-const BEDROCK_ID = /^(?:(?:us|eu|apac|global|jp|au|ca|us-gov)\.)?anthropic\.(claude-[a-z0-9-]+?)(?:-\d{8})?(?:-v\d+(?::\d+)?)?$/;
-
 /**
  * The profile of a Claude model on Bedrock: Anthropic's figures under
  * Bedrock's cache rules. Accepts Bedrock ids (with or without a cross-region
@@ -45,8 +42,8 @@ const BEDROCK_ID = /^(?:(?:us|eu|apac|global|jp|au|ca|us-gov)\.)?anthropic\.(cla
 export function bedrockProfile(modelId: string, overrides: Readonly<Record<string, ModelProfile>> = {}): ModelProfile {
   const own = overrides[modelId];
   if (own) return own;
-  const base = BEDROCK_ID.exec(modelId)?.[1] ?? modelId;
-  const p = resolveProfile(base, overrides);
+  // resolveProfile reads Bedrock ids (region prefix, date, version suffix) as the Claude model.
+  const p = resolveProfile(modelId, overrides);
   return Object.freeze({ ...p, id: modelId, provider: 'bedrock' as const, caching: BEDROCK_CLAUDE, lookback: 20 });
 }
 
