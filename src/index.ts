@@ -63,14 +63,17 @@ export type {
 } from './timeline/types.js';
 
 // Rendering
-export { PASSES, render } from './render/render.js';
+export { render } from './render/render.js';
+export { PASSES } from './render/pipeline.js';
+export type { Pass, PassContext, PassName, RenderWork } from './render/context.js';
 export { defaultTokenCache } from './render/context.js';
 export type { PlannedUsage, RenderPlan } from './render/types.js';
 export { resolveRenderOptions, RENDER_OPTION_KEYS } from './render/options.js';
 export type { RenderPolicy, ResolvedRenderOptions } from './render/options.js';
 export { editableZoneStart, hideBlock, recall } from './render/hide-block.js';
 export type { HideOptions, HideResult } from './render/hide-block.js';
-export { positions, prefixTokens, resolveTtls } from './render/cache-points.js';
+export { positions, prefixTokens } from './render/projection.js';
+export { resolveTtls } from './render/options.js';
 export type {
   CachePoint,
   CachePointLabel,

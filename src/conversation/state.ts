@@ -10,7 +10,7 @@ import { freeze } from 'immer';
 import { ConversationStateError } from '../errors.js';
 import type { ModelProfile } from '../models/profiles.js';
 import { passContext } from '../render/context.js';
-import { hiddenReplacements } from '../render/hide.js';
+import { stableStream } from '../render/projection.js';
 import type { StreamBlock } from '../render/types.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type { CacheEntryRecord, TimelineState } from '../timeline/types.js';
@@ -151,7 +151,7 @@ export function rehydrate(record: ConversationRecord, profile: ModelProfile, tok
   const imported = record.imported;
   if (!imported) return record;
   const ctx = passContext(record.state, { profile, now: imported.at, ...(tokens ? { tokens } : {}) });
-  const current = hiddenReplacements(record.state, ctx);
+  const current = stableStream(record.state, ctx);
   const byPath = new Map(current.map((b) => [b.path, b]));
   const stream: StreamBlock[] = imported.stream.map((d) => {
     const b = byPath.get(d.path);

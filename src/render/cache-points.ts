@@ -14,54 +14,29 @@
  * previous request wrote (still valid, still warm) is out of reach of every
  * point — a round that added more than 19 positions, or a hide that changed
  * bytes after it — ③ (or ② before it) is placed on that entry so it is read
- * instead of re-written (a bust).
+ * instead of re-written (a bust). Another keeps the tool catalog's entry: ⓪
+ * marks the last tool while one of the four slots is free (turn 1, early
+ * rounds), so an edit of the system prompt re-writes only the system part.
+ * docs/cache-points.md has both refinements with their figures.
  */
-import type { CacheEntryRecord, LastRender, TimelineState } from '../timeline/types.js';
-import type { PassContext } from './hide.js';
-import type { CachePoint, CachePointLabel, CacheTtl, StreamBlock } from './types.js';
+import type { CacheEntryRecord, StreamBlock, TimelineState } from '../timeline/types.js';
+import type { Pass, PassContext } from './context.js';
+import { cacheStanding, prefixTokens } from './projection.js';
+import { doomedFrom } from './prune-rule.js';
+import type { CachePoint, CachePointLabel, CacheTtl } from './types.js';
 
-export { resolveTtls } from './options.js';
-
-/**
- * Lookback positions: one per block, except that a run of consecutive
- * tool_use blocks in one message counts as one position, and so does a run of
- * tool_result blocks (the Claude API rule).
- */
-export function positions(stream: readonly StreamBlock[]): Int32Array {
-  const pos = new Int32Array(stream.length);
-  let p = 0;
-  for (let i = 0; i < stream.length; i++) {
-    if (i > 0) {
-      const a = stream[i - 1]!;
-      const b = stream[i]!;
-      const type = (b.param as { type?: string }).type;
-      const run = a.role === b.role && (type === 'tool_use' || type === 'tool_result') && (a.param as { type?: string }).type === type;
-      if (!run) p++;
-    }
-    pos[i] = p;
-  }
-  return pos;
-}
-
-/** Cumulative tokens: prefix[i] = tokens of blocks 0..i. */
-export function prefixTokens(stream: readonly StreamBlock[]): Float64Array {
-  const out = new Float64Array(stream.length);
-  let sum = 0;
-  for (let i = 0; i < stream.length; i++) out[i] = sum += stream[i]!.tokens;
-  return out;
-}
+/** Pass 4: places the cache points on the work's stream (stable blocks only: the tail pass comes after). */
+export const cachePointsPass: Pass = {
+  name: 'cache-points',
+  run(work, ctx) {
+    const { entries } = cacheStanding(work.state, ctx);
+    return { ...work, cachePoints: placeCachePoints(work.stream, work.state, ctx, entries, doomedFrom(work.stream, work.state, ctx.options)) };
+  },
+};
 
 function markableAtOrBefore(stream: readonly StreamBlock[], i: number, floor = 0): number | undefined {
   for (let j = i; j >= floor; j--) if (stream[j]!.markable) return j;
   return undefined;
-}
-
-/** First index where the stream differs from the previous render's stable stream. */
-export function firstChange(stream: readonly StreamBlock[], prev: LastRender | undefined): number {
-  if (!prev) return 0;
-  const n = Math.min(stream.length, prev.stream.length);
-  for (let i = 0; i < n; i++) if (stream[i] !== prev.stream[i]) return i;
-  return n;
 }
 
 /** Where the points go, before collapsing. */

@@ -20,16 +20,16 @@ import { castDraft, produce } from 'immer';
 import { CachepointError, ContextOverflowError } from '../errors.js';
 import { extractiveSummarizer } from '../summarize/index.js';
 import type { Summarizer, SummaryInput, SummaryOutput } from '../summarize/types.js';
-import type { BlockPath, Summary, TimelineState, Turn } from '../timeline/types.js';
-import { hiddenReplacements, tailStream, visibleFrom, type PassContext } from './hide.js';
-import { hiddenRecord } from './hide-block.js';
 import { turnIndexPath } from '../timeline/turn-index.js';
-import { pruneCandidates } from './prune.js';
-import type { Decision, GatePrice, StreamBlock } from './types.js';
+import type { BlockPath, StreamBlock, Summary, TimelineState, Turn } from '../timeline/types.js';
+import type { Pass, PassContext } from './context.js';
 import { expectedRemaining } from './gate.js';
+import { hiddenRecord } from './notes.js';
+import { stableStream, tailStream, visibleFrom } from './projection.js';
+import { pruneCandidates } from './prune-rule.js';
+import type { Decision, GatePrice } from './types.js';
 
-/** Summary texts computed ahead (by an async summarizer), keyed by {@link CompactionPlan.key}. */
-export type SummaryTexts = ReadonlyMap<string, SummaryOutput>;
+export type { SummaryTexts } from './context.js';
 
 /** What a compaction will cover. */
 export interface CompactionPlan {
@@ -66,7 +66,7 @@ export function planCompaction(state: TimelineState, ctx: PassContext): Compacti
   if (!o.enabled || state.turns.length === 0) return undefined;
   const window = ctx.profile.contextWindow;
   const factor = ctx.options.tokenFactor;
-  const stable = hiddenReplacements(state, ctx);
+  const stable = stableStream(state, ctx);
   const tail = tailStream(state, ctx);
   let total = 0;
   for (const b of stable) total += b.tokens;
@@ -181,7 +181,7 @@ function compactionPrice(state: TimelineState, ctx: PassContext, plan: Compactio
   const entries = state.lastRender?.entries.filter((e) => e.expiresAt > ctx.now) ?? [];
   const warm = entries.some((e) => e.block.segment !== 'envelope');
   let after = 0;
-  for (const b of hiddenReplacements(state, ctx)) if (b.segment === 'timeline') after += b.tokens;
+  for (const b of stableStream(state, ctx)) if (b.segment === 'timeline') after += b.tokens;
   const kept = Math.max(0, after - plan.tokens) + ctx.tokens.tokens({ type: 'text', text });
   const saved = Math.max(0, plan.tokens - ctx.tokens.tokens({ type: 'text', text }));
   const remaining = expectedRemaining(state, ctx.options.expectedRemaining);
@@ -204,14 +204,20 @@ function summarizeSync(summarizer: Summarizer, plan: CompactionPlan): SummaryOut
   return out;
 }
 
-export function compact(
-  state: TimelineState,
-  ctx: PassContext,
-  summaries?: SummaryTexts,
-): { state: TimelineState; decisions: Decision[] } {
+/** Pass 2: applies {@link compact} to the work's state. */
+export const compactPass: Pass = {
+  name: 'compact',
+  run(work, ctx) {
+    const { state, decisions } = compact(work.state, ctx);
+    return state === work.state && decisions.length === 0 ? work : { ...work, state, decisions: [...work.decisions, ...decisions] };
+  },
+};
+
+/** Compacts the state when over the ceiling: a summary (ctx.summaries' text when given, else summarized now) covers the oldest stretch. */
+export function compact(state: TimelineState, ctx: PassContext): { state: TimelineState; decisions: Decision[] } {
   const plan = planCompaction(state, ctx);
   if (!plan) return { state, decisions: [] };
-  const out = summaries?.get(plan.key) ?? summarizeSync(ctx.options.summarizer ?? extractiveSummarizer(), plan);
+  const out = ctx.summaries?.get(plan.key) ?? summarizeSync(ctx.options.summarizer ?? extractiveSummarizer(), plan);
   const summary: Summary = {
     path: `summaries/${state.summaries.length + 1}`,
     fromTurn: plan.fromTurn,

@@ -5,21 +5,19 @@
  * only the last few rounds, never the cached prefix above them. Outside it the
  * hide is refused — or deferred to the next prune when the caller asks.
  */
-import { produce, castDraft } from 'immer';
+import { castDraft, produce } from 'immer';
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { HideRefusedError, PathNotFoundError } from '../errors.js';
 import { findBlock, parseTimelinePath } from '../timeline/paths.js';
 import { turnIndex, turnIndexOf } from '../timeline/turn-index.js';
-import type { BlockPath, CacheEntryRecord, HiddenRecord, HideReason, TimelineState } from '../timeline/types.js';
+import type { BlockPath, CacheEntryRecord, StreamBlock, TimelineState } from '../timeline/types.js';
 import { placeCachePoints } from './cache-points.js';
-import { isCompacted, type PassContext } from './hide.js';
+import { passContext, type PassContext } from './context.js';
 import { expectedRemaining, priceChange } from './gate.js';
-import { describe, hiddenNote, payloadChars } from './notes.js';
-import { passContext } from './context.js';
+import { hiddenRecord } from './notes.js';
 import { HIDE_OPTION_CHECKS } from './options.js';
-import { cacheStanding } from './plan.js';
-import type { Decision, RenderOptions, StreamBlock } from './types.js';
-
+import { cacheStanding, isCompacted } from './projection.js';
+import type { Decision, RenderOptions } from './types.js';
 
 /** Options of {@link hideBlock}. */
 export interface HideOptions extends RenderOptions {
@@ -35,25 +33,6 @@ export interface HideOptions extends RenderOptions {
 export interface HideResult {
   readonly state: TimelineState;
   readonly decision: Decision;
-}
-
-function toolNameFor(state: TimelineState, path: BlockPath, param: ContentBlockParam): string | undefined {
-  if (param.type !== 'tool_result') return undefined;
-  const call = findBlock(state, path.replace('/results/', '/calls/'));
-  return call?.param.type === 'tool_use' ? call.param.name : undefined;
-}
-
-/** Builds the sticky record that replaces a payload by its note. */
-export function hiddenRecord(
-  state: TimelineState,
-  path: BlockPath,
-  reason: HideReason,
-  note?: string,
-): HiddenRecord {
-  const block = findBlock(state, path);
-  if (!block) throw new PathNotFoundError(path);
-  const chars = payloadChars(block.param);
-  return { path, reason, chars, note: hiddenNote(path, describe(block.param, toolNameFor(state, path, block.param)), chars, reason, note) };
 }
 
 /** Why a block cannot be hidden at all, or undefined when it can. */

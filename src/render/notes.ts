@@ -3,7 +3,9 @@
  * and deterministic: they are part of the cached prefix once rendered.
  */
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { BlockPath, HideReason } from '../timeline/types.js';
+import { PathNotFoundError } from '../errors.js';
+import { findBlock } from '../timeline/paths.js';
+import type { BlockPath, HiddenRecord, HideReason, TimelineState } from '../timeline/types.js';
 
 /** Characters of a payload (what the note reports as its size). */
 export function payloadChars(param: ContentBlockParam): number {
@@ -69,3 +71,22 @@ export const PRUNE_NOTICE =
   'Note from the runtime: to keep this conversation within budget, some older tool results and long payloads ' +
   'were replaced by short notes of the form [pruned: …] or [hidden: …]. Nothing is lost: each note names a path, ' +
   'and the recall tool returns the original content for that path, byte for byte.';
+
+function toolNameFor(state: TimelineState, path: BlockPath, param: ContentBlockParam): string | undefined {
+  if (param.type !== 'tool_result') return undefined;
+  const call = findBlock(state, path.replace('/results/', '/calls/'));
+  return call?.param.type === 'tool_use' ? call.param.name : undefined;
+}
+
+/** Builds the sticky record that replaces a payload by its note. */
+export function hiddenRecord(
+  state: TimelineState,
+  path: BlockPath,
+  reason: HideReason,
+  note?: string,
+): HiddenRecord {
+  const block = findBlock(state, path);
+  if (!block) throw new PathNotFoundError(path);
+  const chars = payloadChars(block.param);
+  return { path, reason, chars, note: hiddenNote(path, describe(block.param, toolNameFor(state, path, block.param)), chars, reason, note) };
+}

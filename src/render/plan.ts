@@ -7,20 +7,26 @@
  */
 import type { ModelProfile } from '../models/profiles.js';
 import { promptCost, usageTokens } from '../models/pricing.js';
-import type { CacheEntryRecord, LastRender, TimelineState } from '../timeline/types.js';
-import { firstChange, positions } from './cache-points.js';
-import { hiddenReplacements, type PassContext } from './hide.js';
-import type { CachePoint, PlannedUsage, RenderPlan, StreamBlock } from './types.js';
+import type { CacheEntryRecord, LastRender, StreamBlock } from '../timeline/types.js';
+import { positions } from './projection.js';
+import type { CachePoint, PlannedUsage, RenderPlan } from './types.js';
 
-/** Entries of the previous render still valid for this stream and still warm at `now`. */
-export function validEntries(
-  prev: LastRender | undefined,
-  stream: readonly StreamBlock[],
-  change: number,
-  now: number,
-): CacheEntryRecord[] {
-  if (!prev) return [];
-  return prev.entries.filter((e) => e.index < change && stream[e.index] === e.block && e.expiresAt > now);
+/** What {@link planRequest} weighs: one request's stream and points, and the cache as it stands. */
+export interface PlanInput {
+  /** The whole stream (stable blocks, then the tail). */
+  readonly stream: readonly StreamBlock[];
+  /** Stable blocks before the tail (= `stream.length` without one). */
+  readonly stableLength: number;
+  readonly points: readonly CachePoint[];
+  /** The cache entries still valid and warm (see `cacheStanding`). */
+  readonly entries: readonly CacheEntryRecord[];
+  readonly profile: ModelProfile;
+  readonly now: number;
+  /** First stream index that differs from the previous render's. */
+  readonly change: number;
+  readonly prev: LastRender | undefined;
+  /** The request's model id (default: the profile's). */
+  readonly model?: string;
 }
 
 /** The tier of the first changed block, as the API names a cache miss. */
@@ -32,46 +38,15 @@ function missCause(stable: readonly StreamBlock[], change: number, prev: LastRen
   return role === 'tools' ? 'tools_changed' : role === 'system' ? 'system_changed' : 'messages_changed';
 }
 
-/** The stable stream of a state, where it differs from the previous render, and the entries still usable. */
-export interface CacheStanding {
-  readonly stream: readonly StreamBlock[];
-  readonly change: number;
-  readonly entries: readonly CacheEntryRecord[];
-}
-
-const standings = new WeakMap<TimelineState, { readonly ctx: PassContext; readonly standing: CacheStanding }>();
-
-/**
- * The stream, first change and valid entries of a state, computed once per
- * state and context: prune, hide and placement all ask for them.
- */
-export function cacheStanding(state: TimelineState, ctx: PassContext): CacheStanding {
-  const hit = standings.get(state);
-  if (hit && hit.ctx.now === ctx.now && hit.ctx.tokens === ctx.tokens && hit.ctx.profile === ctx.profile) return hit.standing;
-  const stream = hiddenReplacements(state, ctx);
-  const change = firstChange(stream, state.lastRender);
-  const standing = { stream, change, entries: validEntries(state.lastRender, stream, change, ctx.now) };
-  standings.set(state, { ctx, standing });
-  return standing;
-}
-
 /** Keeps the ledger small: the entries a lookback could still reach are the newest ones. */
 const LEDGER_SIZE = 48;
 
 /**
  * Predicts reads and writes for the placed points, and the ledger after the request.
  */
-export function planRequest(
-  stream: readonly StreamBlock[],
-  stableLength: number,
-  points: readonly CachePoint[],
-  entries: readonly CacheEntryRecord[],
-  profile: ModelProfile,
-  now: number,
-  change: number,
-  prev: LastRender | undefined,
-  model: string = profile.id,
-): { plan: RenderPlan; entries: CacheEntryRecord[] } {
+export function planRequest(input: PlanInput): { plan: RenderPlan; entries: CacheEntryRecord[] } {
+  const { stream, stableLength, points, entries, profile, now, change, prev } = input;
+  const model = input.model ?? profile.id;
   const stable = stream.length === stableLength ? stream : stream.slice(0, stableLength);
   const pos = positions(stable);
   const byIndex = new Map(entries.map((e) => [e.index, e]));

@@ -14,55 +14,13 @@
  */
 import { castDraft, produce } from 'immer';
 import type { Block, CacheEntryRecord, HiddenRecord, TimelineState } from '../timeline/types.js';
+import type { Pass, PassContext } from './context.js';
 import { expectedRemaining, priceChange } from './gate.js';
-import { hiddenRecord } from './hide-block.js';
-import { isCompacted, type PassContext } from './hide.js';
-import { PRUNE_NOTICE, payloadChars } from './notes.js';
-import { cacheStanding } from './plan.js';
+import { hiddenRecord, PRUNE_NOTICE } from './notes.js';
 import type { ResolvedRenderOptions } from './options.js';
-import type { Decision, PruneOptions, StreamBlock } from './types.js';
-
-const chars = new WeakMap<Block, number>();
-function sizeOf(b: Block): number {
-  let n = chars.get(b);
-  if (n === undefined) chars.set(b, (n = payloadChars(b.param)));
-  return n;
-}
-
-/** Blocks old and bulky enough to prune, oldest first. */
-export function pruneCandidates(state: TimelineState, o: Readonly<Required<PruneOptions>>): Block[] {
-  const out: Block[] = [];
-  if (!o.enabled) return out;
-  const lastTurn = state.turns.length;
-  // The most recent keepRounds rounds, counted across turn boundaries.
-  let keepFrom = { turn: lastTurn + 1, round: 0 };
-  let left = o.keepRounds;
-  for (let t = lastTurn; t >= 1 && left > 0; t--) {
-    const rounds = state.turns[t - 1]!.rounds.length;
-    if (rounds >= left) {
-      keepFrom = { turn: t, round: rounds - left + 1 };
-      left = 0;
-    } else {
-      left -= rounds;
-      keepFrom = { turn: t, round: 1 };
-    }
-  }
-  const lastPrunableTurn = Math.min(lastTurn - o.keepTurns, keepFrom.turn);
-  for (let t = 1; t <= lastPrunableTurn; t++) {
-    const turn = state.turns[t - 1]!;
-    if (isCompacted(state, t, turn.rounds.length)) continue;
-    for (const round of turn.rounds) {
-      if (t === keepFrom.turn && round.index >= keepFrom.round) break;
-      if (isCompacted(state, t, round.index)) continue;
-      for (const b of [...round.response, ...round.results]) {
-        const type = b.param.type;
-        const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text';
-        if (bulky && b.path !== 'notices/prune' && !state.hidden[b.path] && sizeOf(b) >= o.minChars) out.push(b);
-      }
-    }
-  }
-  return out;
-}
+import { cacheStanding } from './projection.js';
+import { pruneCandidates } from './prune-rule.js';
+import type { Decision } from './types.js';
 
 /** Adds the one-time notice to the newest user message, if there is one to carry it. */
 function addNotice(state: TimelineState): TimelineState {
@@ -80,6 +38,16 @@ function addNotice(state: TimelineState): TimelineState {
   });
 }
 
+/** Pass 1: applies {@link prune} to the work's state. */
+export const prunePass: Pass = {
+  name: 'prune',
+  run(work, ctx) {
+    const { state, decisions } = prune(work.state, ctx);
+    return state === work.state && decisions.length === 0 ? work : { ...work, state, decisions: [...work.decisions, ...decisions] };
+  },
+};
+
+/** Prunes the state: hides what the freshness rule selects (cold, or warm when the gate says so under economy). */
 export function prune(state: TimelineState, ctx: PassContext): { state: TimelineState; decisions: Decision[] } {
   const options = ctx.options;
   const o = options.prune;
@@ -164,44 +132,3 @@ function chooseWarmBatch(
   return best.price ? { from: best.from, price: best.price } : { from: best.from };
 }
 
-/**
- * Under `economy` with `keepRounds: 1`, the newest round's bulky payloads are
- * pruned by the very next request, so they are never read from cache: ④ stops
- * before the first of them and they are sent uncached (1× instead of a 1.25×
- * write nobody reads). Returns that stream index, or undefined.
- */
-export function doomedFrom(stable: readonly StreamBlock[], state: TimelineState, options: ResolvedRenderOptions): number | undefined {
-  if (options.policy !== 'economy') return undefined;
-  const o = options.prune;
-  if (!o.enabled || o.keepRounds > 1 || o.keepTurns > 0) return undefined;
-  const turn = state.turns.at(-1);
-  const round = turn?.rounds.at(-1);
-  if (!turn || !round) return undefined;
-  for (let i = stable.length - 1; i >= 0; i--) {
-    const b = stable[i]!;
-    if (b.turn !== turn.index || b.round !== round.index) {
-      // Scan the newest round forwards for its first bulky payload.
-      for (let j = i + 1; j < stable.length; j++) {
-        const c = stable[j]!;
-        const type = (c.param as { type?: string }).type;
-        const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text';
-        const source = [...round.response, ...round.results].find((x) => x.path === c.path);
-        if (bulky && !c.hidden && c.path !== 'notices/prune' && source && sizeOf(source) >= o.minChars) return runStart(stable, j);
-      }
-      return undefined;
-    }
-  }
-  return undefined;
-}
-
-/**
- * The first block of the tool_use / tool_result run that contains index j. A
- * run counts as one lookback position, and later requests find an entry only at
- * a run's end, so a marker must never stop inside one.
- */
-function runStart(stable: readonly StreamBlock[], j: number): number {
-  const type = (stable[j]!.param as { type?: string }).type;
-  if (type !== 'tool_use' && type !== 'tool_result') return j;
-  while (j > 0 && stable[j - 1]!.role === stable[j]!.role && (stable[j - 1]!.param as { type?: string }).type === type) j--;
-  return j;
-}

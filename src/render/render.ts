@@ -1,26 +1,22 @@
 /**
- * The render pipeline. Five passes in a fixed order, every render:
- *   prune → compact → hidden replacements → cache points → tail append.
- * Prune and compact make sticky decisions (they edit the state); the other
- * three are pure functions of that state.
+ * `render()` and `renderAsync()`: resolve the pass context once (options
+ * validated, clock read), run the five passes of pipeline.ts, then plan the
+ * request (which point reads, which write, predicted usage and cost) and
+ * remember this render in the state for the next one.
  */
 import { freeze } from 'immer';
-import type { TimelineState } from '../timeline/types.js';
-import { placeCachePoints } from './cache-points.js';
-import { cacheStanding, planRequest } from './plan.js';
-import { compact, planCompaction, type SummaryTexts } from './compact.js';
+import { withTimeout } from '../internal/timeout.js';
+import { toAnthropic } from '../providers/anthropic.js';
 import { extractiveSummarizer } from '../summarize/index.js';
 import type { SummaryOutput } from '../summarize/types.js';
-import { toAnthropic } from '../providers/anthropic.js';
-import { passContext } from './context.js';
-import type { PassContext } from './hide.js';
-import { withTimeout } from '../internal/timeout.js';
-import { doomedFrom, prune } from './prune.js';
-import { appendTail } from './tail.js';
-import type { Decision, Rendered, RenderOptions, SegmentTokens, StreamBlock } from './types.js';
-
-/** The names of the passes, in the order they run. */
-export const PASSES = ['prune', 'compact', 'hide', 'cache-points', 'tail'] as const;
+import type { StreamBlock, TimelineState } from '../timeline/types.js';
+import { planCompaction } from './compact.js';
+import { contextOf, passContext, type PassContext, type RenderWork } from './context.js';
+import { PASSES, runPasses } from './pipeline.js';
+import { planRequest } from './plan.js';
+import { cacheStanding } from './projection.js';
+import { prune } from './prune.js';
+import type { Rendered, RenderOptions, SegmentTokens } from './types.js';
 
 /**
  * Renders the request for the next model call.
@@ -38,26 +34,33 @@ export function render(state: TimelineState, options: RenderOptions = {}): Rende
 }
 
 /** The pipeline on a resolved context (options validated, clock read: once per render). */
-function renderWith(state: TimelineState, ctx: PassContext, summaries?: SummaryTexts): Rendered {
-  const decisions: Decision[] = [];
+function renderWith(state: TimelineState, ctx: PassContext): Rendered {
+  return finish(runPasses(PASSES, state, ctx), ctx);
+}
 
-  const pruned = prune(state, ctx);
-  decisions.push(...pruned.decisions);
-  const compacted = compact(pruned.state, ctx, summaries);
-  decisions.push(...compacted.decisions);
-  const next = compacted.state;
-
-  const { stream: stable, change, entries } = cacheStanding(next, ctx);
-  const cachePoints = placeCachePoints(stable, next, ctx, entries, doomedFrom(stable, next, ctx.options));
-  const stream = appendTail(stable, next, ctx);
-  const { plan, entries: ledger } = planRequest(stream, stable.length, cachePoints, entries, ctx.profile, ctx.now, change, next.lastRender, next.model);
+/** The plan of the request the passes built, and the state that remembers this render. */
+function finish(work: RenderWork, ctx: PassContext): Rendered {
+  const { state: next, stream, tailStart, cachePoints, decisions } = work;
+  const stable = stream.length === tailStart ? stream : stream.slice(0, tailStart);
+  const { change, entries } = cacheStanding(next, ctx);
+  const { plan, entries: ledger } = planRequest({
+    stream,
+    stableLength: tailStart,
+    points: cachePoints,
+    entries,
+    profile: ctx.profile,
+    now: ctx.now,
+    change,
+    prev: next.lastRender,
+    model: next.model,
+  });
 
   const turn = next.turns.at(-1);
   const rendered: Omit<Rendered, 'state'> = {
     model: next.model,
     profile: ctx.profile,
     stream,
-    tailStart: stable.length,
+    tailStart,
     cachePoints,
     tokens: segmentTokens(stream),
     decisions,
@@ -130,7 +133,7 @@ export async function renderAsync(state: TimelineState, options: RenderOptions =
     const base = fallback.summarize(plan.input) as SummaryOutput;
     out = { ...base, fallback: `${summarizer.name} failed: ${err instanceof Error ? err.message : String(err)}` };
   }
-  return renderWith(state, ctx, new Map([[plan.key, out]]));
+  return renderWith(state, contextOf(state, ctx.options, new Map([[plan.key, out]])));
 }
 
 /**

@@ -2,14 +2,17 @@
  * Pass 5 — tail append. The volatile tail (sources pool, live view) goes after
  * the last stable block, unmarked, so it never disturbs a cached prefix.
  *
- * Contract: pure; appends only; never adds a marker; the tail is always last.
+ * Contract: pure; appends only; never adds a marker (it runs after placement);
+ * the tail is always last. Not idempotent by design: it runs once per render.
  */
-import type { TimelineState } from '../timeline/types.js';
-import { type PassContext, tailStream } from './hide.js';
-import type { StreamBlock } from './types.js';
+import type { Pass } from './context.js';
+import { tailStream } from './projection.js';
 
-/** Returns the full stream: the stable blocks, then the tail. */
-export function appendTail(stable: readonly StreamBlock[], state: TimelineState, ctx: PassContext): StreamBlock[] {
-  const tail = tailStream(state, ctx);
-  return tail.length === 0 ? [...stable] : [...stable, ...tail];
-}
+/** Pass 5: appends the tail's blocks to the work's stream. */
+export const tailPass: Pass = {
+  name: 'tail',
+  run(work, ctx) {
+    const tail = tailStream(work.state, ctx);
+    return { ...work, stream: tail.length === 0 ? work.stream : [...work.stream, ...tail], tailStart: work.stream.length };
+  },
+};

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { render } from '../../src/render/render.js';
-import { resolveTtls } from '../../src/render/cache-points.js';
+import { resolveTtls } from '../../src/render/options.js';
 import { TtlOrderError } from '../../src/errors.js';
 import { appendResponse, appendToolResults, setTail, startTurn } from '../../src/timeline/edit.js';
 import { turnBlocks } from '../../src/timeline/paths.js';

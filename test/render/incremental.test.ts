@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { passContext } from '../../src/render/context.js';
-import { hiddenReplacements } from '../../src/render/hide.js';
+import { stableStream } from '../../src/render/projection.js';
 import { hideBlock } from '../../src/render/hide-block.js';
 import { render } from '../../src/render/render.js';
 import { startTurn } from '../../src/timeline/edit.js';
@@ -11,7 +11,7 @@ import { finalAnswer, newSession, toolRound } from '../helpers/build.js';
 /** The stream built from scratch: the same state without the previous render to reuse. */
 function scratch(state: TimelineState): readonly unknown[] {
   const { lastRender: _drop, ...copy } = state;
-  return hiddenReplacements(copy, passContext(copy, {}));
+  return stableStream(copy, passContext(copy, {}));
 }
 
 describe('incremental stream building', () => {
@@ -37,7 +37,7 @@ describe('incremental stream building', () => {
               if (last) s = hideBlock(s, last.path, { now: at, force: true }).state;
             }
             // The edited state still carries the previous render: the build reuses its stream.
-            const incremental = hiddenReplacements(s, passContext(s, {}));
+            const incremental = stableStream(s, passContext(s, {}));
             const fresh = scratch(s);
             expect(incremental.length).toBe(fresh.length);
             incremental.forEach((b, i) => {

@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { customProfile } from '../../src/models/profiles.js';
 import { hideBlock } from '../../src/render/hide-block.js';
-import { PASSES, render } from '../../src/render/render.js';
+import { type Pass, passContext } from '../../src/render/context.js';
+import { PASSES, runPasses } from '../../src/render/pipeline.js';
+import { render } from '../../src/render/render.js';
 import { setTail, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { finalAnswer, newSession, toolRound } from '../helpers/build.js';
@@ -26,7 +28,7 @@ function big(): { state: TimelineState; at: number } {
 
 describe('pass order', () => {
   it('is prune, compact, hide, cache points, tail', () => {
-    expect(PASSES).toEqual(['prune', 'compact', 'hide', 'cache-points', 'tail']);
+    expect(PASSES.map((p) => p.name)).toEqual(['prune', 'compact', 'hide', 'cache-points', 'tail']);
   });
 
   it('compaction sees the pruned state: a cold prune that brings the input under the ceiling leaves nothing to compact', () => {
@@ -58,5 +60,45 @@ describe('pass order', () => {
     const r = render(setTail(state, 'live view'), { profile, now: at + 1000, compact: { enabled: false } });
     expect(r.stream.at(-1)!.segment).toBe('tail');
     expect(r.cachePoints.every((p) => p.index < r.tailStart)).toBe(true);
+  });
+});
+
+describe('runPasses', () => {
+  const byName = (name: string): Pass => PASSES.find((p) => p.name === name)!;
+  const without = (name: string) => PASSES.filter((p) => p.name !== name);
+  const swap = (a: string, b: string) => PASSES.map((p) => (p.name === a ? byName(b) : p.name === b ? byName(a) : p));
+
+  it('is what render runs: the same stream, cache points and decisions', () => {
+    const { state, at } = big();
+    const cold = at + 10 * 60_000;
+    const r = render(setTail(state, 'live view'), { profile, now: cold });
+    const work = runPasses(PASSES, setTail(state, 'live view'), passContext(state, { profile, now: cold }));
+    expect(work.stream).toEqual(r.stream);
+    expect(work.cachePoints).toEqual(r.cachePoints);
+    expect(work.decisions).toEqual(r.decisions);
+    expect(work.tailStart).toBe(r.tailStart);
+  });
+
+  it('breaks when a pass is removed', () => {
+    const { state, at } = big();
+    const s = setTail(state, 'live view');
+    const ctx = passContext(s, { profile, now: at + 10 * 60_000 });
+    // Without the cold prune the input stays over the ceiling: compaction has to run.
+    expect(runPasses(without('prune'), s, ctx).decisions.some((d) => d.type === 'compact')).toBe(true);
+    expect(runPasses(without('hide'), s, ctx).stream.every((b) => b.segment === 'tail')).toBe(true);
+    expect(runPasses(without('cache-points'), s, ctx).cachePoints).toEqual([]);
+    expect(runPasses(without('tail'), s, ctx).stream.some((b) => b.segment === 'tail')).toBe(false);
+  });
+
+  it('breaks when two passes swap', () => {
+    const { state, at } = big();
+    const s = setTail(state, 'live view');
+    const ctx = passContext(s, { profile, now: at + 10 * 60_000 });
+    // Tail before placement: ④ lands on the tail, which must never carry a marker.
+    const tailFirst = runPasses(swap('cache-points', 'tail'), s, ctx);
+    expect(tailFirst.cachePoints.some((p) => tailFirst.stream[p.index]!.segment === 'tail')).toBe(true);
+    // Compaction before the cold prune: it compacts what the prune alone would have brought under the ceiling.
+    expect(runPasses(swap('prune', 'compact'), s, ctx).decisions.some((d) => d.type === 'compact')).toBe(true);
+    expect(runPasses(PASSES, s, ctx).decisions.some((d) => d.type === 'compact')).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { castDraft, produce } from 'immer';
 import { describe, expect, it } from 'vitest';
-import { hiddenRecord } from '../../src/render/hide-block.js';
+import { hiddenRecord } from '../../src/render/notes.js';
 import { MemoryPayloadStore } from '../../src/store/memory.js';
 import { forgottenPaths, recordState } from '../../src/store/record.js';
 import { handleRecall, recallTool, recallToolResult } from '../../src/store/recall-tool.js';
