@@ -13,6 +13,7 @@ import type { TraceComparison } from '../replay/compare.js';
 import type { CachePointLabel, Decision, StreamBlock } from '../render/types.js';
 import type { StrategySummary } from '../sim/summary.js';
 import type { SimResult } from '../sim/types.js';
+import type { RecordedUsage } from './recorded.js';
 import type { ToolCacheSavings } from './tool-savings.js';
 
 // TYPES
@@ -120,6 +121,8 @@ export interface ReportData {
   /** The ideal bound of cachepoint's own requests. */
   readonly engineIdeal: number;
   readonly toolCache?: ToolCacheSavings;
+  /** The usage the provider reported, when the trace carries it (imported logs). */
+  readonly recorded?: RecordedUsage;
 }
 
 export interface ReportDataOptions {
@@ -129,6 +132,7 @@ export interface ReportDataOptions {
   readonly peer?: string;
   readonly policy?: string;
   readonly toolCache?: ToolCacheSavings;
+  readonly recorded?: RecordedUsage;
 }
 
 // IMPLEMENTATION
@@ -278,5 +282,6 @@ export function buildReportData(c: TraceComparison, options: ReportDataOptions):
     totals: c.summaries,
     engineIdeal: c.engineIdeal,
     ...(options.toolCache ? { toolCache: options.toolCache } : {}),
+    ...(options.recorded ? { recorded: options.recorded } : {}),
   };
 }

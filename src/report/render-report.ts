@@ -122,7 +122,8 @@ function totals(d: ReportData): string {
   const ideal = d.totals.find((s) => s.id === 'ideal');
   const rows = d.totals
     .map((s) => {
-      const pct = cp && s.id !== 'cachepoint' && s.cost > 0 ? ((s.cost - cp.cost) / s.cost) * 100 : undefined;
+      // Against a bound a saving means nothing: blank for the ideal rows.
+      const pct = cp && s.id !== 'cachepoint' && !s.id.startsWith('ideal') && s.cost > 0 ? ((s.cost - cp.cost) / s.cost) * 100 : undefined;
       const delta = pct === undefined ? '' : `${Math.abs(pct) < 0.05 ? '0.0' : pct.toFixed(1)}%`;
       return `<tr class="${s.id === 'cachepoint' ? 'cachepoint' : ''}" data-strategy="${e(s.id)}" data-cost="${s.cost}"><td>${e(s.id)}</td><td>${e(s.label)}</td><td class="num">${usd(s.cost)}</td><td class="num">${times(s.vsNone)}</td><td class="num">${times(s.vsIdeal)}</td><td class="num">${s.busts}</td><td class="num">${s.rejected}</td><td class="num">${delta}</td></tr>`;
     })
@@ -130,7 +131,13 @@ function totals(d: ReportData): string {
   const headline = cp
     ? `<p class="headline" id="headline">cachepoint: <b>${usd(cp.cost)}</b>${none ? ` vs ${usd(none.cost)} without caching (${times(cp.vsNone)})` : ''}${ideal ? `; ideal bound ${usd(ideal.cost)} (${times(cp.vsIdeal)})` : ''}${d.engineIdeal > 0 ? `; vs the ideal bound of its own requests ×${(cp.cost / d.engineIdeal).toFixed(4)}` : ''}.</p>`
     : '';
+  const r = d.recorded;
+  const recorded =
+    r && cp
+      ? `<p class="headline" id="recorded">As recorded in the log (the usage the provider reported for ${r.withUsage} of ${r.responses} responses): <b>${usd(r.cost)}</b>, ${int(r.cacheRead)} tokens read from the cache, ${int(r.cacheWrite)} written, ${int(r.input)} uncached. cachepoint on the same session: ${usd(cp.cost)} (×${r.cost > 0 ? (cp.cost / r.cost).toFixed(3) : '—'}).${r.estimatedEnvelope ? ' <b>The system prompt and tool definitions were estimated</b> (the log does not carry them; see docs/import.md), so compare with care.' : ''}</p>`
+      : '';
   return `${headline}
+${recorded}
 <table id="totals"><tr><th>strategy</th><th>label</th><th class="num">cost</th><th class="num">vs none</th><th class="num">vs ideal</th><th class="num">busts</th><th class="num">rejected</th><th class="num">cachepoint saves</th></tr>
 ${rows}
 </table>`;

@@ -1,5 +1,7 @@
 /** Builds reports in-process, the way `cachepoint report` does, for the report tests. */
 import { buildReportData, type ReportData } from '../../src/report/data.js';
+import { readFileSync } from 'node:fs';
+import { recordedUsage } from '../../src/report/recorded.js';
 import { renderReport } from '../../src/report/render-report.js';
 import { toolCacheSavings } from '../../src/report/tool-savings.js';
 import { compareTrace } from '../../src/replay/compare.js';
@@ -13,7 +15,13 @@ export async function reportOf(source: { file: string } | { text: string }, titl
   const load = (): AsyncIterable<TraceEvent> | Iterable<TraceEvent> => ('file' in source ? readTrace(source.file) : parseTrace(source.text));
   const comparison = await compareTrace(load);
   const tools = await toolCacheSavings(load());
-  const data = buildReportData(comparison, { title: title ?? ('file' in source ? source.file.split('/').at(-1)! : 'trace'), ...(tools ? { toolCache: tools } : {}) });
+  const text = 'file' in source ? readFileSync(source.file, 'utf8') : source.text;
+  const recorded = recordedUsage(text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as unknown));
+  const data = buildReportData(comparison, {
+    title: title ?? ('file' in source ? source.file.split('/').at(-1)! : 'trace'),
+    ...(tools ? { toolCache: tools } : {}),
+    ...(recorded ? { recorded } : {}),
+  });
   return { data, html: renderReport(data, { generatedAt: GENERATED_AT }) };
 }
 

@@ -64,7 +64,8 @@ describe('renderReport', () => {
     expect(html).not.toMatch(/@import|url\(/i);
   });
 
-  it('keeps a 200-request session under 2 MB', async () => {
+  // Replaying and pricing 200 requests is the slow part (~10 s on a quiet 2-core box): a wide timeout, no speed claim.
+  it('keeps a 200-request session under 2 MB', { timeout: 180_000 }, async () => {
     const events = generateTrace({ seed: 16, profile: 'coding', requests: 200 });
     const comparison = await compareTrace(() => events);
     const html = renderReport(buildReportData(comparison, { title: '200 requests' }), { generatedAt: GENERATED_AT });

@@ -1,13 +1,15 @@
 /** `cachepoint report TRACE --out report.html`: the session's cache, request by request, in one self-contained HTML file. */
+import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InvalidOptionError } from '../../errors.js';
 import { buildReportData } from '../../report/data.js';
+import { recordedUsage } from '../../report/recorded.js';
 import { renderReport } from '../../report/render-report.js';
 import { toolCacheSavings } from '../../report/tool-savings.js';
 import { compareTrace } from '../../replay/compare.js';
 import { BASELINES } from '../../sim/strategies.js';
-import { type CliIo, openOutput, traceSource, warner } from '../io.js';
+import { type CliIo, openOutput, resolvePath, traceSource, warner } from '../io.js';
 import { ENGINE_FLAGS, ENGINE_HELP, engineOptions } from '../options.js';
 import { onePositional, progress, usageError } from '../output.js';
 
@@ -62,11 +64,14 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
   try {
     const comparison = await compareTrace(load, options, (n) => bar.tick(n));
     const tools = await toolCacheSavings(load(), ttl);
+    // The reader keeps only the format's fields; the reported usage an importer kept is read raw.
+    const recorded = recordedUsage(rawLines(await readFile(resolvePath(io, file), 'utf8')));
     const data = buildReportData(comparison, {
       title: values.title ?? basename(file),
       policy: options.policy ?? 'conservative',
       ...(values.peer ? { peer: values.peer } : {}),
       ...(tools ? { toolCache: tools } : {}),
+      ...(recorded ? { recorded } : {}),
     });
     html = renderReport(data, { generatedAt: values['generated-at'] ?? new Date().toISOString() });
     requests = comparison.engine.length;
@@ -79,4 +84,9 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
   bar.done(`${requests} requests`);
   io.stdout.write(`wrote ${values.out} (${(Buffer.byteLength(html) / 1024).toFixed(0)} KiB, ${requests} requests)\n`);
   return 0;
+}
+
+/** The JSON objects of a (validated) trace's lines. */
+function* rawLines(text: string): Generator<unknown> {
+  for (const line of text.replace(/^\uFEFF/, '').split('\n')) if (line.trim() !== '') yield JSON.parse(line);
 }
