@@ -12,9 +12,16 @@
  * - **Index in memory.** The folder is read once at construction (path, turn,
  *   reason and a hash of each payload); payloads are read from disk on `get`
  *   and `search`, so memory stays small however much was forgotten.
+ * - **A bad file costs only itself.** A torn or foreign file, a symbolic link
+ *   (dangling, or pointing anywhere, even at a valid record: links are never
+ *   followed) or a folder where a record should be is reported
+ *   ({@link FilePayloadStore.problems}, `onProblem`) and moved into
+ *   `.quarantine/` inside the folder; every other payload stays recallable.
+ *   Temp files left by a crash (their process is gone, or they are over an
+ *   hour old) are removed when the folder is opened.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { freeze } from 'immer';
@@ -29,7 +36,25 @@ import type { PayloadStore, PutMeta, PutStatus, SearchHit, SearchOptions, Stored
 export interface FilePayloadStoreOptions {
   /** fsync each file (and the folder) before the rename (default true). Off only for throwaway stores. */
   readonly fsync?: boolean;
+  /** Called for each bad file found (default: a process warning, code `CACHEPOINT_PAYLOAD_QUARANTINED`). */
+  readonly onProblem?: (problem: FileStoreProblem) => void;
 }
+
+/** A file the store could not use: what it was, why, and where it went. */
+export interface FileStoreProblem {
+  /** The file name inside the store folder. */
+  readonly file: string;
+  /** `corrupt`: not a readable record for its name; `link`: a symbolic link; `not_a_file`: a folder or device; `io`: unreadable. */
+  readonly kind: 'corrupt' | 'link' | 'not_a_file' | 'io';
+  readonly message: string;
+  /** Where it was moved (inside `.quarantine/`), or undefined if it could not be moved. */
+  readonly quarantinedAs: string | undefined;
+}
+
+/** Where bad files go, inside the store folder. */
+export const QUARANTINE_DIR = '.quarantine';
+/** Temp files older than this are leftovers whatever their process (it may be on another host). */
+const STALE_TEMP_MS = 60 * 60 * 1000;
 
 /** The file format (version 1). */
 interface FileRecord {
@@ -91,11 +116,16 @@ export class FilePayloadStore implements PayloadStore {
   readonly #fsync: boolean;
   readonly #index = new Map<BlockPath, IndexEntry>();
   readonly #turns = new Map<number, Set<BlockPath>>();
+  readonly #problems: FileStoreProblem[] = [];
+  readonly #onProblem: (problem: FileStoreProblem) => void;
   #temp = 0;
 
   constructor(dir: string, options: FilePayloadStoreOptions = {}) {
     this.dir = dir;
     this.#fsync = options.fsync ?? true;
+    this.#onProblem =
+      options.onProblem ??
+      ((p) => process.emitWarning(`payload store ${dir}: ${p.message}${p.quarantinedAs ? `; moved to ${p.quarantinedAs}` : ''}`, { code: 'CACHEPOINT_PAYLOAD_QUARANTINED' }));
     let names: string[];
     try {
       mkdirSync(dir, { recursive: true });
@@ -105,11 +135,21 @@ export class FilePayloadStore implements PayloadStore {
     }
     for (const name of names.sort()) {
       // A temp file is a write in flight (another process) or the leftover of a crash between write and
-      // rename; either way the target file is intact, so it is skipped, not deleted.
-      if (name.startsWith(TEMP_PREFIX) || !name.endsWith(SUFFIX)) continue;
-      const record = this.#read(name, name);
+      // rename; either way the target file is intact. Leftovers are removed; writes in flight are left alone.
+      if (name.startsWith(TEMP_PREFIX)) {
+        this.#removeIfLeftover(name);
+        continue;
+      }
+      if (!name.endsWith(SUFFIX)) continue;
+      const record = this.#tryRead(name, name);
+      if (record === undefined) continue;
       this.#remember({ path: record.path, turn: record.turn, reason: record.reason, file: name, hash: sha256(JSON.stringify(record.payload)) });
     }
+  }
+
+  /** The bad files found so far (each also passed to `onProblem`), oldest first. */
+  get problems(): readonly FileStoreProblem[] {
+    return this.#problems;
   }
 
   put(path: BlockPath, payload: ContentBlockParam, meta: PutMeta): PutStatus {
@@ -125,10 +165,12 @@ export class FilePayloadStore implements PayloadStore {
     return old ? 'replaced' : 'added';
   }
 
+  /** The payload at `path`; undefined when none is stored, or when its file turned out bad (reported, quarantined). */
   get(path: BlockPath): StoredPayload | undefined {
     const entry = this.#index.get(path);
     if (!entry) return undefined;
-    const record = this.#read(entry.file, path);
+    const record = this.#tryRead(entry.file, path);
+    if (record === undefined) return undefined;
     const payload = freeze(record.payload, true);
     return Object.freeze(
       entry.turn === undefined ? { path, payload, reason: entry.reason } : { path, payload, turn: entry.turn, reason: entry.reason },
@@ -150,7 +192,10 @@ export class FilePayloadStore implements PayloadStore {
   search(query: string, options: SearchOptions = {}): readonly SearchHit[] {
     const self = this;
     function* docs() {
-      for (const e of self.#index.values()) yield { path: e.path, text: payloadText(self.#read(e.file, e.path).payload) };
+      for (const e of [...self.#index.values()]) {
+        const record = self.#tryRead(e.file, e.path);
+        if (record !== undefined) yield { path: e.path, text: payloadText(record.payload) };
+      }
     }
     return rank(docs(), query, options.limit);
   }
@@ -171,12 +216,69 @@ export class FilePayloadStore implements PayloadStore {
     }
   }
 
+  /** Reads a record; a bad file is reported, quarantined and forgotten (undefined). */
+  #tryRead(file: string, path: string): FileRecord | undefined {
+    try {
+      return this.#read(file, path);
+    } catch (err) {
+      if (!(err instanceof PayloadStoreError)) throw err;
+      const kind = err instanceof BadFileError ? err.kind : err.reason === 'io' ? 'io' : 'corrupt';
+      // An unreadable file for a reason other than its content (permissions, a full disk) stays where it is.
+      const quarantinedAs = kind === 'io' ? undefined : this.#quarantine(file);
+      const problem: FileStoreProblem = { file, kind, message: err.message, quarantinedAs };
+      this.#problems.push(problem);
+      for (const [p, e] of this.#index) {
+        if (e.file !== file) continue;
+        this.#index.delete(p);
+        if (e.turn !== undefined) this.#turns.get(e.turn)?.delete(p);
+      }
+      this.#onProblem(problem);
+      return undefined;
+    }
+  }
+
+  /** Moves a bad file (or link: the link itself, never its target) into the quarantine folder. */
+  #quarantine(file: string): string | undefined {
+    const to = join(QUARANTINE_DIR, `${Date.now()}-${process.pid}-${file}`);
+    try {
+      mkdirSync(join(this.dir, QUARANTINE_DIR), { recursive: true });
+      renameSync(join(this.dir, file), join(this.dir, to));
+      return to;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Removes a temp file whose writer is gone (dead process on this host) or that is over an hour old. */
+  #removeIfLeftover(name: string): void {
+    const full = join(this.dir, name);
+    try {
+      const pid = Number(/^\.tmp-(\d+)-/.exec(name)?.[1]);
+      const old = Date.now() - lstatSync(full).mtimeMs > STALE_TEMP_MS;
+      if (old || !(Number.isInteger(pid) && pid > 0 && alive(pid))) rmSync(full, { force: true });
+    } catch {
+      // Gone already (its write finished) or not ours to remove: leave it.
+    }
+  }
+
   #read(file: string, path: string): FileRecord {
     let text: string;
+    let fd: number | undefined;
     try {
-      text = readFileSync(join(this.dir, file), 'utf8');
+      // O_NOFOLLOW: a symbolic link is refused (ELOOP), never followed to a file outside the folder.
+      fd = openSync(join(this.dir, file), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+      if (!fstatSync(fd).isFile()) throw new BadFileError(path, 'not_a_file', `${file} in ${this.dir} is not a regular file`);
+      text = readFileSync(fd, 'utf8');
     } catch (cause) {
+      if (cause instanceof BadFileError) throw cause;
+      const code = (cause as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP' || (code === 'ENOENT' && isLink(join(this.dir, file)))) {
+        throw new BadFileError(path, 'link', `${file} in ${this.dir} is a symbolic link; the store never follows links`);
+      }
+      if (code === 'EISDIR') throw new BadFileError(path, 'not_a_file', `${file} in ${this.dir} is not a regular file`);
       throw new PayloadStoreError(path, 'io', `cannot read ${file} in ${this.dir}: ${(cause as Error).message}`, { cause });
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
     let record: FileRecord;
     try {
@@ -184,7 +286,7 @@ export class FilePayloadStore implements PayloadStore {
     } catch (cause) {
       throw new PayloadStoreError(path, 'corrupt', `${file} in ${this.dir} is not valid JSON; delete it or restore it from a backup`, { cause });
     }
-    if (record === null || typeof record !== 'object' || record.v !== 1 || typeof record.path !== 'string' || typeof record.payload !== 'object') {
+    if (record === null || typeof record !== 'object' || record.v !== 1 || typeof record.path !== 'string' || typeof record.payload !== 'object' || record.payload === null) {
       throw new PayloadStoreError(path, 'corrupt', `${file} in ${this.dir} is not a payload record (version 1)`);
     }
     // The name must be the one this path encodes to: a renamed or planted file is not trusted.
@@ -223,5 +325,32 @@ export class FilePayloadStore implements PayloadStore {
     } finally {
       if (fd !== undefined) closeSync(fd);
     }
+  }
+}
+
+/** A file that is not a record by its nature (a link, a folder), as opposed to its content. */
+class BadFileError extends PayloadStoreError {
+  readonly kind: 'link' | 'not_a_file';
+  constructor(path: string, kind: 'link' | 'not_a_file', message: string) {
+    super(path, 'corrupt', message);
+    this.kind = kind;
+  }
+}
+
+function isLink(full: string): boolean {
+  try {
+    return lstatSync(full).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a process with this id runs on this host (EPERM: it runs, as another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

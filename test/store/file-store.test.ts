@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PayloadStoreError, UnsafePathError } from '../../src/store/errors.js';
-import { fileNameOf, FilePayloadStore } from '../../src/store/file.js';
+import { UnsafePathError } from '../../src/store/errors.js';
+import { type FileStoreProblem, fileNameOf, FilePayloadStore } from '../../src/store/file.js';
 import { SAMPLES, TEXT } from './payloads.js';
 import { describePayloadStore, UNSAFE_PATHS } from './store-contract.js';
 
@@ -76,36 +76,96 @@ describe('FilePayloadStore', () => {
     );
   });
 
-  it('does not trust a file whose name is not the encoding of the path inside it', () => {
+  it('does not trust a file whose name is not the encoding of the path inside it: reported and quarantined, the rest stays', () => {
     const dir = freshDir();
     const store = new FilePayloadStore(dir);
     store.put('turns/1/user/0', TEXT, { reason: 'prune' });
     // A planted file claiming a path that encodes elsewhere (e.g. copied in by hand).
     writeFileSync(join(dir, 'planted.json'), JSON.stringify({ v: 1, path: 'turns/2/user/0', reason: 'prune', payload: TEXT }));
-    expect(() => new FilePayloadStore(dir)).toThrow(PayloadStoreError);
-    try {
-      new FilePayloadStore(dir);
-    } catch (e) {
-      expect((e as PayloadStoreError).reason).toBe('corrupt');
-      expect((e as Error).message).toContain('belongs in turns+2+user+0.json');
-    }
+    const problems: FileStoreProblem[] = [];
+    const reopened = new FilePayloadStore(dir, { onProblem: (p) => problems.push(p) });
+    expect(reopened.paths()).toEqual(['turns/1/user/0']);
+    expect(reopened.has('turns/2/user/0')).toBe(false);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ file: 'planted.json', kind: 'corrupt' });
+    expect(problems[0]!.message).toContain('belongs in turns+2+user+0.json');
+    expect(existsSync(join(dir, problems[0]!.quarantinedAs!))).toBe(true);
+    expect(existsSync(join(dir, 'planted.json'))).toBe(false);
+    expect(reopened.problems).toEqual(problems);
   });
 
-  it('reports a corrupt file as a PayloadStoreError naming the file', () => {
+  it('a torn (truncated) file costs only itself: the constructor reports and quarantines it, every other payload is recalled', () => {
     const dir = freshDir();
     const store = new FilePayloadStore(dir);
-    store.put('turns/1/user/0', TEXT, { reason: 'prune' });
-    writeFileSync(join(dir, 'turns+1+user+0.json'), '{"v":1,"path":');
-    expect(() => store.get('turns/1/user/0')).toThrow(/turns\+1\+user\+0\.json .* is not valid JSON/);
+    for (const [path, payload] of SAMPLES) store.put(path, payload, { reason: 'prune' });
+    const [tornPath] = SAMPLES[0]!;
+    const tornFile = fileNameOf(tornPath);
+    const full = readFileSync(join(dir, tornFile), 'utf8');
+    writeFileSync(join(dir, tornFile), full.slice(0, Math.floor(full.length / 2)));
+    const problems: FileStoreProblem[] = [];
+    const reopened = new FilePayloadStore(dir, { onProblem: (p) => problems.push(p) });
+    expect(problems.map((p) => [p.file, p.kind])).toEqual([[tornFile, 'corrupt']]);
+    expect(problems[0]!.message).toMatch(/is not valid JSON/);
+    for (const [path, payload] of SAMPLES.slice(1)) expect(JSON.stringify(reopened.get(path)?.payload)).toBe(JSON.stringify(payload));
+    expect(reopened.get(tornPath)).toBeUndefined();
+    expect(reopened.search('the').every((h) => h.path !== tornPath)).toBe(true);
+    // Quarantined: a third opening finds nothing wrong.
+    const third: FileStoreProblem[] = [];
+    expect(new FilePayloadStore(dir, { onProblem: (p) => third.push(p) }).size).toBe(SAMPLES.length - 1);
+    expect(third).toEqual([]);
   });
 
-  it('skips temp files left by a crash between write and rename', () => {
+  it('a file corrupted after opening: get reports and quarantines it and answers undefined; search skips it', () => {
+    const dir = freshDir();
+    const problems: FileStoreProblem[] = [];
+    const store = new FilePayloadStore(dir, { onProblem: (p) => problems.push(p) });
+    store.put('turns/1/user/0', TEXT, { reason: 'prune' });
+    store.put('turns/1/user/1', { type: 'text', text: 'another payload' }, { reason: 'prune' });
+    writeFileSync(join(dir, 'turns+1+user+0.json'), '{"v":1,"path":');
+    expect(store.get('turns/1/user/0')).toBeUndefined();
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.message).toMatch(/turns\+1\+user\+0\.json .* is not valid JSON/);
+    expect(store.has('turns/1/user/0')).toBe(false);
+    expect(store.search('payload').map((h) => h.path)).toEqual(['turns/1/user/1']);
+  });
+
+  it('never follows a symbolic link: a dangling link and a link to a valid record outside are reported and quarantined (the link, not its target)', () => {
+    const dir = freshDir();
+    const outside = freshDir();
+    new FilePayloadStore(outside).put('turns/2/user/0', { type: 'text', text: 'outside secret' }, { reason: 'prune' });
+    const store = new FilePayloadStore(dir);
+    store.put('turns/1/user/0', TEXT, { reason: 'prune' });
+    symlinkSync(join(outside, 'turns+2+user+0.json'), join(dir, 'turns+2+user+0.json'));
+    symlinkSync(join(outside, 'nothing-here.json'), join(dir, 'turns+3+user+0.json'));
+    mkdirSync(join(dir, 'turns+4+user+0.json'));
+    const problems: FileStoreProblem[] = [];
+    const reopened = new FilePayloadStore(dir, { onProblem: (p) => problems.push(p) });
+    expect(reopened.paths()).toEqual(['turns/1/user/0']);
+    expect(reopened.get('turns/2/user/0')).toBeUndefined();
+    expect(problems.map((p) => [p.file, p.kind])).toEqual([
+      ['turns+2+user+0.json', 'link'],
+      ['turns+3+user+0.json', 'link'],
+      ['turns+4+user+0.json', 'not_a_file'],
+    ]);
+    // The target outside is untouched.
+    expect(readFileSync(join(outside, 'turns+2+user+0.json'), 'utf8')).toContain('outside secret');
+    for (const p of problems) expect(lstatSync(join(dir, p.quarantinedAs!)).isFile()).toBe(false);
+  });
+
+  it('removes temp files left by a crash (their process is gone), keeps one whose writer still runs, and reads the intact target', () => {
     const dir = freshDir();
     new FilePayloadStore(dir).put('turns/1/user/0', TEXT, { reason: 'prune' });
-    writeFileSync(join(dir, '.tmp-999-1-turns+1+user+0.json'), '{"v":1,"pa');
+    // No process has id 2^22 + 1 (above Linux's pid_max default of 2^22).
+    const dead = `.tmp-${2 ** 22 + 1}-1-turns+1+user+0.json`;
+    const live = `.tmp-${process.pid}-99-turns+1+user+0.json`;
+    writeFileSync(join(dir, dead), '{"v":1,"pa');
+    writeFileSync(join(dir, live), '{"v":1,"pa');
     const store = new FilePayloadStore(dir);
     expect(store.paths()).toEqual(['turns/1/user/0']);
     expect(store.get('turns/1/user/0')?.payload).toEqual(TEXT);
+    expect(existsSync(join(dir, dead))).toBe(false);
+    expect(existsSync(join(dir, live))).toBe(true);
+    expect(store.problems).toEqual([]);
   });
 
   it('leaves no temp file behind after writes', () => {
