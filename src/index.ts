@@ -169,7 +169,7 @@ export {
   recordState,
   UnsafePathError,
 } from './store/index.js';
-export type { FilePayloadStoreOptions, PayloadStore, RecallInput, RecallResult, SearchHit, StoredPayload } from './store/index.js';
+export type { FilePayloadStoreOptions, FileStoreProblem, PayloadStore, RecallInput, RecallResult, SearchHit, StoredPayload } from './store/index.js';
 
 // The agent-loop session
 export { Session } from './session/session.js';
