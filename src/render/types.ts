@@ -78,11 +78,11 @@ export interface SegmentTokens {
 
 /** Pruning (the freshness rule). */
 export interface PruneOptions {
-  /** Keep payloads of the most recent turns (default 2). */
+  /** Keep payloads of the most recent turns (default 2; 0 under the `economy` policy). */
   readonly keepTurns?: number;
-  /** Keep payloads of the most recent rounds (default 6), across turn boundaries. */
+  /** Keep payloads of the most recent rounds (default 8; 1 under the `economy` policy), across turn boundaries. */
   readonly keepRounds?: number;
-  /** Only payloads above this many characters are pruned (default 1,000). */
+  /** Only payloads above this many characters are pruned (default 1,000; 300 under the `economy` policy). */
   readonly minChars?: number;
   /** Disable pruning. */
   readonly enabled?: boolean;

@@ -3,7 +3,7 @@
  * {@link recallTool} with its other tools and answer its calls with
  * {@link handleRecall} (or {@link recallToolResult} for a whole tool_result).
  * The notes that replace forgotten payloads name the call to make:
- * `[pruned: result of Read, 12,345 chars. Read it back: recall("turns/3/rounds/2/results/toolu_01")]`.
+ * `[pruned: Read result, 12,345 chars; recall("turns/3/rounds/2/results/toolu_01")]` ({@link hiddenNote}).
  */
 import type {
   ContentBlockParam,
@@ -13,6 +13,7 @@ import type {
 import { freeze } from 'immer';
 import { PathNotFoundError } from '../errors.js';
 import { recall } from '../render/hide-block.js';
+import { hiddenNote } from '../render/notes.js';
 import { parseTimelinePath } from '../timeline/paths.js';
 import { turnIndexOf } from '../timeline/turn-index.js';
 import type { BlockPath, TimelineState } from '../timeline/types.js';
@@ -53,7 +54,8 @@ export const recallTool: Tool = freeze(
     name: 'recall',
     description:
       'Read back content that was hidden, pruned or summarized out of this conversation to save space. ' +
-      'Notes such as [pruned: result of Read, 12,345 chars. Read it back: recall("turns/3/rounds/2/results/toolu_01")] ' +
+      // The example is made by the function that writes the notes, so the two cannot drift apart.
+      `Notes such as ${hiddenNote('turns/3/rounds/2/results/toolu_01', 'Read result', 12_345, 'prune')} ` +
       'name the path: pass it as `path` to get the original content exactly as it was. ' +
       'When you remember the topic but not the path, pass a few words as `query` to list matching paths with snippets.',
     input_schema: {

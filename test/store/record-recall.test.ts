@@ -2,7 +2,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { castDraft, produce } from 'immer';
 import { describe, expect, it } from 'vitest';
-import { hiddenRecord } from '../../src/render/notes.js';
+import { toAnthropic } from '../../src/providers/anthropic.js';
+import { hiddenNote, hiddenRecord } from '../../src/render/notes.js';
+import { render } from '../../src/render/render.js';
 import { MemoryPayloadStore } from '../../src/store/memory.js';
 import { forgottenPaths, recordState } from '../../src/store/record.js';
 import { handleRecall, recallTool, recallToolResult } from '../../src/store/recall-tool.js';
@@ -156,6 +158,18 @@ describe('recallToolResult', () => {
 });
 
 describe('recallTool', () => {
+  it('shows, in its description, the note format the renderer really writes', () => {
+    const rendered = JSON.stringify(toAnthropic(render(forgetful(), { now: 0 })));
+    const notes = [...rendered.matchAll(/\[pruned: [^\]]*\]/g)].map((m) => m[0].replace(/\\"/g, '"'));
+    expect(notes.length).toBeGreaterThan(0);
+    // One shape for every note: what, size, the call to make.
+    const shape = /^\[(pruned|hidden): [^,\]]+, [\d,]+ chars;( [^\]]*;)? recall\("[^"]+"\)\]$/;
+    for (const note of notes) expect(note).toMatch(shape);
+    const example = /Notes such as (\[.*?\)\]) /.exec(recallTool.description ?? '')?.[1];
+    expect(example).toMatch(shape);
+    expect(example).toBe(hiddenNote('turns/3/rounds/2/results/toolu_01', 'Read result', 12_345, 'prune'));
+  });
+
   it('is a tool definition the Messages API accepts, and a recall round trip works through the real SDK', async () => {
     const server = await startFakeServer({
       script: [[{ type: 'tool_use', id: 'toolu_r1', name: 'recall', input: { path: 'turns/2/rounds/1/results/toolu_01AbC' } }], [{ type: 'text', text: 'backoffMs is 250.' }]],
