@@ -73,7 +73,9 @@ export async function startRedisServer(options: { readonly port?: number; readon
     );
     proc = child;
     const spawnError = new Promise<never>((_, reject) =>
-      child.once('error', (e) => reject(new Error(`cannot start redis-server (is it installed?): ${e.message}`))),
+      child.once('error', (e) =>
+        reject(new Error(`cannot start redis-server (${e.message}): install it (apt install redis-server, or brew install redis) or set REDIS_URL`)),
+      ),
     );
     const ready = (async () => {
       for (let i = 0; i < 100; i += 1) {
