@@ -3,7 +3,7 @@
  * provider reported (`cachepoint import` keeps it as `usage` on assistant
  * events): the figure to hold cachepoint's simulated cost against.
  */
-import { DEFAULT_MODEL, resolveProfile } from '../models/profiles.js';
+import { DEFAULT_MODEL, type ModelProfile, resolveProfile } from '../models/profiles.js';
 import { priceUsage, type ReportedUsage } from '../models/pricing.js';
 
 export interface RecordedUsage {
@@ -20,6 +20,15 @@ export interface RecordedUsage {
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The model's profile, or the default model's for one the table does not know (as replay does). */
+function profileOf(model: string): ModelProfile {
+  try {
+    return resolveProfile(model);
+  } catch {
+    return resolveProfile(DEFAULT_MODEL);
+  }
+}
 
 /**
  * Sums the reported usage of a trace's raw lines (parsed JSON objects, in order).
@@ -49,13 +58,7 @@ export function recordedUsage(lines: Iterable<unknown>): RecordedUsage | undefin
     input += usage.input_tokens;
     cacheRead += usage.cache_read_input_tokens ?? 0;
     cacheWrite += usage.cache_creation_input_tokens ?? 0;
-    let profile;
-    try {
-      profile = resolveProfile(model);
-    } catch {
-      profile = resolveProfile(DEFAULT_MODEL);
-    }
-    cost += priceUsage(profile.prices, usage).total;
+    cost += priceUsage(profileOf(model).prices, usage).total;
   }
   return withUsage === 0 ? undefined : { responses, withUsage, input, cacheRead, cacheWrite, cost, estimatedEnvelope };
 }

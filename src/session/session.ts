@@ -10,7 +10,6 @@ import type {
   MessageCreateParamsNonStreaming,
   TextBlockParam,
   ToolResultBlockParam,
-  Usage,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
 import { callCreate, callStream, type CallOptions, type MessagesClient, type MessageStreamLike, type StreamEventLike } from './client.js';
