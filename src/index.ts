@@ -166,6 +166,7 @@ export {
   MemoryPayloadStore,
   PayloadStoreError,
   recallTool,
+  recallToolResult,
   recordState,
   UnsafePathError,
 } from './store/index.js';
@@ -232,4 +233,6 @@ export {
 } from './sim/index.js';
 export type { Baseline, BaselineId, Comparison, IdealRun, RequestExplain, SimRequest, SimResult, SimulatorOptions, StrategySummary } from './sim/index.js';
 export { generateTrace } from './trace/generate.js';
+export { requestToTrace } from './trace/convert.js';
+export type { ConvertOptions, LoggedRequest } from './trace/convert.js';
 export type { GenerateOptions, TraceProfile } from './trace/generate.js';
