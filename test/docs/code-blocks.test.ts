@@ -28,7 +28,7 @@ function markdownFiles(dir: string): string[] {
 }
 
 /** Fenced blocks whose info string starts with ts / typescript. */
-export function extractBlocks(doc: string, text: string): CodeBlock[] {
+function extractBlocks(doc: string, text: string): CodeBlock[] {
   const lines = text.split('\n');
   const out: CodeBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
