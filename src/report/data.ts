@@ -111,6 +111,8 @@ export interface ReportData {
   readonly title: string;
   readonly model: string;
   readonly policy: string;
+  /** Whose prices and cache rules (`anthropic`, `bedrock`, `openai`). */
+  readonly provider: string;
   readonly peer: { readonly id: string; readonly label: string };
   readonly ttl5mSeconds: number;
   readonly blocks: readonly ReportBlock[];
@@ -131,6 +133,7 @@ export interface ReportDataOptions {
   /** Peer strategy to draw next to cachepoint (default: the cheapest baseline that caches). */
   readonly peer?: string;
   readonly policy?: string;
+  readonly provider?: string;
   readonly toolCache?: ToolCacheSavings;
   readonly recorded?: RecordedUsage;
 }
@@ -274,6 +277,7 @@ export function buildReportData(c: TraceComparison, options: ReportDataOptions):
     title: options.title,
     model: c.engine[0]?.request.model ?? '',
     policy: options.policy ?? 'conservative',
+    provider: options.provider ?? 'anthropic',
     peer: { id: peerId, label: peerSummary?.label ?? peerId },
     ttl5mSeconds: ttl5m / 1000,
     blocks,

@@ -189,7 +189,7 @@ export function renderReport(data: ReportData, options: RenderReportOptions): st
 <body>
 <header>
 <h1>cachepoint report: ${e(data.title)}</h1>
-<p class="meta">${n} requests · model ${e(data.model)} · policy ${e(data.policy)} · peer ${e(data.peer.id)} (${e(data.peer.label)}) · generated ${e(options.generatedAt)}</p>
+<p class="meta">${n} requests · model ${e(data.model)} · ${e(data.provider)} prices · policy ${e(data.policy)} · peer ${e(data.peer.id)} (${e(data.peer.label)}) · generated ${e(options.generatedAt)}</p>
 </header>
 <h2>Totals</h2>
 ${totals(data)}

@@ -8,7 +8,7 @@ import { cli } from '../cli/run.js';
 const dir = mkdtempSync(join(tmpdir(), 'cachepoint-import-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('cachepoint import', () => {
+describe('cachepoint import', { timeout: 120_000 }, () => {
   it('imports a Claude Code transcript, then report and simulate read the result', async () => {
     const out = join(dir, 'session.jsonl');
     const imported = await cli('import', 'fixtures/import/claude-code.jsonl', '--out', out);

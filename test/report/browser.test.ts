@@ -35,7 +35,8 @@ if (!HAVE_CHROMIUM && IN_CI) {
   });
 }
 
-describe.runIf(HAVE_CHROMIUM)('report in headless Chromium', () => {
+// A loaded 2-core CI box runs this next to the whole suite: wide timeouts, no speed claim.
+describe.runIf(HAVE_CHROMIUM)('report in headless Chromium', { timeout: 120_000 }, () => {
   let dir: string;
   let context: BrowserContext;
   let demoUrl: string;

@@ -1,5 +1,5 @@
 /** `cachepoint report TRACE --out report.html`: the session's cache, request by request, in one self-contained HTML file. */
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InvalidOptionError } from '../../errors.js';
@@ -10,10 +10,10 @@ import { toolCacheSavings } from '../../report/tool-savings.js';
 import { compareTrace } from '../../replay/compare.js';
 import { BASELINES } from '../../sim/strategies.js';
 import { type CliIo, openOutput, resolvePath, traceSource, warner } from '../io.js';
-import { ENGINE_FLAGS, ENGINE_HELP, engineOptions } from '../options.js';
+import { ENGINE_FLAGS, ENGINE_HELP, engineOptions, providerFlag } from '../options.js';
 import { onePositional, progress, usageError } from '../output.js';
 
-export const REPORT_HELP = `Usage: cachepoint report TRACE --out FILE.html [--peer ID] [--title TEXT] [engine options]
+export const REPORT_HELP = `Usage: cachepoint report TRACE --out FILE.html [--peer ID] [--provider ID] [--title TEXT] [engine options]
 
 Prices TRACE like 'simulate' and writes one self-contained HTML file (no
 network, opens from disk): per-request read/written/uncached tokens and cost
@@ -24,6 +24,8 @@ price, the totals, and the tool-result cache's savings.
   --out FILE        where to write the HTML (required)
   --peer ID         strategy drawn next to cachepoint (default: the cheapest
                     baseline that caches). IDs as in 'simulate --strategy'.
+  --provider ID     price for anthropic (default), bedrock or openai, as
+                    'simulate --provider' does
   --title TEXT      report title (default: the trace's file name)
   --tool-ttl N      tool-cache TTL in turns for the savings table (default 5)
   --generated-at T  time stamp shown in the header (default: now)
@@ -38,6 +40,7 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
       ...ENGINE_FLAGS,
       out: { type: 'string', short: 'o' },
       peer: { type: 'string' },
+      provider: { type: 'string' },
       title: { type: 'string' },
       'tool-ttl': { type: 'string' },
       'generated-at': { type: 'string' },
@@ -50,11 +53,13 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
   if (!values.out) return usageError(io, REPORT_HELP);
   const ttl = values['tool-ttl'] === undefined ? 5 : Number(values['tool-ttl']);
   if (!Number.isInteger(ttl) || ttl < 1) throw new InvalidOptionError('--tool-ttl', `must be an integer ≥ 1, got "${values['tool-ttl']}"`);
+  const provider = providerFlag(values);
+  // Anthropic and Bedrock share the peer baselines; OpenAI's are its own (checked after pricing).
   const known = ['cachepoint', ...BASELINES.map((b) => b.id)];
-  if (values.peer !== undefined && !known.includes(values.peer)) {
+  if (provider !== 'openai' && values.peer !== undefined && !known.includes(values.peer)) {
     throw new InvalidOptionError('--peer', `unknown strategy "${values.peer}"; known: ${known.join(', ')}`);
   }
-  const options = { ...engineOptions(values), source: file, onWarning: warner(io, 'report') };
+  const options = { ...engineOptions(values), provider, source: file, onWarning: warner(io, 'report') };
   const load = traceSource(io, file);
   // Opened before the work: a bad --out fails at once, naming the path.
   const output = await openOutput(io, values.out);
@@ -63,12 +68,16 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
   let requests: number;
   try {
     const comparison = await compareTrace(load, options, (n) => bar.tick(n));
+    if (values.peer !== undefined && !comparison.runs[values.peer]) {
+      throw new InvalidOptionError('--peer', `unknown strategy "${values.peer}"; known: ${Object.keys(comparison.runs).join(', ')}`);
+    }
     const tools = await toolCacheSavings(load(), ttl);
     // The reader keeps only the format's fields; the reported usage an importer kept is read raw.
     const recorded = recordedUsage(rawLines(await readFile(resolvePath(io, file), 'utf8')));
     const data = buildReportData(comparison, {
       title: values.title ?? basename(file),
       policy: options.policy ?? 'conservative',
+      provider,
       ...(values.peer ? { peer: values.peer } : {}),
       ...(tools ? { toolCache: tools } : {}),
       ...(recorded ? { recorded } : {}),
@@ -78,6 +87,8 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
     output.writer.write(html);
   } catch (err) {
     await output.close().catch(() => undefined);
+    // No half-written or empty report is left behind.
+    await rm(resolvePath(io, values.out), { force: true }).catch(() => undefined);
     throw err;
   }
   await output.close();
