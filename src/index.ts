@@ -19,6 +19,7 @@ export {
   PathNotFoundError,
   TimelineError,
   TtlOrderError,
+  ProviderMappingError,
   UnknownModelError,
 } from './errors.js';
 export type { ErrorCode } from './errors.js';
@@ -93,6 +94,16 @@ export type {
 // Provider mapping
 export { serializeWithOffsets, stripCacheControl, toAnthropic } from './providers/anthropic.js';
 export type { RequestExtras } from './providers/anthropic.js';
+export { fromOpenAIChatCompletion, fromOpenAIResponse, toOpenAIChat, toOpenAIResponses } from './providers/openai.js';
+export type { OpenAIExtras, ResponseBlocks } from './providers/openai.js';
+export type { OpenAIChatParams, OpenAIResponsesParams } from './providers/openai-types.js';
+export { OPENAI, OPENAI_MODELS } from './providers/openai-profile.js';
+export { BEDROCK, bedrockProfile, fromConverseOutput, toBedrockConverse } from './providers/bedrock.js';
+export type { BedrockExtras } from './providers/bedrock.js';
+export type { BedrockConverseInput } from './providers/bedrock-types.js';
+export { PROVIDER_IDS, providerProfile, toProviderRequest } from './providers/registry.js';
+export type { ProviderRequestOptions } from './providers/registry.js';
+export type { CachingRules, ProviderId, ProviderProfile, Sourced } from './providers/types.js';
 
 // Tool-result cache
 export {

@@ -208,3 +208,30 @@ export function toBedrockConverse(rendered: Rendered, extras: BedrockExtras = {}
     ...(extras.additionalModelRequestFields !== undefined ? { additionalModelRequestFields: extras.additionalModelRequestFields } : {}),
   };
 }
+
+/**
+ * A Converse response's message as the blocks `appendResponse` records (text,
+ * tool uses, reasoning as thinking with its signature).
+ *
+ * @example
+ * state = appendResponse(rendered.state, fromConverseOutput(await bedrock.send(new ConverseCommand(input))));
+ */
+export function fromConverseOutput(output: {
+  readonly output?: { readonly message?: { readonly content?: readonly unknown[] | undefined } | undefined } | undefined;
+}): Block[] {
+  const out: Block[] = [];
+  for (const c of output.output?.message?.content ?? []) {
+    const b = c as {
+      text?: string;
+      toolUse?: { toolUseId?: string; name?: string; input?: unknown };
+      reasoningContent?: { reasoningText?: { text?: string; signature?: string } };
+    };
+    if (typeof b.text === 'string') out.push({ type: 'text', text: b.text });
+    else if (b.toolUse) out.push({ type: 'tool_use', id: String(b.toolUse.toolUseId), name: String(b.toolUse.name), input: b.toolUse.input ?? {} });
+    else if (b.reasoningContent?.reasoningText) {
+      const r = b.reasoningContent.reasoningText;
+      out.push({ type: 'thinking', thinking: String(r.text ?? ''), ...(r.signature ? { signature: r.signature } : {}) });
+    }
+  }
+  return out;
+}

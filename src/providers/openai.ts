@@ -311,3 +311,51 @@ export function toOpenAIChat(rendered: Rendered, extras: OpenAIExtras = {}): Ope
     ...cacheFields(rendered, extras, marked),
   };
 }
+
+/** Content blocks the timeline records for a model response (text and tool calls). */
+export type ResponseBlocks = ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown })[];
+
+function parsedArguments(args: unknown): unknown {
+  if (typeof args !== 'string') return args ?? {};
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    // The model produced arguments that are not JSON: keep them, so they are re-sent as they were.
+    return { arguments: args };
+  }
+}
+
+/**
+ * A Responses API response as the blocks `appendResponse` records (message
+ * text, function calls; reasoning items are not replayed across providers).
+ *
+ * @example
+ * state = appendResponse(rendered.state, fromOpenAIResponse(await openai.responses.create(params)));
+ */
+export function fromOpenAIResponse(response: { readonly output: readonly unknown[] }): ResponseBlocks {
+  const out: ResponseBlocks = [];
+  for (const item of response.output) {
+    const i = item as { type?: string; content?: { type?: string; text?: string }[]; call_id?: string; name?: string; arguments?: unknown };
+    if (i.type === 'message') {
+      for (const part of i.content ?? []) if (part.type === 'output_text' && part.text) out.push({ type: 'text', text: part.text });
+    } else if (i.type === 'function_call') {
+      out.push({ type: 'tool_use', id: String(i.call_id), name: String(i.name), input: parsedArguments(i.arguments) });
+    }
+  }
+  return out;
+}
+
+/**
+ * A Chat Completions response's first choice as the blocks `appendResponse` records.
+ *
+ * @example
+ * state = appendResponse(rendered.state, fromOpenAIChatCompletion(await openai.chat.completions.create(params)));
+ */
+export function fromOpenAIChatCompletion(completion: { readonly choices: readonly unknown[] }): ResponseBlocks {
+  const m = (completion.choices[0] as { message?: { content?: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] } } | undefined)
+    ?.message;
+  const out: ResponseBlocks = [];
+  if (m?.content) out.push({ type: 'text', text: m.content });
+  for (const c of m?.tool_calls ?? []) out.push({ type: 'tool_use', id: c.id, name: c.function.name, input: parsedArguments(c.function.arguments) });
+  return out;
+}

@@ -5,6 +5,8 @@ export { buildPrefix, BlockMemo, canonicalBlock, contentBlocks, isMarkable, stri
 export type { Breakpoint, Prefix, PrefixBlock, PrefixPosition } from './prefix.js';
 export { BASELINES, baselineById, placeMarkers, stripCacheControl } from './strategies.js';
 export type { Baseline, BaselineId } from './strategies.js';
+export { openAIBaselines } from './openai-strategies.js';
+export { fromBedrockConverse, fromOpenAIChat, fromOpenAIResponses } from './from-provider.js';
 export { idealBound } from './ideal.js';
 export type { IdealRequest, IdealRun } from './ideal.js';
 export { compareStrategies, totalsOf } from './summary.js';

@@ -13,6 +13,8 @@ export class HttpError extends Error {
     readonly type: string,
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
+    /** OpenAI's extra error fields (`param`, `code`). */
+    readonly detail: { readonly param: string | null; readonly code: string | null } = { param: null, code: null },
   ) {
     super(message);
   }
@@ -54,6 +56,19 @@ export function sendEvents(res: ServerResponse, requestId: string, frames: Itera
 export function sendError(res: ServerResponse, requestId: string, err: HttpError): void {
   res.writeHead(err.status, { 'content-type': 'application/json', 'request-id': requestId, ...err.headers });
   res.end(JSON.stringify({ type: 'error', error: { type: err.type, message: err.message }, request_id: requestId }));
+}
+
+/** Answers an {@link HttpError} the way OpenAI does: `{ error: { message, type, param, code } }`. */
+export function sendOpenAIError(res: ServerResponse, requestId: string, err: HttpError): void {
+  res.writeHead(err.status, { 'content-type': 'application/json', 'x-request-id': requestId, ...err.headers });
+  res.end(JSON.stringify({ error: { message: err.message, type: err.type, param: err.detail.param, code: err.detail.code } }));
+}
+
+/** Answers an {@link HttpError} the way Bedrock does: the error type in `x-amzn-ErrorType`, `{ message }` as the body. */
+export function sendBedrockError(res: ServerResponse, requestId: string, err: HttpError): void {
+  const type = err.type.endsWith('Exception') ? err.type : err.status === 404 ? 'ResourceNotFoundException' : 'ValidationException';
+  res.writeHead(err.status, { 'content-type': 'application/json', 'x-amzn-requestid': requestId, 'x-amzn-errortype': type, ...err.headers });
+  res.end(JSON.stringify({ message: err.message }));
 }
 
 /** A listening loopback server. */

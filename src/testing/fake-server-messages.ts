@@ -96,6 +96,18 @@ export class MessageResponder {
     return outcome.explain === undefined ? { message } : { message, explain: outcome.explain };
   }
 
+  /**
+   * Takes the next scripted answer for another provider's route (OpenAI,
+   * Converse): the same queue, so one script serves a conversation whatever
+   * door its requests come through. `params` is the request as the
+   * simulator reads it (what a script function receives).
+   */
+  take(params: MessageCreateParamsBase): ReturnType<typeof materialize> {
+    const response = this.#peek(params);
+    this.#take();
+    return materialize(response, () => `toolu_fake_${++this.#toolIds}`);
+  }
+
   /** The next scripted response, without taking it; a scripted error is taken and thrown. */
   #peek(params: MessageCreateParamsBase): Exclude<ScriptedResponse, ScriptedError> {
     const entry = this.#queue[0];

@@ -9,6 +9,10 @@
  *   test can assert cache reads), answers `diagnostics` (cache miss reasons)
  *   and streams SSE when `stream: true`.
  * - `POST /v1/messages/count_tokens`: `{ input_tokens }` from the same counting.
+ * - `POST /v1/responses`, `POST /v1/chat/completions` (OpenAI) and
+ *   `POST /model/{modelId}/converse` (Bedrock): the same script, each
+ *   provider's validation, response shape, usage fields and cache rules
+ *   (fake-server-openai.ts), so the `openai` SDK and the AWS SDK run against it.
  * - anything else: 404 `not_found_error`.
  *
  * Every request is recorded (`server.requests`) with its parsed body and the
@@ -21,7 +25,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Message, MessageCreateParamsBase, MessageTokensCount } from '@anthropic-ai/sdk/resources/messages';
 import { CacheSimulator } from '../sim/simulator.js';
 import { BlockTokenCache, type TokenCounter } from '../tokens/counter.js';
-import { HttpError, listen, parseJson, readBody, sendError, sendEvents, sendJson } from './fake-server-http.js';
+import { OPENAI_MODELS } from '../providers/openai-profile.js';
+import { HttpError, listen, parseJson, readBody, sendBedrockError, sendError, sendEvents, sendJson, sendOpenAIError } from './fake-server-http.js';
+import { ProviderRoutes } from './fake-server-openai.js';
 import { MessageResponder } from './fake-server-messages.js';
 import type { ScriptEntry } from './fake-server-script.js';
 import { formatFrame, messageFrames } from './fake-server-sse.js';
@@ -41,6 +47,10 @@ export interface FakeServerOptions {
    * any model name and bill everything as input, or your own simulator to inspect its entries.
    */
   readonly usageModel?: UsageModel;
+  /** Usage for the OpenAI routes. Default: a simulator with OpenAI's model profiles and cache rules. */
+  readonly openaiUsageModel?: UsageModel;
+  /** Usage for the Converse route. Default: a simulator with Claude's profiles (Bedrock ids resolve to them). */
+  readonly bedrockUsageModel?: UsageModel;
   /** The clock (ms) the usage model sees; inject one to step past TTLs without waiting. Default `Date.now`. */
   readonly now?: () => number;
   /** Token counter for count_tokens, output estimates and diagnostics. Default: tiktoken cl100k. */
@@ -96,12 +106,18 @@ export interface FakeMessagesServer {
 
 // IMPLEMENTATION
 
-type Endpoint = 'messages' | 'count_tokens';
+type Endpoint = 'messages' | 'count_tokens' | 'responses' | 'chat' | 'converse';
+
+/** Bedrock's Converse path: `/model/{modelId}/converse` (the id URL-encoded). */
+const CONVERSE = /^\/model\/([^/]+)\/converse$/;
 
 /** The endpoint a request is for; anything else is the API's 404. */
 function route(method: string, path: string): Endpoint {
   if (method === 'POST' && path === '/v1/messages') return 'messages';
   if (method === 'POST' && path === '/v1/messages/count_tokens') return 'count_tokens';
+  if (method === 'POST' && path === '/v1/responses') return 'responses';
+  if (method === 'POST' && path === '/v1/chat/completions') return 'chat';
+  if (method === 'POST' && CONVERSE.test(path)) return 'converse';
   throw new HttpError(404, 'not_found_error', `Not found: ${method} ${path}`);
 }
 
@@ -119,6 +135,13 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
   // The simulator counts marker-free blocks with the same cache, so usage adds up to count_tokens.
   const usageModel = options.usageModel ?? new CacheSimulator({ countTokens: (block) => tokens.tokens(block) });
   const responder = new MessageResponder(options.script ?? [], usageModel, tokens);
+  const countTokens = (block: unknown): number => tokens.tokens(block);
+  const routes = new ProviderRoutes(
+    responder,
+    options.openaiUsageModel ?? new CacheSimulator({ countTokens, profiles: OPENAI_MODELS }),
+    options.bedrockUsageModel ?? new CacheSimulator({ countTokens }),
+    tokens,
+  );
   const now = options.now ?? Date.now;
   const requests: RecordedRequest[] = [];
   let received = 0;
@@ -133,11 +156,26 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     const text = await readBody(req);
     let body: unknown;
     let stream = false;
+    // Which API's error shape to answer with (known once the path is routed).
+    let family: 'anthropic' | 'openai' | 'bedrock' = path.startsWith('/model/') ? 'bedrock' : path.startsWith('/v1/responses') || path.startsWith('/v1/chat/') ? 'openai' : 'anthropic';
     const base = { index, method, path, at, headers: { ...req.headers }, requestId };
     try {
       body = text.length > 0 ? parseJson(text) : undefined;
       stream = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
       const endpoint = route(method, path);
+      if (endpoint === 'responses' || endpoint === 'chat' || endpoint === 'converse') {
+        family = endpoint === 'converse' ? 'bedrock' : 'openai';
+        const answer =
+          endpoint === 'responses'
+            ? routes.responses(body, at)
+            : endpoint === 'chat'
+              ? routes.chat(body, at)
+              : routes.converse(decodeURIComponent(CONVERSE.exec(path)?.[1] ?? ''), body, at);
+        requests.push({ ...base, body, stream: answer.frames !== undefined, status: 200, response: answer.body as Message, ...(answer.explain === undefined ? {} : { explain: answer.explain }) });
+        if (answer.frames) sendEvents(res, requestId, answer.frames);
+        else sendJson(res, requestId, answer.body);
+        return;
+      }
       const issue = validateRequest(body, endpoint);
       if (issue !== null) throw new HttpError(400, 'invalid_request_error', issue.message);
       const params = body as MessageCreateParamsBase;
@@ -156,7 +194,9 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     } catch (e) {
       const err = e instanceof HttpError ? e : new HttpError(500, 'api_error', `fake server failed: ${String(e)}`);
       requests.push({ ...base, body, stream, status: err.status, error: { status: err.status, type: err.type, message: err.message } });
-      sendError(res, requestId, err);
+      if (family === 'openai') sendOpenAIError(res, requestId, err);
+      else if (family === 'bedrock') sendBedrockError(res, requestId, err);
+      else sendError(res, requestId, err);
     }
   }
 
