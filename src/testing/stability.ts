@@ -17,10 +17,19 @@ export class PrefixStabilityError extends Error {
   }
 }
 
+/**
+ * The request without any cache marker: rendered without points (no copy of a
+ * payload; the same bytes as stripping the markers, which re-parses the whole
+ * request), and without an automatic-caching marker in the extras.
+ */
+function unmarked(rendered: Rendered, extras: RequestExtras) {
+  const params = toAnthropic({ ...rendered, cachePoints: [] }, extras);
+  return 'cache_control' in params ? stripCacheControl(params) : params;
+}
+
 /** The serialized request (markers stripped) up to and including its ④ block. */
 export function stablePrefix(rendered: Rendered, extras: RequestExtras = {}): string {
-  const params = stripCacheControl(toAnthropic(rendered, extras));
-  const { json, ends } = serializeWithOffsets(params);
+  const { json, ends } = serializeWithOffsets(unmarked(rendered, extras));
   const four = rendered.cachePoints.find((p) => p.labels.includes(4));
   if (!four) return '';
   return json.slice(0, ends[four.index]);
@@ -37,7 +46,7 @@ export function stablePrefix(rendered: Rendered, extras: RequestExtras = {}): st
  */
 export function assertPrefixStable(before: Rendered, after: Rendered, extras: RequestExtras = {}): void {
   const prefix = stablePrefix(before, extras);
-  const { json } = serializeWithOffsets(stripCacheControl(toAnthropic(after, extras)));
+  const { json } = serializeWithOffsets(unmarked(after, extras));
   if (json.startsWith(prefix)) return;
   let i = 0;
   while (i < prefix.length && prefix[i] === json[i]) i++;
