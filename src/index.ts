@@ -180,8 +180,8 @@ export {
   recallToolResult,
   recordState,
   UnsafePathError,
-} from './store/index.js';
-export type { FilePayloadStoreOptions, FileStoreProblem, PayloadStore, RecallInput, RecallResult, SearchHit, StoredPayload } from './store/index.js';
+} from './recall/index.js';
+export type { FilePayloadStoreOptions, FileStoreProblem, PayloadStore, RecallInput, RecallResult, SearchHit, StoredPayload } from './recall/index.js';
 
 // The agent-loop session
 export { Session } from './session/session.js';

@@ -16,7 +16,7 @@ import { paths } from '../timeline/paths.js';
 import type { TimelineState } from '../timeline/types.js';
 import type { TraceEvent } from '../trace/types.js';
 import type { ToolPolicy } from '../toolcache/policy.js';
-import { payloadAsContent } from '../store/recall-tool.js';
+import { payloadAsContent } from '../recall/recall-tool.js';
 import { recall } from '../render/hide-block.js';
 import { defaultTokenCache } from '../render/context.js';
 import { RecallTracker, type ForcedRecall } from './recalls.js';

@@ -9,7 +9,7 @@ import { customProfile } from '../../src/models/profiles.js';
 import { recall } from '../../src/render/hide-block.js';
 import { PRUNE_NOTICE } from '../../src/render/notes.js';
 import { render } from '../../src/render/render.js';
-import { handleRecall } from '../../src/store/recall-tool.js';
+import { handleRecall } from '../../src/recall/recall-tool.js';
 import { startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { finalAnswer, newSession, toolRound } from '../helpers/build.js';

@@ -7,7 +7,7 @@ import { callTargets } from '../../src/toolcache/targets.js';
 import { fileTag } from '../../src/toolcache/policy.js';
 import { parseTrace } from '../../src/trace/reader.js';
 import { recall } from '../../src/render/hide-block.js';
-import { payloadAsContent } from '../../src/store/recall-tool.js';
+import { payloadAsContent } from '../../src/recall/recall-tool.js';
 
 const ENV = {
   type: 'envelope',

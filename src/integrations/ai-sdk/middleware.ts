@@ -19,7 +19,7 @@ import type { ContentBlockParam, Tool } from '@anthropic-ai/sdk/resources/messag
 import type { LanguageModelMiddleware } from 'ai';
 import { prepare, recordUsage, type PrepareOptions, type PreparePlan } from '../../conversation/prepare.js';
 import type { ConversationStore } from '../../conversation/types.js';
-import { recallTool } from '../../store/recall-tool.js';
+import { recallTool } from '../../recall/recall-tool.js';
 import type { TimelineState } from '../../timeline/types.js';
 import { callerMarkers, fromAnthropicPrompt } from './from-anthropic.js';
 import { toAnthropicPrompt, UnmappablePromptError, type AnthropicPrompt } from './to-anthropic.js';

@@ -7,7 +7,7 @@
 import { jsonSchema, type Tool } from 'ai';
 import { defaultConversationStore } from '../../conversation/prepare.js';
 import type { ConversationStore } from '../../conversation/types.js';
-import { handleRecall, recallTool, type RecallInput } from '../../store/recall-tool.js';
+import { handleRecall, recallTool, type RecallInput } from '../../recall/recall-tool.js';
 
 /** Options of {@link createRecallTool}. */
 export interface RecallToolOptions {

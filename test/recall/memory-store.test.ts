@@ -1,4 +1,4 @@
-import { MemoryPayloadStore } from '../../src/store/memory.js';
+import { MemoryPayloadStore } from '../../src/recall/memory.js';
 import { describePayloadStore } from './store-contract.js';
 
 describePayloadStore('MemoryPayloadStore', () => new MemoryPayloadStore());

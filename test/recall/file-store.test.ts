@@ -2,8 +2,8 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { UnsafePathError } from '../../src/store/errors.js';
-import { type FileStoreProblem, fileNameOf, FilePayloadStore } from '../../src/store/file.js';
+import { UnsafePathError } from '../../src/recall/errors.js';
+import { type FileStoreProblem, fileNameOf, FilePayloadStore } from '../../src/recall/file.js';
 import { SAMPLES, TEXT } from './payloads.js';
 import { describePayloadStore, UNSAFE_PATHS } from './store-contract.js';
 

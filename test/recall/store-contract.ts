@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { describe, expect, it } from 'vitest';
-import { UnsafePathError } from '../../src/store/errors.js';
-import type { PayloadStore } from '../../src/store/types.js';
+import { UnsafePathError } from '../../src/recall/errors.js';
+import type { PayloadStore } from '../../src/recall/types.js';
 import { RESULT_WITH_PARTS, SAMPLES, TEXT, TOOL_USE } from './payloads.js';
 
 export const UNSAFE_PATHS: readonly (readonly [string, UnsafePathError['rule']])[] = [
