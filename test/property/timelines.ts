@@ -24,8 +24,8 @@ import { serializeWithOffsets, toAnthropic } from '../../src/providers/anthropic
 import { hideBlock, recall } from '../../src/render/hide-block.js';
 import { render } from '../../src/render/render.js';
 import type { Rendered, RenderOptions } from '../../src/render/types.js';
-import { MemoryPayloadStore } from '../../src/store/memory.js';
-import { recordState } from '../../src/store/record.js';
+import { MemoryPayloadStore } from '../../src/recall/memory.js';
+import { recordState } from '../../src/recall/record.js';
 import { validateRequest } from '../../src/testing/fake-server-validate.js';
 import { assertPrefixStable } from '../../src/testing/stability.js';
 import { appendResponse, appendToolResults, createTimeline, setTail, startTurn } from '../../src/timeline/edit.js';
