@@ -4,8 +4,9 @@
  * `googleVertex.anthropic.messages`, `bedrock.anthropic.messages`) and take
  * the same `providerOptions.anthropic.cacheControl`. Offline, their requests
  * are routed to the fake Messages API by a fetch shim that undoes the cloud's
- * envelope (model in the URL, `anthropic_version` in the body). Bedrock
- * streaming (AWS event-stream framing) is not emulated: generate only.
+ * envelope (model in the URL, `anthropic_version` in the body). The cloud
+ * model ids resolve to the model's profile by themselves. Bedrock streaming
+ * (AWS event-stream framing) is not emulated: generate only.
  */
 import { createAmazonBedrockAnthropic } from '@ai-sdk/amazon-bedrock/anthropic';
 import { createGoogleVertexAnthropic } from '@ai-sdk/google-vertex/anthropic';
@@ -14,7 +15,6 @@ import { generateText, stepCountIs, streamText, wrapLanguageModel } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../../src/conversation/memory-store.js';
 import { cachepointMiddleware, type CachepointWarning } from '../../../src/integrations/ai-sdk/index.js';
-import { resolveProfile } from '../../../src/models/profiles.js';
 import type { FakeMessagesServer } from '../../../src/testing/fake-server.js';
 import { startFakeServer } from '../../../src/testing/fake-server.js';
 import { agentTools, bodies, MODEL, script, SYSTEM } from './harness.js';
@@ -52,9 +52,6 @@ function expectCached(server: FakeMessagesServer, n: number): void {
   }
 }
 
-// The cloud model ids resolve to the same profile; given explicitly so this test does not depend on id parsing.
-const render = { profile: resolveProfile(MODEL) };
-
 describe('Anthropic on Google Vertex (@ai-sdk/google-vertex/anthropic)', () => {
   it.each(['generate', 'stream'] as const)('%s: the same cache points, read on every request after the first', async (mode) => {
     const server = await startFakeServer({ script: script(1, 3) });
@@ -63,7 +60,7 @@ describe('Anthropic on Google Vertex (@ai-sdk/google-vertex/anthropic)', () => {
     const base = vertex('claude-sonnet-4-6@20250929');
     expect(base.provider).toBe('googleVertex.anthropic.messages');
     const warnings: CachepointWarning[] = [];
-    const model = wrapLanguageModel({ model: base, middleware: cachepointMiddleware({ conversationId: `vertex-${mode}`, store: new MemoryConversationStore(), render, onWarning: (w) => warnings.push(w) }) });
+    const model = wrapLanguageModel({ model: base, middleware: cachepointMiddleware({ conversationId: `vertex-${mode}`, store: new MemoryConversationStore(), onWarning: (w) => warnings.push(w) }) });
     const args = { model, instructions: SYSTEM, prompt: 'Task 1', tools: agentTools(), stopWhen: stepCountIs(10) };
     if (mode === 'generate') await generateText(args);
     else await streamText(args).consumeStream();
@@ -80,7 +77,7 @@ describe('Anthropic on Amazon Bedrock (@ai-sdk/amazon-bedrock/anthropic)', () =>
     const base = bedrock('us.anthropic.claude-sonnet-4-6-v1:0');
     expect(base.provider).toBe('bedrock.anthropic.messages');
     const warnings: CachepointWarning[] = [];
-    const model = wrapLanguageModel({ model: base, middleware: cachepointMiddleware({ conversationId: 'bedrock', store: new MemoryConversationStore(), render, onWarning: (w) => warnings.push(w) }) });
+    const model = wrapLanguageModel({ model: base, middleware: cachepointMiddleware({ conversationId: 'bedrock', store: new MemoryConversationStore(), onWarning: (w) => warnings.push(w) }) });
     await generateText({ model, instructions: SYSTEM, prompt: 'Task 1', tools: agentTools(), stopWhen: stepCountIs(10) });
     expect(warnings).toEqual([]);
     expectCached(server, 4);
