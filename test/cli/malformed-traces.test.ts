@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseEvents, lines } from './malformed.js';
-import { cliIn, type RunResult } from './run.js';
+import { COMMANDS as CLI_COMMANDS, main } from '../../src/cli/main.js';
+import { cliIn, memoryWriter, type RunResult } from './run.js';
 
 let dir: string;
 let base: string;
@@ -272,6 +273,32 @@ describe('errors the CLI used to crash on (regressions)', () => {
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(/--compact-(target|threshold): the target \(0\.\d+\) must be below the threshold/);
+    }
+  });
+
+  it('a bug of ours (a plain Error, a stack overflow) is still one line and exit 1; the stack only with CACHEPOINT_DEBUG', async () => {
+    CLI_COMMANDS['__throws'] = async (argv) => {
+      if (argv[0] === 'deep') {
+        const dive = (n: number): number => dive(n + 1) + 1;
+        dive(0);
+      }
+      throw new TypeError('x is not a function');
+    };
+    try {
+      const out = memoryWriter();
+      const err = memoryWriter();
+      const quiet = await main(['__throws'], { stdout: out, stderr: err, cwd: dir, env: {} });
+      expect(quiet).toBe(1);
+      expect(err.text()).toBe('cachepoint __throws: internal error: TypeError: x is not a function (please report it; CACHEPOINT_DEBUG=1 prints the stack)\n');
+      const deep = memoryWriter();
+      expect(await main(['__throws', 'deep'], { stdout: out, stderr: deep, cwd: dir, env: {} })).toBe(1);
+      expect(deep.text()).toBe('cachepoint __throws: the input is nested too deeply to process (stack overflow)\n');
+      const debug = memoryWriter();
+      expect(await main(['__throws'], { stdout: out, stderr: debug, cwd: dir, env: { CACHEPOINT_DEBUG: '1' } })).toBe(1);
+      expect(debug.text()).toMatch(STACK);
+      expect(out.text()).toBe('');
+    } finally {
+      delete CLI_COMMANDS['__throws'];
     }
   });
 
