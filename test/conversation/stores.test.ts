@@ -1,21 +1,14 @@
-/** The conversation store contract on every implementation: memory, file, Redis (a real redis-server). */
+/** The conversation store contract on the in-process implementations: memory, file (Redis: stores-redis.test.ts). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll } from 'vitest';
 import { FileConversationStore } from '../../src/conversation/file-store.js';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
-import { createRedisConversationStore } from '../../src/toolcache/stores/redis.js';
-import { sharedRedis, uniqueNamespace } from '../toolcache/redis-fixtures/server.js';
 import { describeConversationStore } from './store-contract.js';
 
-let redis: { readonly url: string; release(): Promise<void> };
 const dirs: string[] = [];
-beforeAll(async () => {
-  redis = await sharedRedis();
-});
-afterAll(async () => {
-  await redis.release();
+afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -25,4 +18,3 @@ describeConversationStore('file', async () => {
   dirs.push(dir);
   return new FileConversationStore({ dir });
 });
-describeConversationStore('redis', () => createRedisConversationStore({ url: redis.url, namespace: uniqueNamespace('conv') }));
