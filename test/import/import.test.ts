@@ -149,6 +149,15 @@ describe('importLog: claude-code', () => {
     });
   });
 
+  it('imports a subagent file of its own (newer versions keep subagents in <session>/subagents/agent-<id>.jsonl)', () => {
+    const agentOnly = read(CLAUDE_CODE)
+      .split('\n')
+      .filter((l) => l.includes('"isSidechain": true'))
+      .join('\n');
+    const r = importLog(agentOnly, 'agent-a748733.jsonl');
+    expect(r.traces.map((t) => [t.name, t.events.filter((e) => e.type === 'assistant').length])).toEqual([['agent-a748733', 2]]);
+  });
+
   it('fills the missing system prompt and tool definitions with a flagged estimate sized from the first reported usage', () => {
     const r = importLog(read(CLAUDE_CODE), CLAUDE_CODE);
     const env = r.traces[0]!.events[0]! as unknown as { model: string; instructions: string[]; tools: { name: string }[]; estimated: { tokens: number; instructions: boolean; tools: boolean } };
