@@ -243,7 +243,7 @@ export {
   simulationJson,
 } from './sim/index.js';
 export type { Baseline, BaselineId, Comparison, IdealRun, RequestExplain, SimRequest, SimResult, SimulatorOptions, StrategySummary } from './sim/index.js';
-export { generateTrace } from './trace/generate.js';
+export { generateTrace } from './synthetic/generate.js';
 export { requestToTrace } from './trace/convert.js';
 export type { ConvertOptions, LoggedRequest } from './trace/convert.js';
-export type { GenerateOptions, TraceProfile } from './trace/generate.js';
+export type { GenerateOptions, TraceProfile } from './synthetic/generate.js';

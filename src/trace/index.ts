@@ -1,3 +1,4 @@
+/** The session trace format (docs/trace-format.md): types, reader and validation, writer, and the converter from logged requests. */
 export { TraceParseError } from './errors.js';
 export { formatTrace, toWire } from './format.js';
 export { parseTrace, readTrace, TraceLineParser } from './reader.js';
@@ -17,10 +18,5 @@ export type {
   TraceToolResult,
   UserEvent,
 } from './types.js';
-export { FIXTURE_SPECS } from './fixtures.js';
-export type { FixtureSpec } from './fixtures.js';
-export { generateTrace, TRACE_PROFILES } from './generate.js';
-export type { GenerateOptions, TraceProfile } from './generate.js';
-export { Rng } from './rng.js';
 export { requestToTrace } from './convert.js';
 export type { ConvertOptions, LoggedRequest } from './convert.js';

@@ -24,7 +24,7 @@
 import { compareTrace, type TraceComparison } from '../../src/replay/compare.js';
 import type { StrategySummary } from '../../src/sim/summary.js';
 import { formatTrace } from '../../src/trace/format.js';
-import { generateTrace } from '../../src/trace/generate.js';
+import { generateTrace } from '../../src/synthetic/generate.js';
 import { fixtureTexts, formatRows, isMain, parseFixture, sig, type Row } from './util.js';
 
 const SLOW_MS = 60_000;

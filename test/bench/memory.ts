@@ -17,7 +17,7 @@ import { turnBlocks } from '../../src/timeline/paths.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { blockText, BlockTokenCache } from '../../src/tokens/counter.js';
 import { formatTrace } from '../../src/trace/format.js';
-import { generateTrace } from '../../src/trace/generate.js';
+import { generateTrace } from '../../src/synthetic/generate.js';
 import { consume, drive, fixtureTexts, forceGc, formatRows, isMain, parseFixture, sig, type Row } from './util.js';
 
 const SESSIONS = 20;

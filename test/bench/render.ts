@@ -24,7 +24,7 @@ import { appendResponse, appendToolResults } from '../../src/timeline/edit.js';
 import { turnBlocks } from '../../src/timeline/paths.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { blockText, BlockTokenCache } from '../../src/tokens/counter.js';
-import { generateTrace } from '../../src/trace/generate.js';
+import { generateTrace } from '../../src/synthetic/generate.js';
 import type { AssistantEvent, ToolResultsEvent, TraceEvent } from '../../src/trace/types.js';
 import { consume, drive, formatRows, isMain, median, percentile, sig, timed, times, type Row } from './util.js';
 

@@ -9,7 +9,7 @@ import { buildReportData } from '../../src/report/data.js';
 import { escapeHtml, jsonForScript } from '../../src/report/escape-html.js';
 import { renderReport } from '../../src/report/render-report.js';
 import { compareTrace } from '../../src/replay/compare.js';
-import { generateTrace } from '../../src/trace/generate.js';
+import { generateTrace } from '../../src/synthetic/generate.js';
 import { GENERATED_AT, HOSTILE, hostileTrace, reportOf } from './helpers.js';
 
 describe('renderReport', () => {

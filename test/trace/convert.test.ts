@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatTrace, generateTrace, requestToTrace, TraceParseError, type TraceEvent } from '../../src/trace/index.js';
+import { generateTrace } from '../../src/synthetic/index.js';
+import { formatTrace, requestToTrace, TraceParseError, type TraceEvent } from '../../src/trace/index.js';
 
 /** The Messages API request that would carry a whole generated session (what a proxy logs last). */
 function asRequest(events: readonly TraceEvent[]) {

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatTrace, generateTrace, parseTrace, readTrace, TraceParseError, type TraceEvent } from '../../src/trace/index.js';
+import { generateTrace } from '../../src/synthetic/index.js';
+import { formatTrace, parseTrace, readTrace, TraceParseError, type TraceEvent } from '../../src/trace/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cachepoint-trace-'));
 

@@ -1,7 +1,7 @@
 /**
  * The committed fixture set: each file in `fixtures/` is exactly
  * `formatTrace(generateTrace(options))` for the options recorded here, so the
- * set can be regenerated (`npx tsx src/trace/generate-fixtures.ts`) and a test
+ * set can be regenerated (`npx tsx src/synthetic/generate-fixtures.ts`) and a test
  * checks that every committed file still matches its recipe byte for byte.
  */
 import type { GenerateOptions } from './generate.js';

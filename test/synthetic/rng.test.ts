@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../../src/trace/index.js';
+import { Rng } from '../../src/synthetic/index.js';
 
 describe('Rng', () => {
   it('produces a pinned sequence for a seed (fixtures depend on it never changing)', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../../src/errors.js';
-import { formatTrace, generateTrace, parseTrace, TRACE_PROFILES, type TraceEvent } from '../../src/trace/index.js';
+import { generateTrace, TRACE_PROFILES } from '../../src/synthetic/index.js';
+import { formatTrace, parseTrace, type TraceEvent } from '../../src/trace/index.js';
 import { quantile, shape } from './stats.js';
 
 describe('generateTrace', () => {

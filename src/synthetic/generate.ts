@@ -20,10 +20,10 @@ import {
   RESEARCH_FOLLOW_UPS,
   ROOT,
   roundCalls,
-  Session,
+  GeneratedSession,
   type Settings,
 } from './session.js';
-import type { AssistantBlock, TraceEvent, TraceToolResult } from './types.js';
+import type { AssistantBlock, TraceEvent, TraceToolResult } from '../trace/types.js';
 import type { TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
 
 // TYPES
@@ -148,7 +148,7 @@ function drawRounds(rng: Rng, s: Settings): number {
 // ---------------------------------------------------------------- assistant text
 
 /** What the model says (lead text) and thinks before a call, from the call itself. */
-function narrate(ss: Session, c: Call): { lead: string; thought: string } {
+function narrate(ss: GeneratedSession, c: Call): { lead: string; thought: string } {
   const { rng } = ss;
   const input = c.use.input as Record<string, unknown>;
   const rel = typeof input.file_path === 'string' ? input.file_path.replace(`${ROOT}/`, '') : '';
@@ -195,7 +195,7 @@ const GENERIC_THOUGHTS: Record<Flavor, readonly string[]> = {
   ],
 };
 
-function answer(ss: Session): string {
+function answer(ss: GeneratedSession): string {
   const { rng, s } = ss;
   const topic = s.flavor === 'research' ? ss.topic[0] : 'ledger';
   const changed = [...ss.modified].slice(0, 4);
@@ -212,7 +212,7 @@ function answer(ss: Session): string {
   return [head, '', ...bullets, '', tail].join('\n');
 }
 
-function assistantBlocks(ss: Session, calls: readonly Call[], final: boolean): AssistantBlock[] {
+function assistantBlocks(ss: GeneratedSession, calls: readonly Call[], final: boolean): AssistantBlock[] {
   const { rng, s } = ss;
   const out: AssistantBlock[] = [];
   const told = calls[0] === undefined ? undefined : narrate(ss, calls[0]);
@@ -242,7 +242,7 @@ function assistantBlocks(ss: Session, calls: readonly Call[], final: boolean): A
 // Not toLocaleString: its output depends on the ICU data Node was built with.
 const thousands = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
-function liveView(ss: Session, requestAt: number): TextBlockParam {
+function liveView(ss: GeneratedSession, requestAt: number): TextBlockParam {
   const { rng } = ss;
   const window = MODEL_PROFILES[ss.s.model]?.contextWindow ?? 200_000;
   const used = Math.round(ss.chars / 3.5);
@@ -280,7 +280,7 @@ export function generateTrace(options: GenerateOptions): TraceEvent[] {
   const rng = new Rng(options.seed);
   const s = settings(options, rng);
   const plan = s.turns !== undefined ? Array.from({ length: s.turns }, () => drawRounds(rng, s)) : s.requests === undefined ? undefined : planTurns(rng, s, s.requests);
-  const ss = new Session(rng, s, plan?.reduce((a, b) => a + b, 0) ?? 150);
+  const ss = new GeneratedSession(rng, s, plan?.reduce((a, b) => a + b, 0) ?? 150);
   const profileName = s.flavor;
   const tools: Tool[] = [...TOOLS];
   const envelope = (extra: Tool[] = []): void => {

@@ -1,12 +1,12 @@
 /**
  * Writes the committed fixture set (see fixtures.ts) into `fixtures/`.
- * Run from the repository root: `npx tsx src/trace/generate-fixtures.ts`.
+ * Run from the repository root: `npx tsx src/synthetic/generate-fixtures.ts`.
  * Prints one line per file: requests, tool results, largest result, bytes.
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIXTURE_SPECS } from './fixtures.js';
-import { formatTrace } from './format.js';
+import { formatTrace } from '../trace/format.js';
 import { generateTrace } from './generate.js';
 
 const dir = process.argv[2] ?? 'fixtures';

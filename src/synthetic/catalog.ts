@@ -6,7 +6,7 @@
  * generated trace of a profile shares the same envelope bytes.
  */
 import type { Tool } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { TraceSkill } from './types.js';
+import type { TraceSkill } from '../trace/types.js';
 
 const schema = (properties: Record<string, unknown>, required: string[]): Tool.InputSchema => ({
   type: 'object',

@@ -6,7 +6,7 @@
  */
 import * as C from './content.js';
 import { BASE62, type Rng } from './rng.js';
-import type { TraceEvent, TraceToolResult } from './types.js';
+import type { TraceEvent, TraceToolResult } from '../trace/types.js';
 import type { ToolUseBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 
 export type Flavor = 'coding' | 'research';
@@ -87,7 +87,7 @@ interface FileState {
 }
 
 /** Mutable generator state for one session. */
-export class Session {
+export class GeneratedSession {
   readonly rng: Rng;
   readonly s: Settings;
   readonly events: TraceEvent[] = [];
@@ -155,7 +155,7 @@ export interface Call {
 
 // ---------------------------------------------------------------- tool calls
 
-function call(ss: Session, name: string, input: Record<string, unknown>, content: string, durationMs: number, isError = false): Call {
+function call(ss: GeneratedSession, name: string, input: Record<string, unknown>, content: string, durationMs: number, isError = false): Call {
   const id = ss.id();
   return {
     use: { type: 'tool_use', id, name, input },
@@ -169,7 +169,7 @@ function call(ss: Session, name: string, input: Record<string, unknown>, content
   };
 }
 
-function readCall(ss: Session, path: string, huge = false): Call {
+function readCall(ss: GeneratedSession, path: string, huge = false): Call {
   const { rng, s } = ss;
   const abs = `${ROOT}/${path}`;
   ss.roundPaths.add(path);
@@ -192,7 +192,7 @@ function readCall(ss: Session, path: string, huge = false): Call {
   return c;
 }
 
-function editCall(ss: Session): Call {
+function editCall(ss: GeneratedSession): Call {
   const { rng, s } = ss;
   const path = ss.hot.find((p) => !p.endsWith('.json')) ?? rng.pick(CODING_FILES.slice(0, 20));
   const f = ss.file(path);
@@ -225,7 +225,7 @@ function editCall(ss: Session): Call {
   );
 }
 
-function writeCall(ss: Session): Call {
+function writeCall(ss: GeneratedSession): Call {
   const { rng } = ss;
   const path =
     ss.s.flavor === 'research'
@@ -238,7 +238,7 @@ function writeCall(ss: Session): Call {
   return call(ss, 'Write', { file_path: abs, content }, `File created successfully at: ${abs}`, rng.int(3, 30));
 }
 
-function globCall(ss: Session): Call {
+function globCall(ss: GeneratedSession): Call {
   const { rng } = ss;
   const dir = rng.pick(['src', 'src/domain', 'test', 'src/http', 'migrations']);
   const pattern = rng.pick([`${dir}/**/*.ts`, '**/*.test.ts', `${dir}/**/*`, '**/*.sql', '**/*.md']);
@@ -248,7 +248,7 @@ function globCall(ss: Session): Call {
   return call(ss, 'Glob', { pattern }, hits.map((p) => `${ROOT}/${p}`).join('\n'), rng.int(8, 160));
 }
 
-function grepCall(ss: Session): Call {
+function grepCall(ss: GeneratedSession): Call {
   const { rng } = ss;
   const pattern = rng.pick([C.ident(rng), `${rng.pick(C.NOUNS)}Id`, `LedgerError\\('${rng.pick(['closed_period', 'unbalanced_posting', 'unknown_account'])}'`, `function ${rng.pick(C.VERBS)}\\w+`]);
   if (rng.chance(0.65)) {
@@ -268,7 +268,7 @@ function grepCall(ss: Session): Call {
   return call(ss, 'Grep', { pattern, path: ROOT, glob: '*.ts', output_mode: 'content', '-n': true }, out.join('\n'), rng.int(20, 600));
 }
 
-function bashCall(ss: Session, phase: number, huge?: readonly [number, number]): Call {
+function bashCall(ss: GeneratedSession, phase: number, huge?: readonly [number, number]): Call {
   const { rng, s } = ss;
   if (s.flavor === 'research' && huge === undefined) {
     const notes = [...ss.modified];
@@ -329,7 +329,7 @@ function bashCall(ss: Session, phase: number, huge?: readonly [number, number]):
   }
 }
 
-function searchCall(ss: Session): Call {
+function searchCall(ss: GeneratedSession): Call {
   const { rng } = ss;
   const [topic, question, domains] = ss.topic;
   const query = `${question.split(' ').slice(rng.int(0, 2), rng.int(5, 9)).join(' ').toLowerCase()} ${rng.pick(['2026', 'benchmark', 'documentation', 'pricing', 'explained', ''])}`.trim();
@@ -341,7 +341,7 @@ function searchCall(ss: Session): Call {
   return call(ss, 'WebSearch', { query }, `Web search results for query: "${query}"\n\nLinks: ${JSON.stringify(links)}\n\n${summary}`, rng.logNormal(1800, 0.4));
 }
 
-function fetchCall(ss: Session, huge?: readonly [number, number]): Call {
+function fetchCall(ss: GeneratedSession, huge?: readonly [number, number]): Call {
   const { rng, s } = ss;
   const [topic, question, domains] = ss.topic;
   const url = `https://${rng.pick(domains)}/${rng.pick(['docs', 'blog', 'en/latest', 'guides'])}/${rng.chars(rng.int(6, 18), 'abcdefghijklmnopqrstuvwxyz-')}`;
@@ -356,7 +356,7 @@ function fetchCall(ss: Session, huge?: readonly [number, number]): Call {
   return body.length > 40_000 && s.hides ? { ...c, hide: { id: c.use.id, note: `page skimmed; the relevant section is in notes/${topic}-sources.md` } } : c;
 }
 
-function todoCall(ss: Session): Call {
+function todoCall(ss: GeneratedSession): Call {
   const { rng } = ss;
   const n = rng.int(3, 6);
   const done = rng.int(0, n - 1);
@@ -369,7 +369,7 @@ function todoCall(ss: Session): Call {
 }
 
 /** The calls of one tool round. */
-export function roundCalls(ss: Session, round: number, rounds: number): Call[] {
+export function roundCalls(ss: GeneratedSession, round: number, rounds: number): Call[] {
   const { rng, s } = ss;
   const phase = rounds <= 1 ? 0 : round / (rounds - 1);
   const index = ss.requests;
@@ -411,7 +411,7 @@ export function roundCalls(ss: Session, round: number, rounds: number): Call[] {
   return calls;
 }
 
-function codingAction(ss: Session, phase: number, round: number): Call {
+function codingAction(ss: GeneratedSession, phase: number, round: number): Call {
   const { rng } = ss;
   const reread = () => {
     const hot = ss.hot.filter((p) => !ss.roundPaths.has(p));
@@ -426,7 +426,7 @@ function codingAction(ss: Session, phase: number, round: number): Call {
   return rng.weighted(table)();
 }
 
-function researchAction(ss: Session, phase: number, _round: number): Call {
+function researchAction(ss: GeneratedSession, phase: number, _round: number): Call {
   const { rng } = ss;
   const table: [() => Call, number][] =
     phase < 0.3

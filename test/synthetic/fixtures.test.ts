@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../src/models/profiles.js';
 import { tiktokenCounter } from '../../src/tokens/counter.js';
-import { FIXTURE_SPECS, formatTrace, generateTrace, readTrace, type TraceEvent } from '../../src/trace/index.js';
+import { FIXTURE_SPECS, generateTrace } from '../../src/synthetic/index.js';
+import { formatTrace, readTrace, type TraceEvent } from '../../src/trace/index.js';
 import { quantile, shape } from './stats.js';
 
 const DIR = 'fixtures';
