@@ -22,7 +22,7 @@ import {
   roundCalls,
   GeneratedSession,
   type Settings,
-} from './session.js';
+} from './generated-session.js';
 import type { AssistantBlock, TraceEvent, TraceToolResult } from '../trace/types.js';
 import type { TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
 
