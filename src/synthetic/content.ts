@@ -124,7 +124,7 @@ export function sourceFile(rng: Rng, path: string, target: number): string {
       len += l.length + 1;
     }
   };
-  if (ext === 'ts') push([`import type { Pool } from 'pg';`, `import { LedgerError } from '../errors.js';`, `import { ${ident(rng)}, ${ident(rng)} } from '../trace/${rng.pick(NOUNS)}.js';`, '']);
+  if (ext === 'ts') push([`import type { Pool } from 'pg';`, `import { LedgerError } from '../errors.js';`, `import { ${ident(rng)}, ${ident(rng)} } from './${rng.pick(NOUNS)}.js';`, '']);
   if (ext === 'json') push(['[']);
   while (len < target) push(ext === 'sql' ? sqlChunk(rng) : ext === 'md' ? mdChunk(rng) : ext === 'json' ? jsonChunk(rng) : tsChunk(rng));
   if (ext === 'json') push(['  {}', ']']);
