@@ -12,10 +12,23 @@
  * ask, when it named no previous message, or when nothing diverged (messages
  * only appended); otherwise `{ cache_miss_reason }`.
  */
-import type { CacheMissReason, Diagnostics, MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
+import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
 import { messageBlocks, type PromptTokens } from './fake-server-usage.js';
 
 // TYPES
+
+/**
+ * The API's `cache_miss_reason` (the SDK's `CacheMissReason`, declared here so the
+ * testing entry point also typechecks next to SDK versions that predate it).
+ */
+export type CacheMissReason =
+  | { readonly type: 'model_changed' | 'tools_changed' | 'system_changed' | 'messages_changed'; readonly cache_missed_input_tokens: number }
+  | { readonly type: 'previous_message_not_found' | 'unavailable' };
+
+/** A response's `diagnostics` (the SDK's `Diagnostics`). */
+export interface Diagnostics {
+  readonly cache_miss_reason: CacheMissReason | null;
+}
 
 /** What the server keeps of a request to compare a later one with (hashes would do; we keep canonical strings). */
 export interface Fingerprint {

@@ -14,7 +14,10 @@ import type { Calibration } from './calibration.js';
 /** A request to count: create params (extra fields such as `max_tokens` are dropped) or count params; `model` defaults to the counter's. */
 export type CountableRequest = Partial<Pick<MessageCountTokensParams, 'model'>> &
   Pick<MessageCreateParamsBase, 'messages'> &
-  Partial<Pick<MessageCountTokensParams, 'system' | 'tools' | 'tool_choice' | 'thinking' | 'output_config'>>;
+  Partial<Pick<MessageCountTokensParams, 'system' | 'tools' | 'tool_choice' | 'thinking'>> & {
+    // Read through a conditional so the declaration also holds for SDK versions without `output_config`.
+    readonly output_config?: MessageCountTokensParams extends { output_config?: infer O } ? O : never;
+  };
 
 /** Options of {@link exactCounter}. */
 export interface ExactCounterOptions {
