@@ -140,3 +140,18 @@ export const OPENAI: ProviderProfile = Object.freeze({
   models: OPENAI_MODELS,
   sources: SOURCES,
 });
+
+/**
+ * The profile to *render* with when requests ask for `prompt_cache_retention`:
+ * with '24h' the cache stays warm for the extended lifetime, so the
+ * cold-window prune must wait for that, not for the in-memory 5 minutes.
+ * Price and simulate with the profile itself (it knows both lifetimes; the
+ * request says which applies).
+ *
+ * @example
+ * render(state, { profile: withRetention(OPENAI_MODELS['gpt-5.4']!, '24h') });
+ */
+export function withRetention(profile: ModelProfile, retention: 'in_memory' | '24h'): ModelProfile {
+  if (retention === 'in_memory' || profile.caching?.kind !== 'automatic') return profile;
+  return Object.freeze({ ...profile, ttlMs: Object.freeze({ '5m': profile.ttlMs['1h'], '1h': profile.ttlMs['1h'] }) });
+}

@@ -12,6 +12,7 @@ import { DEFAULT_MODEL } from '../models/profiles.js';
 import { toBedrockConverse } from '../providers/bedrock.js';
 import { toOpenAIResponses } from '../providers/openai.js';
 import { providerProfile } from '../providers/registry.js';
+import { withRetention } from '../providers/openai-profile.js';
 import { fromBedrockConverse, fromOpenAIResponses } from '../sim/from-provider.js';
 import { openAIBaselines } from '../sim/openai-strategies.js';
 import type { RecallTally } from '../sim/summary.js';
@@ -59,14 +60,16 @@ export async function compareTrace(
     onProgress?.(engine.length);
   }
   const plain = await replayAll(load(), { ...options, plain: true });
-  const sim = options.profile ? { profile: options.profile } : { profiles: profilesFor(engine, options) };
+  // Priced with the provider's own profile (which knows both OpenAI lifetimes; each request says which applies).
+  const simProfile = provider === 'openai' && options.model ? providerProfile(provider, options.model, options.profiles) : options.profile;
+  const sim = simProfile ? { profile: simProfile } : { profiles: profilesFor(engine, options) };
   const engineRequests = engine.map((r) => ({ at: r.at, params: asSimulated(provider, r) }));
   const engineResults = simulateAll(engineRequests, sim);
   const engineIdeal = idealBound(engineRequests, sim).ideal.cost;
   const recalls = recallTally(engine, engineResults);
   const comparison = compareStrategies(
     plain.map((r) => ({ at: r.at, params: r.request })),
-    { ...sim, ...(provider === 'openai' ? { strategies: openAIBaselines(options.profile as ModelProfile) } : {}), extra: [{ id: 'cachepoint', label: `cachepoint (${options.policy ?? 'conservative'})`, results: engineResults, recalls }] },
+    { ...sim, ...(provider === 'openai' ? { strategies: openAIBaselines(simProfile as ModelProfile) } : {}), extra: [{ id: 'cachepoint', label: `cachepoint (${options.policy ?? 'conservative'})`, results: engineResults, recalls }] },
   );
   return { ...comparison, engine, engineResults, engineIdeal, recalls };
 }
@@ -90,7 +93,8 @@ export async function providerReplayOptions(
     }
   }
   const profile = providerProfile(provider, model ?? DEFAULT_MODEL, options.profiles);
-  return { ...options, profile, model: profile.id };
+  // OpenAI requests ask for 24h retention where the model has it (asSimulated): render for that lifetime.
+  return { ...options, profile: provider === 'openai' ? withRetention(profile, '24h') : profile, model: profile.id };
 }
 
 /**

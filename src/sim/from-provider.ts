@@ -184,6 +184,17 @@ export function fromOpenAIChat(params: unknown, profile: ModelProfile): SimParam
   return openAISim(p, profile, system, blocks, marked);
 }
 
+/** Bytes as base64: a `Uint8Array` in process, already a base64 string on the wire (the AWS SDK's JSON). */
+function base64Of(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v instanceof Uint8Array) {
+    let bin = '';
+    for (const byte of v) bin += String.fromCharCode(byte);
+    return btoa(bin);
+  }
+  return textOf(v);
+}
+
 /** Converse blocks → simulator blocks; a `cachePoint` marks the block before it. */
 function converseBlocks(content: unknown, role: 'user' | 'assistant' | 'system'): Json[] {
   const out: Json[] = [];
@@ -196,10 +207,12 @@ function converseBlocks(content: unknown, role: 'user' | 'assistant' | 'system')
     } else if (typeof c.text === 'string') out.push({ type: 'text', text: c.text });
     else if (isObj(c.toolUse)) out.push({ type: 'tool_use', id: textOf(c.toolUse.toolUseId), name: textOf(c.toolUse.name), input: c.toolUse.input ?? {} });
     else if (isObj(c.toolResult)) {
+      const parts = converseBlocks(c.toolResult.content, 'user');
       out.push({
         type: 'tool_result',
         tool_use_id: textOf(c.toolResult.toolUseId),
-        content: converseBlocks(c.toolResult.content, 'user'),
+        // One text block reads as the string form (Converse has no string form; the bytes the model sees are the same).
+        content: parts.length === 1 && parts[0]!.type === 'text' && parts[0]!.cache_control === undefined ? parts[0]!.text : parts,
         ...(c.toolResult.status === 'error' ? { is_error: true } : {}),
       });
     } else if (isObj(c.reasoningContent)) {
@@ -207,7 +220,7 @@ function converseBlocks(content: unknown, role: 'user' | 'assistant' | 'system')
       out.push(
         isObj(r.reasoningText)
           ? { type: 'thinking', thinking: textOf(r.reasoningText.text), signature: textOf(r.reasoningText.signature ?? '') }
-          : { type: 'redacted_thinking', data: textOf(r.redactedContent) },
+          : { type: 'redacted_thinking', data: base64Of(r.redactedContent) },
       );
     } else out.push(opaque(c));
     void role;
