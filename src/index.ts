@@ -68,7 +68,7 @@ export { render } from './render/render.js';
 export { PASSES } from './render/pipeline.js';
 export type { Pass, PassContext, PassName, RenderWork } from './render/context.js';
 export { defaultTokenCache } from './render/context.js';
-export type { PlannedUsage, RenderPlan } from './render/types.js';
+export type { MissCause, PlannedUsage, RenderPlan } from './render/types.js';
 export { resolveRenderOptions, RENDER_OPTION_KEYS } from './render/options.js';
 export type { RenderPolicy, ResolvedRenderOptions } from './render/options.js';
 export { editableZoneStart, hideBlock, recall } from './render/hide-block.js';

@@ -17,7 +17,7 @@ import { resolveProfile, type ModelProfile } from '../models/profiles.js';
 import type { ReportedUsage } from '../models/pricing.js';
 import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { renderAsync } from '../render/render.js';
-import type { CachePoint, Decision, Rendered, RenderOptions, RenderPlan, SegmentTokens } from '../render/types.js';
+import type { CachePoint, Decision, MissCause, Rendered, RenderOptions, RenderPlan, SegmentTokens } from '../render/types.js';
 import {
   formatRequests,
   pendingOf,
@@ -94,9 +94,8 @@ export type ResyncReason =
   | 'history_edited'
   /** Fewer messages than stored (history truncated, or a retry dropped the last response). */
   | 'history_truncated'
-  | 'model_changed'
-  | 'system_changed'
-  | 'tools_changed'
+  /** The model, system prompt or tool catalog changed: the API's own miss causes. */
+  | Exclude<MissCause, 'messages_changed'>
   /** The store could not be read: rendered from the messages alone, without stored decisions. */
   | 'store_unavailable';
 

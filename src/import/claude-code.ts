@@ -30,7 +30,7 @@
  */
 import { tiktokenCounter } from '../tokens/counter.js';
 import { blockText } from '../tokens/counter.js';
-import { describe, estimatedEnvelope, isObj, stripCacheControl, TraceBuilder, timeOf, type Obj } from './common.js';
+import { describe, estimatedEnvelope, isObj, withoutMarker, TraceBuilder, timeOf, type Obj } from './common.js';
 import { ImportError } from './errors.js';
 import type { ImportedTrace, ImportFormat, ImportResult, SourceLine } from './types.js';
 
@@ -74,7 +74,7 @@ function record(file: string, { line, value }: SourceLine): Rec | { skip: string
 }
 
 const blocksOf = (content: unknown): Block[] =>
-  typeof content === 'string' ? (content === '' ? [] : [{ type: 'text', text: content }]) : (content as unknown[]).map((b) => stripCacheControl(b) as Block);
+  typeof content === 'string' ? (content === '' ? [] : [{ type: 'text', text: content }]) : (content as unknown[]).map((b) => withoutMarker(b) as Block);
 
 function promptTokens(usage: unknown): number | undefined {
   if (!isObj(usage)) return undefined;

@@ -13,7 +13,7 @@ import { ImportError } from './errors.js';
 import type { ImportedTrace, SourceLine, WireEvent } from './types.js';
 
 export { describe };
-export { stripCacheControl } from '../trace/convert.js';
+export { withoutMarker } from '../internal/blocks.js';
 
 export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -17,7 +17,7 @@
  * interleaved sessions separate into one trace each, and a history the client
  * rewrote (its own compaction) starts a new trace too.
  */
-import { describe, isObj, stripCacheControl, TraceBuilder, timeOf, type Obj } from './common.js';
+import { describe, isObj, withoutMarker, TraceBuilder, timeOf, type Obj } from './common.js';
 import { ImportError } from './errors.js';
 import type { ImportFormat, ImportResult, SourceLine } from './types.js';
 
@@ -34,7 +34,7 @@ interface Conversation {
   envelopeKey: string;
 }
 
-const canon = (v: unknown): string => JSON.stringify(stripCacheControl(v));
+const canon = (v: unknown): string => JSON.stringify(withoutMarker(v));
 /**
  * A message's identity for matching a request to its conversation: role and blocks without
  * cache markers; a string is its one text block; thinking is left out (clients may drop it
@@ -48,7 +48,7 @@ function messageKey(m: Obj): string {
 
 function blocksOf(content: unknown): Block[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
-  return (content as unknown[]).map((b) => stripCacheControl(b) as Block);
+  return (content as unknown[]).map((b) => withoutMarker(b) as Block);
 }
 
 function systemTexts(system: unknown): string[] {
@@ -105,7 +105,7 @@ function convert(lines: readonly SourceLine[], file: string): ImportResult {
     const envelope = {
       ...(typeof request.model === 'string' ? { model: request.model } : {}),
       instructions: systemTexts(request.system),
-      tools: ((request.tools as unknown[] | undefined) ?? []).map(stripCacheControl),
+      tools: ((request.tools as unknown[] | undefined) ?? []).map((b) => withoutMarker(b)),
     };
     const envelopeKey = canon(envelope);
     if (!conv) {

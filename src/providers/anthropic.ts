@@ -61,9 +61,7 @@ export function toAnthropic(rendered: Rendered, extras: RequestExtras = {}): Mes
 }
 
 /** Removes every cache marker (block-level and top-level); the provider's cache key ignores them. */
-export function stripCacheControl<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value, (k, v) => (k === 'cache_control' ? undefined : v))) as T;
-}
+export { stripCacheControl } from '../internal/blocks.js';
 
 /**
  * Serializes params exactly as `JSON.stringify` does, and reports where each

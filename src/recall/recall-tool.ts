@@ -12,6 +12,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { freeze } from 'immer';
 import { PathNotFoundError } from '../errors.js';
+import { withoutMarker } from '../internal/blocks.js';
 import { recall } from '../render/hide-block.js';
 import { hiddenNote } from '../render/notes.js';
 import { parseTimelinePath } from '../timeline/paths.js';
@@ -73,12 +74,6 @@ function error(text: string): RecallResult {
   return { content: text, is_error: true, source: 'error' };
 }
 
-/** Without its cache marker: a recalled part must not add a breakpoint to the next request. */
-function unmarked<T extends object>(part: T): T {
-  if (!('cache_control' in part)) return part;
-  const { cache_control: _marker, ...rest } = part as T & { cache_control?: unknown };
-  return rest as T;
-}
 
 /** The tool_result content that gives the model the payload back, unchanged. */
 export function payloadAsContent(payload: ContentBlockParam): NonNullable<ToolResultBlockParam['content']> {
@@ -86,7 +81,7 @@ export function payloadAsContent(payload: ContentBlockParam): NonNullable<ToolRe
     case 'tool_result': {
       const c = payload.content;
       if (c === undefined || c === '' || (Array.isArray(c) && c.length === 0)) return '(the recalled tool result was empty)';
-      return typeof c === 'string' ? c : c.map(unmarked);
+      return typeof c === 'string' ? c : c.map(withoutMarker);
     }
     case 'text':
       return payload.text === '' ? '(the recalled text was empty)' : payload.text;
@@ -94,10 +89,10 @@ export function payloadAsContent(payload: ContentBlockParam): NonNullable<ToolRe
       return payload.thinking;
     case 'image':
     case 'document':
-      return [unmarked(payload)];
+      return [withoutMarker(payload)];
     default:
       // tool_use and anything else: its JSON, so the input reads back exactly as the model produced it.
-      return JSON.stringify(unmarked(payload));
+      return JSON.stringify(withoutMarker(payload));
   }
 }
 

@@ -158,6 +158,9 @@ export interface Rendered {
   readonly plan: RenderPlan;
 }
 
+/** The API's own words for why a request could not reuse the previous one's prefix (`diagnostics.cache_miss_reason.type`). */
+export type MissCause = 'model_changed' | 'tools_changed' | 'system_changed' | 'messages_changed';
+
 /** Predicted usage in the API's own field names. */
 export type PlannedUsage = PromptUsage;
 
@@ -173,7 +176,7 @@ export interface RenderPlan {
    * Why the previous request's prefix does not carry over, in the API's own words
    * (`diagnostics.cache_miss_reason`): null when this request only appends to it.
    */
-  readonly cause: 'model_changed' | 'tools_changed' | 'system_changed' | 'messages_changed' | null;
+  readonly cause: MissCause | null;
   /** The point expected to read, and how many tokens. */
   readonly read?: { readonly path: string; readonly tokens: number; readonly entry: string };
   /** Points expected to write (above the model's minimum). */

@@ -1,7 +1,8 @@
 /** The provider cache simulator, the peer baselines, the ideal bound and their reports. */
 export { CacheSimulator, simulateAll } from './simulator.js';
 export type { CacheEntry, SimulatorOptions } from './simulator.js';
-export { buildPrefix, BlockMemo, canonicalBlock, contentBlocks, isMarkable, stripMarker, MAX_CACHE_POINTS, REJECTION } from './prefix.js';
+export { contentBlocks, withoutMarker } from '../internal/blocks.js';
+export { buildPrefix, BlockMemo, canonicalBlock, isMarkable, MAX_CACHE_POINTS, REJECTION } from './prefix.js';
 export type { Breakpoint, Prefix, PrefixBlock, PrefixPosition } from './prefix.js';
 export { BASELINES, baselineById, placeMarkers, stripCacheControl } from './strategies.js';
 export type { Baseline, BaselineId } from './strategies.js';

@@ -22,6 +22,7 @@
  *   are stripped, as the API does.
  */
 import { createHash } from 'node:crypto';
+import { contentBlocks, withoutMarker } from '../internal/blocks.js';
 import type { ModelProfile } from '../models/profiles.js';
 import type { CacheTtl, CountTokens, SimParams, SimRejection, Tier } from './types.js';
 
@@ -141,7 +142,7 @@ export class BlockMemo {
     const canonical = canonicalBlock(block);
     let info = this.#byText.get(canonical);
     if (!info) {
-      info = { digest: sha(canonical), tokens: this.#count(stripMarker(block)) };
+      info = { digest: sha(canonical), tokens: this.#count(withoutMarker(block)) };
       this.#byText.set(canonical, info);
     }
     if (isObject) this.#byObject.set(block, info);
@@ -185,13 +186,6 @@ function cyrb53(text: string, seed: number): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
-/** A copy of the block without `cache_control` (the same object when it has none). */
-export function stripMarker(block: unknown): unknown {
-  if (block === null || typeof block !== 'object' || !('cache_control' in block)) return block;
-  const { cache_control: _, ...rest } = block as Record<string, unknown>;
-  return rest;
-}
-
 /** Canonical text of a block: own keys sorted, nested values as sent, markers removed everywhere. */
 export function canonicalBlock(block: unknown): string {
   if (block === null || typeof block !== 'object' || Array.isArray(block)) return JSON.stringify(nested(block)) ?? 'null';
@@ -209,12 +203,6 @@ function nested(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) if (k !== 'cache_control') out[k] = nested(v);
   return out;
-}
-
-/** Content of a message as a list of blocks (a string is one text block; an empty string, none). */
-export function contentBlocks(content: unknown): readonly unknown[] {
-  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
-  return Array.isArray(content) ? content : [];
 }
 
 function blockType(block: unknown): string {

@@ -17,7 +17,10 @@
  *   come first in render order by construction; never more than 4.
  */
 import type { SimParams } from './types.js';
-import { contentBlocks, isMarkable, MAX_CACHE_POINTS } from './prefix.js';
+import { contentBlocks, stripCacheControl } from '../internal/blocks.js';
+import { isMarkable, MAX_CACHE_POINTS } from './prefix.js';
+
+export { stripCacheControl };
 import type { CacheTtl } from './types.js';
 
 // TYPES
@@ -44,32 +47,8 @@ type Slot =
 
 type Loose = Record<string, unknown>;
 
-function withoutMarker<T>(block: T): T {
-  if (block === null || typeof block !== 'object' || !('cache_control' in block)) return block;
-  const { cache_control: _, ...rest } = block as Loose;
-  return rest as T;
-}
-
-/**
- * The request with every `cache_control` removed (blocks and top level).
- *
- * @example
- * stripCacheControl(params).cache_control; // undefined
- */
-export function stripCacheControl(params: SimParams): SimParams {
-  const { cache_control: _, ...rest } = params as SimParams & { cache_control?: unknown };
-  const out: Loose = { ...rest };
-  if (params.tools) out.tools = params.tools.map(withoutMarker);
-  if (Array.isArray(params.system)) out.system = params.system.map(withoutMarker);
-  out.messages = params.messages.map((m) =>
-    typeof m.content === 'string' ? m : { ...m, content: m.content.map(withoutMarker) },
-  );
-  return out as unknown as SimParams;
-}
-
 function systemBlocks(params: SimParams): readonly unknown[] {
-  if (typeof params.system === 'string') return params.system === '' ? [] : [{ type: 'text', text: params.system }];
-  return params.system ?? [];
+  return contentBlocks(params.system);
 }
 
 function lastTool(params: SimParams): number {

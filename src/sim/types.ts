@@ -24,8 +24,9 @@ export type CacheTtl = '5m' | '1h';
 /** Where a block sits in the prefix: the API's invalidation tiers. */
 export type Tier = 'tools' | 'system' | 'messages';
 
-/** The API's own words for why a request could not reuse the previous one's prefix (cache diagnostics). */
-export type MissCause = 'model_changed' | 'tools_changed' | 'system_changed' | 'messages_changed';
+/** The API's own words for why a request could not reuse the previous one's prefix (one union, see render/types.ts). */
+export type { MissCause } from '../render/types.js';
+import type { MissCause } from '../render/types.js';
 
 /** Counts the tokens of one block (a tool definition, a system block or a content block), marker already stripped. */
 export type CountTokens = (block: unknown) => number;

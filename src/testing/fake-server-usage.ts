@@ -6,6 +6,7 @@
  * diagnostics' `cache_missed_input_tokens` and the no-cache model.
  */
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
+import { contentBlocks, withoutMarker } from '../internal/blocks.js';
 import { BlockTokenCache } from '../tokens/counter.js';
 import type { PromptUsage } from '../models/pricing.js';
 
@@ -50,21 +51,11 @@ export interface PromptTokens {
 // IMPLEMENTATION
 
 /** Content of a message as a list of blocks (a string is one text block). */
-export function messageBlocks(content: unknown): readonly unknown[] {
-  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
-  return Array.isArray(content) ? content : [];
-}
-
-/** The block without its cache marker: the marker is not part of the prompt, so it must not change a count. */
-function unmarked(block: unknown): unknown {
-  if (block === null || typeof block !== 'object' || !('cache_control' in block)) return block;
-  const { cache_control: _marker, ...rest } = block as Record<string, unknown>;
-  return rest;
-}
+export const messageBlocks = contentBlocks;
 
 /** Per-part token counts of a request's prompt (cache markers excluded). */
 export function promptTokens(params: Pick<MessageCreateParamsBase, 'tools' | 'system' | 'messages'>, tokens: BlockTokenCache): PromptTokens {
-  const count = (x: unknown): number => tokens.tokens(unmarked(x));
+  const count = (x: unknown): number => tokens.tokens(withoutMarker(x));
   const sum = (xs: readonly unknown[]): number => xs.reduce<number>((n, x) => n + count(x), 0);
   const tools = sum(params.tools ?? []);
   const system = typeof params.system === 'string' ? count(params.system) : sum(params.system ?? []);

@@ -15,6 +15,7 @@ import type {
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { TimelineError } from '../errors.js';
+import { withoutMarker } from '../internal/blocks.js';
 import { paths } from './paths.js';
 import type { Block, Envelope, Round, Skill, TimelineState, ToolBlock } from './types.js';
 
@@ -38,9 +39,7 @@ function textParam(text: string | TextBlockParam): TextBlockParam {
 
 /** Cache markers are the renderer's business: incoming blocks lose theirs. */
 function stripMarker<T extends object>(param: T): T {
-  if (!('cache_control' in param)) return structuredClone(param);
-  const { cache_control: _ignored, ...rest } = param as T & { cache_control?: unknown };
-  return structuredClone(rest) as T;
+  return structuredClone(withoutMarker(param));
 }
 
 function renderSkills(skills: readonly Skill[]): string {

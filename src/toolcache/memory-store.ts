@@ -6,6 +6,7 @@
  * held across a tool run.
  */
 
+import { freeze } from 'immer';
 import { InvalidOptionError } from '../errors.js';
 import type { StoredEntry, ToolCacheStore } from './store.js';
 import { TaggedEntries } from './tag-index.js';
@@ -25,13 +26,6 @@ export interface MemoryToolCacheStoreOptions {
   readonly maxEntries?: number;
 }
 
-function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
-  return v;
-}
 
 /**
  * Map-based store with an optional LRU bound.
@@ -77,7 +71,7 @@ export class MemoryToolCacheStore implements ToolCacheStore {
   async insertIfEpoch(entry: StoredEntry, epoch: number): Promise<boolean> {
     if (epoch !== this.#epoch) return false;
     // A private frozen copy: callers may mutate what they passed or what a hit returned.
-    const copy = deepFreeze(structuredClone(entry));
+    const copy = freeze(structuredClone(entry), true);
     for (const oldest of this.#entries.set(copy, this.#maxEntries)) {
       for (const l of this.#listeners) l(oldest, 'capacity');
     }

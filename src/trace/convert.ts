@@ -7,6 +7,7 @@
  */
 import type { ToolUnion } from '@anthropic-ai/sdk/resources/messages/messages';
 import { InvalidOptionError } from '../errors.js';
+import { withoutMarker } from '../internal/blocks.js';
 import { formatTrace } from './format.js';
 import { parseTrace } from './reader.js';
 import type { TraceEvent, TraceSkill } from './types.js';
@@ -40,13 +41,7 @@ type Block = Record<string, unknown>;
 
 // cache_control markers are the engine's to place: a logged request carries the
 // old placement, which replay must not inherit.
-export function stripCacheControl(block: unknown): unknown {
-  if (typeof block !== 'object' || block === null || Array.isArray(block)) return block;
-  const { cache_control: _drop, ...rest } = block as Block;
-  if (Array.isArray(rest.content)) rest.content = rest.content.map(stripCacheControl);
-  return rest;
-}
-const strip = stripCacheControl;
+const strip = (block: unknown): unknown => withoutMarker(block);
 
 /**
  * Rebuilds a trace from the last logged request of a session: the envelope from

@@ -5,6 +5,7 @@
  * the store deletes it and answers a miss, never serves it.
  */
 
+import { freeze } from 'immer';
 import type { StoredEntry } from '../store.js';
 
 /** Bumped when the stored shape changes; other versions decode as failures (a miss). */
@@ -27,13 +28,6 @@ function validContent(v: unknown): boolean {
   return Array.isArray(v) && v.every((p) => isObject(p) && typeof p.type === 'string');
 }
 
-function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
-  return v;
-}
 
 /** Decodes a stored value for `key`; `undefined` when it is not a valid entry for that key. */
 export function decodeEntry(raw: string, key: string): StoredEntry | undefined {
@@ -60,5 +54,5 @@ export function decodeEntry(raw: string, key: string): StoredEntry | undefined {
     Array.isArray(e.tags) &&
     e.tags.every((t) => typeof t === 'string');
   // Frozen: a hit may be shared (front tier) and callers must not change it for others.
-  return ok ? deepFreeze(e as unknown as StoredEntry) : undefined;
+  return ok ? freeze(e as unknown as StoredEntry, true) : undefined;
 }
