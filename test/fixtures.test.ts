@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { ContentBlockParam, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
 import { describe, expect, it } from 'vitest';
 import { recall } from '../src/render/hide-block.js';
-import { replayAll, type ReplayOptions } from '../src/replay/replay.js';
+import { replayAll, type ReplayedRequest, type ReplayOptions } from '../src/replay/replay.js';
 import { idealBound } from '../src/sim/ideal.js';
 import { simulateAll } from '../src/sim/index.js';
 import { validateRequest } from '../src/testing/fake-server-validate.js';
@@ -106,6 +106,38 @@ function toolResultIn(request: MessageCreateParamsNonStreaming, id: string): Con
 
 const checked = { hidden: 0, summarized: 0, againstTrace: 0 };
 
+type Policy = 'conservative' | 'economy';
+
+/**
+ * Each fixture is read once and replayed once per policy: a case needs its own
+ * policy's replay and the other policy's (for the cross-policy recall check),
+ * so the two cases of a file share both replays instead of running four.
+ * Replays are deterministic, so sharing changes no assertion. A file's entries
+ * are dropped once both of its cases have run.
+ */
+const shared = new Map<string, { events: Promise<TraceEvent[]>; replays: Map<Policy, Promise<ReplayedRequest[]>>; uses: number }>();
+
+function fixture(file: string) {
+  let f = shared.get(file);
+  if (!f) shared.set(file, (f = { events: load(file), replays: new Map(), uses: 0 }));
+  return f;
+}
+
+function replayOf(file: string, policy: Policy): Promise<ReplayedRequest[]> {
+  const f = fixture(file);
+  let r = f.replays.get(policy);
+  if (!r) {
+    const options: ReplayOptions = { policy };
+    f.replays.set(policy, (r = f.events.then((events) => replayAll(events, options))));
+  }
+  return r;
+}
+
+function done(file: string): void {
+  const f = shared.get(file);
+  if (f && ++f.uses === 2) shared.delete(file);
+}
+
 describe('committed fixtures through the engine', () => {
   it('finds the fixtures, and every loosened bound names one that exists', () => {
     expect(FIXTURES.length).toBeGreaterThanOrEqual(11);
@@ -118,9 +150,8 @@ describe('committed fixtures through the engine', () => {
   it.each(cases)(
     '%s (%s): valid, ≤ 4 markers, no rejection, no bust, departed payloads recallable',
     async (file, policy) => {
-      const events = await load(file);
-      const options: ReplayOptions = { policy };
-      const replayed = await replayAll(events, options);
+      const events = await fixture(file).events;
+      const replayed = await replayOf(file, policy);
       expect(replayed.length).toBeGreaterThan(0);
       expect(replayed.length).toBe(events.filter((e) => e.type === 'assistant').length);
 
@@ -152,7 +183,7 @@ describe('committed fixtures through the engine', () => {
       // same block in a replay under the other policy (different prune decisions).
       const last = replayed.at(-1)!;
       const state = last.rendered.state;
-      const other = (await replayAll(events, { policy: policy === 'economy' ? 'conservative' : 'economy' })).at(-1)!.rendered.state;
+      const other = (await replayOf(file, policy === 'economy' ? 'conservative' : 'economy')).at(-1)!.rendered.state;
       const trace = tracePayloads(events);
       const { hidden, summarized } = departedPaths(state);
       if (policy === 'economy') expect(hidden.length, `${file}: economy prunes something`).toBeGreaterThan(0);
@@ -183,6 +214,7 @@ describe('committed fixtures through the engine', () => {
         expect(sent, `${path} is still answered in the last request`).toBeDefined();
         expect(JSON.stringify((sent as { content?: unknown }).content), path).not.toBe(JSON.stringify((recall(state, path) as { content?: unknown }).content));
       }
+      done(file);
     },
     FIXTURE_TIMEOUT_MS,
   );
