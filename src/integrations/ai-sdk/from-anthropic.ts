@@ -1,6 +1,7 @@
 /**
  * Anthropic Messages params (what the engine rendered) → the AI SDK call's
- * prompt and tools, with `providerOptions.anthropic.cacheControl` on exactly
+ * prompt and tools, with the provider's cache marker (by default
+ * `providerOptions.anthropic.cacheControl`; see {@link MarkerTarget}) on exactly
  * the parts whose blocks carry `cache_control`, and on no other part.
  *
  * The original parts are reused where the rendered block is the same payload
@@ -36,29 +37,70 @@ import type {
 
 // IMPLEMENTATION
 
-const MARKER_KEYS = ['cacheControl', 'cache_control'] as const;
+/**
+ * Where a cache marker goes for each provider the middleware serves: the engine
+ * writes one kind; every kind the caller had put anywhere is removed.
+ */
+const MARKER_KEYS: Readonly<Record<string, readonly string[]>> = {
+  anthropic: ['cacheControl', 'cache_control'],
+  openai: ['promptCacheBreakpoint'],
+  bedrock: ['cachePoint'],
+  amazonBedrock: ['cachePoint'],
+};
 
-function hasMarker(options: ProviderOptions | undefined): boolean {
-  const a = options?.['anthropic'] as Record<string, unknown> | undefined;
-  return a !== undefined && a !== null && MARKER_KEYS.some((k) => a[k] !== undefined && a[k] !== null);
+/** Where a marker sits: on a tool, on a system message, or on a content part. */
+export type MarkerSite = 'tool' | 'system' | 'part';
+
+/**
+ * How the engine's cache marker (as rendered for Anthropic) is written onto a
+ * provider's options: the provider key and the fields to set, or undefined
+ * when that provider takes no marker there.
+ */
+export type MarkerTarget = (marker: CacheControlEphemeral, site: MarkerSite) => { readonly key: string; readonly options: Record<string, unknown> } | undefined;
+
+/** `providerOptions.anthropic.cacheControl` (Anthropic, and its Bedrock and Vertex variants). */
+export const ANTHROPIC_MARKER: MarkerTarget = (marker) => ({ key: 'anthropic', options: { cacheControl: { ...marker } } });
+
+function markerKeysIn(options: ProviderOptions | undefined): [string, string][] {
+  const found: [string, string][] = [];
+  for (const [provider, keys] of Object.entries(MARKER_KEYS)) {
+    const a = options?.[provider] as Record<string, unknown> | undefined;
+    if (a === undefined || a === null || typeof a !== 'object') continue;
+    for (const k of keys) if (a[k] !== undefined && a[k] !== null) found.push([provider, k]);
+  }
+  return found;
 }
 
-/** `providerOptions` without any Anthropic cache marker (undefined when nothing is left). */
+function hasMarker(options: ProviderOptions | undefined): boolean {
+  return markerKeysIn(options).length > 0;
+}
+
+/** `providerOptions` without any cache marker (undefined when nothing is left). */
 function unmarked(options: ProviderOptions | undefined): ProviderOptions | undefined {
-  if (!hasMarker(options)) return options;
-  const { anthropic, ...rest } = options!;
-  const a = { ...(anthropic as Record<string, unknown>) };
-  for (const k of MARKER_KEYS) delete a[k];
-  const out: Record<string, unknown> = { ...rest, ...(Object.keys(a).length > 0 ? { anthropic: a } : {}) };
+  const found = markerKeysIn(options);
+  if (found.length === 0) return options;
+  const out: Record<string, unknown> = { ...options };
+  for (const [provider, k] of found) {
+    const a = { ...(out[provider] as Record<string, unknown>) };
+    delete a[k];
+    if (Object.keys(a).length > 0) out[provider] = a;
+    else delete out[provider];
+  }
   return Object.keys(out).length > 0 ? (out as ProviderOptions) : undefined;
 }
 
 /** `providerOptions` with exactly the engine's marker (or none). */
-function withMarker(options: ProviderOptions | undefined, marker: CacheControlEphemeral | null | undefined): ProviderOptions | undefined {
+function withMarker(
+  options: ProviderOptions | undefined,
+  marker: CacheControlEphemeral | null | undefined,
+  target: MarkerTarget,
+  site: MarkerSite,
+): ProviderOptions | undefined {
   const base = unmarked(options);
-  if (!marker) return base;
-  const anthropic = { ...((base?.['anthropic'] as Record<string, unknown> | undefined) ?? {}), cacheControl: { ...marker } };
-  return { ...base, anthropic } as ProviderOptions;
+  const written = marker ? target(marker, site) : undefined;
+  if (!written) return base;
+  const own = { ...((base?.[written.key] as Record<string, unknown> | undefined) ?? {}), ...written.options };
+  return { ...base, [written.key]: own } as ProviderOptions;
 }
 
 /** Sets `providerOptions` on an object, dropping the key when there are none. */
@@ -143,14 +185,14 @@ function outputOf(block: ToolResultBlockParam, original: ToolResultPart | undefi
   };
 }
 
-function assistantPart(b: ContentBlockParam, o: Originals, marker: CacheControlEphemeral | null | undefined): AssistantPart {
+function assistantPart(b: ContentBlockParam, o: Originals, marker: CacheControlEphemeral | null | undefined, target: MarkerTarget): AssistantPart {
   switch (b.type) {
     case 'text':
-      return setOptions({ type: 'text', text: b.text }, withMarker(undefined, marker));
+      return setOptions({ type: 'text', text: b.text }, withMarker(undefined, marker, target, 'part'));
     case 'tool_use': {
       const original = o.calls.get(b.id);
       const part: ToolCallPart = original ?? { type: 'tool-call', toolCallId: b.id, toolName: b.name, input: b.input };
-      return setOptions(part, withMarker(part.providerOptions, marker));
+      return setOptions(part, withMarker(part.providerOptions, marker, target, 'part'));
     }
     case 'thinking':
     case 'redacted_thinking': {
@@ -166,17 +208,17 @@ function assistantPart(b: ContentBlockParam, o: Originals, marker: CacheControlE
   }
 }
 
-function tool(t: Tool, o: Originals): CallTool {
+function tool(t: Tool, o: Originals, target: MarkerTarget): CallTool {
   const marker = t.cache_control;
   const original = o.tools.get(t.name);
-  if (original?.type === 'function') return setOptions(original, withMarker(original.providerOptions, marker));
+  if (original?.type === 'function') return setOptions(original, withMarker(original.providerOptions, marker, target, 'tool'));
   const fresh: FunctionTool = {
     type: 'function',
     name: t.name,
     ...(t.description === undefined ? {} : { description: t.description }),
     inputSchema: t.input_schema as FunctionTool['inputSchema'],
   };
-  return setOptions(fresh, withMarker(undefined, marker));
+  return setOptions(fresh, withMarker(undefined, marker, target, 'tool'));
 }
 
 /**
@@ -188,7 +230,7 @@ function tool(t: Tool, o: Originals): CallTool {
  * @example
  * const next = fromAnthropicPrompt(params, out, toAnthropicPrompt(params, 'generate'));
  */
-export function fromAnthropicPrompt(call: CallOptions, rendered: AnthropicPrompt, before: AnthropicPrompt): CallOptions {
+export function fromAnthropicPrompt(call: CallOptions, rendered: AnthropicPrompt, before: AnthropicPrompt, target: MarkerTarget = ANTHROPIC_MARKER): CallOptions {
   const o = originals(call);
   const given = new Map<string, ToolResultBlockParam['content']>();
   const names = new Map<string, string>();
@@ -202,12 +244,12 @@ export function fromAnthropicPrompt(call: CallOptions, rendered: AnthropicPrompt
   const prompt: Prompt = [];
   const system = typeof rendered.system === 'string' ? [{ type: 'text' as const, text: rendered.system }] : (rendered.system ?? []);
   (system as TextBlockParam[]).forEach((b) => {
-    prompt.push(setOptions({ role: 'system', content: b.text }, withMarker(undefined, b.cache_control)));
+    prompt.push(setOptions({ role: 'system', content: b.text }, withMarker(undefined, b.cache_control, target, 'system')));
   });
   for (const m of rendered.messages) {
     const blocks = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : (m.content as ContentBlockParam[]);
     if (m.role === 'assistant') {
-      prompt.push({ role: 'assistant', content: blocks.map((b) => assistantPart(b, o, 'cache_control' in b ? b.cache_control : undefined)) });
+      prompt.push({ role: 'assistant', content: blocks.map((b) => assistantPart(b, o, 'cache_control' in b ? b.cache_control : undefined, target)) });
       continue;
     }
     // One Anthropic user message = runs of tool results (a tool message) and of other blocks (a user message), in order.
@@ -220,11 +262,11 @@ export function fromAnthropicPrompt(call: CallOptions, rendered: AnthropicPrompt
         const base: ToolResultPart = original
           ? { ...original, output: outputOf(b, original, given.get(b.tool_use_id)) }
           : { type: 'tool-result', toolCallId: b.tool_use_id, toolName, output: outputOf(b, undefined, undefined) };
-        const part = setOptions(base, withMarker(base.providerOptions, marker));
+        const part = setOptions(base, withMarker(base.providerOptions, marker, target, 'part'));
         if (last?.role === 'tool') last.content.push(part);
         else prompt.push({ role: 'tool', content: [part] });
       } else if (b.type === 'text') {
-        const part: UserPart = setOptions({ type: 'text', text: b.text }, withMarker(undefined, marker));
+        const part: UserPart = setOptions({ type: 'text', text: b.text }, withMarker(undefined, marker, target, 'part'));
         if (last?.role === 'user') last.content.push(part);
         else prompt.push({ role: 'user', content: [part] });
       } else throw new UnmappablePromptError(`a rendered user ${b.type} block`);
@@ -232,7 +274,7 @@ export function fromAnthropicPrompt(call: CallOptions, rendered: AnthropicPrompt
   }
 
   const { providerOptions, tools: _tools, prompt: _prompt, ...rest } = call;
-  const tools = (rendered.tools ?? []).map((t) => tool(t, o));
+  const tools = (rendered.tools ?? []).map((t) => tool(t, o, target));
   const callOptions = unmarked(providerOptions);
   return {
     ...rest,

@@ -1,9 +1,11 @@
 /**
  * `cachepoint/ai-sdk`: cachepoint for the Vercel AI SDK. Needs the optional
  * peers `ai` (7.x) and, for the model, `@ai-sdk/anthropic` (or the AI SDK's
- * Bedrock / Vertex Anthropic providers).
+ * Bedrock / Vertex Anthropic providers, `@ai-sdk/openai`, `@ai-sdk/amazon-bedrock`).
  */
-export { cachepointMiddleware, isAnthropicProvider } from './middleware.js';
+export { cachepointMiddleware, isAnthropicProvider, isServedProvider } from './middleware.js';
+export { providerFamily } from './providers.js';
+export type { ProviderFamily } from './providers.js';
 export type {
   CachepointCallOptions,
   CachepointMiddlewareOptions,

@@ -6,7 +6,9 @@
  * drop-in path: the call's prompt is mapped to Anthropic params, `prepare`
  * renders them against the conversation's stored state (cache points, sticky
  * prune/hide/compact decisions, the volatile tail last), and the rendered
- * request is mapped back onto the call, with `providerOptions.anthropic.cacheControl`
+ * request is mapped back onto the call, with the provider's cache marker
+ * (`providerOptions.anthropic.cacheControl`; OpenAI's `promptCacheBreakpoint`
+ * and `promptCacheKey`; Bedrock Converse's `cachePoint`: see providers.ts)
  * on exactly the parts the cache points fell on. After the response, the
  * provider's cache usage goes back to the conversation (`recordUsage`), for
  * generate and stream alike; a stream keeps streaming.
@@ -21,7 +23,9 @@ import { prepare, recordUsage, type PrepareOptions, type PreparePlan } from '../
 import type { ConversationStore } from '../../conversation/types.js';
 import { recallTool } from '../../recall/recall-tool.js';
 import type { TimelineState } from '../../timeline/types.js';
+import { resolveProfile } from '../../models/profiles.js';
 import { callerMarkers, fromAnthropicPrompt } from './from-anthropic.js';
+import { markerTarget, providerFamily, renderOptionsFor, withCallOptions } from './providers.js';
 import { toAnthropicPrompt, UnmappablePromptError, type AnthropicPrompt } from './to-anthropic.js';
 import type { CallOptions, CallWarning, ProviderOptions, StreamPart, WrappedModel } from './types.js';
 import { reportedUsage } from './usage.js';
@@ -30,7 +34,7 @@ import { reportedUsage } from './usage.js';
 
 /** Why the middleware did less than it could (each is reported once per call, and to `onWarning`). */
 export type CachepointWarningCode =
-  /** The wrapped model is not the Anthropic Messages API (or its Bedrock / Vertex variant): the call went through unchanged. */
+  /** The wrapped model is none of the served providers (Anthropic Messages and its Bedrock / Vertex variants, OpenAI, Bedrock Converse): the call went through unchanged. */
   | 'unsupported_provider'
   /** The prompt has a shape the mapping does not cover: the call went through unchanged. */
   | 'unmappable_prompt'
@@ -38,7 +42,7 @@ export type CachepointWarningCode =
   | 'no_conversation_id'
   /** `prepare` failed (store error, conflict, unknown model, …): the call went through unchanged. */
   | 'prepare_failed'
-  /** The call carried the caller's own Anthropic cache markers: they were removed, the engine's are sent instead. */
+  /** The call carried the caller's own cache markers (Anthropic, OpenAI or Bedrock): they were removed, the engine's are sent instead. */
   | 'caller_cache_control'
   /** Something is recallable but the call has no `recall` tool: its definition was added; register `recallTool()` to answer it. */
   | 'recall_tool_missing'
@@ -94,9 +98,12 @@ export interface CachepointMiddlewareOptions {
   /** Render options (policy, TTLs, thresholds, summarizer, model profiles, …), as for `prepare`. */
   readonly render?: PrepareOptions['render'];
   /**
-   * Which wrapped models get Anthropic cache options, by their `provider` id.
+   * Which wrapped models get cache options, by their `provider` id.
    * Default: the Anthropic provider and its Bedrock and Vertex variants
-   * (`anthropic.messages`, `bedrock.anthropic.messages`, `googleVertex.anthropic.messages`).
+   * (`anthropic.messages`, `bedrock.anthropic.messages`, `googleVertex.anthropic.messages`),
+   * `@ai-sdk/openai` (`openai.responses`, `openai.chat`) and `@ai-sdk/amazon-bedrock`'s
+   * Converse models (`amazon-bedrock`). A provider id allowed here that is none
+   * of those is treated as Anthropic Messages.
    */
   readonly supports?: (provider: string) => boolean;
   /**
@@ -113,11 +120,14 @@ export interface CachepointMiddlewareOptions {
 
 // IMPLEMENTATION
 
-const ANTHROPIC_PROVIDERS = /^(anthropic|bedrock\.anthropic|googleVertex\.anthropic|vertex\.anthropic)\.messages$/;
-
 /** Whether a model `provider` id is one whose calls accept `providerOptions.anthropic.cacheControl`. */
 export function isAnthropicProvider(provider: string): boolean {
-  return ANTHROPIC_PROVIDERS.test(provider);
+  return providerFamily(provider) === 'anthropic';
+}
+
+/** Whether the middleware serves a model `provider` id (Anthropic Messages and variants, OpenAI, Bedrock Converse). */
+export function isServedProvider(provider: string): boolean {
+  return providerFamily(provider) !== undefined;
 }
 
 interface CallContext {
@@ -162,7 +172,7 @@ function asCallWarning(w: CachepointWarning): CallWarning {
 export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}): LanguageModelMiddleware {
   const contexts = new WeakMap<CallOptions, CallContext>();
   const warned = new Set<string>();
-  const supports = options.supports ?? isAnthropicProvider;
+  const supports = options.supports ?? isServedProvider;
   const now = options.now ?? Date.now;
   /** A warning that cannot reach the call's `warnings` (the stream already started) goes to the console once, unless `onWarning` takes it. */
   const late = (w: CachepointWarning) => {
@@ -201,7 +211,7 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
       return unchanged(call, warnings);
     }
     if (!supports(model.provider)) {
-      warn(warnings, 'unsupported_provider', `provider "${model.provider}" does not take Anthropic cache options; sent unchanged`, conversationId);
+      warn(warnings, 'unsupported_provider', `provider "${model.provider}" is not served (Anthropic Messages, OpenAI, Bedrock Converse); sent unchanged`, conversationId);
       return unchanged(call, warnings, conversationId);
     }
     let before: AnthropicPrompt;
@@ -213,14 +223,18 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
       return unchanged(call, warnings, conversationId);
     }
     const store = options.store;
+    const family = providerFamily(model.provider) ?? 'anthropic';
     let prepared: Awaited<ReturnType<typeof prepare>>;
+    let profile: ReturnType<typeof resolveProfile>;
     try {
+      const render = renderOptionsFor(family, model.modelId, options.render);
+      profile = render?.profile ?? resolveProfile(model.modelId, render?.profiles);
       prepared = await prepare(
         { model: model.modelId, ...before },
         {
           conversationId,
           ...(store ? { store } : {}),
-          ...(options.render ? { render: options.render } : {}),
+          ...(render ? { render } : {}),
           now: now(),
           ...(await tailOf(call, conversationId).then((tail) => (tail === undefined ? {} : { tail }))),
         },
@@ -233,7 +247,7 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
       warn(
         warnings,
         'caller_cache_control',
-        'the call carries its own providerOptions.anthropic.cacheControl; cachepoint places the cache points and removed them (never a fifth marker)',
+        'the call carries its own cache markers (anthropic.cacheControl, openai.promptCacheBreakpoint or bedrock.cachePoint); cachepoint places the cache points and removed them (never a fifth marker)',
         conversationId,
       );
     }
@@ -254,7 +268,8 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
     }
     let next: CallOptions;
     try {
-      next = withoutOwnOptions(fromAnthropicPrompt(call, rendered, before));
+      const mapped = fromAnthropicPrompt(call, rendered, before, markerTarget(family, profile));
+      next = withoutOwnOptions(withCallOptions(mapped, family, profile, conversationId, prepared.rendered.cachePoints.length > 0));
     } catch (e) {
       if (!(e instanceof UnmappablePromptError)) throw e;
       warn(warnings, 'unmappable_prompt', `${e.message}; sent unchanged`, conversationId);

@@ -114,8 +114,8 @@ describe('input the middleware cannot handle goes through unchanged, with one wa
   it('an unsupported provider', async () => {
     const inner = () =>
       new MockLanguageModelV4({
-        provider: 'openai.chat',
-        modelId: 'gpt-5',
+        provider: 'google.generative-ai',
+        modelId: 'gemini-2.5-pro',
         doGenerate: {
           content: [{ type: 'text', text: 'ok' }],
           finishReason: { unified: 'stop', raw: 'stop' },
@@ -133,6 +133,6 @@ describe('input the middleware cannot handle goes through unchanged, with one wa
     const [a, b] = [mock.doGenerateCalls[0]!, plain.doGenerateCalls[0]!];
     expect({ ...a, abortSignal: undefined }).toEqual({ ...b, abortSignal: undefined });
     expect(warnings.map((w) => w.code)).toEqual(['unsupported_provider']);
-    expect(warnings[0]!.message).toContain('openai.chat');
+    expect(warnings[0]!.message).toContain('google.generative-ai');
   });
 });

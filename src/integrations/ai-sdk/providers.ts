@@ -1,0 +1,80 @@
+/**
+ * The AI SDK providers the middleware serves, by the wrapped model's
+ * `provider` id, and what differs between them: the profile the engine
+ * renders with, where the cache marker is written, and the call-level options.
+ *
+ * - Anthropic Messages (`anthropic.messages`, `bedrock.anthropic.messages`,
+ *   `googleVertex.anthropic.messages`): `providerOptions.anthropic.cacheControl`.
+ * - OpenAI (`@ai-sdk/openai`: `openai.responses`, `openai.chat`): the call's
+ *   `providerOptions.openai.promptCacheKey` is the conversation id (routing);
+ *   on models with breakpoints (GPT-5.6 and later) `promptCacheBreakpoint:
+ *   { mode: 'explicit' }` on the parts the cache points fell on and
+ *   `promptCacheOptions: { mode: 'explicit' }`; before 5.6, no markers
+ *   (automatic prefix caching).
+ * - Bedrock Converse (`@ai-sdk/amazon-bedrock`, provider `amazon-bedrock`):
+ *   `providerOptions.bedrock.cachePoint: { type: 'default' }` on those parts
+ *   (the provider appends a `cachePoint` block after the part).
+ */
+import type { CacheControlEphemeral } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ModelProfile } from '../../models/profiles.js';
+import { bedrockProfile } from '../../providers/bedrock.js';
+import { OPENAI_MODELS } from '../../providers/openai-profile.js';
+import type { PrepareOptions } from '../../conversation/prepare.js';
+import { ANTHROPIC_MARKER, type MarkerTarget } from './from-anthropic.js';
+import type { CallOptions, ProviderOptions } from './types.js';
+
+/** Which cache API a wrapped model speaks. */
+export type ProviderFamily = 'anthropic' | 'openai' | 'bedrock-converse';
+
+const ANTHROPIC_PROVIDERS = /^(anthropic|bedrock\.anthropic|googleVertex\.anthropic|vertex\.anthropic)\.messages$/;
+const OPENAI_PROVIDERS = /^openai\.(responses|chat)$/;
+
+/**
+ * The family of a model `provider` id, undefined when the middleware does not serve it.
+ *
+ * @example
+ * providerFamily('openai.responses'); // 'openai'
+ */
+export function providerFamily(provider: string): ProviderFamily | undefined {
+  if (ANTHROPIC_PROVIDERS.test(provider)) return 'anthropic';
+  if (OPENAI_PROVIDERS.test(provider)) return 'openai';
+  if (provider === 'amazon-bedrock') return 'bedrock-converse';
+  return undefined;
+}
+
+type RenderOptions = NonNullable<PrepareOptions['render']>;
+
+/** The render options for a family: OpenAI's model table, Bedrock's profile of the model. */
+export function renderOptionsFor(family: ProviderFamily, modelId: string, render: RenderOptions | undefined): RenderOptions | undefined {
+  if (family === 'anthropic' || render?.profile !== undefined) return render;
+  if (family === 'openai') return { ...render, profiles: { ...OPENAI_MODELS, ...render?.profiles } };
+  return { ...render, profile: bedrockProfile(modelId, render?.profiles) };
+}
+
+const OPENAI_BREAKPOINT: MarkerTarget = (_marker, site) =>
+  // A breakpoint goes on a content part or a system message; tools take none.
+  site === 'tool' ? undefined : { key: 'openai', options: { promptCacheBreakpoint: { mode: 'explicit' } } };
+
+const BEDROCK_CACHE_POINT: MarkerTarget = (marker: CacheControlEphemeral, site) =>
+  // The provider reads cachePoint on messages and parts, not on tools.
+  site === 'tool' ? undefined : { key: 'bedrock', options: { cachePoint: marker.ttl === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' } } };
+
+/** Where the engine's markers go for this family and profile (OpenAI before 5.6: nowhere). */
+export function markerTarget(family: ProviderFamily, profile: ModelProfile): MarkerTarget {
+  if (family === 'anthropic') return ANTHROPIC_MARKER;
+  if (family === 'bedrock-converse') return BEDROCK_CACHE_POINT;
+  return profile.caching?.kind === 'markers' ? OPENAI_BREAKPOINT : () => undefined;
+}
+
+/** The call with its family's call-level cache options (OpenAI: the prompt cache key, explicit mode with breakpoints). */
+export function withCallOptions(call: CallOptions, family: ProviderFamily, profile: ModelProfile, conversationId: string, marked: boolean): CallOptions {
+  if (family !== 'openai') return call;
+  const own = (call.providerOptions?.['openai'] as Record<string, unknown> | undefined) ?? {};
+  const explicit = profile.caching?.kind === 'markers' && marked;
+  const openai = {
+    ...own,
+    promptCacheKey: own['promptCacheKey'] ?? conversationId,
+    ...(explicit ? { promptCacheOptions: { ...(own['promptCacheOptions'] as object | undefined), mode: 'explicit' } } : {}),
+  };
+  return { ...call, providerOptions: { ...call.providerOptions, openai } as unknown as ProviderOptions };
+}
