@@ -30,7 +30,7 @@ export const cachePointsPass: Pass = {
   name: 'cache-points',
   run(work, ctx) {
     const { entries } = cacheStanding(work.state, ctx);
-    return { ...work, cachePoints: placeCachePoints(work.stream, work.state, ctx, entries, doomedFrom(work.stream, work.state, ctx.options)) };
+    return { ...work, cachePoints: placeCachePoints(work.stream, work.state, ctx, entries, doomedFrom(work.stream, work.state, ctx)) };
   },
 };
 

@@ -27,6 +27,7 @@ import { expectedRemaining } from './gate.js';
 import { hiddenRecord } from './notes.js';
 import { stableStream, tailStream, visibleFrom } from './projection.js';
 import { pruneCandidates } from './prune-rule.js';
+import { keptByReuse } from './reuse.js';
 import type { Decision, GatePrice } from './types.js';
 
 export type { SummaryTexts } from './context.js';
@@ -246,7 +247,10 @@ export function compact(state: TimelineState, ctx: PassContext): { state: Timeli
   });
   // Everything after the summary is re-written now: deferred hides and old bulky payloads go for free
   // (the payloads only when pruning is enabled: `prune.enabled: false` holds through compaction).
-  const free = [...new Set([...next.deferred.map((d) => d.path), ...pruneCandidates(next, ctx.options.pruneOnCompaction).map((b) => b.path)])];
+  // The re-use gate keeps what a later call is likely to need (reuse.ts); the agent's own hides all go.
+  const old = pruneCandidates(next, ctx.options.pruneOnCompaction).map((b) => b.path);
+  const kept = keptByReuse(next, ctx, stableStream(next, ctx), old);
+  const free = [...new Set([...next.deferred.map((d) => d.path), ...old.filter((p) => !kept.has(p))])];
   const records = free
     .filter((path) => !next.hidden[path])
     .map((path) => hiddenRecord(next, path, next.deferred.some((d) => d.path === path) ? 'agent' : 'prune', next.deferred.find((d) => d.path === path)?.note));

@@ -190,7 +190,14 @@ const RENDER_FIELDS: Readonly<Record<keyof RenderOptions, Check>> = {
   },
   adaptiveTtl: boolean,
   prune: (v, name) =>
-    checkObject(v, name, { keepTurns: integer(0), keepRounds: integer(0), minChars: integer(0), enabled: boolean }),
+    checkObject(v, name, {
+      keepTurns: integer(0),
+      keepRounds: integer(0),
+      minChars: integer(0),
+      enabled: boolean,
+      reuse: boolean,
+      recallPenaltyTokens: finite(0, false, 'a number of tokens ≥ 0'),
+    }),
   compact: (v, name) => checkObject(v, name, { threshold: fraction, target: fraction, enabled: boolean }),
   policy: oneOf('conservative', 'economy'),
   tokens: (v, name) => {
@@ -221,8 +228,8 @@ export const HIDE_OPTION_CHECKS: ExtraOptionChecks = {
 /** Defaults of pruning per policy: economy keeps less, since it prunes while warm too. */
 export function pruneDefaults(policy: RenderOptions['policy']): Required<PruneOptions> {
   return policy === 'economy'
-    ? { keepTurns: 0, keepRounds: 1, minChars: 300, enabled: true }
-    : { keepTurns: 2, keepRounds: 8, minChars: 1000, enabled: true };
+    ? { keepTurns: 0, keepRounds: 1, minChars: 300, enabled: true, reuse: true, recallPenaltyTokens: 100_000 }
+    : { keepTurns: 2, keepRounds: 8, minChars: 1000, enabled: true, reuse: true, recallPenaltyTokens: 100_000 };
 }
 
 /** Defaults of compaction. */

@@ -6,8 +6,10 @@
  */
 import type { Block, StreamBlock, TimelineState } from '../timeline/types.js';
 import { payloadChars } from './notes.js';
-import type { ResolvedRenderOptions } from './options.js';
+import type { PassContext } from './context.js';
+import { expectedRemaining } from './gate.js';
 import { isCompacted } from './projection.js';
+import { reuseWeigher } from './reuse.js';
 import type { PruneOptions } from './types.js';
 
 const chars = new WeakMap<Block, number>();
@@ -54,30 +56,43 @@ export function pruneCandidates(state: TimelineState, o: Readonly<Required<Prune
 }
 
 /**
- * Under `economy` with `keepRounds: 1`, the newest round's bulky payloads are
- * pruned by the very next request, so they are never read from cache: ④ stops
+ * Under `economy` with `keepRounds: 1`, the newest round's bulky payloads the
+ * re-use gate will not keep are pruned by the very next request, so they are never read from cache: ④ stops
  * before the first of them and they are sent uncached (1× instead of a 1.25×
  * write nobody reads). Returns that stream index, or undefined.
  */
-export function doomedFrom(stable: readonly StreamBlock[], state: TimelineState, options: ResolvedRenderOptions): number | undefined {
+export function doomedFrom(stable: readonly StreamBlock[], state: TimelineState, ctx: PassContext): number | undefined {
+  const options = ctx.options;
   if (options.policy !== 'economy') return undefined;
   const o = options.prune;
   if (!o.enabled || o.keepRounds > 1 || o.keepTurns > 0) return undefined;
   const turn = state.turns.at(-1);
   const round = turn?.rounds.at(-1);
   if (!turn || !round) return undefined;
+  // The gate's own verdict for the next request (warm, the same remaining): what it keeps is read again.
+  const weigh = reuseWeigher(state, stable, ctx, true, expectedRemaining(state, options.expectedRemaining));
   for (let i = stable.length - 1; i >= 0; i--) {
     const b = stable[i]!;
     if (b.turn !== turn.index || b.round !== round.index) {
-      // Scan the newest round forwards for its first bulky payload.
-      for (let j = i + 1; j < stable.length; j++) {
+      // Scan the newest round forwards for its first doomed payload: bulky, and not kept by the re-use gate.
+      // A payload the gate keeps is read again, so it must not fall behind ④: ④ stops before the first
+      // doomed payload only when nothing kept follows it (nor shares its tool_use / tool_result run).
+      const source = new Set([...round.response, ...round.results].filter((x) => sizeOf(x) >= o.minChars).map((x) => x.path));
+      const bulkyAt = (j: number): boolean => {
         const c = stable[j]!;
         const type = (c.param as { type?: string }).type;
-        const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text';
-        const source = [...round.response, ...round.results].find((x) => x.path === c.path);
-        if (bulky && !c.hidden && c.path !== 'notices/prune' && source && sizeOf(source) >= o.minChars) return runStart(stable, j);
+        return (type === 'tool_result' || type === 'tool_use' || type === 'text') && !c.hidden && c.path !== 'notices/prune' && source.has(c.path);
+      };
+      const keptAt = (j: number): boolean => o.reuse && bulkyAt(j) && weigh(stable[j]!.path, stable[j]!.tokens)?.keep === true;
+      let first: number | undefined;
+      for (let j = i + 1; j < stable.length; j++) if (bulkyAt(j) && !keptAt(j)) {
+        first = j;
+        break;
       }
-      return undefined;
+      if (first === undefined) return undefined;
+      const from = runStart(stable, first);
+      for (let j = from; j < stable.length; j++) if (keptAt(j)) return undefined;
+      return from;
     }
   }
   return undefined;

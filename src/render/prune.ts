@@ -17,9 +17,9 @@ import type { Block, CacheEntryRecord, HiddenRecord, TimelineState } from '../ti
 import type { Pass, PassContext } from './context.js';
 import { expectedRemaining, priceChange } from './gate.js';
 import { hiddenRecord, PRUNE_NOTICE } from './notes.js';
-import type { ResolvedRenderOptions } from './options.js';
 import { cacheStanding } from './projection.js';
 import { pruneCandidates } from './prune-rule.js';
+import { firstChance, reuseWeigher, type ReuseVerdict } from './reuse.js';
 import type { Decision } from './types.js';
 
 /** Adds the one-time notice to the newest user message, if there is one to carry it. */
@@ -58,7 +58,11 @@ export function prune(state: TimelineState, ctx: PassContext): { state: Timeline
   if (timelineWarm && options.policy !== 'economy') return { state, decisions: [] };
 
   const deferred = new Set(state.deferred.map((d) => d.path));
-  const candidates = pruneCandidates(state, o);
+  // While warm, each payload is weighed once, when it leaves the keepRounds window (its
+  // removal then re-writes only the newest rounds); what the gate keeps then stays
+  // until the cache is cold (a free prune) or compaction rewrites it.
+  const first = timelineWarm && o.reuse ? firstChance(state, o.keepRounds) : undefined;
+  const candidates = first ? pruneCandidates(state, o).filter(first) : pruneCandidates(state, o);
   for (const d of state.deferred) {
     if (!candidates.some((c) => c.path === d.path) && !state.hidden[d.path]) {
       const b = stream.find((s) => s.path === d.path);
@@ -68,32 +72,45 @@ export function prune(state: TimelineState, ctx: PassContext): { state: Timeline
   if (candidates.length === 0) return { state, decisions: [] };
 
   const index = new Map(stream.map((b, i) => [b.path, i]));
-  const items = candidates
+  const remaining = expectedRemaining(state, options.expectedRemaining);
+  const weigh = reuseWeigher(state, stream, ctx, timelineWarm, remaining);
+  const all = candidates
     .map((b) => {
       const reason = deferred.has(b.path) ? ('agent' as const) : timelineWarm ? ('economy' as const) : ('prune' as const);
       const note = state.deferred.find((d) => d.path === b.path)?.note;
       const record = hiddenRecord(state, b.path, reason, note);
       const before = stream[index.get(b.path)!]!.tokens;
       const removed = Math.max(0, before - ctx.tokens.tokens({ type: 'text', text: record.note }));
-      return { path: b.path, at: index.get(b.path)!, record, removed };
+      // The agent's own hides are its decision: no re-use weighing.
+      const reuse = reason === 'agent' ? undefined : weigh(b.path, removed);
+      return { path: b.path, at: index.get(b.path)!, record, removed, reuse };
     })
     .filter((x) => x.at !== undefined && x.removed > 0)
     .sort((a, b) => a.at - b.at);
+  // Payloads a later call is likely enough to need stay visible: the plan says so, with the figures.
+  const kept = all.filter((x) => x.reuse?.keep);
+  const items = all.filter((x) => !x.reuse?.keep);
 
   const chosen = timelineWarm
-    ? chooseWarmBatch(items, entries, ctx, state, options)
-    : { from: 0, price: priceChange(ctx.profile, [], items[0]?.at ?? 0, items.reduce((n, x) => n + x.removed, 0), expectedRemaining(state, options.expectedRemaining)) };
-  const decisions: Decision[] = [];
+    ? chooseWarmBatch(items, entries, ctx, remaining)
+    : { from: 0, price: priceChange(ctx.profile, [], items[0]?.at ?? 0, items.reduce((n, x) => n + x.removed, 0), remaining) };
+  const decisions: Decision[] = kept.map((it) => ({
+    type: 'defer' as const,
+    path: it.path,
+    why: `re-use: p=${it.reuse!.p.toFixed(2)} (${it.reuse!.why}); expected recall $${it.reuse!.expectedRecall.toFixed(5)} ≥ saving $${it.reuse!.saving.toFixed(5)}`,
+    price: { saving: it.reuse!.saving, rewrite: 0, warm: timelineWarm, reuse: { p: it.reuse!.p, why: it.reuse!.why, expectedRecall: it.reuse!.expectedRecall } },
+  }));
   const apply: HiddenRecord[] = [];
   items.forEach((it, k) => {
     if (k >= chosen.from) {
       apply.push(it.record);
+      const price = chosen.price && it.reuse ? { ...chosen.price, reuse: { p: it.reuse.p, why: it.reuse.why, expectedRecall: it.reuse.expectedRecall } } : chosen.price;
       decisions.push({
         type: 'prune',
         path: it.path,
         reason: it.record.reason,
         tokensRemoved: it.removed,
-        ...(chosen.price ? { price: chosen.price } : {}),
+        ...(price ? { price } : {}),
       });
     }
   });
@@ -111,22 +128,23 @@ export function prune(state: TimelineState, ctx: PassContext): { state: Timeline
 
 /**
  * While warm (economy): the batch of candidates from k on, for the k that
- * maximizes saving − re-write, if positive. Later candidates ride along free.
+ * maximizes saving − expected recalls − re-write, if positive. Later
+ * candidates ride along free.
  */
 function chooseWarmBatch(
-  items: readonly { at: number; removed: number }[],
+  items: readonly { at: number; removed: number; reuse?: ReuseVerdict | undefined }[],
   entries: readonly CacheEntryRecord[],
   ctx: PassContext,
-  state: TimelineState,
-  options: ResolvedRenderOptions,
+  remaining: number,
 ): { from: number; price?: ReturnType<typeof priceChange> } {
-  const remaining = expectedRemaining(state, options.expectedRemaining);
   let best = { from: items.length, net: 0, price: undefined as ReturnType<typeof priceChange> | undefined };
   let suffix = 0;
+  let recalls = 0;
   for (let k = items.length - 1; k >= 0; k--) {
     suffix += items[k]!.removed;
+    recalls += items[k]!.reuse?.expectedRecall ?? 0;
     const price = priceChange(ctx.profile, entries, items[k]!.at, suffix, remaining);
-    const net = price.saving - price.rewrite;
+    const net = price.saving - recalls - price.rewrite;
     if (net > best.net) best = { from: k, net, price };
   }
   return best.price ? { from: best.from, price: best.price } : { from: best.from };

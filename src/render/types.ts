@@ -61,6 +61,11 @@ export type Decision =
 
 /** What the cost gate weighed. Dollars. */
 export interface GatePrice {
+  /**
+   * For a prune weighed with re-use (render/reuse.ts): the chance a later call
+   * needs the payload, why, and the expected cost of the recalls it would force.
+   */
+  readonly reuse?: { readonly p: number; readonly why: string; readonly expectedRecall: number };
   /** Expected saving over the remaining requests. */
   readonly saving: number;
   /** Re-write this change causes now. */
@@ -86,6 +91,20 @@ export interface PruneOptions {
   readonly minChars?: number;
   /** Disable pruning. */
   readonly enabled?: boolean;
+  /**
+   * Weigh the recalls a removal may force (render/reuse.ts): a payload a later
+   * call is likely to need (the newest text of a file being worked on) stays
+   * visible unless the tokens saved outweigh the expected extra round. The
+   * windows above are the floor of that decision. Default true.
+   */
+  readonly reuse?: boolean;
+  /**
+   * What a forced recall costs beyond its bill (a round of latency, the risk the
+   * agent works from the note), in input tokens at the model's input price.
+   * Default 100,000 (under both policies): the price at which economy forces at most
+   * ~1 recall per 100 requests on the fixtures (docs/benchmarks.md, "Economy and re-use").
+   */
+  readonly recallPenaltyTokens?: number;
 }
 
 /** Compaction (the hard ceiling). */

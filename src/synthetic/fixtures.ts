@@ -53,4 +53,9 @@ export const FIXTURE_SPECS: readonly FixtureSpec[] = [
   { file: 'mixed-2.jsonl', purpose: 'a realistic session with default shapes', options: { seed: 'mixed-6', profile: 'mixed' } },
   { file: 'mixed-3.jsonl', purpose: 'a realistic session with default shapes and one envelope change mid-session', options: { seed: 'mixed-8', profile: 'mixed', envelopeChange: true } },
   { file: 'mixed-4.jsonl', purpose: 'a realistic session with default shapes', options: { seed: 'mixed-2', profile: 'mixed' } },
+  {
+    file: 'revisits.jsonl',
+    purpose: 'a coding agent that goes back to what it read: Edits of files read a few rounds earlier (median 3 requests), tests re-run after each fix (prices forced recalls)',
+    options: { seed: 'revisits-1', profile: 'coding', requests: 60, revisits: true },
+  },
 ];

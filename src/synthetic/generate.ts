@@ -4,7 +4,9 @@
  * tail (median ~275, p90 ~2.4k, rare 50k–870k), 4–60 rounds per turn (median
  * ~8), a few seconds between requests with optional long idle gaps, parallel
  * tool calls, thinking blocks with signatures, some redacted thinking, some
- * failed tool calls. Same options → same events → same bytes.
+ * failed tool calls; with `revisits`, agents go back to what they read at the
+ * rates of real coding sessions (Edit after Read, re-run after a fix).
+ * Same options → same events → same bytes.
  */
 import { InvalidOptionError } from '../errors.js';
 import { MODEL_PROFILES } from '../models/profiles.js';
@@ -69,6 +71,14 @@ export interface GenerateOptions {
   readonly hides?: boolean;
   /** Change the envelope once, mid-session (an extra tool appears). */
   readonly envelopeChange?: boolean;
+  /**
+   * Agents go back to what they read, at the rates of real coding sessions: an
+   * Edit changes a file read a few rounds earlier (median 3 requests, p90 ~11;
+   * often several edits to one file in a row), a failing test command is re-run
+   * after the fix, a file still in view is seldom read again unchanged. Default
+   * false (the committed fixtures before it keep their bytes; `revisits.jsonl` has it).
+   */
+  readonly revisits?: boolean;
   /** Envelope model id (default `claude-sonnet-4-6`; `compaction`: `claude-opus-4-5`). */
   readonly model?: string;
   /** Time of the first user message (ISO-8601). Default: derived from the seed, in March 2026. */
@@ -123,6 +133,7 @@ function settings(o: GenerateOptions, rng: Rng): Settings {
     tail: o.tail ?? (profile === 'volatile-tail' || (mixed && rng.chance(0.2))),
     hides: o.hides ?? flavor === 'coding',
     envelopeChange: o.envelopeChange ?? false,
+    revisits: o.revisits ?? false,
     model: o.model ?? (profile === 'compaction' ? 'claude-opus-4-5' : 'claude-sonnet-4-6'),
     start,
   };

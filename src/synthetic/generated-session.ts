@@ -35,6 +35,7 @@ export interface Settings {
   readonly tail: boolean;
   readonly hides: boolean;
   readonly envelopeChange: boolean;
+  readonly revisits: boolean;
   readonly model: string;
   readonly start: number;
 }
@@ -84,6 +85,9 @@ interface FileState {
   content: string;
   /** tool_use id of the latest successful full read still visible, and whether the file changed since. */
   lastRead?: { id: string; stale: boolean };
+  /** Request index of the latest successful read (full or partial), and of the latest edit. */
+  readAt?: number;
+  editedAt?: number;
 }
 
 /** Mutable generator state for one session. */
@@ -103,6 +107,13 @@ export class GeneratedSession {
   pendingHides: { id: string; note: string; due: number }[] = [];
   /** Files read in the round being built: a response never reads one file twice. */
   readonly roundPaths = new Set<string>();
+  /** Files successfully read (full or partial), newest first, without repeats: what an Edit goes back to. */
+  readLog: string[] = [];
+  /** The file edited last (an agent often makes several edits to one file in a row). */
+  lastEdited: string | undefined;
+  /** The test command run last, and whether a file was edited since (a fix: the same command is re-run). */
+  lastTest: string | undefined;
+  editedSinceTest = false;
 
   constructor(rng: Rng, s: Settings, totalRequests: number) {
     this.rng = rng;
@@ -179,7 +190,11 @@ function readCall(ss: GeneratedSession, path: string, huge = false): Call {
   }
   const f = ss.file(path);
   const lines = f.content.split('\n').length;
-  if (!huge) ss.touch(path);
+  if (!huge) {
+    ss.touch(path);
+    f.readAt = ss.requests;
+    ss.readLog = [path, ...ss.readLog.filter((p) => p !== path)].slice(0, 12);
+  }
   if (!huge && lines > 60 && rng.chance(0.4)) {
     const offset = rng.int(1, lines - 30);
     const limit = rng.pick([20, 30, 40, 50, 60, 80]);
@@ -194,7 +209,7 @@ function readCall(ss: GeneratedSession, path: string, huge = false): Call {
 
 function editCall(ss: GeneratedSession): Call {
   const { rng, s } = ss;
-  const path = ss.hot.find((p) => !p.endsWith('.json')) ?? rng.pick(CODING_FILES.slice(0, 20));
+  const path = (s.revisits ? editTarget(ss) : ss.hot.find((p) => !p.endsWith('.json'))) ?? rng.pick(CODING_FILES.slice(0, 20));
   const f = ss.file(path);
   const abs = `${ROOT}/${path}`;
   const lines = f.content.split('\n');
@@ -213,6 +228,9 @@ function editCall(ss: GeneratedSession): Call {
   const newString = two ? `${replaced}${extra}\n${lines[index + 1]}` : `${replaced}${extra}`;
   f.content = f.content.replace(oldString, () => newString);
   if (f.lastRead) f.lastRead.stale = true;
+  f.editedAt = ss.requests;
+  ss.lastEdited = path;
+  ss.editedSinceTest = true;
   ss.modified.add(path);
   ss.touch(path);
   const snippet = C.numbered(f.content, Math.max(1, index - 1), rng.int(3, 6));
@@ -223,6 +241,22 @@ function editCall(ss: GeneratedSession): Call {
     rng.chance(0.75) ? `The file ${abs} has been updated successfully.` : `The file ${abs} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${snippet}`,
     rng.int(3, 40),
   );
+}
+
+/**
+ * The file an Edit changes: an agent edits what it has read, usually the file
+ * it read last, often one it read a few rounds before (it read the caller, then
+ * the callee, and edits both), and it makes several edits to one file in a row.
+ * Ranks in the read log (newest first) weigh 55, 20, 10, 6, 4, 3, 1, 1.
+ */
+function editTarget(ss: GeneratedSession): string | undefined {
+  const { rng } = ss;
+  const editable = (p: string) => !p.endsWith('.json') && !p.endsWith('.log');
+  if (ss.lastEdited && rng.chance(0.3)) return ss.lastEdited;
+  const log = ss.readLog.filter(editable).slice(0, 8);
+  if (log.length === 0) return ss.hot.find(editable);
+  const weights = [55, 20, 10, 6, 4, 3, 1, 1];
+  return rng.weighted(log.map((p, i) => [p, weights[i]!] as [string, number]));
 }
 
 function writeCall(ss: GeneratedSession): Call {
@@ -288,7 +322,11 @@ function bashCall(ss: GeneratedSession, phase: number, huge?: readonly [number, 
     case 'test': {
       const failing = rng.chance(phase < 0.8 ? 0.5 : 0.15) ? 1 : 0;
       const out = C.testRun(rng, tests, failing);
-      return call(ss, 'Bash', { command: rng.pick(['npm test', 'npx vitest run test/domain', 'npm test -- --reporter=dot']), description: 'Run the unit tests' }, failing ? `Exit code 1\n${out}` : out, rng.logNormal(3500, 0.6), failing === 1);
+      // After a fix, the agent re-runs the command that failed.
+      const command = s.revisits && ss.lastTest !== undefined && ss.editedSinceTest && rng.chance(0.85) ? ss.lastTest : rng.pick(['npm test', 'npx vitest run test/domain', 'npm test -- --reporter=dot']);
+      ss.lastTest = command;
+      ss.editedSinceTest = false;
+      return call(ss, 'Bash', { command, description: 'Run the unit tests' }, failing ? `Exit code 1\n${out}` : out, rng.logNormal(3500, 0.6), failing === 1);
     }
     case 'typecheck': {
       const n = rng.chance(0.4) ? rng.int(1, 6) : 0;
@@ -415,7 +453,15 @@ function codingAction(ss: GeneratedSession, phase: number, round: number): Call 
   const { rng } = ss;
   const reread = () => {
     const hot = ss.hot.filter((p) => !ss.roundPaths.has(p));
-    return readCall(ss, hot.length > 0 && rng.chance(0.55) ? rng.pick(hot) : rng.pick(CODING_FILES.filter((p) => !ss.roundPaths.has(p))));
+    let path = hot.length > 0 && rng.chance(0.55) ? rng.pick(hot) : rng.pick(CODING_FILES.filter((p) => !ss.roundPaths.has(p)));
+    // A file read in the last few rounds and not changed since is still in view: mostly the agent reads
+    // something else (it does re-read one now and then; after an edit, a re-read checks the change).
+    const f = ss.s.revisits ? ss.files.get(path) : undefined;
+    if (f?.readAt !== undefined && ss.requests - f.readAt <= 4 && (f.editedAt ?? -1) < f.readAt && rng.chance(0.7)) {
+      const other = CODING_FILES.filter((p) => !ss.roundPaths.has(p) && !ss.hot.includes(p));
+      if (other.length > 0) path = rng.pick(other);
+    }
+    return readCall(ss, path);
   };
   const table: [() => Call, number][] =
     phase < 0.3

@@ -101,7 +101,7 @@ export function describeConversationStore(name: string, make: () => Promise<Conv
       for (const [i, messages] of requests(2, 5).entries()) {
         // One long pause makes the cache cold: prune decisions become part of the stored state.
         now += i === 7 ? 10 * 60_000 : 2_000;
-        const options = { conversationId: 'same', now, tail: `clock ${now}`, render: { prune: { keepTurns: 0, keepRounds: 2, minChars: 500 } } };
+        const options = { conversationId: 'same', now, tail: `clock ${now}`, render: { prune: { keepTurns: 0, keepRounds: 2, minChars: 500, reuse: false } } };
         const viaStore = await prepare({ ...BASE, messages }, { ...options, store });
         const inMemory = await prepare({ ...BASE, messages }, { ...options, store: memory });
         expect(JSON.stringify(viaStore.params), `request ${i}`).toBe(JSON.stringify(inMemory.params));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionError, TtlOrderError } from '../../src/errors.js';
 import { hideBlock } from '../../src/render/hide-block.js';
-import { resolveRenderOptions } from '../../src/render/options.js';
+import { pruneDefaults, resolveRenderOptions } from '../../src/render/options.js';
 import { render, renderAsync } from '../../src/render/render.js';
 import type { RenderOptions } from '../../src/render/types.js';
 import { session } from '../helpers/build.js';
@@ -27,7 +27,7 @@ describe('resolveRenderOptions', () => {
     ['ttl', { ttl: '10m' }, 'ttl: must be an object with keys envelope, previousTurn, preTail, tail, got "10m"'],
     ['ttl.tail', { ttl: { tail: '10m' } }, `ttl.tail: must be one of '5m', '1h', got "10m"`],
     ['polcy', { polcy: 'economy' }, 'polcy: unknown option (did you mean policy?); accepted: profile, profiles, now, preTailOffset, ttl, adaptiveTtl, prune, compact, policy, tokens, expectedRemaining, tokenFactor, summarizer, summarizerTimeoutMs'],
-    ['prune.keeprounds', { prune: { keeprounds: 3 } }, 'prune.keeprounds: unknown option (did you mean prune.keepRounds?); accepted: keepTurns, keepRounds, minChars, enabled'],
+    ['prune.keeprounds', { prune: { keeprounds: 3 } }, 'prune.keeprounds: unknown option (did you mean prune.keepRounds?); accepted: keepTurns, keepRounds, minChars, enabled, reuse, recallPenaltyTokens'],
     ['now', { now: Number.NaN }, 'now: must be a time in ms since the epoch (a finite number), got NaN'],
     ['now', { now: Infinity }, 'now: must be a time in ms since the epoch (a finite number), got Infinity'],
     ['prune.keepTurns', { prune: { keepTurns: 1.5 } }, 'prune.keepTurns: must be an integer ≥ 0, got 1.5'],
@@ -64,14 +64,15 @@ describe('resolveRenderOptions', () => {
     const o = resolveRenderOptions({ now: 5, policy: undefined, prune: { keepTurns: 1, minChars: undefined } });
     expect(o.now).toBe(5);
     expect(o.policy).toBe('conservative');
-    expect(o.prune).toEqual({ keepTurns: 1, keepRounds: 8, minChars: 1000, enabled: true });
+    expect(o.prune).toEqual({ ...pruneDefaults('conservative'), keepTurns: 1 });
+    expect(o.prune).toMatchObject({ keepRounds: 8, minChars: 1000, enabled: true, reuse: true });
     expect(o.compact).toEqual({ threshold: 0.9, target: 0.6, enabled: true });
     expect(o.preTailOffset).toBe(4);
     expect(o.ttl).toBeUndefined();
     expect(Object.isFrozen(o)).toBe(true);
     const economy = resolveRenderOptions({ now: 0, policy: 'economy', prune: { enabled: false } });
-    expect(economy.prune).toEqual({ keepTurns: 0, keepRounds: 1, minChars: 300, enabled: false });
-    expect(economy.pruneOnCompaction).toEqual({ keepTurns: 2, keepRounds: 8, minChars: 1000, enabled: false });
+    expect(economy.prune).toEqual({ ...pruneDefaults('economy'), enabled: false });
+    expect(economy.pruneOnCompaction).toEqual({ ...pruneDefaults('conservative'), enabled: false });
   });
 
   it('accepts every option the type declares', () => {

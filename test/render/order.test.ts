@@ -36,7 +36,7 @@ describe('pass order', () => {
     const cold = at + 10 * 60_000;
     const withoutPrune = render(state, { profile, now: cold, prune: { enabled: false } });
     expect(withoutPrune.decisions.some((d) => d.type === 'compact')).toBe(true);
-    const r = render(state, { profile, now: cold });
+    const r = render(state, { profile, now: cold, prune: { reuse: false } });
     expect(r.decisions.some((d) => d.type === 'prune')).toBe(true);
     expect(r.decisions.some((d) => d.type === 'compact')).toBe(false);
     expect(r.tokens.total).toBeLessThan(0.9 * 27_000);
@@ -82,7 +82,7 @@ describe('runPasses', () => {
   it('breaks when a pass is removed', () => {
     const { state, at } = big();
     const s = setTail(state, 'live view');
-    const ctx = passContext(s, { profile, now: at + 10 * 60_000 });
+    const ctx = passContext(s, { profile, now: at + 10 * 60_000, prune: { reuse: false } });
     // Without the cold prune the input stays over the ceiling: compaction has to run.
     expect(runPasses(without('prune'), s, ctx).decisions.some((d) => d.type === 'compact')).toBe(true);
     expect(runPasses(without('hide'), s, ctx).stream.every((b) => b.segment === 'tail')).toBe(true);
@@ -93,7 +93,7 @@ describe('runPasses', () => {
   it('breaks when two passes swap', () => {
     const { state, at } = big();
     const s = setTail(state, 'live view');
-    const ctx = passContext(s, { profile, now: at + 10 * 60_000 });
+    const ctx = passContext(s, { profile, now: at + 10 * 60_000, prune: { reuse: false } });
     // Tail before placement: ④ lands on the tail, which must never carry a marker.
     const tailFirst = runPasses(swap('cache-points', 'tail'), s, ctx);
     expect(tailFirst.cachePoints.some((p) => tailFirst.stream[p.index]!.segment === 'tail')).toBe(true);

@@ -36,7 +36,7 @@ describe('the render plan', () => {
   it('prices cold prunes too: nothing to re-write, the removed tokens are saved', () => {
     let s = base().state;
     for (let i = 0; i < 10; i++) s = render(toolRound(s, 1, 3000), { now: 1000 * (i + 1) }).state;
-    const cold = render(s, { now: 60 * 60_000, prune: { keepTurns: 0, keepRounds: 2 } });
+    const cold = render(s, { now: 60 * 60_000, prune: { keepTurns: 0, keepRounds: 2, reuse: false } });
     const prunes = cold.decisions.filter((d) => d.type === 'prune');
     expect(prunes.length).toBeGreaterThan(0);
     for (const d of prunes) expect(d.type === 'prune' && d.price).toMatchObject({ warm: false, rewrite: 0 });

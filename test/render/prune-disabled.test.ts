@@ -42,8 +42,8 @@ describe('prune.enabled: false', () => {
     expect(r.stream.some((b) => b.hidden)).toBe(false);
   });
 
-  it('compaction still prunes for free when pruning is enabled', () => {
-    const r = render(warmAndFull(), { profile: small, now: 0 });
+  it('compaction still prunes for free when pruning is enabled (what the re-use gate lets go)', () => {
+    const r = render(warmAndFull(), { profile: small, now: 0, prune: { reuse: false } });
     expect(r.decisions.some((d) => d.type === 'compact')).toBe(true);
     expect(r.decisions.some((d) => d.type === 'prune')).toBe(true);
   });
@@ -54,7 +54,8 @@ describe('the prune notice', () => {
     let s = grow(4, 5, 3000);
     s = render(s, { now: 0 }).state;
     s = startTurn(finalAnswer(s), 'Task 5');
-    const r = render(s, { now: 10 * 60_000 });
+    // Every Read is the newest text of its file: without re-use weighing they go (the windows alone).
+    const r = render(s, { now: 10 * 60_000, prune: { reuse: false } });
     expect(r.stream.some((b) => b.path === 'notices/prune')).toBe(true);
     expect(recall(r.state, 'notices/prune')).toEqual({ type: 'text', text: PRUNE_NOTICE });
     const answer = handleRecall({ path: 'notices/prune' }, { state: r.state });

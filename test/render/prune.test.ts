@@ -36,7 +36,8 @@ describe('prune', () => {
 
   it('prunes old bulky results once the cache went cold, and keeps recent ones', () => {
     const { state, at } = warmSession();
-    const r = render(state, { now: at + 6 * MIN });
+    // Every helper Read is the newest text of its own file: the windows alone decide here.
+    const r = render(state, { now: at + 6 * MIN, prune: { reuse: false } });
     const pruned = r.decisions.filter((d) => d.type === 'prune');
     expect(pruned.length).toBeGreaterThan(0);
     for (const d of pruned) {
@@ -77,7 +78,7 @@ describe('prune', () => {
 
   it('shows the one-time notice once', () => {
     const { state, at } = warmSession();
-    const first = render(state, { now: at + 6 * MIN });
+    const first = render(state, { now: at + 6 * MIN, prune: { reuse: false } });
     expect(first.decisions.filter((d) => d.type === 'notice')).toHaveLength(1);
     const notices = (r: typeof first) => r.stream.filter((b) => b.kind === 'notice');
     expect(notices(first)).toHaveLength(1);
@@ -86,7 +87,7 @@ describe('prune', () => {
     let s = finalAnswer(toolRound(toolRound(first.state, 1, 5000), 1, 5000));
     s = startTurn(s, 'Task 5');
     s = startTurn(finalAnswer(toolRound(s, 1, 5000)), 'Task 6');
-    const second = render(s, { now: at + 20 * MIN });
+    const second = render(s, { now: at + 20 * MIN, prune: { reuse: false } });
     expect(second.decisions.some((d) => d.type === 'prune')).toBe(true);
     expect(second.decisions.some((d) => d.type === 'notice')).toBe(false);
     expect(notices(second)).toHaveLength(1);
@@ -95,7 +96,7 @@ describe('prune', () => {
   it('economy prunes while warm only when the gate says the re-write pays back', () => {
     const { state, at } = warmSession();
     // Windows of 4 rounds: a prune re-writes the rounds after it, so it must pay back.
-    const prune = { keepTurns: 1, keepRounds: 4, minChars: 600 };
+    const prune = { keepTurns: 1, keepRounds: 4, minChars: 600, reuse: false };
     const r = render(state, { now: at + 10_000, policy: 'economy', prune, expectedRemaining: 40 });
     const pruned = r.decisions.filter((d) => d.type === 'prune');
     expect(pruned.length).toBeGreaterThan(0);
@@ -108,19 +109,19 @@ describe('prune', () => {
     expect(none.decisions.filter((d) => d.type === 'prune')).toHaveLength(0);
   });
 
-  it('economy never writes what the next request prunes: ④ stops before the newest bulky result', () => {
+  it('economy never writes what the next request prunes: ④ stops before the newest bulky result (windows only, no re-use)', () => {
     let s = startTurn(newSession(), 'Task');
     let at = 0;
-    for (let i = 0; i < 4; i++) s = render(toolRound(s, 1, 200), { now: (at += 5000), policy: 'economy' }).state;
+    for (let i = 0; i < 4; i++) s = render(toolRound(s, 1, 200), { now: (at += 5000), policy: 'economy', prune: { reuse: false } }).state;
     s = toolRound(s, 2, 3000);
-    const first = render(s, { now: (at += 5000), policy: 'economy' });
+    const first = render(s, { now: (at += 5000), policy: 'economy', prune: { reuse: false } });
     const four = first.cachePoints.find((p) => p.labels.includes(4))!;
     const round = s.turns[0]!.rounds.at(-1)!;
     // ④ sits before the round's results run, which goes uncached.
     expect(four.path).toBe(round.response.at(-1)!.path);
     expect(first.plan.usage.input_tokens).toBeGreaterThan(1000);
     // The next request prunes those results with nothing to re-write before them.
-    const second = render(toolRound(first.state, 1, 200), { now: (at += 5000), policy: 'economy' });
+    const second = render(toolRound(first.state, 1, 200), { now: (at += 5000), policy: 'economy', prune: { reuse: false } });
     const pruned = second.decisions.filter((d) => d.type === 'prune').map((d) => d.path);
     expect(pruned).toEqual(expect.arrayContaining(round.results.map((b) => b.path)));
     expect(second.plan.read?.tokens).toBe(four.prefixTokens);

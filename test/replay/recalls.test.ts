@@ -58,7 +58,7 @@ describe('call targets', () => {
 describe('forced recalls in a replay', () => {
   it('economy: an Edit of a file read three rounds earlier and pruned since inserts one recall round that returns the Read byte-identical', async () => {
     const trace = session([readA, grep(1), grep(2), grep(3), editA]);
-    const reqs = await replayAll(parseTrace(trace), { policy: 'economy', recalls: true, prune: { keepRounds: 1, minChars: 300 } } as never);
+    const reqs = await replayAll(parseTrace(trace), { policy: 'economy', recalls: true, prune: { keepRounds: 1, minChars: 300, reuse: false } } as never);
     const extra = reqs.filter((r) => r.forced);
     expect(extra).toHaveLength(1);
     const [f] = extra[0]!.forced!;
@@ -84,7 +84,7 @@ describe('forced recalls in a replay', () => {
 
   it('re-reading a file after it was edited is a refresh, not a forced recall; re-reading it unchanged is one', async () => {
     const stale = session([readA, grep(1), editA, grep(2), readA]);
-    const opts = { policy: 'economy', recalls: true, prune: { keepRounds: 1, minChars: 300 } } as never;
+    const opts = { policy: 'economy', recalls: true, prune: { keepRounds: 1, minChars: 300, reuse: false } } as never;
     const r1 = (await replayAll(parseTrace(stale), opts)).flatMap((r) => r.forced ?? []);
     // The Edit itself needed the Read (pruned two rounds before); the re-read after it needs nothing.
     expect(r1.map((f) => f.by)).toEqual(['Edit']);
@@ -95,7 +95,7 @@ describe('forced recalls in a replay', () => {
 
   it('an identical re-run counts when nothing was written since, not after a fix', async () => {
     const test: [string, Record<string, unknown>, string] = ['Bash', { command: 'npm test' }, text('FAIL test', 40)];
-    const opts = { policy: 'economy', recalls: true, prune: { keepRounds: 1, minChars: 300 } } as never;
+    const opts = { policy: 'economy', recalls: true, prune: { keepRounds: 1, minChars: 300, reuse: false } } as never;
     const again = (await replayAll(parseTrace(session([test, grep(1), grep(2), test])), opts)).flatMap((r) => r.forced ?? []);
     expect(again.map((f) => f.target)).toEqual(['Bash (same arguments)']);
     const afterFix = (await replayAll(parseTrace(session([readA, test, grep(1), editA, grep(2), test])), opts)).flatMap((r) => r.forced ?? []);
@@ -104,7 +104,7 @@ describe('forced recalls in a replay', () => {
 
   it('a recalled payload is not recalled again while its copy is visible', async () => {
     const editA2: [string, Record<string, unknown>, string] = ['Edit', { file_path: A, old_string: 'alpha line 4', new_string: 'alpha line four' }, 'The file was updated.'];
-    const opts = { policy: 'economy', recalls: true, prune: { keepRounds: 2, minChars: 300 } } as never;
+    const opts = { policy: 'economy', recalls: true, prune: { keepRounds: 2, minChars: 300, reuse: false } } as never;
     const forced = (await replayAll(parseTrace(session([readA, grep(1), grep(2), grep(3), editA, editA2])), opts)).flatMap((r) => r.forced ?? []);
     expect(forced.map((f) => f.path)).toEqual(['turns/1/rounds/1/results/toolu_0']);
     expect(new RecallTracker().needs({ turns: [], hidden: {}, summaries: [] } as never, [{ type: 'tool_use', name: 'Edit', input: { file_path: A, old_string: 'x' } }])).toEqual([]);
@@ -113,8 +113,8 @@ describe('forced recalls in a replay', () => {
   it('compareTrace prices the inserted rounds into cachepoint\'s cost and reports them per 100 requests', async () => {
     const trace = session([readA, grep(1), grep(2), grep(3), editA]);
     const load = () => parseTrace(trace);
-    const withRecalls = await compareTrace(load, { policy: 'economy', prune: { keepRounds: 1, minChars: 300 } } as never);
-    const without = await compareTrace(load, { policy: 'economy', prune: { keepRounds: 1, minChars: 300 }, recalls: false } as never);
+    const withRecalls = await compareTrace(load, { policy: 'economy', prune: { keepRounds: 1, minChars: 300, reuse: false } } as never);
+    const without = await compareTrace(load, { policy: 'economy', prune: { keepRounds: 1, minChars: 300, reuse: false }, recalls: false } as never);
     const r = withRecalls.recalls;
     expect(r).toMatchObject({ count: 1, rounds: 1, traceRequests: 6, byReason: { economy: 1 } });
     expect(r.per100).toBeCloseTo(100 / 6);

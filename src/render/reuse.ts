@@ -1,0 +1,262 @@
+/**
+ * The re-use model of the prune gate: how likely a later call is to need a
+ * payload the gate may remove, and what that need costs when it is removed.
+ *
+ * Agents go back to what they read: an Edit needs the exact text of the file
+ * it changes, a file still being worked on is read again, an identical command
+ * is re-run. A removed payload that a later call needs is a forced recall (see
+ * src/replay/recalls.ts for the rules the replay counts by): an extra round.
+ * So each prune candidate carries `p`, the chance a later call needs it, and
+ * the gate removes it only when the tokens saved outweigh the expected recall:
+ *
+ *     (1 − p) × saving  >  p × extraRound
+ *
+ * - `saving`: the removed tokens not read by this request and the expected
+ *   remaining ones (the same figure the cost gate uses; see gate.ts).
+ * - `extraRound`: the request the recall adds (it reads the prefix: context
+ *   tokens × read price), the payload sent back and written (× 5m write price),
+ *   the recall call's output tokens, and `recallPenaltyTokens` input tokens for
+ *   what no bill shows (a round of latency, the risk the agent works from the
+ *   note instead of recalling).
+ * - A recalled copy is carried like the payload would have been, so the saving
+ *   is only had with probability 1 − p.
+ *
+ * `p` from the timeline alone (no future knowledge), per payload:
+ * - the newest text of a file (a Read result, a Write's content) while that
+ *   file is being worked on: `FILE_BASE + FILE_PEAK × exp(−t / FILE_DECAY)`,
+ *   t = requests since the file was last read or written. An edit needs it
+ *   whether or not the file was written since (edits build on each other).
+ * - the newest result of a call (same tool and arguments) naming no file:
+ *   `KEY_PEAK × exp(−age / KEY_DECAY)` while nothing was written since it (a
+ *   re-run after a fix needs a fresh output, not this one); web lookups alike.
+ * - anything superseded (an older Read of a file read again, an older run of a
+ *   command run again), tool inputs, response text, errors: 0.
+ *
+ * The figures come from the fixtures (fixture agents go back to files at the
+ * rates of real coding sessions; docs/benchmarks.md, "Economy and re-use"):
+ * a file's newest text is needed later by 56 % of payloads one request after
+ * the file was touched, 45 % after four, 23 % after 16, 11 % beyond; one-shot
+ * lookups (Grep, Glob, a command run once) by 1–5 %, and soon never.
+ */
+import type { ModelProfile } from '../models/profiles.js';
+import { callTargets } from '../toolcache/targets.js';
+import { parseTimelinePath } from '../timeline/paths.js';
+import type { BlockPath, StreamBlock, TimelineState } from '../timeline/types.js';
+import type { PassContext } from './context.js';
+import { expectedRemaining } from './gate.js';
+
+/** Parameters of the re-use model (the defaults are the fitted figures above). */
+export const REUSE_MODEL = Object.freeze({
+  FILE_BASE: 0.08,
+  FILE_PEAK: 0.5,
+  FILE_DECAY: 10,
+  KEY_PEAK: 0.05,
+  KEY_DECAY: 3,
+  /** Output tokens of one recall call (`recall({"path": …})`). */
+  RECALL_OUTPUT_TOKENS: 40,
+});
+
+/** How likely a later call is to need a payload, and why. */
+export interface ReuseEstimate {
+  /** Probability that a later call needs this payload (0 when nothing will). */
+  readonly p: number;
+  /** What it is the newest source of, in a few words (for the plan's decisions). */
+  readonly why: string;
+}
+
+const NONE: ReuseEstimate = Object.freeze({ p: 0, why: 'not the newest source of anything a later call targets' });
+
+const memo = new WeakMap<TimelineState['turns'], ReadonlyMap<BlockPath, ReuseEstimate>>();
+
+/**
+ * The estimate of every payload that is the newest source of some target
+ * (paths absent from the map: p = 0). Memoized per state's turns.
+ */
+export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, ReuseEstimate> {
+  const hit = memo.get(state.turns);
+  if (hit) return hit;
+  const M = REUSE_MODEL;
+  /** Newest source per target: `f:<file>` or `k:<call key>`. */
+  const newest = new Map<string, { path: BlockPath; at: number }>();
+  const touched = new Map<string, number>();
+  let anyWrite = -1;
+  const pending = new Map<string, { key: string; files: readonly string[]; read: boolean; external: boolean; at: number }>();
+  /** Recall calls in flight: tool_use id → the path they read back. */
+  const recalls = new Map<string, string>();
+  const external = new Set<string>();
+  let request = 0;
+  for (const turn of state.turns) {
+    for (const round of turn.rounds) {
+      request += 1;
+      for (const b of round.response) {
+        if (b.param.type !== 'tool_use') continue;
+        if (b.param.name === 'recall') {
+          const path = (b.param.input as { path?: unknown } | null)?.path;
+          if (typeof path === 'string') recalls.set(b.id, path);
+          continue;
+        }
+        const t = callTargets(b.param.name, b.param.input);
+        for (const f of t.files) touched.set(f, request);
+        if (t.kind === 'write') {
+          if (t.files.length > 0) anyWrite = request;
+          if (t.overwrite) for (const f of t.files) newest.set(`f:${f}`, { path: b.path, at: request });
+        }
+        pending.set(b.id, { key: t.key, files: t.files, read: t.kind === 'read', external: t.external, at: request });
+      }
+      for (const b of round.results) {
+        if (b.param.type !== 'tool_result') continue;
+        const original = recalls.get(b.id);
+        if (original !== undefined) {
+          // A recalled copy is the newest source of everything the original was, and touches its files.
+          if (!b.param.is_error) {
+            for (const [target, src] of newest) {
+              if (src.path !== original) continue;
+              newest.set(target, { path: b.path, at: request });
+              if (target.startsWith('f:')) touched.set(target.slice(2), request);
+            }
+          }
+          continue;
+        }
+        const call = pending.get(b.id);
+        pending.delete(b.id);
+        if (!call || !call.read || b.param.is_error) continue;
+        const src = { path: b.path, at: call.at };
+        for (const f of call.files) newest.set(`f:${f}`, src);
+        if (call.files.length === 0) {
+          newest.set(`k:${call.key}`, src);
+          if (call.external) external.add(call.key);
+        }
+      }
+    }
+  }
+  const out = new Map<BlockPath, ReuseEstimate>();
+  const now = request + 1;
+  for (const [target, src] of newest) {
+    let est: ReuseEstimate;
+    if (target.startsWith('f:')) {
+      const file = target.slice(2);
+      const t = now - (touched.get(file) ?? src.at);
+      est = { p: M.FILE_BASE + M.FILE_PEAK * Math.exp(-t / M.FILE_DECAY), why: `newest text of ${file}, touched ${t} request${t === 1 ? '' : 's'} ago` };
+    } else {
+      const key = target.slice(2);
+      const stale = !external.has(key) && anyWrite > src.at;
+      const age = now - src.at;
+      const name = key.slice(0, key.indexOf('\u0000'));
+      est = stale ? { p: 0, why: `${name}: files were written since; a re-run needs a fresh result` } : { p: M.KEY_PEAK * Math.exp(-(age - 1) / M.KEY_DECAY), why: `newest result of this ${name} call, ${age} requests old` };
+    }
+    const prev = out.get(src.path);
+    if (!prev || est.p > prev.p) out.set(src.path, est);
+  }
+  memo.set(state.turns, out);
+  return out;
+}
+
+/** The estimate of one payload. */
+export function reuseOf(state: TimelineState, path: BlockPath): ReuseEstimate {
+  return reuseEstimates(state).get(path) ?? NONE;
+}
+
+/**
+ * Dollars of the round a recall adds: the extra request reads the prefix
+ * (`contextTokens`), sends the payload back and writes it, the recall call's
+ * output tokens, and `penaltyTokens` of input for the latency and the risk.
+ */
+export function extraRoundPrice(profile: ModelProfile, contextTokens: number, payloadTokens: number, penaltyTokens: number): number {
+  const p = profile.prices;
+  return (
+    contextTokens * p.cacheRead +
+    payloadTokens * p.cacheWrite5m +
+    REUSE_MODEL.RECALL_OUTPUT_TOKENS * p.output +
+    penaltyTokens * p.input
+  ) / 1e6;
+}
+
+/**
+ * The expected cost of the recalls removing a payload may force, given its
+ * saving: p × (extra round + the saving lost, since the recalled copy is carried).
+ */
+export function expectedRecallCost(p: number, extraRound: number, saving: number): number {
+  return p * (extraRound + saving);
+}
+
+/** One prune candidate weighed with the re-use model. */
+export interface ReuseVerdict {
+  readonly p: number;
+  readonly why: string;
+  /** Dollars the removal saves over the expected remaining requests. */
+  readonly saving: number;
+  /** p × (extra round + saving). */
+  readonly expectedRecall: number;
+  /** Whether it stays visible: expectedRecall ≥ saving. */
+  readonly keep: boolean;
+}
+
+/**
+ * Weighs candidates of one render with the re-use model: the chance each is
+ * needed, the expected recall cost, and whether it stays visible because
+ * (1 − p) × saving ≤ p × extra round. Undefined for a payload nothing will need
+ * (p = 0) and when `prune.reuse` is off.
+ *
+ * @param stream the stable stream (its tokens are the prefix a recall round reads)
+ */
+export function reuseWeigher(
+  state: TimelineState,
+  stream: readonly StreamBlock[],
+  ctx: PassContext,
+  warm: boolean,
+  remaining: number,
+): (path: BlockPath, removedTokens: number) => ReuseVerdict | undefined {
+  const o = ctx.options.prune;
+  if (!o.reuse) return () => undefined;
+  const prices = ctx.profile.prices;
+  let context = 0;
+  for (const b of stream) context += b.tokens;
+  return (path, removed) => {
+    const { p, why } = reuseOf(state, path);
+    if (p <= 0) return undefined;
+    const saving = (removed * ((warm ? prices.cacheRead : prices.cacheWrite5m) + prices.cacheRead * remaining)) / 1e6;
+    const round = extraRoundPrice(ctx.profile, context, removed, o.recallPenaltyTokens);
+    const expectedRecall = expectedRecallCost(p, round, saving);
+    return { p, why, saving, expectedRecall, keep: expectedRecall >= saving };
+  };
+}
+
+/**
+ * The payloads among `paths` the re-use gate keeps visible through a free
+ * prune (compaction re-writes everything after the summary anyway, so only the
+ * expected recalls weigh against the tokens saved).
+ */
+export function keptByReuse(state: TimelineState, ctx: PassContext, stream: readonly StreamBlock[], paths: readonly BlockPath[]): Set<BlockPath> {
+  const out = new Set<BlockPath>();
+  if (!ctx.options.prune.reuse || paths.length === 0) return out;
+  const weigh = reuseWeigher(state, stream, ctx, false, expectedRemaining(state, ctx.options.expectedRemaining));
+  const byPath = new Map(stream.map((b) => [b.path, b]));
+  for (const path of paths) {
+    const b = byPath.get(path);
+    if (b && weigh(path, b.tokens)?.keep) out.add(path);
+  }
+  return out;
+}
+
+/**
+ * While warm, each payload is weighed once, when it leaves the keepRounds
+ * window (its removal then re-writes only the newest rounds): this filter
+ * passes the candidates that were inside the window at the previous render.
+ */
+export function firstChance(state: TimelineState, keepRounds: number): (b: { readonly path: BlockPath }) => boolean {
+  const prev = state.lastRender;
+  const before: number[] = [];
+  let n = 0;
+  for (const t of state.turns) {
+    before.push(n);
+    n += t.rounds.length;
+  }
+  // Rounds the previous request rendered: all rounds of earlier turns, then round − 1 of its turn.
+  const prevRounds = prev ? (before[prev.turn - 1] ?? n) + Math.max(0, prev.round - 1) : 0;
+  const fromOrdinal = prevRounds - keepRounds + 1;
+  return (b) => {
+    const loc = parseTimelinePath(b.path);
+    if (!loc || loc.round === undefined) return true;
+    return (before[loc.turn - 1] ?? 0) + loc.round >= fromOrdinal;
+  };
+}
