@@ -3,7 +3,7 @@ import { replayAll } from '../../src/replay/replay.js';
 import { render } from '../../src/render/render.js';
 import { recall } from '../../src/render/hide-block.js';
 import { REUSE_MODEL, reuseOf } from '../../src/render/reuse.js';
-import { payloadAsContent } from '../../src/store/recall-tool.js';
+import { payloadAsContent } from '../../src/recall/recall-tool.js';
 import { appendResponse, appendToolResults, createTimeline, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { parseTrace } from '../../src/trace/reader.js';
