@@ -119,7 +119,7 @@ export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, Reu
         }
         const call = pending.get(b.id);
         pending.delete(b.id);
-        if (!call || !call.read || b.param.is_error) continue;
+        if (!call?.read || b.param.is_error) continue;
         const src = { path: b.path, at: call.at };
         for (const f of call.files) newest.set(`f:${f}`, src);
         if (call.files.length === 0) {
