@@ -191,7 +191,8 @@ describe('committed fixtures through the engine', () => {
         const back = recall(state, path);
         const bytes = JSON.stringify(back);
         expect(back, path).toEqual(findBlock(state, path)!.param);
-        expect(bytes, path).toBe(JSON.stringify(findBlock(other, path)!.param));
+        // The prune notice is the engine's own block: the other policy may never have pruned, so never shown it.
+        if (path !== 'notices/prune') expect(bytes, path).toBe(JSON.stringify(findBlock(other, path)!.param));
         const id = /\/(results|calls)\/(?!text-)([^/]+)$/.exec(path);
         if (id) {
           const original = (id[1] === 'results' ? trace.results : trace.calls).get(id[2]!);
