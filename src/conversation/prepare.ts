@@ -16,7 +16,7 @@ import { ConversationConflictError, ConversationStateError, InvalidParamsError }
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
 import type { ReportedUsage } from '../models/pricing.js';
 import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
-import { renderAsync } from '../render/render.js';
+import { render, renderAsync } from '../render/render.js';
 import type { CachePoint, Decision, MissCause, Rendered, RenderOptions, RenderPlan, SegmentTokens } from '../render/types.js';
 import {
   formatRequests,
@@ -287,6 +287,18 @@ function build(record: ConversationRecord | undefined, params: PrepareParams, di
   return { state, consumed, appended: messages.length - d, ...(resync ? { resync } : {}) };
 }
 
+/**
+ * Whether the stored tail already is this one: then its blocks are kept (and
+ * their token counts, memoized per block, are not computed again).
+ */
+function sameTail(state: TimelineState, tail: PrepareOptions['tail']): boolean {
+  const kept = state.tail;
+  if (tail === undefined) return kept.length === 0;
+  if (typeof tail === 'string') return kept.length === 1 && kept[0]!.param.type === 'text' && (kept[0]!.param as TextBlockParam).text === tail;
+  if (kept.length !== tail.length) return false;
+  return tail.every((b, i) => unmarkedJson(b) === unmarkedJson(kept[i]!.param));
+}
+
 function extrasOf(params: PrepareParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(params)) if (!PROMPT_FIELDS.has(k)) out[k] = v;
@@ -342,9 +354,11 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
 
   const built = build(record, params, digest, now);
   let state = built.state;
-  if (options.tail !== undefined || state.tail.length > 0) state = setTail(state, options.tail ?? []);
+  if (!sameTail(state, options.tail)) state = setTail(state, options.tail ?? []);
   const calibration = new Calibration({}, record?.calibration);
-  const rendered = await renderAsync(state, { ...renderOptions, profile, now, tokenFactor: calibration.factor(params.model) });
+  const ro = { ...renderOptions, profile, now, tokenFactor: calibration.factor(params.model) };
+  // Without a summarizer nothing can be awaited: render directly (renderAsync would plan the compaction twice).
+  const rendered = renderOptions.summarizer ? await renderAsync(state, ro) : render(state, ro);
 
   const extras = extrasOf(params);
   if (options.diagnostics) extras['diagnostics'] = { previous_message_id: record?.lastMessageId ?? null };

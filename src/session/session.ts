@@ -16,7 +16,7 @@ import { callCreate, callStream, type CallOptions, type MessagesClient, type Mes
 import { formatRequests, pendingOf, requestRecord, totalsOf, type PendingRequest, type RequestRecord, type SessionTotals } from './stats.js';
 import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { hideBlock, recall, type HideOptions, type HideResult } from '../render/hide-block.js';
-import { renderAsync } from '../render/render.js';
+import { render, renderAsync } from '../render/render.js';
 import type { Rendered, RenderOptions } from '../render/types.js';
 import { Calibration } from '../tokens/calibration.js';
 import { appendResponse, appendToolResults, createTimeline, setTail, startTurn, type CreateTimelineInput } from '../timeline/edit.js';
@@ -143,7 +143,9 @@ export class Session {
   /** Renders the next request (async: a summarizer may run when compaction triggers). */
   async render(): Promise<Rendered> {
     const factor = this.#calibration.factor(this.#state.model);
-    const r = await renderAsync(this.#state, { ...this.#options.render, now: this.#now(), tokenFactor: factor });
+    const options = { ...this.#options.render, now: this.#now(), tokenFactor: factor };
+    // Without a summarizer nothing can be awaited: render directly (renderAsync would plan the compaction twice).
+    const r = this.#options.render?.summarizer ? await renderAsync(this.#state, options) : render(this.#state, options);
     this.#state = r.state;
     this.#last = r;
     return r;
