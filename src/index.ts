@@ -145,7 +145,7 @@ export type {
 } from './toolcache/index.js';
 
 // Traces
-export { formatTrace, parseIsoTime, parseTrace, readTrace, TRACE_EVENT_TYPES, TraceLineParser, TraceParseError } from './trace/index.js';
+export { formatTrace, parseIsoTime, parseTrace, TRACE_EVENT_TYPES, TraceLineParser, TraceParseError } from './trace/index.js';
 export type {
   AssistantEvent,
   EnvelopeEvent,
@@ -172,7 +172,6 @@ export type { ExactCounter, ExactCounterOptions } from './tokens/exact.js';
 
 // Recall: payload stores and the recall tool
 export {
-  FilePayloadStore,
   handleRecall,
   MemoryPayloadStore,
   PayloadStoreError,
@@ -181,7 +180,7 @@ export {
   recordState,
   UnsafePathError,
 } from './recall/index.js';
-export type { FilePayloadStoreOptions, FileStoreProblem, PayloadStore, RecallInput, RecallResult, SearchHit, StoredPayload } from './recall/index.js';
+export type { PayloadStore, RecallInput, RecallResult, SearchHit, StoredPayload } from './recall/index.js';
 
 // The agent-loop session
 export { Session } from './session/session.js';
@@ -194,7 +193,6 @@ export {
   conversationStats,
   defaultConversationStore,
   exportState,
-  FileConversationStore,
   formatConversationStats,
   importState,
   MemoryConversationStore,
@@ -211,7 +209,6 @@ export type {
   ConversationStore,
   EnvelopeDigest,
   ExportedConversation,
-  FileConversationStoreOptions,
   ImportedRender,
   MemoryConversationStoreOptions,
   MessageLike,

@@ -19,8 +19,6 @@ export type {
   ResyncReason,
 } from './prepare.js';
 export { MemoryConversationStore } from './memory-store.js';
-export { conversationFileName, FileConversationStore } from './file-store.js';
-export type { FileConversationStoreOptions } from './file-store.js';
 export type { MemoryConversationStoreOptions } from './memory-store.js';
 export { exportState, importState, STATE_FORMAT, STATE_VERSION } from './state.js';
 export type { ExportedConversation } from './state.js';

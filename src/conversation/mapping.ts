@@ -5,7 +5,7 @@
  * the array does not extend what is stored (history edited or truncated), the
  * timeline is cut back to the last message both agree on and re-extended.
  */
-import { createHash } from 'node:crypto';
+import { base64url, sha1Bytes } from '../internal/hash.js';
 import { castDraft, produce } from 'immer';
 import type { ContentBlockParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { InvalidParamsError, TimelineError } from '../errors.js';
@@ -32,7 +32,7 @@ function unmarked(value: unknown): string {
 
 /** A short stable hash of a string. */
 export function digestOf(text: string): string {
-  return createHash('sha1').update(text).digest('base64url');
+  return base64url(sha1Bytes(text));
 }
 
 interface Seen {

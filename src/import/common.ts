@@ -6,7 +6,7 @@
  * reader, whose errors are mapped back to the input line.
  */
 import { TraceParseError } from '../trace/errors.js';
-import { parseTrace } from '../trace/reader.js';
+import { parseTrace } from '../trace/parse.js';
 import { describe } from '../trace/validate.js';
 import { tiktokenCounter } from '../tokens/counter.js';
 import { ImportError } from './errors.js';

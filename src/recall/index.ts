@@ -1,6 +1,5 @@
 /** Payload store for recall: stores, the state recorder and the recall tool. */
 export { PayloadStoreError, UnsafePathError } from './errors.js';
-export { FilePayloadStore, fileNameOf, type FilePayloadStoreOptions, type FileStoreProblem, QUARANTINE_DIR } from './file.js';
 export { MemoryPayloadStore } from './memory.js';
 export { assertSafePath, comparePaths } from './paths.js';
 export { forgottenPaths, recordState, type RecordResult } from './record.js';

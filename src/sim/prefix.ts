@@ -21,8 +21,8 @@
  *   thinking blocks before the last user turn that is not only tool results
  *   are stripped, as the API does.
  */
-import { createHash } from 'node:crypto';
 import { contentBlocks, withoutMarker } from '../internal/blocks.js';
+import { sha256Hex } from '../internal/hash.js';
 import type { ModelProfile } from '../models/profiles.js';
 import type { CacheTtl, CountTokens, SimParams, SimRejection, Tier } from './types.js';
 
@@ -157,7 +157,7 @@ export interface BlockInfo {
 }
 
 function sha(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+  return sha256Hex(text).slice(0, 32);
 }
 
 /**

@@ -1,10 +1,9 @@
 /**
  * Edits of the session state. Each edit validates first and then produces a
- * new frozen state with immer, so an invalid edit throws a TimelineError and
+ * new frozen state by copying only the spine it changes, so an invalid edit throws a TimelineError and
  * leaves nothing half-changed, and a valid one shares every untouched object
  * with the previous state (appending a round copies only the spine).
  */
-import { castDraft, freeze, produce } from 'immer';
 import type {
   ContentBlock,
   ContentBlockParam,
@@ -17,7 +16,7 @@ import type {
 import { TimelineError } from '../errors.js';
 import { withoutMarker } from '../internal/blocks.js';
 import { paths } from './paths.js';
-import type { Block, Envelope, Round, Skill, TimelineState, ToolBlock } from './types.js';
+import type { Block, Envelope, Round, Skill, TimelineState, ToolBlock, Turn } from './types.js';
 
 /** What the envelope is made of, as the caller gives it. */
 export interface EnvelopeInput {
@@ -39,7 +38,23 @@ function textParam(text: string | TextBlockParam): TextBlockParam {
 
 /** Cache markers are the renderer's business: incoming blocks lose theirs. */
 function stripMarker<T extends object>(param: T): T {
-  return structuredClone(withoutMarker(param));
+  return copyData(withoutMarker(param));
+}
+
+/**
+ * A deep copy of JSON-shaped data (plain objects and arrays) that keeps key
+ * order and shares the strings: they are immutable, and structuredClone would
+ * copy an 800k-character tool result on every append. Anything else
+ * (a Date, a typed array) goes through structuredClone.
+ */
+function copyData<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(copyData) as T;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = copyData((value as Record<string, unknown>)[key]);
+  return out as T;
 }
 
 function renderSkills(skills: readonly Skill[]): string {
@@ -79,7 +94,7 @@ function buildEnvelope(input: EnvelopeInput): Envelope {
  * state = startTurn(state, 'Fix the failing test');
  */
 export function createTimeline(input: CreateTimelineInput): TimelineState {
-  return freeze(
+  return deepFreeze(
     {
       model: input.model,
       envelope: buildEnvelope(input),
@@ -90,17 +105,13 @@ export function createTimeline(input: CreateTimelineInput): TimelineState {
       deferred: [],
       pruneNotice: false,
     } satisfies TimelineState,
-    true,
   );
 }
 
 /** Replaces the envelope (the stable front changed: everything after it is re-written once). */
 export function setEnvelope(state: TimelineState, input: EnvelopeInput & { readonly model?: string }): TimelineState {
   const envelope = reuseUnchanged(state.envelope, buildEnvelope(input));
-  return produce(state, (draft) => {
-    draft.envelope = castDraft(envelope);
-    if (input.model !== undefined) draft.model = input.model;
-  });
+  return Object.freeze({ ...state, envelope: deepFreeze(envelope), ...(input.model !== undefined ? { model: input.model } : {}) });
 }
 
 /**
@@ -115,6 +126,27 @@ function reuseUnchanged(old: Envelope, next: Envelope): Envelope {
   const instructions = next.instructions.map((b, i) => same(old.instructions[i], b, (x) => x.param));
   const skillCatalog = next.skillCatalog && same(old.skillCatalog, next.skillCatalog, (x) => x.param);
   return { ...next, tools, instructions, ...(skillCatalog ? { skillCatalog } : {}) };
+}
+
+/** Freezes a new object and everything under it that is not frozen yet (shared, already-frozen parts stop the walk). */
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  return value;
+}
+
+/**
+ * The state with its last turn replaced: a copy of the spine only (state,
+ * turns array, that turn), everything else shared. Done by hand rather than
+ * with immer: immer's auto-freeze walks every own property of each copied
+ * object, including the previous render's stream in \`lastRender\`, so an
+ * append would cost in proportion to the whole history.
+ */
+function withLastTurn(state: TimelineState, turn: Turn): TimelineState {
+  const turns = state.turns.slice();
+  turns[turns.length - 1] = deepFreeze(turn);
+  return Object.freeze({ ...state, turns: Object.freeze(turns) });
 }
 
 function openIds(state: TimelineState): readonly string[] {
@@ -150,9 +182,9 @@ export function startTurn(state: TimelineState, content: string | readonly Conte
     if (b.type === 'tool_result') throw new TimelineError(path, 'a tool_result cannot start a turn; use appendToolResults');
     return { id: path, path, param: stripMarker(b) };
   });
-  return produce(state, (draft) => {
-    draft.turns.push(castDraft({ index, user, rounds: [], ...(at === undefined ? {} : { at }) }));
-  });
+  const turn: Turn = deepFreeze({ index, user, rounds: [], ...(at === undefined ? {} : { at }) });
+  const next: TimelineState = Object.freeze({ ...state, turns: Object.freeze([...state.turns, turn]) });
+  return carryIndex(state, next);
 }
 
 /** Converts a response content block (SDK `ContentBlock`) to the param the API accepts back. */
@@ -161,7 +193,7 @@ export function toParam(block: ContentBlock | ContentBlockParam): ContentBlockPa
     case 'text': {
       const citations = 'citations' in block ? block.citations : undefined;
       return citations && citations.length > 0
-        ? ({ type: 'text', text: block.text, citations: structuredClone(citations) } as ContentBlockParam)
+        ? ({ type: 'text', text: block.text, citations: copyData(citations) } as ContentBlockParam)
         : { type: 'text', text: block.text };
     }
     case 'thinking':
@@ -169,8 +201,8 @@ export function toParam(block: ContentBlock | ContentBlockParam): ContentBlockPa
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: block.data };
     case 'tool_use':
-      // Re-sent exactly as the model produced it: structuredClone keeps key order.
-      return { type: 'tool_use', id: block.id, name: block.name, input: structuredClone(block.input) };
+      // Re-sent exactly as the model produced it: the copy keeps key order.
+      return { type: 'tool_use', id: block.id, name: block.name, input: copyData(block.input) };
     default:
       return stripMarker(block as ContentBlockParam);
   }
@@ -219,9 +251,10 @@ export function appendResponse(
     return { id: path, path, param };
   });
   const round: Round = { index, response: blocks, results: [], open: ids, ...(at === undefined ? {} : { at }) };
-  return produce(state, (draft) => {
-    draft.turns[draft.turns.length - 1]!.rounds.push(castDraft(round));
-  });
+  const next = withLastTurn(state, { ...turn, rounds: [...turn.rounds, round] });
+  for (const id of ids) known.add(id);
+  toolUseIndex.set(next.turns, { ids: known, size: known.size });
+  return next;
 }
 
 /**
@@ -244,10 +277,35 @@ function isBlankText(block: { readonly type: string }): boolean {
   return block.type === 'text' && (block as TextBlockParam).text.trim().length === 0;
 }
 
+/**
+ * Every tool_use id of the state, indexed once per chain of appends instead of
+ * rescanning the history on every round. The index is keyed by the `turns`
+ * array (edits that do not touch turns, like render's bookkeeping, keep it) and
+ * shared along a chain of appends: appending adds the new ids to the same Set
+ * and records its size for the new `turns`. A Set only grows, so an entry whose
+ * recorded size no longer matches was extended by another branch (an append to
+ * an older state): that state rescans once.
+ */
+interface IdIndex {
+  readonly ids: Set<string>;
+  readonly size: number;
+}
+const toolUseIndex = new WeakMap<readonly Turn[], IdIndex>();
+
+/** Hands the index on to an edit that added no tool_use (a user message, tool results). */
+function carryIndex(from: TimelineState, to: TimelineState): TimelineState {
+  const hit = toolUseIndex.get(from.turns);
+  if (hit && hit.ids.size === hit.size) toolUseIndex.set(to.turns, hit);
+  return to;
+}
+
 function knownToolUseIds(state: TimelineState): Set<string> {
+  const hit = toolUseIndex.get(state.turns);
+  if (hit && hit.ids.size === hit.size) return hit.ids;
   // Only the current turn can collide in practice, but ids must be unique in the whole request.
   const ids = new Set<string>();
   for (const turn of state.turns) for (const round of turn.rounds) for (const b of round.response) if (b.param.type === 'tool_use') ids.add(b.param.id);
+  toolUseIndex.set(state.turns, { ids, size: ids.size });
   return ids;
 }
 
@@ -293,15 +351,18 @@ export function appendToolResults(
       return { id: path, path, param };
     });
   if (added.length === 0 && texts.length === 0) throw new TimelineError(base, 'nothing to append');
-  return produce(state, (draft) => {
-    const r = draft.turns[draft.turns.length - 1]!.rounds[round.index - 1]!;
-    const firstText = r.results.findIndex((b) => b.param.type !== 'tool_result');
-    const at0 = firstText < 0 ? r.results.length : firstText;
-    r.results.splice(at0, 0, ...castDraft(added));
-    r.results.push(...castDraft(texts));
-    r.open = [...open];
-    if (at !== undefined && r.at === undefined) r.at = at;
-  });
+  const firstText = round.results.findIndex((b) => b.param.type !== 'tool_result');
+  const at0 = firstText < 0 ? round.results.length : firstText;
+  const answeredRound: Round = {
+    ...round,
+    results: [...round.results.slice(0, at0), ...added, ...round.results.slice(at0), ...texts],
+    open: [...open],
+    ...(at !== undefined && round.at === undefined ? { at } : {}),
+  };
+  const rounds = turn.rounds.slice();
+  rounds[rounds.length - 1] = answeredRound;
+  const next = withLastTurn(state, { ...turn, rounds });
+  return carryIndex(state, next);
 }
 
 /** Sets the volatile tail of the next request (replaces the previous one). */
@@ -312,7 +373,5 @@ export function setTail(state: TimelineState, content: string | readonly Content
     if (b.type === 'tool_result' || b.type === 'tool_use') throw new TimelineError(paths.tail(i), `a ${b.type} cannot be part of the tail`);
     return { id: paths.tail(i), path: paths.tail(i), param: stripMarker(b) };
   });
-  return produce(state, (draft) => {
-    draft.tail = castDraft(tail);
-  });
+  return Object.freeze({ ...state, tail: deepFreeze(tail) });
 }

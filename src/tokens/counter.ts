@@ -1,37 +1,38 @@
 /**
- * Token counting. The default counter uses js-tiktoken's `cl100k_base`
- * encoding: Claude's tokenizer is not published, and cl100k is the closest
- * widely available BPE (within ~10–20% on English and code; calibration from
- * reported usage corrects the rest, see calibration.ts). Counts are memoized
- * per block object: the timeline is immutable and structurally shared, so after
- * appending a round only the new blocks are counted.
+ * Token counting. The default counter is `cl100k_base` (the rank table that
+ * js-tiktoken ships): Claude's tokenizer is not published, and cl100k is the
+ * closest widely available BPE (within ~10–20% on English and code;
+ * calibration from reported usage corrects the rest, see calibration.ts). It
+ * is counted by bpe.ts (same counts as js-tiktoken, built on the first count,
+ * no Node built-ins). Counts are memoized per block object: the timeline is
+ * immutable and structurally shared, so after appending a round only the new
+ * blocks are counted.
  */
-import { getEncoding, type Tiktoken } from 'js-tiktoken';
+import { cl100kCount, cl100kEstimate } from './bpe.js';
 
 /** Counts tokens of a text. Implementations must be pure (same text → same count). */
 export interface TokenCounter {
   /** A name for reports, e.g. `tiktoken:cl100k_base`. */
   readonly name: string;
   count(text: string): number;
+  /**
+   * A cheaper count of a long text, within a few percent of `count` (the
+   * render path uses it above {@link HUGE_TEXT} characters). Must be
+   * deterministic. Without it, long texts are estimated from three samples.
+   */
+  estimate?(text: string): number;
 }
 
-let encoding: Tiktoken | undefined;
-
 /**
- * The default counter: js-tiktoken `cl100k_base`, loaded lazily once per process.
+ * The default counter: `cl100k_base`, its rank table built on the first count.
+ * `estimate` samples long texts (within ±2 % of the exact count on code, JSON,
+ * logs, prose, base64, CJK and mixes of them; see test/tokens).
  *
  * @example
  * tiktokenCounter().count('hello world'); // 2
  */
 export function tiktokenCounter(): TokenCounter {
-  return {
-    name: 'tiktoken:cl100k_base',
-    count(text) {
-      if (text.length === 0) return 0;
-      encoding ??= getEncoding('cl100k_base');
-      return encoding.encode(text, [], []).length;
-    },
-  };
+  return { name: 'tiktoken:cl100k_base', count: cl100kCount, estimate: cl100kEstimate };
 }
 
 /** A fast approximate counter (characters / 4), for tests and huge inputs. */
@@ -41,8 +42,8 @@ export function charCounter(charsPerToken = 4): TokenCounter {
 
 /** Fixed cost of an image block (Anthropic: about width×height/750; ~1,600 for a typical screenshot). */
 const IMAGE_TOKENS = 1600;
-/** Above this many characters a payload's tokens are estimated from samples. */
-const HUGE_TEXT = 4_000;
+/** Above this many characters a payload's tokens are estimated (exact BPE would cost more than a render). */
+export const HUGE_TEXT = 4_000;
 const SAMPLE = 1_000;
 /** Per-block framing (role markers, block delimiters) the tokenizer adds. */
 const BLOCK_OVERHEAD = 3;
@@ -121,13 +122,15 @@ export class BlockTokenCache {
   }
 
   /**
-   * Huge payloads (a fetched page, a 800k-character log) are estimated from
-   * three samples scaled by length: BPE on them costs tens of milliseconds and
+   * Huge payloads (a fetched page, a 800k-character log) are estimated: by
+   * the counter's own `estimate` when it has one, else from three samples
+   * scaled by length: BPE on them costs tens of milliseconds and
    * the thresholds need a few percent of accuracy, not the exact figure
    * (calibration corrects the rest). Deterministic like the exact count.
    */
   #count(text: string): number {
     if (text.length <= HUGE_TEXT) return this.#counter.count(text);
+    if (this.#counter.estimate) return this.#counter.estimate(text);
     const n = SAMPLE;
     const mid = Math.floor(text.length / 2 - n / 2);
     const sampled = this.#counter.count(text.slice(0, n)) + this.#counter.count(text.slice(mid, mid + n)) + this.#counter.count(text.slice(-n));

@@ -4,7 +4,7 @@
  * invalidation happened since the miss read the epoch (the epoch guard).
  * Every in-process caller that joined the miss shares this one run.
  */
-import { randomUUID } from 'node:crypto';
+import { randomId } from '../internal/hash.js';
 import type { ResolvedPolicy } from './policy.js';
 import type { StatsRecorder } from './stats.js';
 import type { CachedContent, FlightCoordinator, StoredEntry, ToolCacheStore } from './store.js';
@@ -54,7 +54,7 @@ export async function fill(ctx: FillContext, call: ReadCall, epoch: number, tags
   const flight = ctx.store.flight;
   let token: string | undefined;
   if (flight !== undefined) {
-    token = randomUUID();
+    token = randomId();
     let acquired: boolean;
     try {
       acquired = await flight.acquire(call.key, token, ctx.flightTimeoutMs);

@@ -25,7 +25,7 @@
  *   (a key is a hash of that text; such a call is not worth caching).
  */
 
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../internal/hash.js';
 import { CachepointError } from '../errors.js';
 
 /** A value that cannot be written as canonical JSON. `path` is a JSON path like `$.files[2].mtime`. */
@@ -182,7 +182,7 @@ export function hashArgs(args: unknown, tool?: string): string {
     if (e instanceof CanonicalKeyError && tool !== undefined) throw new CanonicalKeyError(e.path, e.message.slice(e.path.length + 2), tool);
     throw e;
   }
-  return createHash('sha256').update(text).digest('hex');
+  return sha256Hex(text);
 }
 
 /**

@@ -24,7 +24,7 @@
  * reads bypass it until the invalidation is retried successfully.
  */
 
-import { randomUUID } from 'node:crypto';
+import { randomId } from '../internal/hash.js';
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { InvalidOptionError } from '../errors.js';
 import { copyContent, isRunResult, withMarker } from './content.js';
@@ -83,7 +83,7 @@ export class ToolCache {
     if (options.session !== undefined && (typeof options.session !== 'string' || options.session === '')) {
       throw new InvalidOptionError('session', `must be a non-empty string, got ${JSON.stringify(options.session)}`);
     }
-    this.session = options.session ?? randomUUID();
+    this.session = options.session ?? randomId();
     this.#now = options.now ?? defaultNow;
     this.#marker = options.marker ?? '[cached]';
     this.#flightTimeoutMs = options.flightTimeoutMs ?? 30_000;

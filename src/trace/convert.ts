@@ -9,7 +9,7 @@ import type { ToolUnion } from '@anthropic-ai/sdk/resources/messages/messages';
 import { InvalidOptionError } from '../errors.js';
 import { withoutMarker } from '../internal/blocks.js';
 import { formatTrace } from './format.js';
-import { parseTrace } from './reader.js';
+import { parseTrace } from './parse.js';
 import type { TraceEvent, TraceSkill } from './types.js';
 
 /** The parts of a Messages API request body the converter reads. */

@@ -1,7 +1,7 @@
 /** The session trace format (docs/trace-format.md): types, reader and validation, writer, and the converter from logged requests. */
 export { TraceParseError } from './errors.js';
 export { formatTrace, toWire } from './format.js';
-export { parseTrace, readTrace, TraceLineParser } from './reader.js';
+export { parseTrace, TraceLineParser } from './parse.js';
 export { parseIsoTime } from './validate.js';
 export { TRACE_EVENT_TYPES } from './types.js';
 export type {

@@ -5,7 +5,8 @@ import { recordedUsage } from '../../src/report/recorded.js';
 import { renderReport } from '../../src/report/render-report.js';
 import { toolCacheSavings } from '../../src/report/tool-savings.js';
 import { compareTrace } from '../../src/replay/compare.js';
-import { parseTrace, readTrace } from '../../src/trace/reader.js';
+import { parseTrace } from '../../src/trace/reader.js';
+import { readTrace } from '../../src/trace/reader.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 
 export const GENERATED_AT = '2026-03-02T09:00:00.000Z';

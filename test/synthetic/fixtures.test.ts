@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../src/models/profiles.js';
 import { tiktokenCounter } from '../../src/tokens/counter.js';
 import { FIXTURE_SPECS, generateTrace } from '../../src/synthetic/index.js';
-import { formatTrace, readTrace, type TraceEvent } from '../../src/trace/index.js';
+import { formatTrace, type TraceEvent } from '../../src/trace/index.js';
+import { readTrace } from '../../src/trace/reader.js';
 import { quantile, shape } from './stats.js';
 
 const DIR = 'fixtures';

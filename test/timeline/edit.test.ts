@@ -29,6 +29,26 @@ describe('timeline edits', () => {
     expect(findBlock(s, 'turns/1/rounds/1/calls/toolu_a')!.param).toMatchObject({ input: { path: 'a.ts' } });
   });
 
+  it('finds a repeated tool_use id in any earlier turn, and keeps branches apart (an append to an older state)', () => {
+    const call = (id: string) => [{ type: 'tool_use' as const, id, name: 'Read', input: {} }];
+    const answer = (s: ReturnType<typeof newSession>, id: string) =>
+      appendToolResults(s, [{ type: 'tool_result', tool_use_id: id, content: 'ok' }]);
+    let s = startTurn(newSession(), 'go');
+    s = answer(appendResponse(s, call('toolu_a')), 'toolu_a');
+    const base = s;
+    // The id index follows results and a new turn: a repeat two turns later is still found.
+    s = appendResponse(s, [{ type: 'text', text: 'done' }]);
+    s = startTurn(s, 'again');
+    expect(() => appendResponse(s, call('toolu_a'))).toThrow(/duplicate tool_use id "toolu_a"/);
+    // Two branches from the same state: an id used in one is free in the other.
+    const left = answer(appendResponse(base, call('toolu_left')), 'toolu_left');
+    const right = answer(appendResponse(base, call('toolu_right')), 'toolu_right');
+    expect(() => appendResponse(right, call('toolu_left'))).not.toThrow();
+    expect(() => appendResponse(left, call('toolu_right'))).not.toThrow();
+    expect(() => appendResponse(left, call('toolu_left'))).toThrow(/duplicate/);
+    expect(() => appendResponse(right, call('toolu_a'))).toThrow(/duplicate/);
+  });
+
   it('gives blocks stable ids and logical paths', () => {
     const s = session([2]);
     const round = s.turns[0]!.rounds[0]!;

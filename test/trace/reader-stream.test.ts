@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateTrace } from '../../src/synthetic/index.js';
-import { formatTrace, parseTrace, readTrace, TraceParseError, type TraceEvent } from '../../src/trace/index.js';
+import { formatTrace, parseTrace, TraceParseError, type TraceEvent } from '../../src/trace/index.js';
+import { readTrace } from '../../src/trace/reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cachepoint-trace-'));
 

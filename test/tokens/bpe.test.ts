@@ -1,0 +1,69 @@
+import { getEncoding } from 'js-tiktoken';
+import { describe, expect, it } from 'vitest';
+import { cl100kCount, cl100kEstimate, utf8Binary } from '../../src/tokens/bpe.js';
+import { BlockTokenCache, HUGE_TEXT, tiktokenCounter } from '../../src/tokens/counter.js';
+import { PAYLOAD_KINDS, payload } from '../../src/synthetic/payloads.js';
+
+const reference = getEncoding('cl100k_base');
+const exact = (text: string): number => reference.encode(text, [], []).length;
+
+describe('cl100kCount (the counting-only BPE)', () => {
+  it('counts exactly what js-tiktoken counts, on every payload kind', () => {
+    for (const kind of PAYLOAD_KINDS) {
+      for (const size of [1, 37, 500, 3000]) {
+        const text = payload(kind, size, 11);
+        expect(cl100kCount(text), `${kind} ${size}`).toBe(exact(text));
+      }
+    }
+  });
+
+  it('counts edge cases like js-tiktoken: special-token text, lone surrogates, emoji, whitespace runs, one long CJK piece', () => {
+    const cases = [
+      '',
+      '<|endoftext|> and <|fim_prefix|>',
+      'a\uD800b \uDC00',
+      '👩‍👩‍👧 emoji 🎉🎉',
+      '   \n\n\t  x  \r\n',
+      "it's I'LL they'd",
+      '数据'.repeat(150),
+      'x'.repeat(3000),
+      '0123456789'.repeat(30),
+    ];
+    for (const text of cases) expect(cl100kCount(text), JSON.stringify(text.slice(0, 20))).toBe(exact(text));
+  });
+
+  it('encodes UTF-8 like TextEncoder (lone surrogates as U+FFFD)', () => {
+    for (const s of ['héllo', '数据', '😀', 'a\uD800', '\uDC00z']) {
+      const bytes = new TextEncoder().encode(s);
+      expect(utf8Binary(s)).toBe(String.fromCharCode(...bytes));
+    }
+  });
+});
+
+describe('cl100kEstimate (sampled count of long payloads)', () => {
+  it('is within ±2 % of the exact count on every payload kind, mixed ones included', () => {
+    for (const kind of PAYLOAD_KINDS) {
+      for (const size of [9_000, 60_000, 250_000]) {
+        for (const seed of [1, 2]) {
+          const text = payload(kind, size, seed);
+          const want = cl100kCount(text);
+          const got = cl100kEstimate(text);
+          expect(Math.abs(got / want - 1), `${kind} ${size} seed ${seed}: ${got} vs ${want}`).toBeLessThanOrEqual(0.02);
+        }
+      }
+    }
+  });
+
+  it('is deterministic and exact for short texts', () => {
+    const text = payload('code+base64', 40_000, 3);
+    expect(cl100kEstimate(text)).toBe(cl100kEstimate(text));
+    const short = payload('prose', 2_000, 3);
+    expect(cl100kEstimate(short)).toBe(cl100kCount(short));
+  });
+
+  it('is what the default token cache uses above the threshold', () => {
+    const text = payload('log+json', HUGE_TEXT * 10, 4);
+    const cache = new BlockTokenCache(tiktokenCounter());
+    expect(cache.tokens({ type: 'text', text })).toBe(cl100kEstimate(text) + 3);
+  });
+});
