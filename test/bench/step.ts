@@ -1,0 +1,296 @@
+/**
+ * The whole per-request step a loop pays, against session length (issue 14).
+ *
+ * A 5,000-request coding session from the trace generator, with realistic
+ * payloads: the generator's tool results (code, listings, logs, test and
+ * compiler output, web pages; median ~300 characters, heavy tail to 870k) and
+ * one result in eight rewritten, at the same length, as JSON, base64, CJK
+ * text or a mix (code with a base64 tail, a log with a JSON dump, markdown with
+ * a CJK summary). For every request it times:
+ *
+ *   append  the edits since the previous request (the response and its tool
+ *           results, a new user turn, a tail): appendResponse, appendToolResults…
+ *   render  render(state) + toAnthropic(rendered): the request
+ *   step    append + render: what the loop pays per request
+ *
+ * and, on the same request, outside the step:
+ *
+ *   passes  render of a shallow copy of the state (per-state caches miss;
+ *           token counts stay memoized per block): the passes alone
+ *   naive   a renderer that only maps the state to messages and marks the last block
+ *   stringify  JSON.stringify of the request (what sending it costs anyway)
+ *
+ * Two settings: compaction on (claude-sonnet-4-6, 200k window) and off (a 1M
+ * window, `compact: { enabled: false }`: every block stays, ~20k blocks at the
+ * end). Each setting is replayed RUNS times (one warm-up first); a figure is
+ * the median over the runs of the per-run value, with the range (min–max) of
+ * the runs beside it. Per-request cost at length L is the median over the 50
+ * requests ending at L. Heap is measured after a forced GC at each length, in
+ * a separate untimed replay.
+ *
+ * Run: `npm run bench -- step` or `npx tsx test/bench/step.ts`.
+ */
+import type { ContentBlockParam, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import { resolveProfile } from '../../src/models/profiles.js';
+import { toAnthropic } from '../../src/providers/anthropic.js';
+import { render } from '../../src/render/render.js';
+import type { RenderOptions } from '../../src/render/types.js';
+import { appendResponse, appendToolResults, createTimeline, setEnvelope, setTail, startTurn } from '../../src/timeline/edit.js';
+import type { TimelineState } from '../../src/timeline/types.js';
+import { BlockTokenCache } from '../../src/tokens/counter.js';
+import { generateTrace } from '../../src/trace/generate.js';
+import { payload, type PayloadKind } from '../../src/trace/payloads.js';
+import { Rng } from '../../src/trace/rng.js';
+import type { TraceEvent } from '../../src/trace/types.js';
+import { consume, forceGc, formatRows, isMain, median, percentile, sig, type Row } from './util.js';
+
+const REQUESTS = Number(process.env.BENCH_STEP_REQUESTS ?? 5_000);
+const RUNS = Number(process.env.BENCH_STEP_RUNS ?? 3);
+const WINDOW = 50;
+const LENGTHS = [50, 500, 1_000, 2_000, 3_000, 4_000, 5_000].filter((n) => n <= REQUESTS);
+
+// THE SESSION
+
+const REWRITE: readonly PayloadKind[] = ['json', 'base64', 'cjk', 'code+base64', 'log+json', 'markdown+cjk'];
+
+/** The generator's session with one tool result in eight rewritten as another payload kind of the same length. */
+export function stepTrace(requests = REQUESTS): TraceEvent[] {
+  const events = generateTrace({ seed: 'bench-step', profile: 'coding', requests, hides: false });
+  const rng = new Rng('bench-step-payloads');
+  let n = 0;
+  return events.map((e) => {
+    if (e.type !== 'tool_results') return e;
+    const content = e.content.map((b) => {
+      if (b.type !== 'tool_result' || typeof b.content !== 'string' || b.content.length < 40 || !rng.chance(1 / 8)) return b;
+      return { ...b, content: payload(rng.pick(REWRITE), b.content.length, n++) };
+    });
+    return { ...e, content } as TraceEvent;
+  });
+}
+
+/** Payload characters of the session by kind (for the header line). */
+function resultSizes(events: readonly TraceEvent[]): number[] {
+  const out: number[] = [];
+  for (const e of events) if (e.type === 'tool_results') for (const b of e.content) if (b.type === 'tool_result') out.push(typeof b.content === 'string' ? b.content.length : JSON.stringify(b.content).length);
+  return out;
+}
+
+// THE NAIVE RENDERER
+
+/** Maps the state to a request with no passes: every block as is, one marker on the last block. */
+export function naiveRender(state: TimelineState): { system: TextBlockParam[]; tools: unknown[]; messages: MessageParam[] } {
+  const messages: MessageParam[] = [];
+  for (const turn of state.turns) {
+    messages.push({ role: 'user', content: turn.user.map((b) => b.param) });
+    for (const round of turn.rounds) {
+      messages.push({ role: 'assistant', content: round.response.map((b) => b.param) });
+      if (round.results.length > 0) messages.push({ role: 'user', content: round.results.map((b) => b.param) });
+    }
+  }
+  if (state.tail.length > 0) messages.push({ role: 'user', content: state.tail.map((b) => b.param) as ContentBlockParam[] } as MessageParam);
+  const last = messages.at(-1);
+  if (last && Array.isArray(last.content) && last.content.length > 0) {
+    const content = [...(last.content as ContentBlockParam[])];
+    content[content.length - 1] = { ...content.at(-1)!, cache_control: { type: 'ephemeral' } } as ContentBlockParam;
+    messages[messages.length - 1] = { ...last, content } as MessageParam;
+  }
+  return {
+    system: state.envelope.instructions.map((b) => b.param as TextBlockParam),
+    tools: state.envelope.tools.map((t) => t.tool),
+    messages,
+  };
+}
+
+// ONE REPLAY
+
+interface Timing {
+  append: number;
+  render: number;
+  passes: number;
+  naive: number;
+  stringify: number;
+  blocks: number;
+}
+
+const ns = (t0: bigint): number => Number(process.hrtime.bigint() - t0);
+
+/**
+ * Replays the session; per request, the timings above. With `heapAt`, no
+ * timing: a forced GC and the heap at those request counts instead.
+ */
+function replayOnce(events: readonly TraceEvent[], options: Omit<RenderOptions, 'now' | 'tokens'>, heapAt?: ReadonlySet<number>): { timings: Timing[]; heap: Map<number, number> } {
+  const tokens = new BlockTokenCache();
+  const timings: Timing[] = [];
+  const heap = new Map<number, number>();
+  let state: TimelineState | undefined;
+  let lastAt = 0;
+  let appendNs = 0;
+  for (const e of events) {
+    const t0 = process.hrtime.bigint();
+    switch (e.type) {
+      case 'envelope': {
+        const input = { instructions: e.instructions, tools: e.tools, ...(e.skills ? { skills: e.skills } : {}), model: e.model ?? 'claude-sonnet-4-6' };
+        state = state ? setEnvelope(state, input) : createTimeline(input);
+        break;
+      }
+      case 'user':
+        state = startTurn(state!, e.content, e.at);
+        break;
+      case 'tool_results': {
+        const results = e.content.filter((b) => b.type === 'tool_result').map(({ duration_ms: _d, ...b }) => b);
+        const texts = e.content.filter((b) => b.type === 'text');
+        state = appendToolResults(state!, results as never, texts as never, e.at);
+        break;
+      }
+      case 'tail':
+        state = setTail(state!, e.content);
+        break;
+      case 'assistant': {
+        appendNs += ns(t0);
+        const opts = { ...options, now: lastAt, tokens };
+        if (heapAt) {
+          const r = render(state!, opts);
+          consume(toAnthropic(r));
+          if (heapAt.has(timings.length + 1)) {
+            forceGc();
+            heap.set(timings.length + 1, process.memoryUsage().heapUsed);
+          }
+          timings.push({ append: 0, render: 0, passes: 0, naive: 0, stringify: 0, blocks: r.stream.length });
+          state = appendResponse(r.state, e.content, e.at);
+          break;
+        }
+        const r0 = process.hrtime.bigint();
+        const rendered = render(state!, opts);
+        const params = toAnthropic(rendered);
+        const renderNs = ns(r0);
+        // Outside the step: the same request again, from a shallow copy of the state (per-state caches miss).
+        const p0 = process.hrtime.bigint();
+        consume(toAnthropic(render({ ...state! }, opts)));
+        const passesNs = ns(p0);
+        const n0 = process.hrtime.bigint();
+        consume(naiveRender(state!));
+        const naiveNs = ns(n0);
+        const s0 = process.hrtime.bigint();
+        consume(JSON.stringify(params));
+        const stringifyNs = ns(s0);
+        const a0 = process.hrtime.bigint();
+        state = appendResponse(rendered.state, e.content, e.at);
+        timings.push({ append: appendNs, render: renderNs, passes: passesNs, naive: naiveNs, stringify: stringifyNs, blocks: rendered.stream.length });
+        appendNs = ns(a0);
+        continue;
+      }
+      default:
+        break;
+    }
+    if (e.type !== 'assistant') appendNs += ns(t0);
+    if ('at' in e && typeof e.at === 'number') lastAt = e.at;
+  }
+  return { timings, heap };
+}
+
+// FIGURES
+
+interface RunFigures {
+  /** Per length: median step, render, append, passes, naive, stringify (ns) over the 50 requests ending there. */
+  at: Map<number, { step: number; render: number; append: number; passes: number; naive: number; stringify: number; blocks: number }>;
+  stepMedian: number;
+  stepP99: number;
+  stepMax: number;
+}
+
+function figures(timings: readonly Timing[]): RunFigures {
+  const at = new Map<number, RunFigures['at'] extends Map<number, infer V> ? V : never>();
+  for (const n of LENGTHS) {
+    const w = timings.slice(Math.max(0, n - WINDOW), n);
+    at.set(n, {
+      step: median(w.map((t) => t.append + t.render)),
+      render: median(w.map((t) => t.render)),
+      append: median(w.map((t) => t.append)),
+      passes: median(w.map((t) => t.passes)),
+      naive: median(w.map((t) => t.naive)),
+      stringify: median(w.map((t) => t.stringify)),
+      blocks: w.at(-1)!.blocks,
+    });
+  }
+  const steps = timings.map((t) => t.append + t.render);
+  return { at, stepMedian: median(steps), stepP99: percentile(steps, 99), stepMax: Math.max(...steps) };
+}
+
+/** `median (min–max)` of per-run values. */
+function spread(xs: readonly number[], scale = 1, digits = 3): { value: number; range: string } {
+  const v = xs.map((x) => x * scale);
+  return { value: sig(median(v), digits), range: `${sig(Math.min(...v), digits)}–${sig(Math.max(...v), digits)}` };
+}
+
+let curve = '';
+
+async function setting(label: string, events: readonly TraceEvent[], options: Omit<RenderOptions, 'now' | 'tokens'>): Promise<Row[]> {
+  replayOnce(events.slice(0, Math.min(events.length, 2_000)), options); // warm-up: JIT, the rank table
+  const runs: RunFigures[] = [];
+  for (let i = 0; i < RUNS; i++) runs.push(figures(replayOnce(events, options).timings));
+  const { heap } = replayOnce(events, options, new Set(LENGTHS));
+  const first = LENGTHS[0]!;
+  const last = LENGTHS.at(-1)!;
+  const us = 1 / 1000;
+  const ratio = (f: (r: RunFigures) => number) => spread(runs.map(f));
+  const growth = ratio((r) => r.at.get(last)!.step / r.at.get(first)!.step);
+  const renderGrowth = ratio((r) => r.at.get(last)!.render / r.at.get(first)!.render);
+  const appendGrowth = ratio((r) => r.at.get(last)!.append / r.at.get(first)!.append);
+  const p99 = ratio((r) => r.stepP99 / r.stepMedian);
+  const vsNaive = ratio((r) => r.at.get(last)!.render / r.at.get(last)!.naive);
+  const passesVsNaive = ratio((r) => r.at.get(last)!.passes / r.at.get(last)!.naive);
+  const vsStringify = ratio((r) => r.at.get(last)!.render / r.at.get(last)!.stringify);
+  const stepFirst = spread(runs.map((r) => r.at.get(first)!.step), us);
+  const stepLast = spread(runs.map((r) => r.at.get(last)!.step), us);
+  const blocks = runs[0]!.at.get(last)!.blocks;
+
+  // The curve: per length, median over runs of each figure, µs; heap MB.
+  const lines = [`${label}: per-request cost (µs, median of the 50 requests ending there; median over ${RUNS} runs) and heap`, '', '| requests | blocks | step | append | render | passes only | naive | stringify | heap MB |', '|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  for (const n of LENGTHS) {
+    const m = (f: (x: NonNullable<ReturnType<RunFigures['at']['get']>>) => number) => sig(median(runs.map((r) => f(r.at.get(n)!))) / 1000, 3);
+    lines.push(`| ${n} | ${runs[0]!.at.get(n)!.blocks} | ${m((x) => x.step)} | ${m((x) => x.append)} | ${m((x) => x.render)} | ${m((x) => x.passes)} | ${m((x) => x.naive)} | ${m((x) => x.stringify)} | ${sig((heap.get(n) ?? Number.NaN) / 1e6, 3)} |`);
+  }
+  curve += `${lines.join('\n')}\n\n`;
+
+  return [
+    { name: `${label}: step at ${first} requests`, value: stepFirst.value, unit: 'µs', baseline: `runs ${stepFirst.range}` },
+    { name: `${label}: step at ${last} requests (${blocks} blocks)`, value: stepLast.value, unit: 'µs', baseline: `runs ${stepLast.range}` },
+    { name: `${label}: step growth, ${last} ÷ ${first}`, value: growth.value, unit: 'ratio', baseline: `runs ${growth.range}; target ≤ 1.5` },
+    { name: `${label}: render growth, ${last} ÷ ${first}`, value: renderGrowth.value, unit: 'ratio', baseline: `runs ${renderGrowth.range}` },
+    { name: `${label}: append growth, ${last} ÷ ${first}`, value: appendGrowth.value, unit: 'ratio', baseline: `runs ${appendGrowth.range}` },
+    { name: `${label}: step p99 ÷ median (all requests)`, value: p99.value, unit: 'ratio', baseline: `runs ${p99.range}; target ≤ 3` },
+    { name: `${label}: render ÷ naive renderer at ${last}`, value: vsNaive.value, unit: 'ratio', baseline: `runs ${vsNaive.range}` },
+    { name: `${label}: passes only ÷ naive renderer at ${last}`, value: passesVsNaive.value, unit: 'ratio', baseline: `runs ${passesVsNaive.range}` },
+    { name: `${label}: render ÷ JSON.stringify at ${last}`, value: vsStringify.value, unit: 'ratio', baseline: `runs ${vsStringify.range}` },
+  ];
+}
+
+export default async function bench(): Promise<Row[]> {
+  curve = '';
+  const events = stepTrace();
+  const sizes = resultSizes(events);
+  const header: Row = {
+    name: 'session',
+    value: REQUESTS,
+    unit: 'requests',
+    baseline: `${sizes.length} tool results: median ${median(sizes)} chars, p90 ${Math.round(percentile(sizes, 90))}, max ${Math.max(...sizes)}; 1 in 8 rewritten as JSON/base64/CJK/mixed; ${RUNS} runs + warm-up`,
+  };
+  const on = await setting('compaction on', events, {});
+  const off = await setting('compaction off (1M)', events, ONE_M);
+  return [header, ...on, ...off];
+}
+
+/** A 1M-token window with compaction off: every block stays in the request. */
+const ONE_M: Omit<RenderOptions, 'now' | 'tokens'> = {
+  profile: { ...resolveProfile('claude-sonnet-4-6'), contextWindow: 1_000_000 },
+  compact: { enabled: false },
+};
+
+export function details(): string {
+  return curve.trimEnd();
+}
+
+if (isMain(import.meta.url)) {
+  console.log(formatRows(await bench()));
+  console.log(`\n${details()}`);
+}
