@@ -38,9 +38,9 @@ import type { RenderOptions } from '../../src/render/types.js';
 import { appendResponse, appendToolResults, createTimeline, setEnvelope, setTail, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { BlockTokenCache } from '../../src/tokens/counter.js';
-import { generateTrace } from '../../src/trace/generate.js';
-import { payload, type PayloadKind } from '../../src/trace/payloads.js';
-import { Rng } from '../../src/trace/rng.js';
+import { generateTrace } from '../../src/synthetic/generate.js';
+import { payload, type PayloadKind } from '../../src/synthetic/payloads.js';
+import { Rng } from '../../src/synthetic/rng.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { consume, forceGc, formatRows, isMain, median, percentile, sig, type Row } from './util.js';
 
