@@ -42,5 +42,5 @@ if (result.failed) {
 console.log(
   `fuzz: ${result.numRuns.toLocaleString('en-US')} random sessions passed in ${seconds} s (seed ${seed}): ` +
     `${stats.renders.toLocaleString('en-US')} requests validated, ${stats.stabilityChecks.toLocaleString('en-US')} prefix-stability checks, ` +
-    `${stats.recalled.toLocaleString('en-US')} byte-identical recalls, ${stats.compactions} compactions, ${stats.prunes.toLocaleString('en-US')} prunes, ${stats.hides} hides, 0 throws`,
+    `${stats.recalled.toLocaleString('en-US')} byte-identical recalls, ${stats.compactions.toLocaleString('en-US')} compactions, ${stats.prunes.toLocaleString('en-US')} prunes, ${stats.hides.toLocaleString('en-US')} hides, 0 throws`,
 );
