@@ -49,7 +49,7 @@ async function run(register: boolean) {
       conversationId: 'recall',
       store,
       now: () => clock,
-      render: { prune: { keepTurns: 1, keepRounds: 1, minChars: 500 } },
+      render: { prune: { keepTurns: 1, keepRounds: 1, minChars: 500, reuse: false } },
       onWarning: (w) => warnings.push(w),
     }),
   });
