@@ -9,9 +9,10 @@
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, stepCountIs, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../../src/conversation/memory-store.js';
-import { cachepointMiddleware, providerFamily, type CachepointWarning } from '../../../src/integrations/ai-sdk/index.js';
+import { cachepointMiddleware, providerFamily, type CachepointPlanEvent, type CachepointWarning } from '../../../src/integrations/ai-sdk/index.js';
 import { startFakeServer, type FakeMessagesServer } from '../../../src/testing/fake-server.js';
 import { agentTools, script, SYSTEM } from './harness.js';
 
@@ -29,10 +30,20 @@ async function serve(): Promise<FakeMessagesServer> {
   return server;
 }
 
-function middleware(conversationId: string, warnings: CachepointWarning[]) {
+function middleware(conversationId: string, warnings: CachepointWarning[], plans: CachepointPlanEvent[] = []) {
   let clock = 0;
-  return cachepointMiddleware({ conversationId, store: new MemoryConversationStore(), tail: TAIL, now: () => (clock += 5_000), onWarning: (w) => warnings.push(w) });
+  return cachepointMiddleware({
+    conversationId,
+    store: new MemoryConversationStore(),
+    tail: TAIL,
+    now: () => (clock += 5_000),
+    onWarning: (w) => warnings.push(w),
+    onPlan: (e) => plans.push(e),
+  });
 }
+
+/** The engine's cache points of a render that sit on a system block or a message block (tools take no marker on these providers). */
+const promptMarkers = (e: CachepointPlanEvent): number => count({ system: e.request.system, messages: e.request.messages }, '"cache_control"');
 
 /** Number of occurrences of `needle` in `body`'s JSON. */
 const count = (body: unknown, needle: string): number => JSON.stringify(body).split(needle).length - 1;
@@ -65,7 +76,8 @@ describe('@ai-sdk/openai through cachepointMiddleware', () => {
     const base = api === 'responses' ? openai.responses(modelId) : openai.chat(modelId);
     expect(providerFamily(base.provider)).toBe('openai');
     const warnings: CachepointWarning[] = [];
-    const model = wrapLanguageModel({ model: base, middleware: middleware(`oa-${api}-${modelId}`, warnings) });
+    const plans: CachepointPlanEvent[] = [];
+    const model = wrapLanguageModel({ model: base, middleware: middleware(`oa-${api}-${modelId}`, warnings, plans) });
     await generateText({
       model,
       instructions: SYSTEM,
@@ -84,6 +96,8 @@ describe('@ai-sdk/openai through cachepointMiddleware', () => {
       expect(body['prompt_cache_key']).toBe(`oa-${api}-${modelId}`);
       const marks = count(body, '"prompt_cache_breakpoint"');
       if (breakpoints) {
+        // one breakpoint per cache point of the render (on the same part), none elsewhere
+        expect(marks).toBe(promptMarkers(plans[i]!));
         expect(marks).toBeGreaterThanOrEqual(1);
         expect(marks).toBeLessThanOrEqual(4);
         expect(body['prompt_cache_options']).toEqual({ mode: 'explicit' });
@@ -108,7 +122,8 @@ describe('@ai-sdk/amazon-bedrock (Converse) through cachepointMiddleware', () =>
     const base = bedrock('us.anthropic.claude-sonnet-4-5-20250929-v1:0');
     expect(base.provider).toBe('amazon-bedrock');
     const warnings: CachepointWarning[] = [];
-    const model = wrapLanguageModel({ model: base, middleware: middleware('converse', warnings) });
+    const plans: CachepointPlanEvent[] = [];
+    const model = wrapLanguageModel({ model: base, middleware: middleware('converse', warnings, plans) });
     await generateText({ model, instructions: SYSTEM, prompt: 'Task 1', tools: agentTools(), stopWhen: stepCountIs(10) });
     expect(warnings).toEqual([]);
     const requests = server.requests.filter((r) => r.path.startsWith('/model/'));
@@ -117,6 +132,7 @@ describe('@ai-sdk/amazon-bedrock (Converse) through cachepointMiddleware', () =>
     requests.forEach((r, i) => {
       const body = r.body as { messages: { content: Record<string, unknown>[] }[] };
       const marks = count(body, '"cachePoint"');
+      expect(marks).toBe(promptMarkers(plans[i]!));
       expect(marks).toBeGreaterThanOrEqual(1);
       expect(marks).toBeLessThanOrEqual(4);
       // The tail is the last block of the last message: no cachePoint after it.
@@ -125,5 +141,36 @@ describe('@ai-sdk/amazon-bedrock (Converse) through cachepointMiddleware', () =>
       const usage = (r.response as unknown as { usage: Record<string, number> }).usage;
       if (i > 0) expect(usage['cacheReadInputTokens']).toBeGreaterThan(0);
     });
+  });
+});
+
+describe('markers of the caller on OpenAI', () => {
+  it('removes a caller promptCacheBreakpoint and keeps the caller prompt cache key', async () => {
+    const mock = new MockLanguageModelV4({
+      provider: 'openai.responses',
+      modelId: 'gpt-5.6-terra',
+      doGenerate: {
+        content: [{ type: 'text', text: 'ok' }],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage: { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+        warnings: [],
+      },
+    });
+    const warnings: CachepointWarning[] = [];
+    const model = wrapLanguageModel({ model: mock, middleware: middleware('own', warnings) });
+    const own = { openai: { promptCacheBreakpoint: { mode: 'explicit' } } };
+    await generateText({
+      model,
+      instructions: SYSTEM,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Task 1', providerOptions: own }] }],
+      providerOptions: { openai: { promptCacheKey: 'mine' } },
+    });
+    expect(warnings.map((w) => w.code)).toEqual(['caller_cache_control']);
+    const sent = mock.doGenerateCalls[0]!;
+    expect(sent.providerOptions?.['openai']).toMatchObject({ promptCacheKey: 'mine', promptCacheOptions: { mode: 'explicit' } });
+    const user = sent.prompt.find((m) => m.role === 'user')!;
+    // the caller's part is re-created without its breakpoint; the tail (last part) carries none
+    expect(JSON.stringify(user.content.at(-1))).not.toContain('promptCacheBreakpoint');
+    expect(count(sent.prompt, '"promptCacheBreakpoint"')).toBeLessThanOrEqual(4);
   });
 });
