@@ -117,10 +117,7 @@ export class ContextOverflowError extends CachepointError {
   readonly tokens: number;
   readonly limit: number;
   constructor(tokens: number, limit: number, what: string) {
-    super(
-      'context_overflow',
-      `${what} needs ${tokens} tokens but the window allows ${limit} (over by ${tokens - limit}); compaction cannot go further.`,
-    );
+    super('context_overflow', `${what} needs ${tokens} tokens but the window allows ${limit} (over by ${tokens - limit}); compaction cannot go further.`);
     this.tokens = tokens;
     this.limit = limit;
   }

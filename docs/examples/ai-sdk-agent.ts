@@ -26,11 +26,17 @@ const FILES: Record<string, string> = {
 };
 
 const INSTRUCTIONS =
-  'You are a careful coding agent working in a small TypeScript repository. Read before you edit, keep changes minimal, and explain what you changed. '.repeat(40);
+  'You are a careful coding agent working in a small TypeScript repository. Read before you edit, keep changes minimal, and explain what you changed. '.repeat(
+    40,
+  );
 
 /** The scripted model: what a real model might answer in this conversation. */
 const SCRIPT: ScriptEntry[] = [
-  [{ type: 'text', text: 'Let me look at the code.' }, { type: 'tool_use', name: 'Read', input: { path: 'math.ts' } }, { type: 'tool_use', name: 'Read', input: { path: 'math.test.ts' } }],
+  [
+    { type: 'text', text: 'Let me look at the code.' },
+    { type: 'tool_use', name: 'Read', input: { path: 'math.ts' } },
+    { type: 'tool_use', name: 'Read', input: { path: 'math.test.ts' } },
+  ],
   [{ type: 'tool_use', name: 'Edit', input: { path: 'math.ts', old: 'a - b; // bug', new: 'a + b;' } }],
   [{ type: 'text', text: 'Fixed `add` in math.ts: it subtracted instead of adding.' }],
   [{ type: 'tool_use', name: 'Read', input: { path: 'README.md' } }],

@@ -38,7 +38,9 @@ const tools: Tool[] = [
 ];
 
 const SYSTEM = [
-  'You are a careful coding agent working in a small TypeScript repository. Read before you edit, keep changes minimal, and explain what you changed. '.repeat(40),
+  'You are a careful coding agent working in a small TypeScript repository. Read before you edit, keep changes minimal, and explain what you changed. '.repeat(
+    40,
+  ),
   'Repository conventions: 2-space indentation, named exports, tests next to the code.',
 ];
 
@@ -67,26 +69,45 @@ async function main(): Promise<void> {
   // The scripted model: what a real model might answer in this session.
   const server = await startFakeServer({
     script: [
-      [{ type: 'thinking', thinking: 'Start by looking around.', signature: 's1' }, { type: 'tool_use', name: 'List', input: {} }],
-      [{ type: 'tool_use', name: 'Read', input: { path: 'math.ts' } }, { type: 'tool_use', name: 'Read', input: { path: 'math.test.ts' } }],
+      [
+        { type: 'thinking', thinking: 'Start by looking around.', signature: 's1' },
+        { type: 'tool_use', name: 'List', input: {} },
+      ],
+      [
+        { type: 'tool_use', name: 'Read', input: { path: 'math.ts' } },
+        { type: 'tool_use', name: 'Read', input: { path: 'math.test.ts' } },
+      ],
       [{ type: 'tool_use', name: 'Edit', input: { path: 'math.ts', old: 'a - b; // bug', new: 'a + b;' } }],
       [{ type: 'tool_use', name: 'Read', input: { path: 'math.ts' } }],
       [{ type: 'text', text: 'Fixed `add` in math.ts: it subtracted instead of adding.' }],
-      [{ type: 'tool_use', name: 'Read', input: { path: 'README.md' } }, { type: 'tool_use', name: 'Read', input: { path: 'math.test.ts' } }],
+      [
+        { type: 'tool_use', name: 'Read', input: { path: 'README.md' } },
+        { type: 'tool_use', name: 'Read', input: { path: 'math.test.ts' } },
+      ],
       [{ type: 'tool_use', name: 'Read', input: { path: 'math.ts' } }],
       [{ type: 'text', text: 'The README does not mention `add`; the test covers it. Nothing else to change.' }],
     ],
   });
   const client = new Anthropic({ baseURL: server.url, apiKey: 'offline-example', maxRetries: 0 });
 
-  const session = new Session({ model: 'claude-sonnet-4-6', instructions: SYSTEM, tools, toolCache, handlers: handlers as never, request: { max_tokens: 2048 } });
+  const session = new Session({
+    model: 'claude-sonnet-4-6',
+    instructions: SYSTEM,
+    tools,
+    toolCache,
+    handlers: handlers as never,
+    request: { max_tokens: 2048 },
+  });
   try {
     for (const task of ['The test fails: fix add().', 'Is anything else in the repo affected?']) {
       session.startTurn(task);
       for (;;) {
         session.setTail(`Workspace: ${dir} · ${new Date(0).toISOString()}`);
         const message = await session.step(client);
-        const text = message.content.filter((b) => b.type === 'text').map((b) => b.text).join(' ');
+        const text = message.content
+          .filter((b) => b.type === 'text')
+          .map((b) => b.text)
+          .join(' ');
         console.log(`→ ${message.stop_reason}${text ? `: ${text}` : ''}`);
         if (message.stop_reason !== 'tool_use') break;
       }

@@ -104,7 +104,10 @@ export function engineOptions(values: Values): ReplayOptions {
   const target = compact.target ?? COMPACT_DEFAULTS.target;
   if (target >= threshold) {
     const flag = compact.target !== undefined ? '--compact-target' : '--compact-threshold';
-    throw new InvalidOptionError(flag, `the target (${target}) must be below the threshold (${threshold}): compaction shrinks the input from the threshold down to the target`);
+    throw new InvalidOptionError(
+      flag,
+      `the target (${target}) must be below the threshold (${threshold}): compaction shrinks the input from the threshold down to the target`,
+    );
   }
   const clean = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   const offset = int(values, 'pre-tail-offset');

@@ -71,9 +71,7 @@ export function markOf(state: TimelineState): MessageMark {
 }
 
 function blocksOf(message: MessageLike): ContentBlockParam[] {
-  return typeof message.content === 'string'
-    ? [{ type: 'text', text: message.content }]
-    : (message.content as ContentBlockParam[]);
+  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content as ContentBlockParam[]);
 }
 
 /**
@@ -89,8 +87,10 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
   if (message.role === 'system') {
     throw new InvalidParamsError(`${where}.role`, 'a system-role message inside messages is not supported by prepare: put its text in `system` (the envelope)');
   }
-  if (message.role !== 'user' && message.role !== 'assistant') throw new InvalidParamsError(`${where}.role`, `expected "user" or "assistant", got ${JSON.stringify(message.role)}`);
-  if (typeof message.content !== 'string' && !Array.isArray(message.content)) throw new InvalidParamsError(`${where}.content`, 'expected a string or an array of content blocks');
+  if (message.role !== 'user' && message.role !== 'assistant')
+    throw new InvalidParamsError(`${where}.role`, `expected "user" or "assistant", got ${JSON.stringify(message.role)}`);
+  if (typeof message.content !== 'string' && !Array.isArray(message.content))
+    throw new InvalidParamsError(`${where}.content`, 'expected a string or an array of content blocks');
   const blocks = blocksOf(message);
   for (const [i, b] of blocks.entries()) {
     if (b === null || typeof b !== 'object' || typeof (b as { type?: unknown }).type !== 'string') {
@@ -106,14 +106,20 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
     if (results.length === 0) {
       if (index > 0 && (state.turns.at(-1)?.rounds.at(-1)?.open.length ?? 0) > 0) {
         const open = state.turns.at(-1)!.rounds.at(-1)!.open;
-        throw new InvalidParamsError(where, `tool_use ${open.join(', ')} of the previous assistant message ${open.length === 1 ? 'has' : 'have'} no tool_result (the API requires them right after it)`);
+        throw new InvalidParamsError(
+          where,
+          `tool_use ${open.join(', ')} of the previous assistant message ${open.length === 1 ? 'has' : 'have'} no tool_result (the API requires them right after it)`,
+        );
       }
       return startTurn(state, blocks, at);
     }
     const others = blocks.filter((b) => b.type !== 'tool_result');
     const odd = others.find((b) => b.type !== 'text');
     if (odd) {
-      throw new InvalidParamsError(`${where}.content`, `a "${odd.type}" block next to tool results: put it inside the tool_result's content (only text may follow tool results here)`);
+      throw new InvalidParamsError(
+        `${where}.content`,
+        `a "${odd.type}" block next to tool results: put it inside the tool_result's content (only text may follow tool results here)`,
+      );
     }
     return appendToolResults(state, results, others as TextBlockParam[], at);
   } catch (err) {

@@ -5,27 +5,14 @@
  * sticky prune/hide/compact decisions applied. The loop keeps its own plain
  * `messages` array; the timeline lives in a conversation store.
  */
-import type {
-  ContentBlockParam,
-  MessageParam,
-  TextBlockParam,
-  Tool,
-  ToolUnion,
-} from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam, MessageParam, TextBlockParam, Tool, ToolUnion } from '@anthropic-ai/sdk/resources/messages/messages';
 import { ConversationConflictError, ConversationStateError, InvalidParamsError } from '../errors.js';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
 import type { ReportedUsage } from '../models/pricing.js';
 import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { render, renderAsync } from '../render/render.js';
 import type { CachePoint, Decision, MissCause, Rendered, RenderOptions, RenderPlan, SegmentTokens } from '../render/types.js';
-import {
-  formatRequests,
-  pendingOf,
-  requestRecord,
-  totalsOf,
-  type RequestRecord,
-  type SessionTotals,
-} from '../session/stats.js';
+import { formatRequests, pendingOf, requestRecord, totalsOf, type RequestRecord, type SessionTotals } from '../session/stats.js';
 import { Calibration } from '../tokens/calibration.js';
 import { createTimeline, setEnvelope, setTail } from '../timeline/edit.js';
 import type { TimelineState } from '../timeline/types.js';
@@ -261,7 +248,12 @@ function build(record: ConversationRecord | undefined, params: PrepareParams, di
   if (old.model !== digest.model || old.system !== digest.system || old.tools !== digest.tools) {
     state = setEnvelope(state, envelopeInput(params));
     const reason: ResyncReason = old.model !== digest.model ? 'model_changed' : old.tools !== digest.tools ? 'tools_changed' : 'system_changed';
-    const what = reason === 'model_changed' ? `model ${old.model} → ${digest.model}` : reason === 'tools_changed' ? 'the tool catalog changed' : 'the system prompt changed';
+    const what =
+      reason === 'model_changed'
+        ? `model ${old.model} → ${digest.model}`
+        : reason === 'tools_changed'
+          ? 'the tool catalog changed'
+          : 'the system prompt changed';
     resync = { reason, detail: `${what}: envelope replaced, timeline and decisions kept` };
   }
   const consumedBefore = record.consumed;
@@ -365,7 +357,10 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   const out = toAnthropic(rendered, extras as RequestExtras) as unknown as PreparedParams<P>;
 
   const resync: Resync | undefined = storeDown
-    ? { reason: 'store_unavailable', detail: `the conversation store failed (${storeDown}): rendered from the messages alone, without stored decisions; nothing saved` }
+    ? {
+        reason: 'store_unavailable',
+        detail: `the conversation store failed (${storeDown}): rendered from the messages alone, without stored decisions; nothing saved`,
+      }
     : built.resync;
   const revision = (record?.revision ?? 0) + 1;
   let unsaved: string | undefined;

@@ -83,7 +83,12 @@ export function exportState(record: ConversationRecord): string {
 }
 
 function corrupt(id: string, what: string, cause?: unknown): ConversationStateError {
-  return new ConversationStateError(id, 'corrupt', `stored state is damaged (${what}); delete the conversation to start it afresh`, cause === undefined ? undefined : { cause });
+  return new ConversationStateError(
+    id,
+    'corrupt',
+    `stored state is damaged (${what}); delete the conversation to start it afresh`,
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -156,11 +161,18 @@ export function rehydrate(record: ConversationRecord, profile: ModelProfile, tok
   const stream: StreamBlock[] = imported.stream.map((d) => {
     const b = byPath.get(d.path);
     if (b && keyOf(b) === d.key) return b;
-    return Object.freeze({ path: d.path, id: d.path, role: d.role, kind: 'user', segment: 'timeline', param: { type: 'text', text: '' }, tokens: 0, markable: false } as StreamBlock);
+    return Object.freeze({
+      path: d.path,
+      id: d.path,
+      role: d.role,
+      kind: 'user',
+      segment: 'timeline',
+      param: { type: 'text', text: '' },
+      tokens: 0,
+      markable: false,
+    } as StreamBlock);
   });
-  const entries: CacheEntryRecord[] = imported.entries
-    .filter((e) => e.index < stream.length)
-    .map((e) => ({ ...e, block: stream[e.index]! }));
+  const entries: CacheEntryRecord[] = imported.entries.filter((e) => e.index < stream.length).map((e) => ({ ...e, block: stream[e.index]! }));
   const state: TimelineState = freeze(
     {
       ...record.state,

@@ -66,7 +66,8 @@ function record(file: string, { line, value }: SourceLine): Rec | { skip: string
   }
   if (Array.isArray(message.content)) {
     message.content.forEach((b, k) => {
-      if (!isObj(b) || typeof b.type !== 'string') throw new ImportError(file, line, `${type} record: message.content[${k}] must be a block with a "type", got ${describe(b)}`);
+      if (!isObj(b) || typeof b.type !== 'string')
+        throw new ImportError(file, line, `${type} record: message.content[${k}] must be a block with a "type", got ${describe(b)}`);
     });
   }
   if (type === 'assistant' && (value.isApiErrorMessage === true || message.model === '<synthetic>')) return { skip: 'synthetic assistant (API error)' };
@@ -113,7 +114,9 @@ function build(name: string, recs: readonly Rec[], file: string, warn: (w: strin
   const size = envelopeTokens(recs);
   const b = new TraceBuilder(name, warn);
   b.envelope(estimatedEnvelope(size.tokens, toolNames, model, size.basis), recs[0]?.line ?? 0);
-  warn(`${name}: the transcript has no system prompt or tool definitions: the envelope is a flagged estimate of ${size.tokens} tokens (${size.basis}), ${toolNames.length} placeholder tool(s)`);
+  warn(
+    `${name}: the transcript has no system prompt or tool definitions: the envelope is a flagged estimate of ${size.tokens} tokens (${size.basis}), ${toolNames.length} placeholder tool(s)`,
+  );
 
   // One response arrives as several records sharing message.id: collect, then write once.
   let pending: { id: unknown; content: Block[]; at: number; line: number; usage: unknown } | undefined;
@@ -139,8 +142,16 @@ function build(name: string, recs: readonly Rec[], file: string, warn: (w: strin
     const blocks = blocksOf(r.message.content);
     if (blocks.some((x) => x.type === 'tool_result')) {
       const tur = r.record.toolUseResult;
-      const ms = isObj(tur) ? (typeof tur.durationMs === 'number' ? tur.durationMs : typeof tur.totalDurationMs === 'number' ? tur.totalDurationMs : undefined) : undefined;
-      const results = blocks.map((x) => (x.type === 'tool_result' && ms !== undefined && blocks.filter((y) => y.type === 'tool_result').length === 1 ? { ...x, duration_ms: ms } : x));
+      const ms = isObj(tur)
+        ? typeof tur.durationMs === 'number'
+          ? tur.durationMs
+          : typeof tur.totalDurationMs === 'number'
+            ? tur.totalDurationMs
+            : undefined
+        : undefined;
+      const results = blocks.map((x) =>
+        x.type === 'tool_result' && ms !== undefined && blocks.filter((y) => y.type === 'tool_result').length === 1 ? { ...x, duration_ms: ms } : x,
+      );
       b.toolResults(results, r.at, r.line);
     } else if (blocks.length > 0) {
       b.text(blocks, r.at, r.line);
@@ -188,6 +199,9 @@ function convert(lines: readonly SourceLine[], file: string): ImportResult {
 export const claudeCode: ImportFormat = {
   id: 'claude-code',
   description: 'Claude Code session transcripts (~/.claude/projects/<project>/<session>.jsonl)',
-  detect: (first) => isObj(first) && typeof first.type === 'string' && ('sessionId' in first || 'parentUuid' in first || first.type === 'summary' || first.type === 'file-history-snapshot' || first.type === 'queue-operation'),
+  detect: (first) =>
+    isObj(first) &&
+    typeof first.type === 'string' &&
+    ('sessionId' in first || 'parentUuid' in first || first.type === 'summary' || first.type === 'file-history-snapshot' || first.type === 'queue-operation'),
   convert,
 };

@@ -188,7 +188,9 @@ export function checkTrace(trace: ImportedTrace, file: string): void {
 // ESTIMATED ENVELOPE
 
 const WORDS =
-  'the agent reads files edits code runs tests and reports results tools must be used carefully when a task needs several steps plan them first keep answers short cite paths exactly never invent output prefer small changes verify before claiming success'.split(' ');
+  'the agent reads files edits code runs tests and reports results tools must be used carefully when a task needs several steps plan them first keep answers short cite paths exactly never invent output prefer small changes verify before claiming success'.split(
+    ' ',
+  );
 
 /** Deterministic filler text of about `tokens` cl100k tokens (measured, not guessed). */
 export function fillerText(tokens: number, label: string): string {

@@ -72,9 +72,11 @@ function check(file: string, line: number, value: unknown): { request: Obj; resp
   if (request.system !== undefined && typeof request.system !== 'string' && !Array.isArray(request.system)) {
     throw new ImportError(file, line, `"request.system" must be a string or text blocks, got ${describe(request.system)}`);
   }
-  if (request.tools !== undefined && !Array.isArray(request.tools)) throw new ImportError(file, line, `"request.tools" must be an array, got ${describe(request.tools)}`);
+  if (request.tools !== undefined && !Array.isArray(request.tools))
+    throw new ImportError(file, line, `"request.tools" must be an array, got ${describe(request.tools)}`);
   if (!isObj(response)) throw new ImportError(file, line, `"response" must be the Messages API response, got ${describe(response)}`);
-  if (!Array.isArray(response.content)) throw new ImportError(file, line, `"response.content" must be an array of content blocks, got ${describe(response.content)}`);
+  if (!Array.isArray(response.content))
+    throw new ImportError(file, line, `"response.content" must be an array of content blocks, got ${describe(response.content)}`);
   return { request, response };
 }
 
@@ -133,8 +135,12 @@ function convert(lines: readonly SourceLine[], file: string): ImportResult {
     conv.keys.push(...keys.slice(conv.keys.length), messageKey({ role: 'assistant', content: response.content }));
   }
   if (lines.length === 0) throw new ImportError(file, 1, 'empty log: expected one {"request", "response"} object per line');
-  if (synthetic > 0) warnings.push(`${synthetic} of ${lines.length} lines had no time stamp: those requests are spaced ${STEP_MS / 1000} s apart (cache expiry is then not measured)`);
-  if (conversations.length > 1) warnings.push(`the log holds ${conversations.length} conversations (requests that do not extend an earlier one start a new trace)`);
+  if (synthetic > 0)
+    warnings.push(
+      `${synthetic} of ${lines.length} lines had no time stamp: those requests are spaced ${STEP_MS / 1000} s apart (cache expiry is then not measured)`,
+    );
+  if (conversations.length > 1)
+    warnings.push(`the log holds ${conversations.length} conversations (requests that do not extend an earlier one start a new trace)`);
   return { traces: conversations.map((c) => c.builder.finish(file)), warnings };
 }
 

@@ -37,4 +37,3 @@ export type CachingRules =
       /** Requests per minute per prefix and key above which some overflow to other machines and miss. */
       readonly overflowPerMinute: number;
     };
-

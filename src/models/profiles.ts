@@ -162,10 +162,7 @@ export function canonicalModelId(model: string): string {
  * p.prices.cacheRead; // 0.3 ($ per million tokens)
  * resolveProfile('global.anthropic.claude-sonnet-4-6').id; // 'claude-sonnet-4-6'
  */
-export function resolveProfile(
-  model: string | ModelProfile,
-  overrides: Readonly<Record<string, ModelProfile>> = {},
-): ModelProfile {
+export function resolveProfile(model: string | ModelProfile, overrides: Readonly<Record<string, ModelProfile>> = {}): ModelProfile {
   if (typeof model !== 'string') return model;
   const table = { ...MODEL_PROFILES, ...overrides };
   const direct = table[model] ?? table[model.replace(DATED, '$1')];

@@ -37,13 +37,7 @@ export interface ConverseReasoning {
   reasoningContent: { reasoningText: { text: string; signature?: string } } | { redactedContent: Uint8Array };
 }
 
-export type ConverseContentBlock =
-  | ConverseText
-  | ConverseImage
-  | ConverseToolUse
-  | ConverseToolResult
-  | ConverseReasoning
-  | ConverseCachePoint;
+export type ConverseContentBlock = ConverseText | ConverseImage | ConverseToolUse | ConverseToolResult | ConverseReasoning | ConverseCachePoint;
 
 export interface ConverseMessage {
   role: 'user' | 'assistant';

@@ -49,8 +49,7 @@ export function bedrockProfile(modelId: string, overrides: Readonly<Record<strin
 
 const SOURCES: Readonly<Record<string, Sourced>> = Object.freeze({
   cachePoint: {
-    source:
-      'https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CachePointBlock.html (type: default; ttl: 5m | 1h, optional)',
+    source: 'https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CachePointBlock.html (type: default; ttl: 5m | 1h, optional)',
     checked: CHECKED,
   },
   ttlOrder: {
@@ -58,7 +57,8 @@ const SOURCES: Readonly<Record<string, Sourced>> = Object.freeze({
     checked: CHECKED,
   },
   limits: {
-    source: 'https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html (Claude: up to 4 cache checkpoints; simplified management checks ~20 preceding blocks)',
+    source:
+      'https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html (Claude: up to 4 cache checkpoints; simplified management checks ~20 preceding blocks)',
     checked: CHECKED,
     estimate: 'the 20-block lookback is stated for the simplified mode; we assume explicit checkpoints look back as far',
   },
@@ -137,7 +137,9 @@ function content(b: StreamBlock): ConverseContentBlock {
           ? []
           : typeof c === 'string'
             ? [{ text: c }]
-            : (c as Block[]).map((p) => (p.type === 'text' ? { text: String(p.text) } : p.type === 'image' ? image(b, p) : fail(b, `tool_result content "${p.type}"`)));
+            : (c as Block[]).map((p) =>
+                p.type === 'text' ? { text: String(p.text) } : p.type === 'image' ? image(b, p) : fail(b, `tool_result content "${p.type}"`),
+              );
       return {
         toolResult: {
           toolUseId: String(block.tool_use_id),
@@ -181,7 +183,11 @@ export function toBedrockConverse(rendered: Rendered, extras: BedrockExtras = {}
         fail(b, `tool "${String(t.name)}" is a server tool; only custom tools with an input_schema map to Converse`);
       }
       tools.push({
-        toolSpec: { name: t.name, ...(typeof t.description === 'string' ? { description: t.description } : {}), inputSchema: { json: t.input_schema as ConverseDocument } },
+        toolSpec: {
+          name: t.name,
+          ...(typeof t.description === 'string' ? { description: t.description } : {}),
+          inputSchema: { json: t.input_schema as ConverseDocument },
+        },
       });
       if (point) tools.push(cachePoint(point));
       return;

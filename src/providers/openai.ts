@@ -352,8 +352,9 @@ export function fromOpenAIResponse(response: { readonly output: readonly unknown
  * state = appendResponse(rendered.state, fromOpenAIChatCompletion(await openai.chat.completions.create(params)));
  */
 export function fromOpenAIChatCompletion(completion: { readonly choices: readonly unknown[] }): ResponseBlocks {
-  const m = (completion.choices[0] as { message?: { content?: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] } } | undefined)
-    ?.message;
+  const m = (
+    completion.choices[0] as { message?: { content?: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] } } | undefined
+  )?.message;
   const out: ResponseBlocks = [];
   if (m?.content) out.push({ type: 'text', text: m.content });
   for (const c of m?.tool_calls ?? []) out.push({ type: 'tool_use', id: c.id, name: c.function.name, input: parsedArguments(c.function.arguments) });

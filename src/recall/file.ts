@@ -125,7 +125,10 @@ export class FilePayloadStore implements PayloadStore {
     this.#fsync = options.fsync ?? true;
     this.#onProblem =
       options.onProblem ??
-      ((p) => process.emitWarning(`payload store ${dir}: ${p.message}${p.quarantinedAs ? `; moved to ${p.quarantinedAs}` : ''}`, { code: 'CACHEPOINT_PAYLOAD_QUARANTINED' }));
+      ((p) =>
+        process.emitWarning(`payload store ${dir}: ${p.message}${p.quarantinedAs ? `; moved to ${p.quarantinedAs}` : ''}`, {
+          code: 'CACHEPOINT_PAYLOAD_QUARANTINED',
+        }));
     let names: string[];
     try {
       mkdirSync(dir, { recursive: true });
@@ -172,9 +175,7 @@ export class FilePayloadStore implements PayloadStore {
     const record = this.#tryRead(entry.file, path);
     if (record === undefined) return undefined;
     const payload = freeze(record.payload, true);
-    return Object.freeze(
-      entry.turn === undefined ? { path, payload, reason: entry.reason } : { path, payload, turn: entry.turn, reason: entry.reason },
-    );
+    return Object.freeze(entry.turn === undefined ? { path, payload, reason: entry.reason } : { path, payload, turn: entry.turn, reason: entry.reason });
   }
 
   has(path: BlockPath): boolean {
@@ -286,12 +287,23 @@ export class FilePayloadStore implements PayloadStore {
     } catch (cause) {
       throw new PayloadStoreError(path, 'corrupt', `${file} in ${this.dir} is not valid JSON; delete it or restore it from a backup`, { cause });
     }
-    if (record === null || typeof record !== 'object' || record.v !== 1 || typeof record.path !== 'string' || typeof record.payload !== 'object' || record.payload === null) {
+    if (
+      record === null ||
+      typeof record !== 'object' ||
+      record.v !== 1 ||
+      typeof record.path !== 'string' ||
+      typeof record.payload !== 'object' ||
+      record.payload === null
+    ) {
       throw new PayloadStoreError(path, 'corrupt', `${file} in ${this.dir} is not a payload record (version 1)`);
     }
     // The name must be the one this path encodes to: a renamed or planted file is not trusted.
     if (fileNameOf(record.path) !== file) {
-      throw new PayloadStoreError(path, 'corrupt', `${file} in ${this.dir} holds the path ${JSON.stringify(record.path)}, which belongs in ${fileNameOf(record.path)}`);
+      throw new PayloadStoreError(
+        path,
+        'corrupt',
+        `${file} in ${this.dir} holds the path ${JSON.stringify(record.path)}, which belongs in ${fileNameOf(record.path)}`,
+      );
     }
     return record;
   }

@@ -66,7 +66,10 @@ export class MemoryPayloadStore implements PayloadStore {
   }
 
   paths(): readonly BlockPath[] {
-    return [...this.#entries.values()].map((e) => e.stored).sort(byTurnThenPath).map((s) => s.path);
+    return [...this.#entries.values()]
+      .map((e) => e.stored)
+      .sort(byTurnThenPath)
+      .map((s) => s.path);
   }
 
   byTurn(turn: number): readonly BlockPath[] {

@@ -5,11 +5,7 @@
  * The notes that replace forgotten payloads name the call to make:
  * `[pruned: Read result, 12,345 chars; recall("turns/3/rounds/2/results/toolu_01")]` ({@link hiddenNote}).
  */
-import type {
-  ContentBlockParam,
-  Tool,
-  ToolResultBlockParam,
-} from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { freeze } from 'immer';
 import { PathNotFoundError } from '../errors.js';
 import { withoutMarker } from '../internal/blocks.js';
@@ -74,7 +70,6 @@ function error(text: string): RecallResult {
   return { content: text, is_error: true, source: 'error' };
 }
 
-
 /** The tool_result content that gives the model the payload back, unchanged. */
 export function payloadAsContent(payload: ContentBlockParam): NonNullable<ToolResultBlockParam['content']> {
   switch (payload.type) {
@@ -104,7 +99,10 @@ function lookup(path: BlockPath, sources: RecallSources): { payload: ContentBloc
     // Only a store: the turn index lists what it kept of that turn.
     const kept = sources.store.byTurn(turn);
     if (kept.length === 0) return undefined;
-    const text = [`Turn ${turn}: ${kept.length} stored block${kept.length === 1 ? '' : 's'}. recall one of these paths to read it back unchanged.`, ...kept].join('\n');
+    const text = [
+      `Turn ${turn}: ${kept.length} stored block${kept.length === 1 ? '' : 's'}. recall one of these paths to read it back unchanged.`,
+      ...kept,
+    ].join('\n');
     return { payload: { type: 'text', text }, source: 'store' };
   }
   if (!sources.state) return undefined;

@@ -17,7 +17,10 @@ export function payloadText(payload: ContentBlockParam): string {
 
 /** Lower-cased words of at least two characters (letters, digits, `_`), unique, in order. */
 export function searchTerms(query: string): string[] {
-  const words = query.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter((w) => w.length >= 2);
+  const words = query
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}_]+/u)
+    .filter((w) => w.length >= 2);
   const unique = [...new Set(words)];
   // A one-letter query still means something: search for it as typed.
   if (unique.length === 0 && query.trim().length > 0) return [query.trim().toLowerCase()];

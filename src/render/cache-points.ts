@@ -160,11 +160,7 @@ function adaptTtls(
   if (tokens - read <= Math.max(2048, tokens * 0.1)) ttls[2] = '1h';
 }
 
-function collapse(
-  stream: readonly StreamBlock[],
-  placements: readonly Placement[],
-  ttls: Record<CachePointLabel, CacheTtl>,
-): CachePoint[] {
+function collapse(stream: readonly StreamBlock[], placements: readonly Placement[], ttls: Record<CachePointLabel, CacheTtl>): CachePoint[] {
   const byIndex = new Map<number, Placement[]>();
   for (const p of placements) byIndex.set(p.index, [...(byIndex.get(p.index) ?? []), p]);
   const prefix = prefixTokensUpTo(stream, Math.max(-1, ...byIndex.keys()));

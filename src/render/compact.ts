@@ -163,10 +163,7 @@ function header(plan: CompactionPlan): string {
   // hundreds of paths on every later request. recall("turns/N") lists turn N's exact paths.
   const count = plan.toTurn - plan.fromTurn + 1;
   const index = (t: number) => `recall("${turnIndexPath(t)}")`;
-  const turns =
-    count <= 6
-      ? Array.from({ length: count }, (_, i) => index(plan.fromTurn + i)).join(', ')
-      : `${index(plan.fromTurn)} … ${index(plan.toTurn)}`;
+  const turns = count <= 6 ? Array.from({ length: count }, (_, i) => index(plan.fromTurn + i)).join(', ') : `${index(plan.fromTurn)} … ${index(plan.toTurn)}`;
   return (
     `[Summary of ${from} to ${to}, compacted to stay within the context window. ` +
     `Nothing is lost: ${turns} list${count === 1 ? 's' : ''} the exact paths ${count === 1 ? 'the turn' : 'each turn'} held (${plan.paths.length} blocks in all); recall a path to read it back unchanged.]`

@@ -30,13 +30,7 @@ export function readableBefore(entries: readonly CacheEntryRecord[], index: numb
  *
  * @returns saving and re-write in dollars; apply when `saving > rewrite`
  */
-export function priceChange(
-  profile: ModelProfile,
-  entries: readonly CacheEntryRecord[],
-  index: number,
-  removed: number,
-  remaining: number,
-): GatePrice {
+export function priceChange(profile: ModelProfile, entries: readonly CacheEntryRecord[], index: number, removed: number, remaining: number): GatePrice {
   const p = profile.prices;
   const warm = entries.length > 0;
   const R = readableBefore(entries, Number.POSITIVE_INFINITY);

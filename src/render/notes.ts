@@ -79,12 +79,7 @@ function toolNameFor(state: TimelineState, path: BlockPath, param: ContentBlockP
 }
 
 /** Builds the sticky record that replaces a payload by its note. */
-export function hiddenRecord(
-  state: TimelineState,
-  path: BlockPath,
-  reason: HideReason,
-  note?: string,
-): HiddenRecord {
+export function hiddenRecord(state: TimelineState, path: BlockPath, reason: HideReason, note?: string): HiddenRecord {
   const block = findBlock(state, path);
   if (!block) throw new PathNotFoundError(path);
   const chars = payloadChars(block.param);

@@ -109,11 +109,10 @@ function refuseUnknown(value: Record<string, unknown>, known: readonly string[],
     if (known.includes(key)) continue;
     const near = known.find((k) => distance(k.toLowerCase(), key.toLowerCase()) <= 2);
     const name = `${prefix}${key}`;
-    throw new InvalidOptionError(
-      name,
-      `unknown option${near ? ` (did you mean ${prefix}${near}?)` : ''}; accepted: ${known.join(', ')}`,
-      { value: value[key], expected: `one of the keys ${known.join(', ')}` },
-    );
+    throw new InvalidOptionError(name, `unknown option${near ? ` (did you mean ${prefix}${near}?)` : ''}; accepted: ${known.join(', ')}`, {
+      value: value[key],
+      expected: `one of the keys ${known.join(', ')}`,
+    });
   }
 }
 
@@ -169,7 +168,9 @@ const OPTIONAL_PROFILE_FIELDS = new Set(['provider', 'caching']);
 const checkProfile: Check = (v, name) => {
   checkObject(v, name, PROFILE_FIELDS);
   const p = v as Record<string, unknown>;
-  for (const key of Object.keys(PROFILE_FIELDS)) if (!OPTIONAL_PROFILE_FIELDS.has(key) && p[key] === undefined) bad(`${name}.${key}`, undefined, 'set (a model profile needs every field; see customProfile)');
+  for (const key of Object.keys(PROFILE_FIELDS))
+    if (!OPTIONAL_PROFILE_FIELDS.has(key) && p[key] === undefined)
+      bad(`${name}.${key}`, undefined, 'set (a model profile needs every field; see customProfile)');
 };
 
 const TTL_KEYS = ['envelope', 'previousTurn', 'preTail', 'tail'] as const;

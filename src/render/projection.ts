@@ -16,7 +16,18 @@
  */
 import type { ContentBlockParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { BlockTokenCache } from '../tokens/counter.js';
-import type { Block, CacheEntryRecord, HiddenRecord, LastRender, StreamBlock, StreamKind, StreamRole, Summary, TimelineState, ToolBlock } from '../timeline/types.js';
+import type {
+  Block,
+  CacheEntryRecord,
+  HiddenRecord,
+  LastRender,
+  StreamBlock,
+  StreamKind,
+  StreamRole,
+  Summary,
+  TimelineState,
+  ToolBlock,
+} from '../timeline/types.js';
 import type { PassContext } from './context.js';
 import { replacementParam } from './notes.js';
 
@@ -94,9 +105,7 @@ function fromBlock(
 
 /** The envelope's blocks: tools, instructions, skill catalog. */
 export function envelopeStream(state: TimelineState, ctx: PassContext): StreamBlock[] {
-  const out: StreamBlock[] = state.envelope.tools.map((t: ToolBlock) =>
-    make(t, t.path, t.id, 'tools', 'tool', t.tool, ctx),
-  );
+  const out: StreamBlock[] = state.envelope.tools.map((t: ToolBlock) => make(t, t.path, t.id, 'tools', 'tool', t.tool, ctx));
   for (const b of state.envelope.instructions) out.push(fromBlock(b, 'system', 'instruction', ctx, undefined, {}));
   const skills = state.envelope.skillCatalog;
   if (skills) out.push(fromBlock(skills, 'system', 'skills', ctx, undefined, {}));
@@ -265,12 +274,7 @@ export function firstChange(stream: readonly StreamBlock[], prev: LastRender | u
 }
 
 /** Entries of the previous render still valid for this stream and still warm at `now`. */
-export function validEntries(
-  prev: LastRender | undefined,
-  stream: readonly StreamBlock[],
-  change: number,
-  now: number,
-): CacheEntryRecord[] {
+export function validEntries(prev: LastRender | undefined, stream: readonly StreamBlock[], change: number, now: number): CacheEntryRecord[] {
   if (!prev) return [];
   return prev.entries.filter((e) => e.index < change && stream[e.index] === e.block && e.expiresAt > now);
 }

@@ -85,10 +85,11 @@ export function doomedFrom(stable: readonly StreamBlock[], state: TimelineState,
       };
       const keptAt = (j: number): boolean => o.reuse && bulkyAt(j) && weigh(stable[j]!.path, stable[j]!.tokens)?.keep === true;
       let first: number | undefined;
-      for (let j = i + 1; j < stable.length; j++) if (bulkyAt(j) && !keptAt(j)) {
-        first = j;
-        break;
-      }
+      for (let j = i + 1; j < stable.length; j++)
+        if (bulkyAt(j) && !keptAt(j)) {
+          first = j;
+          break;
+        }
       if (first === undefined) return undefined;
       const from = runStart(stable, first);
       for (let j = from; j < stable.length; j++) if (keptAt(j)) return undefined;

@@ -93,18 +93,33 @@ export function prune(state: TimelineState, ctx: PassContext): { state: Timeline
 
   const chosen = timelineWarm
     ? chooseWarmBatch(items, entries, ctx, remaining)
-    : { from: 0, price: priceChange(ctx.profile, [], items[0]?.at ?? 0, items.reduce((n, x) => n + x.removed, 0), remaining) };
+    : {
+        from: 0,
+        price: priceChange(
+          ctx.profile,
+          [],
+          items[0]?.at ?? 0,
+          items.reduce((n, x) => n + x.removed, 0),
+          remaining,
+        ),
+      };
   const decisions: Decision[] = kept.map((it) => ({
     type: 'defer' as const,
     path: it.path,
     why: `re-use: p=${it.reuse!.p.toFixed(2)} (${it.reuse!.why}); expected recall $${it.reuse!.expectedRecall.toFixed(5)} ≥ saving $${it.reuse!.saving.toFixed(5)}`,
-    price: { saving: it.reuse!.saving, rewrite: 0, warm: timelineWarm, reuse: { p: it.reuse!.p, why: it.reuse!.why, expectedRecall: it.reuse!.expectedRecall } },
+    price: {
+      saving: it.reuse!.saving,
+      rewrite: 0,
+      warm: timelineWarm,
+      reuse: { p: it.reuse!.p, why: it.reuse!.why, expectedRecall: it.reuse!.expectedRecall },
+    },
   }));
   const apply: HiddenRecord[] = [];
   items.forEach((it, k) => {
     if (k >= chosen.from) {
       apply.push(it.record);
-      const price = chosen.price && it.reuse ? { ...chosen.price, reuse: { p: it.reuse.p, why: it.reuse.why, expectedRecall: it.reuse.expectedRecall } } : chosen.price;
+      const price =
+        chosen.price && it.reuse ? { ...chosen.price, reuse: { p: it.reuse.p, why: it.reuse.why, expectedRecall: it.reuse.expectedRecall } } : chosen.price;
       decisions.push({
         type: 'prune',
         path: it.path,
@@ -149,4 +164,3 @@ function chooseWarmBatch(
   }
   return best.price ? { from: best.from, price: best.price } : { from: best.from };
 }
-

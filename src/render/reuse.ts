@@ -142,7 +142,9 @@ export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, Reu
       const stale = !external.has(key) && anyWrite > src.at;
       const age = now - src.at;
       const name = key.slice(0, key.indexOf('\u0000'));
-      est = stale ? { p: 0, why: `${name}: files were written since; a re-run needs a fresh result` } : { p: M.KEY_PEAK * Math.exp(-(age - 1) / M.KEY_DECAY), why: `newest result of this ${name} call, ${age} requests old` };
+      est = stale
+        ? { p: 0, why: `${name}: files were written since; a re-run needs a fresh result` }
+        : { p: M.KEY_PEAK * Math.exp(-(age - 1) / M.KEY_DECAY), why: `newest result of this ${name} call, ${age} requests old` };
     }
     const prev = out.get(src.path);
     if (!prev || est.p > prev.p) out.set(src.path, est);
@@ -163,12 +165,7 @@ export function reuseOf(state: TimelineState, path: BlockPath): ReuseEstimate {
  */
 export function extraRoundPrice(profile: ModelProfile, contextTokens: number, payloadTokens: number, penaltyTokens: number): number {
   const p = profile.prices;
-  return (
-    contextTokens * p.cacheRead +
-    payloadTokens * p.cacheWrite5m +
-    REUSE_MODEL.RECALL_OUTPUT_TOKENS * p.output +
-    penaltyTokens * p.input
-  ) / 1e6;
+  return (contextTokens * p.cacheRead + payloadTokens * p.cacheWrite5m + REUSE_MODEL.RECALL_OUTPUT_TOKENS * p.output + penaltyTokens * p.input) / 1e6;
 }
 
 /**

@@ -69,7 +69,11 @@ export async function compareTrace(
   const recalls = recallTally(engine, engineResults);
   const comparison = compareStrategies(
     plain.map((r) => ({ at: r.at, params: r.request })),
-    { ...sim, ...(provider === 'openai' ? { strategies: openAIBaselines(simProfile as ModelProfile) } : {}), extra: [{ id: 'cachepoint', label: `cachepoint (${options.policy ?? 'conservative'})`, results: engineResults, recalls }] },
+    {
+      ...sim,
+      ...(provider === 'openai' ? { strategies: openAIBaselines(simProfile as ModelProfile) } : {}),
+      extra: [{ id: 'cachepoint', label: `cachepoint (${options.policy ?? 'conservative'})`, results: engineResults, recalls }],
+    },
   );
   return { ...comparison, engine, engineResults, engineIdeal, recalls };
 }

@@ -90,10 +90,7 @@ function stripDuration(block: ToolResultBlockParam & { duration_ms?: number }): 
  * @example
  * for await (const r of replay(readTrace('fixtures/coding.jsonl'))) console.log(r.index, r.rendered.plan.cost);
  */
-export async function* replay(
-  events: AsyncIterable<TraceEvent> | Iterable<TraceEvent>,
-  options: ReplayOptions = {},
-): AsyncGenerator<ReplayedRequest> {
+export async function* replay(events: AsyncIterable<TraceEvent> | Iterable<TraceEvent>, options: ReplayOptions = {}): AsyncGenerator<ReplayedRequest> {
   let state: TimelineState | undefined;
   let lastAt = 0;
   let lastIso = new Date(0).toISOString();
@@ -147,7 +144,17 @@ export async function* replay(
             at += RECALL_ROUND_MS;
             r = renderOrOverflow(s, { ...renderOptions, now: at }, warnHere);
             const atIso = new Date(at).toISOString();
-            yield { index: index++, at, atIso, turn: r.turn, round: r.round, request: toAnthropic(r, extras), rendered: r, forced, recallOutputTokens: outputTokens };
+            yield {
+              index: index++,
+              at,
+              atIso,
+              turn: r.turn,
+              round: r.round,
+              request: toAnthropic(r, extras),
+              rendered: r,
+              forced,
+              recallOutputTokens: outputTokens,
+            };
           }
           state = appendResponse(r.state, e.content, e.at + shift);
           break;
@@ -248,10 +255,7 @@ function need(state: TimelineState | undefined): TimelineState {
 }
 
 /** Collects a whole replay into an array. */
-export async function replayAll(
-  events: AsyncIterable<TraceEvent> | Iterable<TraceEvent>,
-  options: ReplayOptions = {},
-): Promise<ReplayedRequest[]> {
+export async function replayAll(events: AsyncIterable<TraceEvent> | Iterable<TraceEvent>, options: ReplayOptions = {}): Promise<ReplayedRequest[]> {
   const out: ReplayedRequest[] = [];
   for await (const r of replay(events, options)) out.push(r);
   return out;

@@ -239,7 +239,11 @@ export function buildReportData(c: TraceComparison, options: ReportDataOptions):
       const path = plan.firstChangePath;
       events.push({ request: i, type: 'miss', text: `prefix changed (${plan.cause})${path ? ` at ${path}` : ''}: everything after it is re-written` });
     } else if (i > 0 && !cp.rejected && cp.read === 0) {
-      events.push({ request: i, type: 'miss', text: gapMs > ttl5m ? 'cold: nothing read (the cache expired during the idle gap)' : 'nothing read from the cache' });
+      events.push({
+        request: i,
+        type: 'miss',
+        text: gapMs > ttl5m ? 'cold: nothing read (the cache expired during the idle gap)' : 'nothing read from the cache',
+      });
     } else if (i > 0 && !cp.rejected && cp.read < (plan.read?.tokens ?? 0)) {
       events.push({ request: i, type: 'miss', text: `read ${int(cp.read)} tokens, the plan predicted ${int(plan.read?.tokens ?? 0)}` });
     }

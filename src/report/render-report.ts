@@ -82,7 +82,12 @@ function charts(d: ReportData): string {
   const stack = (u: ReportUsage, x: number, cls: string): string => {
     let y = tokenH;
     let out = '';
-    for (const [k, v] of [['read', u.read], ['w1', u.write1h], ['w5', u.write5m], ['input', u.input]] as const) {
+    for (const [k, v] of [
+      ['read', u.read],
+      ['w1', u.write1h],
+      ['w5', u.write5m],
+      ['input', u.input],
+    ] as const) {
       if (v <= 0) continue;
       const h = (v / maxTokens) * (tokenH - 10);
       y -= h;
@@ -147,7 +152,10 @@ function toolCache(d: ReportData): string {
   const t = d.toolCache;
   if (!t) return '';
   const rows = t.tools
-    .map((r) => `<tr><td>${e(r.tool)}</td><td class="num">${r.calls}</td><td class="num">${r.hits}</td><td class="num">${(r.savedMs / 1000).toFixed(1)} s</td><td class="num">${int(r.savedChars)}</td></tr>`)
+    .map(
+      (r) =>
+        `<tr><td>${e(r.tool)}</td><td class="num">${r.calls}</td><td class="num">${r.hits}</td><td class="num">${(r.savedMs / 1000).toFixed(1)} s</td><td class="num">${int(r.savedChars)}</td></tr>`,
+    )
     .join('\n');
   return `<h2>Tool-result cache</h2>
 <p class="headline" id="toolcache-headline">${t.hits} of ${t.calls} tool calls would be replayed from the cache (TTL ${t.ttlTurns} turns; file reads evicted by writes, Bash evicts every file entry), saving ${(t.savedMs / 1000).toFixed(1)} s of tool time and ${int(t.savedChars)} characters of re-run output.</p>

@@ -91,7 +91,11 @@ export async function toolCacheSavings(events: AsyncIterable<TraceEvent> | Itera
         const row = rows.get(use.name) ?? { tool: use.name, calls: 0, hits: 0, savedMs: 0, savedChars: 0 };
         rows.set(use.name, row);
         row.calls++;
-        const recorded = { content: typeof result.content === 'string' ? result.content : JSON.stringify(result.content ?? ''), isError: result.is_error === true, durationMs: result.duration_ms ?? 0 };
+        const recorded = {
+          content: typeof result.content === 'string' ? result.content : JSON.stringify(result.content ?? ''),
+          isError: result.is_error === true,
+          durationMs: result.duration_ms ?? 0,
+        };
         const r = await cache.call(use.name, use.input as Args, () => recorded, { scope: '', callId: id });
         if (r.cache.type === 'hit') {
           row.hits++;

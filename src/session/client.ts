@@ -45,7 +45,10 @@ export function callCreate<M>(client: MessagesClient, params: MessageCreateParam
 
 export function callStream(client: MessagesClient, params: MessageCreateParamsNonStreaming, options: CallOptions): MessageStreamLike {
   const stream = client.messages.stream;
-  if (typeof stream !== 'function') throw new TypeError('this client has no messages.stream(): pass an @anthropic-ai/sdk client (Anthropic, AnthropicBedrock, AnthropicVertex) or stream: false');
+  if (typeof stream !== 'function')
+    throw new TypeError(
+      'this client has no messages.stream(): pass an @anthropic-ai/sdk client (Anthropic, AnthropicBedrock, AnthropicVertex) or stream: false',
+    );
   const args = (options.signal ? [params, { signal: options.signal }] : [params]) as unknown as [never, never?];
   return stream.apply(client.messages, args);
 }

@@ -161,7 +161,7 @@ export class Session {
       ...(diagnostics ? { diagnostics } : {}),
     });
     const params = toAnthropic(r, { ...this.#options.request, ...extras });
-    return diagnostics ? { ...params, diagnostics: { previous_message_id: diagnostics.previousMessageId } } as MessageCreateParamsNonStreaming : params;
+    return diagnostics ? ({ ...params, diagnostics: { previous_message_id: diagnostics.previousMessageId } } as MessageCreateParamsNonStreaming) : params;
   }
 
   /**

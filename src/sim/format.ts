@@ -87,9 +87,7 @@ export function formatExplain(results: readonly SimResult[]): string {
     const e = r.explain;
     out.push(`${head}: ${int(e.totalTokens)} tokens in ${e.positions} positions`);
     out.push(
-      e.change
-        ? `  changed: position ${e.change.position} (${e.change.tier}), ${e.change.cause}`
-        : '  changed: nothing before the end of the previous request',
+      e.change ? `  changed: position ${e.change.position} (${e.change.tier}), ${e.change.cause}` : '  changed: nothing before the end of the previous request',
     );
     for (const bp of e.breakpoints) {
       const found = bp.hit ? `found ${int(bp.hit.tokens)} at position ${bp.hit.position} (${bp.hit.back} back)` : 'found nothing';

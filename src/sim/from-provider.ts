@@ -39,7 +39,7 @@ function opaque(v: unknown): Json {
 }
 
 function textOf(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+  return typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
 }
 
 /** Folds consecutive blocks of one role into messages. */
@@ -171,7 +171,10 @@ export function fromOpenAIChat(params: unknown, profile: ModelProfile): SimParam
       if (m.content !== null && m.content !== undefined) for (const block of openAIParts(m.content, marked)) blocks.push({ role: 'assistant', block });
       for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
         const fn = isObj(c) && isObj(c.function) ? c.function : {};
-        blocks.push({ role: 'assistant', block: { type: 'tool_use', id: textOf(isObj(c) ? c.id : ''), name: textOf(fn.name), input: parseArgs(fn.arguments) } });
+        blocks.push({
+          role: 'assistant',
+          block: { type: 'tool_use', id: textOf(isObj(c) ? c.id : ''), name: textOf(fn.name), input: parseArgs(fn.arguments) },
+        });
       }
     } else if (m.role === 'tool') {
       const marker = Array.isArray(m.content) ? breakpointOf(m.content.at(-1)) : undefined;

@@ -131,10 +131,7 @@ function solveSegment(seg: Segment, allow1h: boolean): Action[] {
  * const { ideal, ideal5m } = idealBound(requests);
  * ideal.cost <= ideal5m.cost; // true
  */
-export function idealBound(
-  requests: readonly SimRequest[],
-  options: SimulatorOptions = {},
-): { readonly ideal: IdealRun; readonly ideal5m: IdealRun } {
+export function idealBound(requests: readonly SimRequest[], options: SimulatorOptions = {}): { readonly ideal: IdealRun; readonly ideal5m: IdealRun } {
   const sim = new CacheSimulator(options);
   const order = requests.map((r, i) => ({ r, i })).sort((a, b) => a.r.at - b.r.at || a.i - b.i);
   const segments = new Map<string, Segment>();

@@ -103,10 +103,15 @@ export function openAIBaselines(profile: ModelProfile): readonly Baseline[] {
   const implicit = implicitMarker(profile);
   const breakpoints = profile.caching?.kind === 'markers';
   const out: Baseline[] = [
-    peer('openai_default', 'full history, provider defaults', 'The whole history every request; no retention option; the implicit breakpoint on GPT-5.6+.', (p) => ({
-      ...plain(p),
-      ...implicit,
-    })),
+    peer(
+      'openai_default',
+      'full history, provider defaults',
+      'The whole history every request; no retention option; the implicit breakpoint on GPT-5.6+.',
+      (p) => ({
+        ...plain(p),
+        ...implicit,
+      }),
+    ),
     peer('openai_mask10', 'mask all but 10 newest tool outputs', 'Tool results older than the ten newest replaced by a placeholder, every request.', (p) => ({
       ...masked(plain(p), 10),
       ...implicit,

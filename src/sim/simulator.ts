@@ -38,17 +38,7 @@ import { priceUsage } from '../models/pricing.js';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
 import { BlockTokenCache } from '../tokens/counter.js';
 import { BlockMemo, buildPrefix, type Prefix } from './prefix.js';
-import type {
-  BreakpointReport,
-  CacheTtl,
-  CountTokens,
-  PrefixChange,
-  RequestExplain,
-  SimParams,
-  SimRequest,
-  SimResult,
-  SimUsage,
-} from './types.js';
+import type { BreakpointReport, CacheTtl, CountTokens, PrefixChange, RequestExplain, SimParams, SimRequest, SimResult, SimUsage } from './types.js';
 
 // TYPES
 
@@ -72,7 +62,6 @@ export interface SimulatorOptions {
    */
   readonly blockMemo?: BlockMemo;
 }
-
 
 const GC_SLACK_MS = 10 * 60_000;
 
@@ -165,9 +154,7 @@ export class CacheSimulator {
     // Reads: each breakpoint's window, its own prefix first, then earlier position ends.
     const hits: Hit[] = [];
     prefix.breakpoints.forEach((bp, i) => {
-      const candidates: { hash: string; position: number; tokens: number }[] = [
-        { hash: bp.hash, position: bp.position, tokens: bp.tokens },
-      ];
+      const candidates: { hash: string; position: number; tokens: number }[] = [{ hash: bp.hash, position: bp.position, tokens: bp.tokens }];
       for (let q = bp.position - 1; q >= 0 && q > bp.position - profile.lookback; q--) {
         const pos = prefix.positions[q];
         if (pos) candidates.push({ hash: pos.hash, position: q, tokens: pos.cumTokens });
@@ -187,9 +174,7 @@ export class CacheSimulator {
     const bust = missed !== null && missed.tokens > A;
 
     // Writes: breakpoints beyond A with enough tokens.
-    const writers = prefix.breakpoints
-      .map((bp, i) => ({ bp, i }))
-      .filter(({ bp }) => bp.tokens > A && bp.tokens >= profile.minCacheableTokens);
+    const writers = prefix.breakpoints.map((bp, i) => ({ bp, i })).filter(({ bp }) => bp.tokens > A && bp.tokens >= profile.minCacheableTokens);
     const oneHour = writers.filter(({ bp }) => bp.ttl === '1h');
     const B = oneHour.length > 0 ? Math.max(...oneHour.map(({ bp }) => bp.tokens)) : A;
     const C = writers.length > 0 ? Math.max(...writers.map(({ bp }) => bp.tokens)) : A;
@@ -226,15 +211,7 @@ export class CacheSimulator {
     const breakpoints: BreakpointReport[] = prefix.breakpoints.map((bp, i) => {
       const h = hitOf.get(i);
       const outcome: BreakpointReport['outcome'] =
-        read && read.breakpoint === i
-          ? 'read'
-          : writerSet.has(i)
-            ? 'write'
-            : h
-              ? 'hit'
-              : bp.tokens <= A
-                ? 'covered'
-                : 'below_minimum';
+        read && read.breakpoint === i ? 'read' : writerSet.has(i) ? 'write' : h ? 'hit' : bp.tokens <= A ? 'covered' : 'below_minimum';
       return {
         index: i,
         path: bp.path,
@@ -277,15 +254,7 @@ export class CacheSimulator {
    * class is the top-level marker's TTL (`1h` = extended retention), which
    * is how the OpenAI request converter passes `prompt_cache_retention`.
    */
-  #sendAutomatic(
-    index: number,
-    params: SimParams,
-    at: number,
-    outputTokens: number,
-    profile: ModelProfile,
-    prefix: Prefix,
-    granularity: number,
-  ): SimResult {
+  #sendAutomatic(index: number, params: SimParams, at: number, outputTokens: number, profile: ModelProfile, prefix: Prefix, granularity: number): SimResult {
     const warm = this.#longestWarm(prefix, at);
     const matched = warm?.tokens ?? 0;
     const A = matched >= profile.minCacheableTokens ? Math.floor(matched / granularity) * granularity : 0;
@@ -367,11 +336,7 @@ export class CacheSimulator {
     }
     if (first === n && b.length >= a.length) return null;
     const cause =
-      prev.prefix.toolsEnd !== prefix.toolsEnd
-        ? 'tools_changed'
-        : prev.prefix.systemEnd !== prefix.systemEnd
-          ? 'system_changed'
-          : 'messages_changed';
+      prev.prefix.toolsEnd !== prefix.toolsEnd ? 'tools_changed' : prev.prefix.systemEnd !== prefix.systemEnd ? 'system_changed' : 'messages_changed';
     return { position: first, tier: b[first]?.tier ?? 'messages', cause };
   }
 }

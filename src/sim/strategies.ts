@@ -154,7 +154,7 @@ export const BASELINES: readonly Baseline[] = Object.freeze([
   baseline('envelope', 'envelope only', 'One 5m marker on the last system block (the last tool if there is no system).', (p) =>
     placeMarkers(p, [envelopeSlot(p, '5m')]),
   ),
-  baseline('auto', 'automatic caching', "Top-level cache_control: the API marks the last cacheable block.", (p) => ({
+  baseline('auto', 'automatic caching', 'Top-level cache_control: the API marks the last cacheable block.', (p) => ({
     ...stripCacheControl(p),
     cache_control: { type: 'ephemeral' },
   })),

@@ -11,13 +11,7 @@
  * default) with `fallback` saying why, so compaction always completes.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type {
-  ContentBlockParam,
-  Message,
-  MessageCreateParamsNonStreaming,
-  MessageParam,
-  TextBlockParam,
-} from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam, Message, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { InvalidOptionError } from '../errors.js';
 import { DEFAULT_MODEL, resolveProfile, type ModelProfile } from '../models/profiles.js';
 import { priceUsage } from '../models/pricing.js';

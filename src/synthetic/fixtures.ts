@@ -17,7 +17,14 @@ export const FIXTURE_SPECS: readonly FixtureSpec[] = [
   {
     file: 'demo.jsonl',
     purpose: 'a small 3-turn session (3–9 rounds per turn) with thinking, parallel calls and a live-view tail, for `npm start`',
-    options: { seed: 'demo', profile: 'volatile-tail', turns: 3, rounds: { median: 6, min: 3, max: 9 }, fanout: { rounds: 1, min: 3, max: 4 }, thinkingRate: 0.8 },
+    options: {
+      seed: 'demo',
+      profile: 'volatile-tail',
+      turns: 3,
+      rounds: { median: 6, min: 3, max: 9 },
+      fanout: { rounds: 1, min: 3, max: 4 },
+      thinkingRate: 0.8,
+    },
   },
   {
     file: 'coding.jsonl',
@@ -51,11 +58,16 @@ export const FIXTURE_SPECS: readonly FixtureSpec[] = [
   },
   { file: 'mixed-1.jsonl', purpose: 'a realistic session with default shapes', options: { seed: 'mixed-1', profile: 'mixed' } },
   { file: 'mixed-2.jsonl', purpose: 'a realistic session with default shapes', options: { seed: 'mixed-6', profile: 'mixed' } },
-  { file: 'mixed-3.jsonl', purpose: 'a realistic session with default shapes and one envelope change mid-session', options: { seed: 'mixed-8', profile: 'mixed', envelopeChange: true } },
+  {
+    file: 'mixed-3.jsonl',
+    purpose: 'a realistic session with default shapes and one envelope change mid-session',
+    options: { seed: 'mixed-8', profile: 'mixed', envelopeChange: true },
+  },
   { file: 'mixed-4.jsonl', purpose: 'a realistic session with default shapes', options: { seed: 'mixed-2', profile: 'mixed' } },
   {
     file: 'revisits.jsonl',
-    purpose: 'a coding agent that goes back to what it read: Edits of files read a few rounds earlier (median 3 requests), tests re-run after each fix (prices forced recalls)',
+    purpose:
+      'a coding agent that goes back to what it read: Edits of files read a few rounds earlier (median 3 requests), tests re-run after each fix (prices forced recalls)',
     options: { seed: 'revisits-1', profile: 'coding', requests: 60, revisits: true },
   },
 ];

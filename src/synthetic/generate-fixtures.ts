@@ -29,6 +29,8 @@ for (const spec of FIXTURE_SPECS) {
         largest = Math.max(largest, typeof b.content === 'string' ? b.content.length : JSON.stringify(b.content ?? '').length);
       }
   }
-  console.log(`${spec.file.padEnd(22)} ${String(requests).padStart(4)} requests ${String(results).padStart(5)} results  largest ${String(largest).padStart(7)}  ${(Buffer.byteLength(text) / 1024).toFixed(0).padStart(6)} KiB`);
+  console.log(
+    `${spec.file.padEnd(22)} ${String(requests).padStart(4)} requests ${String(results).padStart(5)} results  largest ${String(largest).padStart(7)}  ${(Buffer.byteLength(text) / 1024).toFixed(0).padStart(6)} KiB`,
+  );
 }
 console.log(`total ${(total / 1024 / 1024).toFixed(2)} MiB`);

@@ -94,11 +94,21 @@ function settings(o: GenerateOptions, rng: Rng): Settings {
   if (!TRACE_PROFILES.includes(profile)) throw new InvalidOptionError('profile', `must be one of ${TRACE_PROFILES.join(', ')}, got "${String(profile)}"`);
   if ([o.requests, o.turns, o.minChars].filter((v) => v !== undefined).length > 1)
     throw new InvalidOptionError('requests', 'give at most one of requests, turns and minChars');
-  for (const [name, v] of [['requests', o.requests], ['turns', o.turns], ['minChars', o.minChars], ['hugeResults', o.hugeResults]] as const) {
-    if (v !== undefined && (!Number.isInteger(v) || v < 1 && name !== 'hugeResults' || v < 0))
+  for (const [name, v] of [
+    ['requests', o.requests],
+    ['turns', o.turns],
+    ['minChars', o.minChars],
+    ['hugeResults', o.hugeResults],
+  ] as const) {
+    if (v !== undefined && (!Number.isInteger(v) || (v < 1 && name !== 'hugeResults') || v < 0))
       throw new InvalidOptionError(name, `must be a positive integer, got ${String(v)}`);
   }
-  for (const [name, v] of [['thinkingRate', o.thinkingRate], ['redactedRate', o.redactedRate], ['errorRate', o.errorRate], ['hugeRate', o.hugeRate]] as const) {
+  for (const [name, v] of [
+    ['thinkingRate', o.thinkingRate],
+    ['redactedRate', o.redactedRate],
+    ['errorRate', o.errorRate],
+    ['hugeRate', o.hugeRate],
+  ] as const) {
     if (v !== undefined && !(v >= 0 && v <= 1)) throw new InvalidOptionError(name, `must be a probability in [0, 1], got ${String(v)}`);
   }
   const mixed = profile === 'mixed';
@@ -108,9 +118,11 @@ function settings(o: GenerateOptions, rng: Rng): Settings {
     throw new InvalidOptionError('rounds', `needs 1 ≤ min ≤ median ≤ max, got ${JSON.stringify(rounds)}`);
   const minChars = o.minChars ?? (profile === 'compaction' ? 950_000 : undefined);
   const requests =
-    o.requests ?? (minChars !== undefined || o.turns !== undefined ? undefined : profile === 'idle' ? 186 : Math.min(220, Math.max(6, Math.round(rng.logNormal(29, 0.6)))));
+    o.requests ??
+    (minChars !== undefined || o.turns !== undefined ? undefined : profile === 'idle' ? 186 : Math.min(220, Math.max(6, Math.round(rng.logNormal(29, 0.6)))));
   const fanout = o.fanout ?? (profile === 'fanout' ? { rounds: 1 } : mixed && rng.chance(0.15) ? { rounds: 1, min: 6, max: 12 } : { rounds: 0 });
-  const start = o.start === undefined ? Date.UTC(2026, 2, 2, 8, 0, 0) + rng.int(0, 25) * DAY + rng.int(0, 10 * 3600) * 1000 + rng.int(0, 999) : Date.parse(o.start);
+  const start =
+    o.start === undefined ? Date.UTC(2026, 2, 2, 8, 0, 0) + rng.int(0, 25) * DAY + rng.int(0, 10 * 3600) * 1000 + rng.int(0, 999) : Date.parse(o.start);
   if (Number.isNaN(start)) throw new InvalidOptionError('start', `must be an ISO-8601 time, got "${o.start}"`);
   return {
     flavor,
@@ -168,7 +180,11 @@ function narrate(ss: GeneratedSession, c: Call): { lead: string; thought: string
     case 'Read':
       return {
         lead: rng.pick([`Let me read ${rel}.`, `I'll look at ${rel}.`, `Let me check ${rel}.`]),
-        thought: rng.pick([`I need to see how ${rel} handles ${noun}s before changing anything.`, `${rel} may have changed since I last read it, so I should read it again rather than rely on the old version.`, `The error points into ${rel}; reading it to find where the ${noun} is computed.`]),
+        thought: rng.pick([
+          `I need to see how ${rel} handles ${noun}s before changing anything.`,
+          `${rel} may have changed since I last read it, so I should read it again rather than rely on the old version.`,
+          `The error points into ${rel}; reading it to find where the ${noun} is computed.`,
+        ]),
       };
     case 'Edit':
       return {
@@ -176,19 +192,37 @@ function narrate(ss: GeneratedSession, c: Call): { lead: string; thought: string
         thought: `The problem is in ${rel}: ${C.ident(rng)} uses the wrong ${noun}. A minimal change there should fix the failing case without touching the API.`,
       };
     case 'Write':
-      return { lead: `I'll add ${rel.endsWith('.md') ? 'the notes' : 'a test for this'}.`, thought: `Nothing covers ${noun}s ${rng.pick(['in a closed period', 'after a reversal', 'with mixed currencies'])} yet; I'll write it down in ${rel}.` };
+      return {
+        lead: `I'll add ${rel.endsWith('.md') ? 'the notes' : 'a test for this'}.`,
+        thought: `Nothing covers ${noun}s ${rng.pick(['in a closed period', 'after a reversal', 'with mixed currencies'])} yet; I'll write it down in ${rel}.`,
+      };
     case 'Bash':
-      return { lead: `Let me run \`${String(input.command)}\`.`, thought: `Let me ${String(input.description ?? 'run it').replace(/^\w/, (x) => x.toLowerCase())} to see where things stand.` };
+      return {
+        lead: `Let me run \`${String(input.command)}\`.`,
+        thought: `Let me ${String(input.description ?? 'run it').replace(/^\w/, (x) => x.toLowerCase())} to see where things stand.`,
+      };
     case 'Grep':
-      return { lead: `Let me search for \`${String(input.pattern)}\`.`, thought: `I should find every use of ${String(input.pattern)} before I change its signature.` };
+      return {
+        lead: `Let me search for \`${String(input.pattern)}\`.`,
+        thought: `I should find every use of ${String(input.pattern)} before I change its signature.`,
+      };
     case 'Glob':
       return { lead: 'Let me find the relevant files.', thought: `I don't know the layout of this part yet; listing ${String(input.pattern)} first.` };
     case 'TodoWrite':
-      return { lead: rng.pick(['Let me plan this out.', 'Updating the todo list.']), thought: 'This has several steps; I will track them in the todo list so none gets lost.' };
+      return {
+        lead: rng.pick(['Let me plan this out.', 'Updating the todo list.']),
+        thought: 'This has several steps; I will track them in the todo list so none gets lost.',
+      };
     case 'WebSearch':
-      return { lead: `Let me search for ${String(input.query)}.`, thought: `I need current sources on ${String(input.query)}. Search first, then read the primary ones in full.` };
+      return {
+        lead: `Let me search for ${String(input.query)}.`,
+        thought: `I need current sources on ${String(input.query)}. Search first, then read the primary ones in full.`,
+      };
     default:
-      return { lead: `Let me read ${String(input.url)}.`, thought: `The result from ${new URL(String(input.url)).host} looks like a primary source; reading it before I cite it.` };
+      return {
+        lead: `Let me read ${String(input.url)}.`,
+        thought: `The result from ${new URL(String(input.url)).host} looks like a primary source; reading it before I cite it.`,
+      };
   }
 }
 
@@ -218,8 +252,16 @@ function answer(ss: GeneratedSession): string {
           (p) =>
             `- \`${p}\`: ${rng.pick(C.VERBS)} the ${rng.pick(C.NOUNS)} ${rng.pick(['before summing entries', 'inside the transaction', 'only for open periods', 'with the original currency', 'once per webhook delivery'])}${rng.pick([', so closed periods stay balanced.', '; the old path is kept for the API.', '.', ', which fixes the reported mismatch.'])}`,
         );
-  const head = s.flavor === 'research' ? `Short answer: ${C.sentence(rng, topic)}` : files.length ? `Done. I changed ${files.join(', ')}.` : `Here is what I found.`;
-  const tail = s.flavor === 'research' ? `Sources are listed in \`notes/${topic}-sources.md\`.` : rng.pick(['All tests pass and the typecheck is clean.', 'The unit tests pass; I did not run the integration tests (they need `DATABASE_URL`).', 'Let me know if you want me to commit this.']);
+  const head =
+    s.flavor === 'research' ? `Short answer: ${C.sentence(rng, topic)}` : files.length ? `Done. I changed ${files.join(', ')}.` : `Here is what I found.`;
+  const tail =
+    s.flavor === 'research'
+      ? `Sources are listed in \`notes/${topic}-sources.md\`.`
+      : rng.pick([
+          'All tests pass and the typecheck is clean.',
+          'The unit tests pass; I did not run the integration tests (they need `DATABASE_URL`).',
+          'Let me know if you want me to commit this.',
+        ]);
   return [head, '', ...bullets, '', tail].join('\n');
 }
 
@@ -231,7 +273,12 @@ function assistantBlocks(ss: GeneratedSession, calls: readonly Call[], final: bo
     if (rng.chance(s.redactedRate)) out.push({ type: 'redacted_thinking', data: C.redactedData(rng) });
     else {
       const parts: string[] = [];
-      if (final) parts.push(s.flavor === 'research' ? 'The sources agree on the main point. I have enough to answer with citations and flag the one estimate.' : 'I have enough to answer. I should summarise what changed and what I verified.');
+      if (final)
+        parts.push(
+          s.flavor === 'research'
+            ? 'The sources agree on the main point. I have enough to answer with citations and flag the one estimate.'
+            : 'I have enough to answer. I should summarise what changed and what I verified.',
+        );
       else {
         if (rng.chance(0.4)) parts.push(rng.pick(GENERIC_THOUGHTS[s.flavor]));
         parts.push(told!.thought);
@@ -290,19 +337,29 @@ function contentChars(e: TraceEvent): number {
 export function generateTrace(options: GenerateOptions): TraceEvent[] {
   const rng = new Rng(options.seed);
   const s = settings(options, rng);
-  const plan = s.turns !== undefined ? Array.from({ length: s.turns }, () => drawRounds(rng, s)) : s.requests === undefined ? undefined : planTurns(rng, s, s.requests);
+  const plan =
+    s.turns !== undefined ? Array.from({ length: s.turns }, () => drawRounds(rng, s)) : s.requests === undefined ? undefined : planTurns(rng, s, s.requests);
   const ss = new GeneratedSession(rng, s, plan?.reduce((a, b) => a + b, 0) ?? 150);
   const profileName = s.flavor;
   const tools: Tool[] = [...TOOLS];
   const envelope = (extra: Tool[] = []): void => {
-    ss.push({ type: 'envelope', model: s.model, instructions: [runtimeInstruction(profileName), agentInstruction(profileName)], tools: [...tools, ...extra], skills: SKILLS });
+    ss.push({
+      type: 'envelope',
+      model: s.model,
+      instructions: [runtimeInstruction(profileName), agentInstruction(profileName)],
+      tools: [...tools, ...extra],
+      skills: SKILLS,
+    });
     ss.chars += contentChars(ss.events[ss.events.length - 1]!);
   };
   envelope();
 
   // Idle gaps go on distinct turn boundaries, chosen up front.
   const turnsGuess = plan?.length ?? 40;
-  const boundaries = rng.sample(Array.from({ length: Math.max(0, turnsGuess - 1) }, (_, i) => i + 1), Math.min(turnsGuess - 1, s.over5m + s.over1h));
+  const boundaries = rng.sample(
+    Array.from({ length: Math.max(0, turnsGuess - 1) }, (_, i) => i + 1),
+    Math.min(turnsGuess - 1, s.over5m + s.over1h),
+  );
   const gapAt = new Map<number, 'over5m' | 'over1h'>(boundaries.map((b, i) => [b, i < s.over1h ? 'over1h' : 'over5m']));
   const envelopeTurn = s.envelopeChange ? Math.max(1, Math.floor(turnsGuess / 2)) : -1;
 
@@ -319,12 +376,32 @@ export function generateTrace(options: GenerateOptions): TraceEvent[] {
     if (rounds === undefined) break;
     if (turn > 0) {
       const gap = gapAt.get(turn);
-      ss.now += gap === 'over1h' ? rng.int(65, 120) * 60_000 + rng.int(0, 59_999) : gap === 'over5m' ? rng.int(6, 40) * 60_000 + rng.int(0, 59_999) : Math.round(Math.min(240_000, Math.max(4_000, rng.logNormal(40_000, 0.9))));
+      ss.now +=
+        gap === 'over1h'
+          ? rng.int(65, 120) * 60_000 + rng.int(0, 59_999)
+          : gap === 'over5m'
+            ? rng.int(6, 40) * 60_000 + rng.int(0, 59_999)
+            : Math.round(Math.min(240_000, Math.max(4_000, rng.logNormal(40_000, 0.9))));
       if (turn === envelopeTurn) {
-        envelope([{ name: 'mcp__linear__get_issue', description: 'Fetch a Linear issue by its key (e.g. LED-142): title, description, state, assignee and the latest comments.', input_schema: { type: 'object', properties: { issue_key: { type: 'string', description: 'The issue key, e.g. LED-142' } }, required: ['issue_key'] } }]);
+        envelope([
+          {
+            name: 'mcp__linear__get_issue',
+            description: 'Fetch a Linear issue by its key (e.g. LED-142): title, description, state, assignee and the latest comments.',
+            input_schema: {
+              type: 'object',
+              properties: { issue_key: { type: 'string', description: 'The issue key, e.g. LED-142' } },
+              required: ['issue_key'],
+            },
+          },
+        ]);
       }
     }
-    const prompt = turn === 0 ? (s.flavor === 'research' ? `${ss.topic[1]}? I need a sourced answer for a decision this week.` : rng.pick(CODING_PROMPTS)) : rng.pick(s.flavor === 'research' ? RESEARCH_FOLLOW_UPS : FOLLOW_UPS);
+    const prompt =
+      turn === 0
+        ? s.flavor === 'research'
+          ? `${ss.topic[1]}? I need a sourced answer for a decision this week.`
+          : rng.pick(CODING_PROMPTS)
+        : rng.pick(s.flavor === 'research' ? RESEARCH_FOLLOW_UPS : FOLLOW_UPS);
     emit({ type: 'user', at: ss.now, atIso: ss.iso(ss.now), content: rng.chance(0.15) ? [{ type: 'text', text: prompt }] : prompt });
     for (let round = 0; round < rounds; round++) {
       const requestAt = ss.now;
@@ -341,7 +418,11 @@ export function generateTrace(options: GenerateOptions): TraceEvent[] {
       const longest = Math.max(...calls.map((c) => c.result.duration_ms ?? 0));
       ss.now += Math.round(longest + rng.int(5, 120));
       const results: (TraceToolResult | TextBlockParam)[] = rng.sample(calls, calls.length).map((c) => c.result);
-      if (rng.chance(0.03)) results.push({ type: 'text', text: '<system-reminder>The TodoWrite tool hasn\'t been used recently. If you\'re working on tasks that would benefit from tracking progress, consider using the TodoWrite tool. Ignore if not applicable.</system-reminder>' });
+      if (rng.chance(0.03))
+        results.push({
+          type: 'text',
+          text: "<system-reminder>The TodoWrite tool hasn't been used recently. If you're working on tasks that would benefit from tracking progress, consider using the TodoWrite tool. Ignore if not applicable.</system-reminder>",
+        });
       emit({ type: 'tool_results', at: ss.now, atIso: ss.iso(ss.now), content: results });
       for (const h of ss.pendingHides.filter((p) => p.due <= ss.requests)) ss.push({ type: 'hide', tool_use_id: h.id, note: h.note });
       ss.pendingHides = ss.pendingHides.filter((p) => p.due > ss.requests);

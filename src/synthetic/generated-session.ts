@@ -41,21 +41,55 @@ export interface Settings {
 }
 
 export const CODING_FILES = [
-  'src/domain/account.ts', 'src/domain/entry.ts', 'src/domain/posting.ts', 'src/domain/balance.ts', 'src/domain/money.ts', 'src/domain/currency.ts',
-  'src/domain/ledger.ts', 'src/domain/period.ts', 'src/store/pool.ts', 'src/store/accounts-repo.ts', 'src/store/postings-repo.ts', 'src/store/tx.ts',
-  'src/http/server.ts', 'src/http/routes.ts', 'src/http/errors.ts', 'src/http/validate.ts', 'src/jobs/reconcile.ts', 'src/jobs/webhook-retry.ts',
-  'src/errors.ts', 'src/config.ts', 'test/domain/posting.test.ts', 'test/domain/balance.test.ts', 'test/domain/money.test.ts', 'test/http/routes.test.ts',
-  'test/jobs/reconcile.test.ts', 'migrations/0001_init.sql', 'migrations/0002_periods.sql', 'migrations/0003_webhooks.sql', 'README.md', 'docs/api.md',
-  'package.json', 'tsconfig.json',
+  'src/domain/account.ts',
+  'src/domain/entry.ts',
+  'src/domain/posting.ts',
+  'src/domain/balance.ts',
+  'src/domain/money.ts',
+  'src/domain/currency.ts',
+  'src/domain/ledger.ts',
+  'src/domain/period.ts',
+  'src/store/pool.ts',
+  'src/store/accounts-repo.ts',
+  'src/store/postings-repo.ts',
+  'src/store/tx.ts',
+  'src/http/server.ts',
+  'src/http/routes.ts',
+  'src/http/errors.ts',
+  'src/http/validate.ts',
+  'src/jobs/reconcile.ts',
+  'src/jobs/webhook-retry.ts',
+  'src/errors.ts',
+  'src/config.ts',
+  'test/domain/posting.test.ts',
+  'test/domain/balance.test.ts',
+  'test/domain/money.test.ts',
+  'test/http/routes.test.ts',
+  'test/jobs/reconcile.test.ts',
+  'migrations/0001_init.sql',
+  'migrations/0002_periods.sql',
+  'migrations/0003_webhooks.sql',
+  'README.md',
+  'docs/api.md',
+  'package.json',
+  'tsconfig.json',
 ];
 const HUGE_FILES = ['test/fixtures/accounts-snapshot.json', 'logs/reconcile-2026-03-01.log'];
 export const ROOT = '/home/agent/projects/ledger-service';
 
 export const TOPICS: readonly (readonly [string, string, readonly string[]])[] = [
-  ['caching', 'How prompt caching is priced and when cache entries expire', ['docs.anthropic.com', 'platform.openai.com', 'ai.google.dev', 'news.ycombinator.com']],
+  [
+    'caching',
+    'How prompt caching is priced and when cache entries expire',
+    ['docs.anthropic.com', 'platform.openai.com', 'ai.google.dev', 'news.ycombinator.com'],
+  ],
   ['databases', 'Why logical replication lag grows under bulk updates', ['www.postgresql.org', 'aws.amazon.com', 'www.crunchydata.com', 'stackoverflow.com']],
   ['vectors', 'Which vector index to pick for 50M embeddings with filters', ['ann-benchmarks.com', 'github.com', 'qdrant.tech', 'weaviate.io', 'arxiv.org']],
-  ['policy', 'What the AI Act requires from providers of general-purpose models', ['eur-lex.europa.eu', 'digital-strategy.ec.europa.eu', 'www.euractiv.com', 'artificialintelligenceact.eu']],
+  [
+    'policy',
+    'What the AI Act requires from providers of general-purpose models',
+    ['eur-lex.europa.eu', 'digital-strategy.ec.europa.eu', 'www.euractiv.com', 'artificialintelligenceact.eu'],
+  ],
 ];
 
 export const CODING_PROMPTS = [
@@ -186,7 +220,14 @@ function readCall(ss: GeneratedSession, path: string, huge = false): Call {
   ss.roundPaths.add(path);
   if (!huge && rng.chance(s.errorRate)) {
     const wrong = abs.replace(/\.ts$/, 's.ts').replace(/\.md$/, '.markdown');
-    return call(ss, 'Read', { file_path: wrong }, `<tool_use_error>File does not exist. Current working directory: ${ROOT}</tool_use_error>`, rng.int(1, 6), true);
+    return call(
+      ss,
+      'Read',
+      { file_path: wrong },
+      `<tool_use_error>File does not exist. Current working directory: ${ROOT}</tool_use_error>`,
+      rng.int(1, 6),
+      true,
+    );
   }
   const f = ss.file(path);
   const lines = f.content.split('\n').length;
@@ -216,7 +257,14 @@ function editCall(ss: GeneratedSession): Call {
   const candidates = lines.map((l, i) => [l, i] as const).filter(([l]) => l.trim().length > 18 && f.content.indexOf(l) === f.content.lastIndexOf(l));
   if (candidates.length === 0 || rng.chance(s.errorRate)) {
     const old = `  ${C.ident(rng)}(${rng.pick(C.NOUNS)});`;
-    return call(ss, 'Edit', { file_path: abs, old_string: old, new_string: old.replace('(', '(ctx, ') }, `<tool_use_error>String to replace not found in file.\nString: ${old}</tool_use_error>`, rng.int(2, 10), true);
+    return call(
+      ss,
+      'Edit',
+      { file_path: abs, old_string: old, new_string: old.replace('(', '(ctx, ') },
+      `<tool_use_error>String to replace not found in file.\nString: ${old}</tool_use_error>`,
+      rng.int(2, 10),
+      true,
+    );
   }
   const [line, index] = rng.pick(candidates);
   const two = rng.chance(0.4) && index + 1 < lines.length;
@@ -238,7 +286,9 @@ function editCall(ss: GeneratedSession): Call {
     ss,
     'Edit',
     { file_path: abs, old_string: oldString, new_string: newString },
-    rng.chance(0.75) ? `The file ${abs} has been updated successfully.` : `The file ${abs} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${snippet}`,
+    rng.chance(0.75)
+      ? `The file ${abs} has been updated successfully.`
+      : `The file ${abs} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${snippet}`,
     rng.int(3, 40),
   );
 }
@@ -284,7 +334,12 @@ function globCall(ss: GeneratedSession): Call {
 
 function grepCall(ss: GeneratedSession): Call {
   const { rng } = ss;
-  const pattern = rng.pick([C.ident(rng), `${rng.pick(C.NOUNS)}Id`, `LedgerError\\('${rng.pick(['closed_period', 'unbalanced_posting', 'unknown_account'])}'`, `function ${rng.pick(C.VERBS)}\\w+`]);
+  const pattern = rng.pick([
+    C.ident(rng),
+    `${rng.pick(C.NOUNS)}Id`,
+    `LedgerError\\('${rng.pick(['closed_period', 'unbalanced_posting', 'unknown_account'])}'`,
+    `function ${rng.pick(C.VERBS)}\\w+`,
+  ]);
   if (rng.chance(0.65)) {
     const hits = rng.sample(CODING_FILES.slice(0, 25), rng.int(0, 7));
     const body = hits.length === 0 ? 'No files found' : `Found ${hits.length} file${hits.length > 1 ? 's' : ''}\n${hits.map((p) => `${ROOT}/${p}`).join('\n')}`;
@@ -295,7 +350,11 @@ function grepCall(ss: GeneratedSession): Call {
   let len = 0;
   while (len < target) {
     const p = rng.pick(CODING_FILES.slice(0, 25));
-    const l = `${ROOT}/${p}:${rng.int(1, 400)}:${C.sourceFile(rng, p, 60).split('\n').find((x) => x.trim().length > 10) ?? pattern}`;
+    const l = `${ROOT}/${p}:${rng.int(1, 400)}:${
+      C.sourceFile(rng, p, 60)
+        .split('\n')
+        .find((x) => x.trim().length > 10) ?? pattern
+    }`;
     out.push(l);
     len += l.length + 1;
   }
@@ -307,23 +366,68 @@ function bashCall(ss: GeneratedSession, phase: number, huge?: readonly [number, 
   if (s.flavor === 'research' && huge === undefined) {
     const notes = [...ss.modified];
     return rng.chance(0.5)
-      ? call(ss, 'Bash', { command: 'ls -la', description: 'List the notes directory' }, [`total ${4 * (notes.length + 2)}`, ...notes.map((p) => `-rw-r--r--  1 agent agent ${String(rng.int(900, 9000)).padStart(5)} Mar  ${rng.int(1, 9)} ${rng.int(10, 18)}:${String(rng.int(0, 59)).padStart(2, '0')} ${p}`)].join('\n'), rng.int(5, 30))
-      : call(ss, 'Bash', { command: 'wc -w *.md', description: 'Count words in the notes' }, [...notes.map((p) => `${String(rng.int(150, 2400)).padStart(6)} ${p}`), `${String(rng.int(400, 6000)).padStart(6)} total`].join('\n'), rng.int(5, 30));
+      ? call(
+          ss,
+          'Bash',
+          { command: 'ls -la', description: 'List the notes directory' },
+          [
+            `total ${4 * (notes.length + 2)}`,
+            ...notes.map(
+              (p) =>
+                `-rw-r--r--  1 agent agent ${String(rng.int(900, 9000)).padStart(5)} Mar  ${rng.int(1, 9)} ${rng.int(10, 18)}:${String(rng.int(0, 59)).padStart(2, '0')} ${p}`,
+            ),
+          ].join('\n'),
+          rng.int(5, 30),
+        )
+      : call(
+          ss,
+          'Bash',
+          { command: 'wc -w *.md', description: 'Count words in the notes' },
+          [...notes.map((p) => `${String(rng.int(150, 2400)).padStart(6)} ${p}`), `${String(rng.int(400, 6000)).padStart(6)} total`].join('\n'),
+          rng.int(5, 30),
+        );
   }
   if (huge) {
     const target = rng.int(huge[0], huge[1]);
-    return call(ss, 'Bash', { command: 'cat logs/reconcile-2026-03-01.log', description: "Show yesterday's reconciliation log" }, C.buildLog(rng, target), rng.int(40, 900));
+    return call(
+      ss,
+      'Bash',
+      { command: 'cat logs/reconcile-2026-03-01.log', description: "Show yesterday's reconciliation log" },
+      C.buildLog(rng, target),
+      rng.int(40, 900),
+    );
   }
-  const tests = rng.sample(CODING_FILES.filter((p) => p.endsWith('.test.ts')), rng.int(3, 5));
+  const tests = rng.sample(
+    CODING_FILES.filter((p) => p.endsWith('.test.ts')),
+    rng.int(3, 5),
+  );
   const kind = rng.weighted<string>(
-    phase < 0.3 ? [['status', 3], ['log', 2], ['ls', 2], ['test', 2], ['quiet', 2]] : [['test', 4], ['typecheck', 3], ['lint', 1], ['status', 1], ['diff', 1], ['quiet', 3]],
+    phase < 0.3
+      ? [
+          ['status', 3],
+          ['log', 2],
+          ['ls', 2],
+          ['test', 2],
+          ['quiet', 2],
+        ]
+      : [
+          ['test', 4],
+          ['typecheck', 3],
+          ['lint', 1],
+          ['status', 1],
+          ['diff', 1],
+          ['quiet', 3],
+        ],
   );
   switch (kind) {
     case 'test': {
       const failing = rng.chance(phase < 0.8 ? 0.5 : 0.15) ? 1 : 0;
       const out = C.testRun(rng, tests, failing);
       // After a fix, the agent re-runs the command that failed.
-      const command = s.revisits && ss.lastTest !== undefined && ss.editedSinceTest && rng.chance(0.85) ? ss.lastTest : rng.pick(['npm test', 'npx vitest run test/domain', 'npm test -- --reporter=dot']);
+      const command =
+        s.revisits && ss.lastTest !== undefined && ss.editedSinceTest && rng.chance(0.85)
+          ? ss.lastTest
+          : rng.pick(['npm test', 'npx vitest run test/domain', 'npm test -- --reporter=dot']);
       ss.lastTest = command;
       ss.editedSinceTest = false;
       return call(ss, 'Bash', { command, description: 'Run the unit tests' }, failing ? `Exit code 1\n${out}` : out, rng.logNormal(3500, 0.6), failing === 1);
@@ -331,32 +435,72 @@ function bashCall(ss: GeneratedSession, phase: number, huge?: readonly [number, 
     case 'typecheck': {
       const n = rng.chance(0.4) ? rng.int(1, 6) : 0;
       const out = `\n> ledger-service@0.4.2 typecheck\n> tsc --noEmit\n${n ? `\n${C.typecheck(rng, CODING_FILES.slice(0, 20), n)}` : ''}`;
-      return call(ss, 'Bash', { command: 'npm run typecheck', description: 'Type-check the project' }, n ? `Exit code 2\n${out}` : out, rng.logNormal(4200, 0.4), n > 0);
+      return call(
+        ss,
+        'Bash',
+        { command: 'npm run typecheck', description: 'Type-check the project' },
+        n ? `Exit code 2\n${out}` : out,
+        rng.logNormal(4200, 0.4),
+        n > 0,
+      );
     }
     case 'quiet': {
       const [command, description, out] = rng.pick([
         [`mkdir -p test/${rng.pick(['domain', 'jobs', 'http'])}`, 'Create the test directory', ''],
         ['npm run build', 'Build the project', '\n> ledger-service@0.4.2 build\n> tsc -p tsconfig.build.json\n'],
-        [`git add -A && git commit -m "${C.cap(rng.pick(C.VERBS))} ${rng.pick(C.NOUNS)} ${rng.pick(['handling', 'validation'])}"`, 'Commit the change', `[fix/${rng.pick(C.NOUNS)} ${rng.chars(7, '0123456789abcdef')}] ${C.cap(rng.pick(C.VERBS))} ${rng.pick(C.NOUNS)} handling\n ${rng.int(1, 6)} files changed, ${rng.int(3, 90)} insertions(+), ${rng.int(0, 30)} deletions(-)`],
+        [
+          `git add -A && git commit -m "${C.cap(rng.pick(C.VERBS))} ${rng.pick(C.NOUNS)} ${rng.pick(['handling', 'validation'])}"`,
+          'Commit the change',
+          `[fix/${rng.pick(C.NOUNS)} ${rng.chars(7, '0123456789abcdef')}] ${C.cap(rng.pick(C.VERBS))} ${rng.pick(C.NOUNS)} handling\n ${rng.int(1, 6)} files changed, ${rng.int(3, 90)} insertions(+), ${rng.int(0, 30)} deletions(-)`,
+        ],
         ['node --version && npm --version', 'Check tool versions', 'v20.20.2\n10.8.2'],
-        [`wc -l src/domain/*.ts`, 'Count lines in the domain layer', CODING_FILES.filter((p) => p.startsWith('src/domain')).map((p) => `${String(rng.int(20, 400)).padStart(5)} ${p}`).join('\n')],
+        [
+          `wc -l src/domain/*.ts`,
+          'Count lines in the domain layer',
+          CODING_FILES.filter((p) => p.startsWith('src/domain'))
+            .map((p) => `${String(rng.int(20, 400)).padStart(5)} ${p}`)
+            .join('\n'),
+        ],
       ] as const);
       return call(ss, 'Bash', { command, description }, out, rng.int(20, 2500));
     }
     case 'lint':
-      return call(ss, 'Bash', { command: 'npm run lint', description: 'Lint with biome' }, `\n> ledger-service@0.4.2 lint\n> biome check src test\n\nChecked ${rng.int(40, 90)} files in ${rng.int(20, 90)}ms. No fixes applied.`, rng.int(300, 1500));
+      return call(
+        ss,
+        'Bash',
+        { command: 'npm run lint', description: 'Lint with biome' },
+        `\n> ledger-service@0.4.2 lint\n> biome check src test\n\nChecked ${rng.int(40, 90)} files in ${rng.int(20, 90)}ms. No fixes applied.`,
+        rng.int(300, 1500),
+      );
     case 'log': {
-      const lines = Array.from({ length: rng.int(5, 12) }, () => `${rng.chars(7, '0123456789abcdef')} ${C.cap(rng.pick(C.VERBS))} ${rng.pick(C.NOUNS)} ${rng.pick(['handling', 'validation', 'retries', 'rounding', 'queries'])}`);
+      const lines = Array.from(
+        { length: rng.int(5, 12) },
+        () =>
+          `${rng.chars(7, '0123456789abcdef')} ${C.cap(rng.pick(C.VERBS))} ${rng.pick(C.NOUNS)} ${rng.pick(['handling', 'validation', 'retries', 'rounding', 'queries'])}`,
+      );
       return call(ss, 'Bash', { command: 'git log --oneline -12', description: 'Show recent commits' }, lines.join('\n'), rng.int(10, 60));
     }
     case 'ls': {
       const dir = rng.pick(['src/domain', 'src/store', 'test', 'migrations']);
-      const entries = CODING_FILES.filter((p) => p.startsWith(dir)).map((p) => `-rw-r--r--  1 agent agent ${String(rng.int(300, 9000)).padStart(5)} Mar  ${rng.int(1, 9)} ${rng.int(10, 18)}:${String(rng.int(0, 59)).padStart(2, '0')} ${p.slice(dir.length + 1)}`);
-      return call(ss, 'Bash', { command: `ls -la ${dir}`, description: `List files in ${dir}` }, [`total ${rng.int(20, 90)}`, 'drwxr-xr-x  2 agent agent  4096 Mar  2 09:12 .', 'drwxr-xr-x  9 agent agent  4096 Mar  2 09:12 ..', ...entries].join('\n'), rng.int(5, 30));
+      const entries = CODING_FILES.filter((p) => p.startsWith(dir)).map(
+        (p) =>
+          `-rw-r--r--  1 agent agent ${String(rng.int(300, 9000)).padStart(5)} Mar  ${rng.int(1, 9)} ${rng.int(10, 18)}:${String(rng.int(0, 59)).padStart(2, '0')} ${p.slice(dir.length + 1)}`,
+      );
+      return call(
+        ss,
+        'Bash',
+        { command: `ls -la ${dir}`, description: `List files in ${dir}` },
+        [`total ${rng.int(20, 90)}`, 'drwxr-xr-x  2 agent agent  4096 Mar  2 09:12 .', 'drwxr-xr-x  9 agent agent  4096 Mar  2 09:12 ..', ...entries].join(
+          '\n',
+        ),
+        rng.int(5, 30),
+      );
     }
     case 'diff': {
       const files = [...ss.modified].slice(0, 6);
-      const body = files.length ? `${files.map((p) => ` ${p.padEnd(32)} | ${String(rng.int(1, 40)).padStart(3)} ${'+'.repeat(rng.int(1, 12))}${'-'.repeat(rng.int(0, 6))}`).join('\n')}\n ${files.length} files changed, ${rng.int(5, 120)} insertions(+), ${rng.int(0, 40)} deletions(-)` : '';
+      const body = files.length
+        ? `${files.map((p) => ` ${p.padEnd(32)} | ${String(rng.int(1, 40)).padStart(3)} ${'+'.repeat(rng.int(1, 12))}${'-'.repeat(rng.int(0, 6))}`).join('\n')}\n ${files.length} files changed, ${rng.int(5, 120)} insertions(+), ${rng.int(0, 40)} deletions(-)`
+        : '';
       return call(ss, 'Bash', { command: 'git diff --stat', description: 'Show changed files' }, body, rng.int(10, 80));
     }
     default: {
@@ -370,26 +514,49 @@ function bashCall(ss: GeneratedSession, phase: number, huge?: readonly [number, 
 function searchCall(ss: GeneratedSession): Call {
   const { rng } = ss;
   const [topic, question, domains] = ss.topic;
-  const query = `${question.split(' ').slice(rng.int(0, 2), rng.int(5, 9)).join(' ').toLowerCase()} ${rng.pick(['2026', 'benchmark', 'documentation', 'pricing', 'explained', ''])}`.trim();
+  const query =
+    `${question.split(' ').slice(rng.int(0, 2), rng.int(5, 9)).join(' ').toLowerCase()} ${rng.pick(['2026', 'benchmark', 'documentation', 'pricing', 'explained', ''])}`.trim();
   const links = Array.from({ length: rng.int(3, 8) }, () => {
     const d = rng.pick(domains);
-    return { title: `${C.cap(rng.pick(C.TOPIC_WORDS[topic] ?? C.NOUNS).replace(/^(the|a|each) /, ''))}: ${rng.pick(['a practical guide', 'what changed in 2026', 'benchmarks and trade-offs', 'frequently asked questions', 'release notes', 'design notes', 'a deep dive'])}`, url: `https://${d}/${rng.pick(['docs', 'blog', 'en', 'questions', 'abs'])}/${rng.chars(rng.int(6, 14), 'abcdefghijklmnopqrstuvwxyz-')}` };
+    return {
+      title: `${C.cap(rng.pick(C.TOPIC_WORDS[topic] ?? C.NOUNS).replace(/^(the|a|each) /, ''))}: ${rng.pick(['a practical guide', 'what changed in 2026', 'benchmarks and trade-offs', 'frequently asked questions', 'release notes', 'design notes', 'a deep dive'])}`,
+      url: `https://${d}/${rng.pick(['docs', 'blog', 'en', 'questions', 'abs'])}/${rng.chars(rng.int(6, 14), 'abcdefghijklmnopqrstuvwxyz-')}`,
+    };
   });
   const summary = Array.from({ length: rng.int(0, 3) }, () => C.sentence(rng, topic)).join(' ');
-  return call(ss, 'WebSearch', { query }, `Web search results for query: "${query}"\n\nLinks: ${JSON.stringify(links)}\n\n${summary}`, rng.logNormal(1800, 0.4));
+  return call(
+    ss,
+    'WebSearch',
+    { query },
+    `Web search results for query: "${query}"\n\nLinks: ${JSON.stringify(links)}\n\n${summary}`,
+    rng.logNormal(1800, 0.4),
+  );
 }
 
 function fetchCall(ss: GeneratedSession, huge?: readonly [number, number]): Call {
   const { rng, s } = ss;
   const [topic, question, domains] = ss.topic;
   const url = `https://${rng.pick(domains)}/${rng.pick(['docs', 'blog', 'en/latest', 'guides'])}/${rng.chars(rng.int(6, 18), 'abcdefghijklmnopqrstuvwxyz-')}`;
-  const input = { url, prompt: rng.pick([`Extract what this page says about ${question.toLowerCase()}`, 'Summarize the key numbers and their dates', 'List the limits and prices mentioned, with units', 'Return the full text of the relevant section']) };
-  if (!huge && rng.chance(s.errorRate)) return call(ss, 'WebFetch', input, `Request failed with status code ${rng.pick([403, 404, 429, 500])}`, rng.int(200, 3000), true);
+  const input = {
+    url,
+    prompt: rng.pick([
+      `Extract what this page says about ${question.toLowerCase()}`,
+      'Summarize the key numbers and their dates',
+      'List the limits and prices mentioned, with units',
+      'Return the full text of the relevant section',
+    ]),
+  };
+  if (!huge && rng.chance(s.errorRate))
+    return call(ss, 'WebFetch', input, `Request failed with status code ${rng.pick([403, 404, 429, 500])}`, rng.int(200, 3000), true);
   // Most fetch tools return a model-written digest of the page; some return the raw page.
   const raw = huge !== undefined || rng.chance(0.2);
   const target = huge ? rng.int(huge[0], huge[1]) : raw ? ss.size(5000, 1.2, 800, 60_000) : ss.size(450, 0.8, 120, 8000);
   const title = C.sentence(rng, topic).replace(/\.$/, '');
-  const body = !raw ? C.markdownPage(rng, topic, title, target).split('\n').slice(4).join('\n') : rng.chance(0.4) ? C.htmlPage(rng, topic, title, target) : C.markdownPage(rng, topic, title, target);
+  const body = !raw
+    ? C.markdownPage(rng, topic, title, target).split('\n').slice(4).join('\n')
+    : rng.chance(0.4)
+      ? C.htmlPage(rng, topic, title, target)
+      : C.markdownPage(rng, topic, title, target);
   const c = call(ss, 'WebFetch', input, body, rng.logNormal(2500, 0.6) + target / 400);
   return body.length > 40_000 && s.hides ? { ...c, hide: { id: c.use.id, note: `page skimmed; the relevant section is in notes/${topic}-sources.md` } } : c;
 }
@@ -401,9 +568,19 @@ function todoCall(ss: GeneratedSession): Call {
   const todos = Array.from({ length: n }, (_, i) => {
     const v = C.cap(rng.pick(C.VERBS));
     const what = `${rng.pick(C.NOUNS)} ${rng.pick(['handling', 'validation', 'tests', 'docs'])}`;
-    return { content: `${v} ${what}`, status: i < done ? 'completed' : i === done ? 'in_progress' : 'pending', activeForm: `${v.replace(/e$/, '')}ing ${what}` };
+    return {
+      content: `${v} ${what}`,
+      status: i < done ? 'completed' : i === done ? 'in_progress' : 'pending',
+      activeForm: `${v.replace(/e$/, '')}ing ${what}`,
+    };
   });
-  return call(ss, 'TodoWrite', { todos }, 'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable', rng.int(1, 6));
+  return call(
+    ss,
+    'TodoWrite',
+    { todos },
+    'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable',
+    rng.int(1, 6),
+  );
 }
 
 /** The calls of one tool round. */
@@ -430,7 +607,13 @@ export function roundCalls(ss: GeneratedSession, round: number, rounds: number):
     if (s.flavor === 'research') return [fetchCall(ss, range)];
     return [rng.chance(0.5) ? readCall(ss, HUGE_FILES[0]!, true) : bashCall(ss, phase, range)];
   }
-  const n = rng.weighted([[1, 62], [2, 24], [3, 10], [4, 3], [5, 1]] as const);
+  const n = rng.weighted([
+    [1, 62],
+    [2, 24],
+    [3, 10],
+    [4, 3],
+    [5, 1],
+  ] as const);
   const calls: Call[] = [];
   for (let i = 0; i < n; i++) {
     if (rng.chance(s.hugeRate)) {
@@ -465,10 +648,30 @@ function codingAction(ss: GeneratedSession, phase: number, round: number): Call 
   };
   const table: [() => Call, number][] =
     phase < 0.3
-      ? [[reread, 34], [() => grepCall(ss), 20], [() => globCall(ss), 10], [() => bashCall(ss, phase), 12], [() => todoCall(ss), round === 0 ? 25 : 2], [() => editCall(ss), ss.hot.length ? 6 : 0]]
+      ? [
+          [reread, 34],
+          [() => grepCall(ss), 20],
+          [() => globCall(ss), 10],
+          [() => bashCall(ss, phase), 12],
+          [() => todoCall(ss), round === 0 ? 25 : 2],
+          [() => editCall(ss), ss.hot.length ? 6 : 0],
+        ]
       : phase < 0.75
-        ? [[reread, 26], [() => editCall(ss), 34], [() => grepCall(ss), 10], [() => bashCall(ss, phase), 16], [() => writeCall(ss), 3], [() => todoCall(ss), 4]]
-        : [[() => bashCall(ss, phase), 42], [reread, 20], [() => editCall(ss), 26], [() => todoCall(ss), 8], [() => grepCall(ss), 4]];
+        ? [
+            [reread, 26],
+            [() => editCall(ss), 34],
+            [() => grepCall(ss), 10],
+            [() => bashCall(ss, phase), 16],
+            [() => writeCall(ss), 3],
+            [() => todoCall(ss), 4],
+          ]
+        : [
+            [() => bashCall(ss, phase), 42],
+            [reread, 20],
+            [() => editCall(ss), 26],
+            [() => todoCall(ss), 8],
+            [() => grepCall(ss), 4],
+          ];
   return rng.weighted(table)();
 }
 
@@ -476,9 +679,24 @@ function researchAction(ss: GeneratedSession, phase: number, _round: number): Ca
   const { rng } = ss;
   const table: [() => Call, number][] =
     phase < 0.3
-      ? [[() => searchCall(ss), 45], [() => fetchCall(ss), 40], [() => todoCall(ss), 15]]
+      ? [
+          [() => searchCall(ss), 45],
+          [() => fetchCall(ss), 40],
+          [() => todoCall(ss), 15],
+        ]
       : phase < 0.75
-        ? [[() => fetchCall(ss), 45], [() => searchCall(ss), 20], [() => writeCall(ss), 10], [() => todoCall(ss), 8], [() => bashCall(ss, phase), 10]]
-        : [[() => writeCall(ss), 25], [() => fetchCall(ss), 35], [() => searchCall(ss), 20], [() => readCall(ss, rng.pick(['README.md', 'docs/api.md', 'docs/notes.md'].filter((p) => !ss.roundPaths.has(p)))), 10]];
+        ? [
+            [() => fetchCall(ss), 45],
+            [() => searchCall(ss), 20],
+            [() => writeCall(ss), 10],
+            [() => todoCall(ss), 8],
+            [() => bashCall(ss, phase), 10],
+          ]
+        : [
+            [() => writeCall(ss), 25],
+            [() => fetchCall(ss), 35],
+            [() => searchCall(ss), 20],
+            [() => readCall(ss, rng.pick(['README.md', 'docs/api.md', 'docs/notes.md'].filter((p) => !ss.roundPaths.has(p)))), 10],
+          ];
   return rng.weighted(table)();
 }

@@ -46,13 +46,15 @@ export interface Fingerprint {
 
 /** JSON with sorted keys and without `cache_control`, so equal content compares equal. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (key, v: unknown) => {
-    if (key === 'cache_control') return undefined;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    }
-    return v;
-  }) ?? 'null';
+  return (
+    JSON.stringify(value, (key, v: unknown) => {
+      if (key === 'cache_control') return undefined;
+      if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+        return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      }
+      return v;
+    }) ?? 'null'
+  );
 }
 
 /** Builds the fingerprint of a (valid) request. */

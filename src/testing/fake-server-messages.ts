@@ -63,7 +63,12 @@ export class MessageResponder {
       scripted = materialize(response, () => `toolu_fake_${++this.#toolIds}`);
     }
     const u = outcome.usage;
-    const output_tokens = scripted.output_tokens ?? Math.max(1, scripted.content.reduce((n, b) => n + this.tokens.tokens(b), 0));
+    const output_tokens =
+      scripted.output_tokens ??
+      Math.max(
+        1,
+        scripted.content.reduce((n, b) => n + this.tokens.tokens(b), 0),
+      );
     const id = `msg_fake_${++this.#messages}`;
     if (wantsDiagnostics) this.#fingerprints.set(id, print);
     const message: Message = {

@@ -51,7 +51,13 @@ function profileOr404(provider: 'openai' | 'bedrock', model: string): ModelProfi
   } catch (e) {
     if (e instanceof UnknownModelError) {
       throw provider === 'openai'
-        ? new HttpError(404, 'invalid_request_error', `The model \`${model}\` does not exist or you do not have access to it.`, {}, { param: null, code: 'model_not_found' })
+        ? new HttpError(
+            404,
+            'invalid_request_error',
+            `The model \`${model}\` does not exist or you do not have access to it.`,
+            {},
+            { param: null, code: 'model_not_found' },
+          )
         : new HttpError(400, 'ValidationException', `The provided model identifier is invalid: ${model}`);
     }
     throw e;
@@ -83,7 +89,8 @@ function checkResponsesPairs(input: unknown): void {
       }
     }
   });
-  for (const id of calls) if (!answered.has(id) && input.at(-1) !== undefined && !isLastCall(input, id)) throw invalid(`No tool output found for function call ${id}.`, 'input');
+  for (const id of calls)
+    if (!answered.has(id) && input.at(-1) !== undefined && !isLastCall(input, id)) throw invalid(`No tool output found for function call ${id}.`, 'input');
 }
 
 /** A call may stay unanswered only at the very end (the model's newest turn is being continued). */
@@ -111,7 +118,10 @@ function checkChatPairs(messages: unknown): void {
       }
     }
     if (m.role === 'tool') {
-      const prev = messages.slice(0, i).reverse().find((x) => isObj(x) && x.role !== 'tool') as Json | undefined;
+      const prev = messages
+        .slice(0, i)
+        .reverse()
+        .find((x) => isObj(x) && x.role !== 'tool') as Json | undefined;
       const ids = Array.isArray(prev?.tool_calls) ? prev.tool_calls.map((c) => String(isObj(c) ? c.id : '')) : [];
       if (!ids.includes(String(m.tool_call_id))) {
         throw invalid("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${i}].role`);
@@ -165,7 +175,10 @@ export class ProviderRoutes {
   }
 
   #output(content: readonly ContentBlock[]): number {
-    return Math.max(1, content.reduce((n, b) => n + this.tokens.tokens(b), 0));
+    return Math.max(
+      1,
+      content.reduce((n, b) => n + this.tokens.tokens(b), 0),
+    );
   }
 
   /** `POST /v1/responses`. */
@@ -181,8 +194,16 @@ export class ProviderRoutes {
     const n = ++this.#responses;
     const output: Json[] = [];
     const text = textOf(scripted.content);
-    if (text) output.push({ type: 'message', id: `msg_fake_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] });
-    for (const c of calls(scripted.content)) output.push({ type: 'function_call', id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: c.arguments, status: 'completed' });
+    if (text)
+      output.push({
+        type: 'message',
+        id: `msg_fake_${n}`,
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+      });
+    for (const c of calls(scripted.content))
+      output.push({ type: 'function_call', id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: c.arguments, status: 'completed' });
     const outputTokens = scripted.output_tokens ?? this.#output(scripted.content);
     const input = usage.read + usage.write + usage.uncached;
     const response = {
@@ -212,18 +233,82 @@ export class ProviderRoutes {
     };
     if (body.stream !== true) return { body: response, ...(usage.explain === undefined ? {} : { explain: usage.explain }) };
     let seq = 0;
-    const frames: string[] = [sse('response.created', { type: 'response.created', sequence_number: seq++, response: { ...response, status: 'in_progress', output: [], usage: null } })];
+    const frames: string[] = [
+      sse('response.created', { type: 'response.created', sequence_number: seq++, response: { ...response, status: 'in_progress', output: [], usage: null } }),
+    ];
     output.forEach((item, output_index) => {
-      frames.push(sse('response.output_item.added', { type: 'response.output_item.added', sequence_number: seq++, output_index, item: { ...item, status: 'in_progress' } }));
+      frames.push(
+        sse('response.output_item.added', {
+          type: 'response.output_item.added',
+          sequence_number: seq++,
+          output_index,
+          item: { ...item, status: 'in_progress' },
+        }),
+      );
       if (item.type === 'message') {
         const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };
-        frames.push(sse('response.content_part.added', { type: 'response.content_part.added', sequence_number: seq++, item_id: item.id, output_index, content_index: 0, part }));
-        frames.push(sse('response.output_text.delta', { type: 'response.output_text.delta', sequence_number: seq++, item_id: item.id, output_index, content_index: 0, delta: text, logprobs: [] }));
-        frames.push(sse('response.output_text.done', { type: 'response.output_text.done', sequence_number: seq++, item_id: item.id, output_index, content_index: 0, text, logprobs: [] }));
-        frames.push(sse('response.content_part.done', { type: 'response.content_part.done', sequence_number: seq++, item_id: item.id, output_index, content_index: 0, part: { ...part, text } }));
+        frames.push(
+          sse('response.content_part.added', {
+            type: 'response.content_part.added',
+            sequence_number: seq++,
+            item_id: item.id,
+            output_index,
+            content_index: 0,
+            part,
+          }),
+        );
+        frames.push(
+          sse('response.output_text.delta', {
+            type: 'response.output_text.delta',
+            sequence_number: seq++,
+            item_id: item.id,
+            output_index,
+            content_index: 0,
+            delta: text,
+            logprobs: [],
+          }),
+        );
+        frames.push(
+          sse('response.output_text.done', {
+            type: 'response.output_text.done',
+            sequence_number: seq++,
+            item_id: item.id,
+            output_index,
+            content_index: 0,
+            text,
+            logprobs: [],
+          }),
+        );
+        frames.push(
+          sse('response.content_part.done', {
+            type: 'response.content_part.done',
+            sequence_number: seq++,
+            item_id: item.id,
+            output_index,
+            content_index: 0,
+            part: { ...part, text },
+          }),
+        );
       } else {
-        frames.push(sse('response.function_call_arguments.delta', { type: 'response.function_call_arguments.delta', sequence_number: seq++, item_id: item.id, output_index, delta: item.arguments }));
-        frames.push(sse('response.function_call_arguments.done', { type: 'response.function_call_arguments.done', sequence_number: seq++, item_id: item.id, output_index, name: item.name, arguments: item.arguments }));
+        frames.push(
+          sse('response.function_call_arguments.delta', {
+            type: 'response.function_call_arguments.delta',
+            sequence_number: seq++,
+            item_id: item.id,
+            output_index,
+            delta: item.arguments,
+          }),
+        );
+        frames.push(
+          sse('response.function_call_arguments.done', {
+            type: 'response.function_call_arguments.done',
+            sequence_number: seq++,
+            item_id: item.id,
+            output_index,
+            name: item.name,
+            arguments: item.arguments,
+          }),
+        );
       }
       frames.push(sse('response.output_item.done', { type: 'response.output_item.done', sequence_number: seq++, output_index, item }));
     });
@@ -265,13 +350,21 @@ export class ProviderRoutes {
     const explain = usage.explain === undefined ? {} : { explain: usage.explain };
     if (body.stream !== true) return { body: completion, ...explain };
     const chunk = (delta: Json, finish_reason: string | null, extra: Json = {}): string =>
-      sse(null, { id: completion.id, object: 'chat.completion.chunk', created: completion.created, model, choices: [{ index: 0, delta, finish_reason, logprobs: null }], ...extra });
+      sse(null, {
+        id: completion.id,
+        object: 'chat.completion.chunk',
+        created: completion.created,
+        model,
+        choices: [{ index: 0, delta, finish_reason, logprobs: null }],
+        ...extra,
+      });
     const frames = [chunk({ role: 'assistant', content: '' }, null)];
     if (text) frames.push(chunk({ content: text }, null));
     toolCalls.forEach((c, index) => frames.push(chunk({ tool_calls: [{ index, ...c }] }, null)));
     frames.push(chunk({}, finish));
     const includeUsage = isObj(body.stream_options) && body.stream_options.include_usage === true;
-    if (includeUsage) frames.push(sse(null, { id: completion.id, object: 'chat.completion.chunk', created: completion.created, model, choices: [], usage: usageBody }));
+    if (includeUsage)
+      frames.push(sse(null, { id: completion.id, object: 'chat.completion.chunk', created: completion.created, model, choices: [], usage: usageBody }));
     frames.push(sse(null, '[DONE]'));
     return { body: completion, frames, ...explain };
   }
@@ -279,7 +372,8 @@ export class ProviderRoutes {
   /** `POST /model/{modelId}/converse`. */
   converse(modelId: string, body: unknown, at: number): RouteAnswer {
     if (!isObj(body)) throw new HttpError(400, 'ValidationException', 'The request body must be a JSON object.');
-    if (!Array.isArray(body.messages) || body.messages.length === 0) throw new HttpError(400, 'ValidationException', 'A conversation must start with a user message.');
+    if (!Array.isArray(body.messages) || body.messages.length === 0)
+      throw new HttpError(400, 'ValidationException', 'A conversation must start with a user message.');
     profileOr404('bedrock', modelId);
     const params = fromBedrockConverse(body, modelId);
     let priced: { read: number; write: number; uncached: number; explain?: unknown };

@@ -45,9 +45,7 @@ function blockFrames(block: ContentBlock, index: number): SseFrame[] {
     case 'thinking':
       return [
         frame({ type: 'content_block_start', index, content_block: { ...block, thinking: '', signature: '' } }),
-        ...chunks(block.thinking).map((thinking) =>
-          frame({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking } }),
-        ),
+        ...chunks(block.thinking).map((thinking) => frame({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking } })),
         frame({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } }),
         stop,
       ];

@@ -227,9 +227,7 @@ function checkToolPairing(turns: readonly Turn[]): void {
       return;
     }
     const prev = turns[t - 1];
-    const offered = new Set(
-      (prev?.blocks ?? []).filter((b) => b.block.type === 'tool_use').map((b) => String(b.block.id)),
-    );
+    const offered = new Set((prev?.blocks ?? []).filter((b) => b.block.type === 'tool_use').map((b) => String(b.block.id)));
     const answered = new Set<string>();
     let leading = true;
     for (const { block, path } of turn.blocks) {
@@ -272,10 +270,12 @@ function autoEligible(block: Json): boolean {
 function checkCacheMarkers(body: Json, turns: readonly Turn[]): void {
   // Every block that can sit in the cached prefix, in render order: tools → system → messages.
   const ordered: { block: Json; path: string }[] = [];
-  if (Array.isArray(body.tools)) body.tools.forEach((tool, i) => {
+  if (Array.isArray(body.tools))
+    body.tools.forEach((tool, i) => {
       ordered.push({ block: tool as Json, path: `tools.${i}` });
     });
-  if (Array.isArray(body.system)) body.system.forEach((b, i) => {
+  if (Array.isArray(body.system))
+    body.system.forEach((b, i) => {
       ordered.push({ block: b as Json, path: `system.${i}` });
     });
   for (const turn of turns) for (const { block, path } of turn.blocks) ordered.push({ block, path });

@@ -157,7 +157,11 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     let body: unknown;
     let stream = false;
     // Which API's error shape to answer with (known once the path is routed).
-    let family: 'anthropic' | 'openai' | 'bedrock' = path.startsWith('/model/') ? 'bedrock' : path.startsWith('/v1/responses') || path.startsWith('/v1/chat/') ? 'openai' : 'anthropic';
+    let family: 'anthropic' | 'openai' | 'bedrock' = path.startsWith('/model/')
+      ? 'bedrock'
+      : path.startsWith('/v1/responses') || path.startsWith('/v1/chat/')
+        ? 'openai'
+        : 'anthropic';
     const base = { index, method, path, at, headers: { ...req.headers }, requestId };
     try {
       body = text.length > 0 ? parseJson(text) : undefined;
@@ -171,7 +175,14 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
             : endpoint === 'chat'
               ? routes.chat(body, at)
               : routes.converse(decodeURIComponent(CONVERSE.exec(path)?.[1] ?? ''), body, at);
-        requests.push({ ...base, body, stream: answer.frames !== undefined, status: 200, response: answer.body as Message, ...(answer.explain === undefined ? {} : { explain: answer.explain }) });
+        requests.push({
+          ...base,
+          body,
+          stream: answer.frames !== undefined,
+          status: 200,
+          response: answer.body as Message,
+          ...(answer.explain === undefined ? {} : { explain: answer.explain }),
+        });
         if (answer.frames) sendEvents(res, requestId, answer.frames);
         else sendJson(res, requestId, answer.body);
         return;

@@ -66,14 +66,10 @@ export function formatRendered(rendered: Rendered, options: FormatOptions = {}):
   rendered.stream.forEach((b, i) => {
     if (i === rendered.tailStart) lines.push('──── tail (volatile, never cached) ────');
     const p = points.get(i);
-    const mark = p
-      ? ` ${p.labels.map((l) => CIRCLED[l]).join('')} ${p.ttl}${p.moved ? ` (moved: ${p.moved})` : ''}`
-      : '';
+    const mark = p ? ` ${p.labels.map((l) => CIRCLED[l]).join('')} ${p.ttl}${p.moved ? ` (moved: ${p.moved})` : ''}` : '';
     const flag = b.hidden ? ` [${b.hidden === 'agent' ? 'hidden' : 'pruned'}]` : b.kind === 'summary' ? ' [summary]' : '';
     const type = (b.param as { type?: string }).type ?? 'tool';
-    lines.push(
-      `${pad(i, 4, true)}  ${pad(b.role, 9)} ${pad(`${b.kind}:${type}`, 22)} ${pad(b.path, width)} ${pad(n(b.tokens), 8, true)}${mark}${flag}`,
-    );
+    lines.push(`${pad(i, 4, true)}  ${pad(b.role, 9)} ${pad(`${b.kind}:${type}`, 22)} ${pad(b.path, width)} ${pad(n(b.tokens), 8, true)}${mark}${flag}`);
     if (content) lines.push(`        ${payloadLine(b.param)}`);
   });
   for (const d of rendered.decisions) lines.push(`decision: ${JSON.stringify(d)}`);

@@ -51,8 +51,5 @@ export function assertPrefixStable(before: Rendered, after: Rendered, extras: Re
   let i = 0;
   while (i < prefix.length && prefix[i] === json[i]) i++;
   const ctx = (s: string) => JSON.stringify(s.slice(Math.max(0, i - 40), i + 40));
-  throw new PrefixStabilityError(
-    `prefix changed at byte ${i} of ${prefix.length}: before ${ctx(prefix)} / after ${ctx(json)}`,
-    i,
-  );
+  throw new PrefixStabilityError(`prefix changed at byte ${i} of ${prefix.length}: before ${ctx(prefix)} / after ${ctx(json)}`, i);
 }

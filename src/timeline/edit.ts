@@ -75,7 +75,10 @@ function buildEnvelope(input: EnvelopeInput): Envelope {
   const instructions: Block[] = input.instructions.map((text, i) => {
     const param = textParam(text);
     if (param.text.trim().length === 0) {
-      throw new TimelineError(paths.instruction(i), `${param.text.length === 0 ? 'empty' : 'whitespace-only'} instruction (the API rejects empty and whitespace-only text blocks)`);
+      throw new TimelineError(
+        paths.instruction(i),
+        `${param.text.length === 0 ? 'empty' : 'whitespace-only'} instruction (the API rejects empty and whitespace-only text blocks)`,
+      );
     }
     return { id: paths.instruction(i), path: paths.instruction(i), param };
   });
@@ -94,18 +97,16 @@ function buildEnvelope(input: EnvelopeInput): Envelope {
  * state = startTurn(state, 'Fix the failing test');
  */
 export function createTimeline(input: CreateTimelineInput): TimelineState {
-  return deepFreeze(
-    {
-      model: input.model,
-      envelope: buildEnvelope(input),
-      turns: [],
-      tail: [],
-      hidden: {},
-      summaries: [],
-      deferred: [],
-      pruneNotice: false,
-    } satisfies TimelineState,
-  );
+  return deepFreeze({
+    model: input.model,
+    envelope: buildEnvelope(input),
+    turns: [],
+    tail: [],
+    hidden: {},
+    summaries: [],
+    deferred: [],
+    pruneNotice: false,
+  } satisfies TimelineState);
 }
 
 /** Replaces the envelope (the stable front changed: everything after it is re-written once). */
@@ -215,11 +216,7 @@ export function toParam(block: ContentBlock | ContentBlockParam): ContentBlockPa
  * @throws {TimelineError} when no turn is open, the previous round is unanswered,
  *   the turn already ended, or a tool_use id repeats
  */
-export function appendResponse(
-  state: TimelineState,
-  response: Message | readonly (ContentBlock | ContentBlockParam)[],
-  at?: number,
-): TimelineState {
+export function appendResponse(state: TimelineState, response: Message | readonly (ContentBlock | ContentBlockParam)[], at?: number): TimelineState {
   const turn = state.turns.at(-1);
   if (!turn) throw new TimelineError('turns', 'no turn is open: call startTurn with the user message first');
   const open = openIds(state);
@@ -333,10 +330,7 @@ export function appendToolResults(
     if ((r as { type?: string }).type !== 'tool_result') throw new TimelineError(path, 'expected a tool_result block');
     if (answered.has(r.tool_use_id)) throw new TimelineError(path, `tool_use "${r.tool_use_id}" is already answered`);
     if (!open.has(r.tool_use_id)) {
-      throw new TimelineError(
-        path,
-        `tool_result for unknown tool_use "${r.tool_use_id}" (open: ${[...open].join(', ') || 'none'})`,
-      );
+      throw new TimelineError(path, `tool_result for unknown tool_use "${r.tool_use_id}" (open: ${[...open].join(', ') || 'none'})`);
     }
     open.delete(r.tool_use_id);
     answered.add(r.tool_use_id);

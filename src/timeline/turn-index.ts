@@ -72,13 +72,7 @@ export function turnIndex(state: TimelineState, turn: number): TextBlockParam | 
   for (const b of turnBlocks(t)) {
     const hidden = state.hidden[b.path];
     const summary = summarized.get(b.path);
-    const status = summary
-      ? `summarized (${summary})`
-      : hidden
-        ? hidden.reason === 'agent'
-          ? 'hidden'
-          : 'pruned'
-        : 'visible';
+    const status = summary ? `summarized (${summary})` : hidden ? (hidden.reason === 'agent' ? 'hidden' : 'pruned') : 'visible';
     lines.push(`${b.path} · ${what(b.param, toolNames)}, ${size(b.param).toLocaleString('en-US')} chars · ${status}`);
   }
   const head = `Turn ${turn}: ${lines.length} block${lines.length === 1 ? '' : 's'}. recall one of these paths to read it back unchanged.`;

@@ -4,12 +4,7 @@
  * summaries). Every object is frozen; edits go through immer (see edit.ts), so
  * appending a round shares every untouched object with the previous state.
  */
-import type {
-  ContentBlockParam,
-  TextBlockParam,
-  Tool,
-  ToolUnion,
-} from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam, TextBlockParam, Tool, ToolUnion } from '@anthropic-ai/sdk/resources/messages/messages';
 
 /** A logical address that always reads a block back, e.g. `turns/3/rounds/2/results/toolu_01`. */
 export type BlockPath = string;
@@ -168,18 +163,7 @@ export interface LastRender {
 export type StreamRole = 'tools' | 'system' | 'user' | 'assistant';
 
 /** What a stream block is, in the words of DESIGN.md. */
-export type StreamKind =
-  | 'tool'
-  | 'instruction'
-  | 'skills'
-  | 'summary'
-  | 'notice'
-  | 'user'
-  | 'response'
-  | 'call'
-  | 'result'
-  | 'injected'
-  | 'tail';
+export type StreamKind = 'tool' | 'instruction' | 'skills' | 'summary' | 'notice' | 'user' | 'response' | 'call' | 'result' | 'injected' | 'tail';
 
 /** One block of the rendered stream. Memoized per source block: unchanged blocks are the same object across renders. */
 export interface StreamBlock {

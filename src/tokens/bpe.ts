@@ -294,7 +294,10 @@ export function cl100kEstimate(text: string, windows = 64, width = 48): number {
       // estimator for systematic samples: a change of content between two windows counts once,
       // not as variance of every window).
       const r = tokens / Math.max(1, chars);
-      const order = pos.slice(0, j).map((p, k) => [p, k] as const).sort((a, b) => a[0] - b[0]);
+      const order = pos
+        .slice(0, j)
+        .map((p, k) => [p, k] as const)
+        .sort((a, b) => a[0] - b[0]);
       let ss = 0;
       for (let k = 1; k < j; k++) {
         const a = order[k - 1]![1];

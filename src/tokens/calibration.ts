@@ -145,7 +145,8 @@ export class Calibration {
   stats(): Readonly<Record<string, CalibrationStats>> {
     const out: Record<string, CalibrationStats> = {};
     for (const [model, m] of [...this.#models].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      out[model] = m.last === undefined ? { factor: this.factor(model), samples: m.samples } : { factor: this.factor(model), samples: m.samples, lastRatio: m.last };
+      out[model] =
+        m.last === undefined ? { factor: this.factor(model), samples: m.samples } : { factor: this.factor(model), samples: m.samples, lastRatio: m.last };
     }
     return out;
   }

@@ -87,9 +87,7 @@ export async function fill(ctx: FillContext, call: ReadCall, epoch: number, tags
       insertedTurn,
       insertedAtMs,
       tags,
-      ...(ttlTurns !== undefined
-        ? { ttlTurns, session: ctx.session }
-        : { expiresAtMs: insertedAtMs + (ttlMs ?? 0), ttlMs: ttlMs ?? 0 }),
+      ...(ttlTurns !== undefined ? { ttlTurns, session: ctx.session } : { expiresAtMs: insertedAtMs + (ttlMs ?? 0), ttlMs: ttlMs ?? 0 }),
     };
     let inserted: boolean;
     try {

@@ -74,7 +74,10 @@ interface WriteState {
 
 function checkLength(text: string, path: PathParts): string {
   if (text.length > MAX_KEY_TEXT) {
-    fail(path, `the arguments' canonical JSON exceeds ${MAX_KEY_TEXT.toLocaleString('en-US')} characters (shared references count at every use); such a call cannot be keyed: declare the tool not cacheable or pass smaller arguments`);
+    fail(
+      path,
+      `the arguments' canonical JSON exceeds ${MAX_KEY_TEXT.toLocaleString('en-US')} characters (shared references count at every use); such a call cannot be keyed: declare the tool not cacheable or pass smaller arguments`,
+    );
   }
   return text;
 }
@@ -84,7 +87,8 @@ function write(value: unknown, path: PathParts, state: WriteState): string {
   const obj = value as object;
   const known = state.done.get(obj);
   if (known !== undefined) return known;
-  if (path.length >= MAX_KEY_DEPTH) fail(path, `nested more than ${MAX_KEY_DEPTH} levels deep; such a call cannot be keyed: declare the tool not cacheable or flatten its arguments`);
+  if (path.length >= MAX_KEY_DEPTH)
+    fail(path, `nested more than ${MAX_KEY_DEPTH} levels deep; such a call cannot be keyed: declare the tool not cacheable or flatten its arguments`);
   const text = checkLength(writeObject(obj, path, state), path);
   state.done.set(obj, text);
   return text;

@@ -26,7 +26,6 @@ export interface MemoryToolCacheStoreOptions {
   readonly maxEntries?: number;
 }
 
-
 /**
  * Map-based store with an optional LRU bound.
  *

@@ -104,10 +104,7 @@ export function parseTag(tag: string, where: string): ParsedTag {
   const colon = tag.indexOf(':');
   const family = colon === -1 ? tag : tag.slice(0, colon);
   if (!FAMILY_RE.test(family) || family === 'family') {
-    throw new InvalidOptionError(
-      where,
-      `"${tag}" has family "${family}"; a family is letters, digits, "_", "-" or "." and is not the reserved word "family"`,
-    );
+    throw new InvalidOptionError(where, `"${tag}" has family "${family}"; a family is letters, digits, "_", "-" or "." and is not the reserved word "family"`);
   }
   if (colon === -1) return { family };
   const id = tag.slice(colon + 1);
@@ -162,7 +159,7 @@ function checkTtl(tool: string, ttl: unknown): { ttlTurns?: number; ttlMs?: numb
     throw new InvalidOptionError(where, 'a cacheable tool needs a TTL: { turns: n } or { seconds: n }');
   }
   const t = ttl as { turns?: unknown; seconds?: unknown };
-  if (('turns' in t) === ('seconds' in t)) {
+  if ('turns' in t === 'seconds' in t) {
     throw new InvalidOptionError(where, 'give exactly one of { turns } or { seconds }');
   }
   if ('turns' in t) {

@@ -127,5 +127,12 @@ export function formatStats(stats: ToolCacheStats): string {
   for (const [tool, s] of Object.entries(stats.perTool)) rows.push([tool, ...COLUMNS.map(([, f]) => f(s))]);
   rows.push(['(total)', ...COLUMNS.map(([, f]) => f(stats))]);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

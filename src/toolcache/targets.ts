@@ -33,7 +33,8 @@ export interface CallTargets {
 }
 
 const PATH_KEYS = /^(file_?path|path|notebook_?path|file_?name|file|target_?file|filepath|uri)$/i;
-const WRITE_NAME = /^(edit|multi_?edit|write|notebook_?edit|apply_?patch|create_?file|edit_?file|write_?file|str_replace_editor|replace_in_file|delete_?file|move_?file|rename_?file)$/i;
+const WRITE_NAME =
+  /^(edit|multi_?edit|write|notebook_?edit|apply_?patch|create_?file|edit_?file|write_?file|str_replace_editor|replace_in_file|delete_?file|move_?file|rename_?file)$/i;
 const EXTERNAL_NAME = /web|fetch|search|http|url|browse/i;
 const HAS_EXTENSION = /\/?[^/\s]+\.[A-Za-z0-9]{1,8}$/;
 
@@ -47,11 +48,7 @@ const memo = new WeakMap<object, CallTargets>();
  * callTargets('Edit', { file_path: '/repo/src/a.ts', old_string: 'x', new_string: 'y' });
  * // { kind: 'write', files: ['/repo/src/a.ts'], overwrite: false, … }
  */
-export function callTargets(
-  name: string,
-  input: unknown,
-  policies?: Readonly<Record<string, ToolPolicy<never>>>,
-): CallTargets {
+export function callTargets(name: string, input: unknown, policies?: Readonly<Record<string, ToolPolicy<never>>>): CallTargets {
   const cacheable = typeof input === 'object' && input !== null && !policies;
   if (cacheable) {
     const hit = memo.get(input);
@@ -71,7 +68,9 @@ export function callTargets(
     else if (resolved.kind === 'read') kind = 'read';
     try {
       // Entity tags only: a family-wide tag (`file:*`) names no one payload.
-      tags = (resolved.extractor ? resolved.extractor(args) : resolved.staticTags.filter((t) => t.id).map((t) => `${t.family}:${t.id}`)).filter((t) => !t.endsWith(':*') && t.includes(':'));
+      tags = (resolved.extractor ? resolved.extractor(args) : resolved.staticTags.filter((t) => t.id).map((t) => `${t.family}:${t.id}`)).filter(
+        (t) => !t.endsWith(':*') && t.includes(':'),
+      );
     } catch {
       tags = [];
     }

@@ -166,7 +166,8 @@ export class ToolCache {
    * ```
    */
   async call<TArgs>(name: string, args: TArgs, run: ToolRunner<TArgs>, options: ToolCallOptions): Promise<ToolCallResult> {
-    if (typeof options?.scope !== 'string') throw new InvalidOptionError('scope', `${name}: every call needs a string scope (tenant/user id); use '' for a single-tenant agent`);
+    if (typeof options?.scope !== 'string')
+      throw new InvalidOptionError('scope', `${name}: every call needs a string scope (tenant/user id); use '' for a single-tenant agent`);
     if (typeof options.callId !== 'string') throw new InvalidOptionError('callId', `${name}: every call needs its call id`);
     const policy = this.#policies.get(name);
     const runner = run as ToolRunner<never>;

@@ -18,12 +18,7 @@ export class TraceParseError extends CachepointError {
   /** The message without the location prefix. */
   readonly reason: string;
 
-  constructor(
-    rule: TraceRule,
-    reason: string,
-    where: { file?: string | undefined; line: number; column?: number | undefined },
-    cause?: unknown,
-  ) {
+  constructor(rule: TraceRule, reason: string, where: { file?: string | undefined; line: number; column?: number | undefined }, cause?: unknown) {
     const place = `${where.file ?? 'line'}${where.file === undefined ? ' ' : ':'}${where.line}${where.column === undefined ? '' : `:${where.column}`}`;
     super('trace_parse', `${place}: ${reason}`, cause === undefined ? undefined : { cause });
     this.file = where.file;

@@ -87,13 +87,19 @@ export class TraceLineParser {
     }
     const depth = nestingBeyond(value, MAX_NESTING);
     if (depth !== undefined) {
-      throw this.#error('too_deep', `the line nests objects and arrays more than ${MAX_NESTING} levels deep; the engine copies and serializes values recursively and accepts at most ${MAX_NESTING}`);
+      throw this.#error(
+        'too_deep',
+        `the line nests objects and arrays more than ${MAX_NESTING} levels deep; the engine copies and serializes values recursively and accepts at most ${MAX_NESTING}`,
+      );
     }
     let event: TraceEvent;
     try {
       if (this.#state === 'start' && (typeof value !== 'object' || value === null || (value as { type?: unknown }).type !== 'envelope')) {
         const t = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-        throw new FieldError('first_not_envelope', `the first event must be an envelope, got ${typeof t === 'string' ? `"${t}"` : 'a line without a string "type"'}`);
+        throw new FieldError(
+          'first_not_envelope',
+          `the first event must be an envelope, got ${typeof t === 'string' ? `"${t}"` : 'a line without a string "type"'}`,
+        );
       }
       event = toEvent(value, this.#line);
     } catch (e) {
@@ -156,10 +162,7 @@ export class TraceLineParser {
       }
       case 'user':
         if (state === 'open') {
-          throw this.#error(
-            'unanswered_tool_use',
-            `user event while tool_use ids are open: ${this.#openList()}; a tool_results event must answer them first`,
-          );
+          throw this.#error('unanswered_tool_use', `user event while tool_use ids are open: ${this.#openList()}; a tool_results event must answer them first`);
         }
         // Two user events in a row (the user wrote again before the model answered) are two
         // user messages; the engine sends them as one, as the API merges consecutive roles.
@@ -211,7 +214,10 @@ export class TraceLineParser {
           if (!this.#open.has(id)) {
             const seen = this.#seen.get(id);
             if (seen === undefined) {
-              throw this.#error('unknown_tool_use', `tool_results answers unknown tool_use id "${id}" (open ids: ${[...this.#open.keys()].join(', ') || 'none'})`);
+              throw this.#error(
+                'unknown_tool_use',
+                `tool_results answers unknown tool_use id "${id}" (open ids: ${[...this.#open.keys()].join(', ') || 'none'})`,
+              );
             }
             throw this.#error(
               'duplicate_tool_result',

@@ -224,7 +224,8 @@ export function toEvent(value: unknown, line: number): TraceEvent {
       bs.forEach((b, i) => {
         const w = `tool_results.content[${i}]`;
         if (b.type === 'tool_result') {
-          if (sawText >= 0) fail('invalid_field', `${w} is a tool_result after the text block at content[${sawText}]; tool_result blocks come first, runtime text after them`);
+          if (sawText >= 0)
+            fail('invalid_field', `${w} is a tool_result after the text block at content[${sawText}]; tool_result blocks come first, runtime text after them`);
           toolResultBlock(b, w);
         } else if (b.type === 'text') {
           if (i === 0) fail('invalid_field', `${w} is a text block; a tool_results event starts with tool_result blocks`);

@@ -31,7 +31,30 @@ async function graph(entry: string) {
 }
 
 /** Node built-ins that can be imported without the `node:` prefix. */
-const NODE_BARE = ['fs', 'fs/promises', 'path', 'crypto', 'os', 'url', 'util', 'readline', 'stream', 'events', 'child_process', 'net', 'tls', 'http', 'https', 'zlib', 'v8', 'vm', 'worker_threads', 'buffer', 'process', 'module'];
+const NODE_BARE = [
+  'fs',
+  'fs/promises',
+  'path',
+  'crypto',
+  'os',
+  'url',
+  'util',
+  'readline',
+  'stream',
+  'events',
+  'child_process',
+  'net',
+  'tls',
+  'http',
+  'https',
+  'zlib',
+  'v8',
+  'vm',
+  'worker_threads',
+  'buffer',
+  'process',
+  'module',
+];
 
 describe('the core entry', () => {
   it('imports no Node built-in anywhere in its module graph', async () => {

@@ -12,7 +12,8 @@ const SRC = resolve(import.meta.dirname, '../../src');
 /** Every relative `import … from`, `export … from` and `import()` of a file, resolved to a src-relative .ts path. */
 function importsOf(file: string, text: string): string[] {
   const out = new Set<string>();
-  const re = /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|(?:^|\n)\s*import\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+  const re =
+    /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|(?:^|\n)\s*import\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
   for (const m of text.matchAll(re)) {
     const spec = (m[1] ?? m[2] ?? m[3])!;
     out.add(relative(SRC, resolve(dirname(join(SRC, file)), spec.replace(/\.js$/, '.ts'))));

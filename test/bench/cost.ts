@@ -104,21 +104,28 @@ function wide(results: readonly FixtureResult[]): string {
   const busts: string[][] = [];
   for (const id of ids) {
     cost.push([id, ...results.map((r) => x(byId(r.conservative, id)?.vsIdeal))]);
-    if (!id.startsWith('ideal')) busts.push([id, ...results.map((r) => `${byId(r.conservative, id)?.busts ?? '—'}/${byId(r.conservative, id)?.rejected ?? '—'}`)]);
+    if (!id.startsWith('ideal'))
+      busts.push([id, ...results.map((r) => `${byId(r.conservative, id)?.busts ?? '—'}/${byId(r.conservative, id)?.rejected ?? '—'}`)]);
   }
   for (const [label, pick] of [
     ['cachepoint (conservative)', (r: FixtureResult) => r.conservative],
     ['cachepoint (economy)', (r: FixtureResult) => r.economy],
   ] as const) {
     cost.push([label, ...results.map((r) => x(pick(r) ? byId(pick(r)!, 'cachepoint')!.vsIdeal : null))]);
-    cost.push([`${label} ÷ own ideal`, ...results.map((r) => {
-      const c = pick(r);
-      return x(c && c.engineIdeal > 0 ? byId(c, 'cachepoint')!.cost / c.engineIdeal : null);
-    })]);
-    busts.push([label, ...results.map((r) => {
-      const e = pick(r) ? byId(pick(r)!, 'cachepoint') : undefined;
-      return e ? `${e.busts}/${e.rejected}` : '—';
-    })]);
+    cost.push([
+      `${label} ÷ own ideal`,
+      ...results.map((r) => {
+        const c = pick(r);
+        return x(c && c.engineIdeal > 0 ? byId(c, 'cachepoint')!.cost / c.engineIdeal : null);
+      }),
+    ]);
+    busts.push([
+      label,
+      ...results.map((r) => {
+        const e = pick(r) ? byId(pick(r)!, 'cachepoint') : undefined;
+        return e ? `${e.busts}/${e.rejected}` : '—';
+      }),
+    ]);
   }
   for (const [label, pick] of [
     ['forced recalls / 100 requests (conservative)', (r: FixtureResult) => r.conservative],
@@ -126,16 +133,26 @@ function wide(results: readonly FixtureResult[]): string {
   ] as const) {
     cost.push([label, ...results.map((r) => (pick(r) ? pick(r)!.recalls.per100.toFixed(1) : '—'))]);
   }
-  cost.push(['economy ÷ best peer', ...results.map((r) => {
-    const p = bestPeer(r.conservative);
-    const e = r.economy ? byId(r.economy, 'cachepoint') : undefined;
-    return x(p && e ? e.cost / p.cost : null);
-  })]);
+  cost.push([
+    'economy ÷ best peer',
+    ...results.map((r) => {
+      const p = bestPeer(r.conservative);
+      const e = r.economy ? byId(r.economy, 'cachepoint') : undefined;
+      return x(p && e ? e.cost / p.cost : null);
+    }),
+  ]);
   cost.push(['ideal bound ($)', ...results.map((r) => byId(r.conservative, 'ideal')!.cost.toFixed(4))]);
   const table = (rs: string[][]): string => {
     const all = [head, ...rs];
     const w = head.map((_, c) => Math.max(...all.map((row) => row[c]!.length)));
-    return all.map((row) => row.map((cell, c) => (c === 0 ? cell.padEnd(w[c]!) : cell.padStart(w[c]!))).join('  ').trimEnd()).join('\n');
+    return all
+      .map((row) =>
+        row
+          .map((cell, c) => (c === 0 ? cell.padEnd(w[c]!) : cell.padStart(w[c]!)))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n');
   };
   return [
     "cost ÷ ideal bound (conservative replay; peers are the same under both policies; cachepoint's cost includes its forced recalls):",

@@ -63,10 +63,19 @@ async function viaPrepare(events: readonly TraceEvent[], envelopes: readonly { s
     if (e.type === 'user') messages.push({ role: 'user', content: e.content as MessageParam['content'] });
     else if (e.type === 'tail') tail = e.content as TextBlockParam[];
     else if (e.type === 'tool_results') {
-      messages.push({ role: 'user', content: [...e.content.filter((b) => b.type === 'tool_result').map(strip), ...e.content.filter((b) => b.type === 'text')] as MessageParam['content'] });
+      messages.push({
+        role: 'user',
+        content: [...e.content.filter((b) => b.type === 'tool_result').map(strip), ...e.content.filter((b) => b.type === 'text')] as MessageParam['content'],
+      });
     } else if (e.type === 'assistant') {
       const env = envelopes[k++]!;
-      const params = { model, max_tokens: 2048, ...(env.system ? { system: env.system as TextBlockParam[] } : {}), ...(env.tools ? { tools: env.tools as never } : {}), messages };
+      const params = {
+        model,
+        max_tokens: 2048,
+        ...(env.system ? { system: env.system as TextBlockParam[] } : {}),
+        ...(env.tools ? { tools: env.tools as never } : {}),
+        messages,
+      };
       const t0 = process.hrtime.bigint();
       await prepare(params, { conversationId: 'bench', store, now: lastAt, ...(tail !== undefined ? { tail } : {}) });
       ns += Number(process.hrtime.bigint() - t0);

@@ -58,7 +58,14 @@ export default async function bench(): Promise<Row[]> {
   }
   rows.push({ name: 'requests refused, every provider, every run', value: refusedTotal, unit: 'requests', baseline: 'must be 0' });
   const w = grid[0]!.map((_, i) => Math.max(...grid.map((r) => r[i]!.length)));
-  table = grid.map((r) => r.map((c, i) => c.padEnd(w[i]!)).join('  ').trimEnd()).join('\n');
+  table = grid
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(w[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
   return rows;
 }
 

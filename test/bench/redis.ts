@@ -103,10 +103,25 @@ export default async function bench(): Promise<Row[]> {
       { name: 'redis: hit, Redis store + front tier, median per call', value: Number(frontUs.toFixed(2)), unit: 'µs' },
       { name: 'redis: hit latency, Redis store vs memory store', value: Number((redisUs / memUs).toFixed(1)), unit: '×', baseline: base },
       { name: 'redis: hit latency, Redis + front tier vs memory store', value: Number((frontUs / memUs).toFixed(2)), unit: '×', baseline: base },
-      { name: 'redis: hit latency, Redis store vs Redis + front tier', value: Number((redisUs / frontUs).toFixed(1)), unit: '×', baseline: `front tier ${frontUs.toFixed(2)} µs` },
+      {
+        name: 'redis: hit latency, Redis store vs Redis + front tier',
+        value: Number((redisUs / frontUs).toFixed(1)),
+        unit: '×',
+        baseline: `front tier ${frontUs.toFixed(2)} µs`,
+      },
       { name: 'redis: front-tier share of hits (after warm-up)', value: Number((frontHitShare * 100).toFixed(1)), unit: '%' },
-      { name: 'redis: write (invalidate), Redis store vs memory store', value: Number((redisWriteUs / memWriteUs).toFixed(1)), unit: '×', baseline: `${wbase}; Redis ${redisWriteUs.toFixed(1)} µs` },
-      { name: 'redis: write (invalidate) with one front tier acking vs without', value: Number((frontWriteUs / redisWriteUs).toFixed(2)), unit: '×', baseline: `without ${redisWriteUs.toFixed(1)} µs; with ${frontWriteUs.toFixed(1)} µs` },
+      {
+        name: 'redis: write (invalidate), Redis store vs memory store',
+        value: Number((redisWriteUs / memWriteUs).toFixed(1)),
+        unit: '×',
+        baseline: `${wbase}; Redis ${redisWriteUs.toFixed(1)} µs`,
+      },
+      {
+        name: 'redis: write (invalidate) with one front tier acking vs without',
+        value: Number((frontWriteUs / redisWriteUs).toFixed(2)),
+        unit: '×',
+        baseline: `without ${redisWriteUs.toFixed(1)} µs; with ${frontWriteUs.toFixed(1)} µs`,
+      },
     ];
   } finally {
     for (const s of stores) await s.close?.();

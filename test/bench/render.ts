@@ -119,15 +119,30 @@ async function latency(): Promise<Row[]> {
       unit: 'µs',
       baseline: `the same render again: passes only (the rest is tokenizing new blocks)`,
     },
-    { name: 'render, requests 1–50 (median)', value: us(first(renderNs)), unit: 'µs', baseline: `stringify ${us(first(stringifyNs))} µs; passes only ${us(first(passesNs))} µs` },
-    { name: 'render, requests 451–500 (median)', value: us(last(renderNs)), unit: 'µs', baseline: `stringify ${us(last(stringifyNs))} µs; passes only ${us(last(passesNs))} µs` },
+    {
+      name: 'render, requests 1–50 (median)',
+      value: us(first(renderNs)),
+      unit: 'µs',
+      baseline: `stringify ${us(first(stringifyNs))} µs; passes only ${us(first(passesNs))} µs`,
+    },
+    {
+      name: 'render, requests 451–500 (median)',
+      value: us(last(renderNs)),
+      unit: 'µs',
+      baseline: `stringify ${us(last(stringifyNs))} µs; passes only ${us(last(passesNs))} µs`,
+    },
     {
       name: 'render growth, last 50 ÷ first 50',
       value: sig(last(renderNs) / first(renderNs)),
       unit: 'ratio',
       baseline: `stringify ${times(last(stringifyNs) / first(stringifyNs))}, request chars ${times(median(chars.slice(-50)) / median(chars.slice(0, 50)))}`,
     },
-    { name: 'passes-only growth, last 50 ÷ first 50', value: sig(last(passesNs) / first(passesNs)), unit: 'ratio', baseline: `stream blocks ${times(blocks.at(-1)! / median(blocks.slice(0, 50)))}` },
+    {
+      name: 'passes-only growth, last 50 ÷ first 50',
+      value: sig(last(passesNs) / first(passesNs)),
+      unit: 'ratio',
+      baseline: `stream blocks ${times(blocks.at(-1)! / median(blocks.slice(0, 50)))}`,
+    },
   ];
 }
 
@@ -231,8 +246,18 @@ async function incremental(): Promise<Row[]> {
       unit: 'requests',
       baseline: `${sig(chars / 1e6, 3)}M chars of timeline text, ${rendered.stream.length} blocks`,
     },
-    { name: 'render after one new round, warm token cache', value: ms(median(warmNs)), unit: 'ms', baseline: `${median(counted)} blocks counted (the new round)` },
-    { name: 'render after one new round, fresh token cache', value: ms(median(scratchNs)), unit: 'ms', baseline: `${scratchCounted} blocks counted (everything)` },
+    {
+      name: 'render after one new round, warm token cache',
+      value: ms(median(warmNs)),
+      unit: 'ms',
+      baseline: `${median(counted)} blocks counted (the new round)`,
+    },
+    {
+      name: 'render after one new round, fresh token cache',
+      value: ms(median(scratchNs)),
+      unit: 'ms',
+      baseline: `${scratchCounted} blocks counted (everything)`,
+    },
     { name: 'incremental speed-up (fresh ÷ warm)', value: sig(ratio), unit: '×', baseline: 'target ≥ 50×' },
   ];
 }

@@ -36,7 +36,9 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const run = wanted.length > 0 ? all.filter((m) => wanted.includes(m)) : all;
   const cpu = cpus();
-  console.log(`cachepoint bench — Node ${process.version}, ${new Date().toISOString()}, ${process.platform}/${process.arch}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}`);
+  console.log(
+    `cachepoint bench — Node ${process.version}, ${new Date().toISOString()}, ${process.platform}/${process.arch}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}`,
+  );
   console.log(`modules: ${run.join(', ')}`);
   let failed = 0;
   for (const name of run) {

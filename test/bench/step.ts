@@ -71,7 +71,9 @@ export function stepTrace(requests = REQUESTS): TraceEvent[] {
 /** Payload characters of the session by kind (for the header line). */
 function resultSizes(events: readonly TraceEvent[]): number[] {
   const out: number[] = [];
-  for (const e of events) if (e.type === 'tool_results') for (const b of e.content) if (b.type === 'tool_result') out.push(typeof b.content === 'string' ? b.content.length : JSON.stringify(b.content).length);
+  for (const e of events)
+    if (e.type === 'tool_results')
+      for (const b of e.content) if (b.type === 'tool_result') out.push(typeof b.content === 'string' ? b.content.length : JSON.stringify(b.content).length);
   return out;
 }
 
@@ -118,7 +120,11 @@ const ns = (t0: bigint): number => Number(process.hrtime.bigint() - t0);
  * Replays the session; per request, the timings above. With `heapAt`, no
  * timing: a forced GC and the heap at those request counts instead.
  */
-function replayOnce(events: readonly TraceEvent[], options: Omit<RenderOptions, 'now' | 'tokens'>, heapAt?: ReadonlySet<number>): { timings: Timing[]; heap: Map<number, number> } {
+function replayOnce(
+  events: readonly TraceEvent[],
+  options: Omit<RenderOptions, 'now' | 'tokens'>,
+  heapAt?: ReadonlySet<number>,
+): { timings: Timing[]; heap: Map<number, number> } {
   const tokens = new BlockTokenCache();
   const timings: Timing[] = [];
   const heap = new Map<number, number>();
@@ -240,15 +246,28 @@ async function setting(label: string, events: readonly TraceEvent[], options: Om
   const vsNaive = ratio((r) => r.at.get(last)!.render / r.at.get(last)!.naive);
   const passesVsNaive = ratio((r) => r.at.get(last)!.passes / r.at.get(last)!.naive);
   const vsStringify = ratio((r) => r.at.get(last)!.render / r.at.get(last)!.stringify);
-  const stepFirst = spread(runs.map((r) => r.at.get(first)!.step), us);
-  const stepLast = spread(runs.map((r) => r.at.get(last)!.step), us);
+  const stepFirst = spread(
+    runs.map((r) => r.at.get(first)!.step),
+    us,
+  );
+  const stepLast = spread(
+    runs.map((r) => r.at.get(last)!.step),
+    us,
+  );
   const blocks = runs[0]!.at.get(last)!.blocks;
 
   // The curve: per length, median over runs of each figure, µs; heap MB.
-  const lines = [`${label}: per-request cost (µs, median of the 50 requests ending there; median over ${RUNS} runs) and heap`, '', '| requests | blocks | step | append | render | passes only | naive | stringify | heap MB |', '|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  const lines = [
+    `${label}: per-request cost (µs, median of the 50 requests ending there; median over ${RUNS} runs) and heap`,
+    '',
+    '| requests | blocks | step | append | render | passes only | naive | stringify | heap MB |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
   for (const n of LENGTHS) {
     const m = (f: (x: NonNullable<ReturnType<RunFigures['at']['get']>>) => number) => sig(median(runs.map((r) => f(r.at.get(n)!))) / 1000, 3);
-    lines.push(`| ${n} | ${runs[0]!.at.get(n)!.blocks} | ${m((x) => x.step)} | ${m((x) => x.append)} | ${m((x) => x.render)} | ${m((x) => x.passes)} | ${m((x) => x.naive)} | ${m((x) => x.stringify)} | ${sig((heap.get(n) ?? Number.NaN) / 1e6, 3)} |`);
+    lines.push(
+      `| ${n} | ${runs[0]!.at.get(n)!.blocks} | ${m((x) => x.step)} | ${m((x) => x.append)} | ${m((x) => x.render)} | ${m((x) => x.passes)} | ${m((x) => x.naive)} | ${m((x) => x.stringify)} | ${sig((heap.get(n) ?? Number.NaN) / 1e6, 3)} |`,
+    );
   }
   curve += `${lines.join('\n')}\n\n`;
 

@@ -80,7 +80,12 @@ async function hitOverhead(): Promise<Row[]> {
     { name: 'toolcache: argument size', value: argBytes, unit: 'bytes' },
     { name: 'toolcache: hit, median per call', value: Number(hitUs.toFixed(2)), unit: 'µs' },
     { name: 'toolcache: hit vs direct tool call', value: Number((hitUs / directUs).toFixed(1)), unit: '×', baseline: `direct call ${directUs.toFixed(3)} µs` },
-    { name: 'toolcache: hit vs canonical JSON + sha256 of the args', value: Number((hitUs / keyUs).toFixed(2)), unit: '×', baseline: `key only ${keyUs.toFixed(2)} µs` },
+    {
+      name: 'toolcache: hit vs canonical JSON + sha256 of the args',
+      value: Number((hitUs / keyUs).toFixed(2)),
+      unit: '×',
+      baseline: `key only ${keyUs.toFixed(2)} µs`,
+    },
   ];
 }
 
@@ -240,7 +245,10 @@ async function replay(session: Session, bash: 'passthrough' | 'family-write' = '
       return (atStart.get(p) ?? 0) > (v === 'missing' ? 0 : Number(v));
     }
     if (u.name.startsWith('Web')) return text !== truth(u);
-    const listed = text.slice(text.indexOf(': ') + 2).split(' ').filter(Boolean);
+    const listed = text
+      .slice(text.indexOf(': ') + 2)
+      .split(' ')
+      .filter(Boolean);
     if (u.name === 'Grep') {
       const seen = new Map(listed.map((t) => t.split('@') as [string, string]).map(([p, v]) => [p, Number(v)]));
       return [...atStart].some(([p, v]) => (seen.get(p) ?? 0) < v);

@@ -101,7 +101,9 @@ export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/', import.meta
 export function fixtureTexts(): { name: string; text: string }[] {
   let names: string[];
   try {
-    names = readdirSync(FIXTURES_DIR).filter((f) => f.endsWith('.jsonl')).sort();
+    names = readdirSync(FIXTURES_DIR)
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort();
   } catch {
     return [];
   }
@@ -116,7 +118,7 @@ export function parseFixture(text: string, name: string): TraceEvent[] {
 // DRIVING A SESSION
 
 /** One model request of a driven session: the state before the render, and the render time the replay uses. */
-export type RequestHook = (state: TimelineState, now: number, index: number) => Rendered
+export type RequestHook = (state: TimelineState, now: number, index: number) => Rendered;
 
 function stripDuration(block: ToolResultBlockParam & { duration_ms?: number }): ToolResultBlockParam {
   if (!('duration_ms' in block)) return block;

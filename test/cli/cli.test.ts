@@ -205,7 +205,12 @@ describe.concurrent('errors', () => {
     writeFileSync(
       file,
       [
-        { type: 'envelope', model: 'claude-sonnet-4-6', instructions: ['Be brief.'], tools: [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }] },
+        {
+          type: 'envelope',
+          model: 'claude-sonnet-4-6',
+          instructions: ['Be brief.'],
+          tools: [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],
+        },
         { type: 'user', at: '2026-03-02T16:43:20.593Z', content: 'Read a.ts' },
         { type: 'assistant', at: '2026-03-02T16:43:22.000Z', content: [{ type: 'tool_use', id: 'toolu_01', name: 'Read', input: { path: 'a.ts' } }] },
         { type: 'tool_results', at: '2026-03-02T16:43:23.000Z', content: [{ type: 'tool_result', tool_use_id: 'toolu_99', content: 'x' }] },

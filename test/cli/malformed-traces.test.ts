@@ -252,7 +252,9 @@ describe('errors the CLI used to crash on (regressions)', () => {
     const file = writeCase(lines(events));
     const r = await cliIn(dir, 'replay', file);
     expect(r.code).toBe(0);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining(`cachepoint replay: warning: ${file}:9: hide skipped: turns/9/rounds/1/results/nope`)]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringContaining(`cachepoint replay: warning: ${file}:9: hide skipped: turns/9/rounds/1/results/nope`),
+    ]);
     expect(r.stdout.split('\n')).toHaveLength(baseReplay.split('\n').length);
   });
 
@@ -267,7 +269,11 @@ describe('errors the CLI used to crash on (regressions)', () => {
     expect(unknownFlag.code).toBe(2);
     expect(unknownFlag.stderr).toContain('--polcy');
 
-    for (const flags of [['--compact-target', '0.9', '--compact-threshold', '0.5'], ['--compact-target', '0.95'], ['--compact-threshold', '0.5']]) {
+    for (const flags of [
+      ['--compact-target', '0.9', '--compact-threshold', '0.5'],
+      ['--compact-target', '0.95'],
+      ['--compact-threshold', '0.5'],
+    ]) {
       const r = await cliIn(dir, 'replay', 'base.jsonl', ...flags);
       expectClean(r, flags.join(' '));
       expect(r.code).toBe(1);

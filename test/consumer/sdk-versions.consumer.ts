@@ -74,8 +74,18 @@ describe('the packed package next to each supported SDK', () => {
       } catch (err) {
         tsc = String((err as { stdout?: string }).stdout ?? err);
       }
-      expect(tsc.split('\n').filter((l) => l.includes('error TS')).slice(0, 10)).toEqual([]);
-      const report = JSON.parse(execFileSync(process.execPath, [join(dir, 'out', 'loop.js')], { cwd: dir, encoding: 'utf8' }).trim().split('\n').at(-1)!) as LoopReport;
+      expect(
+        tsc
+          .split('\n')
+          .filter((l) => l.includes('error TS'))
+          .slice(0, 10),
+      ).toEqual([]);
+      const report = JSON.parse(
+        execFileSync(process.execPath, [join(dir, 'out', 'loop.js')], { cwd: dir, encoding: 'utf8' })
+          .trim()
+          .split('\n')
+          .at(-1)!,
+      ) as LoopReport;
       expect(report.requests).toBe(12);
       expect(report.statuses.every((s) => s === 200)).toBe(true);
       expect(report.reads[0]).toBe(0);

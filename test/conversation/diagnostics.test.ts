@@ -59,7 +59,10 @@ describe('API cache diagnostics (opt-in)', () => {
     await recordUsage({ id: 'msg_a', usage: { input_tokens: 5 }, diagnostics: null } as never, ref);
     await prepare({ ...BASE, messages: second! }, { ...ref, diagnostics: true });
     // The plan expects the prefix to carry over; the API says the tools changed (e.g. a proxy rewrote them).
-    await recordUsage({ id: 'msg_b', usage: { input_tokens: 5 }, diagnostics: { cache_miss_reason: { type: 'tools_changed', cache_missed_input_tokens: 900 } } } as never, ref);
+    await recordUsage(
+      { id: 'msg_b', usage: { input_tokens: 5 }, diagnostics: { cache_miss_reason: { type: 'tools_changed', cache_missed_input_tokens: 900 } } } as never,
+      ref,
+    );
     const stats = (await conversationStats(ref))!;
     expect(stats.requests[1]!.diagnostics).toEqual({ api: 'tools_changed', missedTokens: 900, predicted: null, comparable: true, disagree: true });
     expect(stats.totals.disagreements).toBe(1);
@@ -68,7 +71,14 @@ describe('API cache diagnostics (opt-in)', () => {
   it('Session asks for them too, and reports them in stats and formatStats', async () => {
     server = await startFakeServer({ script: [...toolRounds(2), [{ type: 'text', text: 'done' }]], now: () => 5_000 });
     const client = new Anthropic({ baseURL: server.url, apiKey: 'k', maxRetries: 0 });
-    const session = new Session({ model: 'claude-sonnet-4-6', instructions: INSTRUCTIONS, tools: TOOLS, diagnostics: true, handlers: { Read: (() => 'x') as never }, now: () => 5_000 });
+    const session = new Session({
+      model: 'claude-sonnet-4-6',
+      instructions: INSTRUCTIONS,
+      tools: TOOLS,
+      diagnostics: true,
+      handlers: { Read: (() => 'x') as never },
+      now: () => 5_000,
+    });
     session.startTurn('Read it.');
     for (;;) {
       const m = await session.step(client, { max_tokens: 256 });
@@ -93,7 +103,9 @@ describe('a prefix below the minimum cacheable length', () => {
       { conversationId: 'small', store: new MemoryConversationStore(), now: 1 },
     );
     expect(plan.belowMinimum).toMatchObject({ minimum: 4096 });
-    expect(plan.belowMinimum!.message).toMatch(/Nothing will be cached: the prompt up to the last cache point is about \d+ tokens, below claude-haiku-4-5's minimum cacheable length of 4,096 tokens/);
+    expect(plan.belowMinimum!.message).toMatch(
+      /Nothing will be cached: the prompt up to the last cache point is about \d+ tokens, below claude-haiku-4-5's minimum cacheable length of 4,096 tokens/,
+    );
     const message = await client.messages.create(params);
     expect(message.usage.cache_creation_input_tokens ?? 0).toBe(0);
     // A prompt above the minimum carries no such note.

@@ -20,7 +20,11 @@ const WORKER = fileURLToPath(new URL('./fixtures/prepare-worker.ts', import.meta
 
 interface Worker {
   readonly pid: number;
-  step(conversationId: string, messages: Anthropic.MessageParam[], now: number): Promise<{ pid: number; message: Anthropic.Message; revision: number; resync: unknown }>;
+  step(
+    conversationId: string,
+    messages: Anthropic.MessageParam[],
+    now: number,
+  ): Promise<{ pid: number; message: Anthropic.Message; revision: number; resync: unknown }>;
   stop(): Promise<void>;
 }
 

@@ -1,12 +1,7 @@
 /** prepare(): incremental mapping, resync, typed errors, the store fallback, usage fed back. */
 import { describe, expect, it } from 'vitest';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
-import {
-  ConversationConflictError,
-  ConversationStateError,
-  InvalidParamsError,
-  UnknownModelError,
-} from '../../src/errors.js';
+import { ConversationConflictError, ConversationStateError, InvalidParamsError, UnknownModelError } from '../../src/errors.js';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
 import { conversationStats, formatConversationStats, prepare, recordUsage } from '../../src/conversation/prepare.js';
 import type { ConversationRecord, ConversationStore } from '../../src/conversation/types.js';

@@ -38,7 +38,14 @@ describe('exportState / importState', () => {
 
   it('corrupt text is a typed error, never a silent reset', async () => {
     const good = await exported('cx');
-    for (const bad of ['', '{', 'null', '{"format":"other"}', good.replace('"turns":[', '"turns":7,"x":['), JSON.stringify({ ...JSON.parse(good), version: 'one' })]) {
+    for (const bad of [
+      '',
+      '{',
+      'null',
+      '{"format":"other"}',
+      good.replace('"turns":[', '"turns":7,"x":['),
+      JSON.stringify({ ...JSON.parse(good), version: 'one' }),
+    ]) {
       expect(() => importState(bad, 'cx'), bad.slice(0, 30)).toThrow(ConversationStateError);
     }
     expect(() => importState(good, 'someone-else')).toThrow(/belongs to conversation "cx"/);

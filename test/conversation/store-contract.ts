@@ -108,7 +108,12 @@ export function describeConversationStore(name: string, make: () => Promise<Conv
         expect(viaStore.plan.usage).toEqual(inMemory.plan.usage);
         expect(viaStore.plan.resync).toBeUndefined();
         decisions.push(...viaStore.plan.decisions.map((d) => d.type));
-        const usage = { input_tokens: 10, cache_read_input_tokens: viaStore.plan.usage.cache_read_input_tokens, cache_creation_input_tokens: 5, output_tokens: 3 };
+        const usage = {
+          input_tokens: 10,
+          cache_read_input_tokens: viaStore.plan.usage.cache_read_input_tokens,
+          cache_creation_input_tokens: 5,
+          output_tokens: 3,
+        };
         await recordUsage({ id: `msg_${i}`, usage }, { conversationId: 'same', store, now });
         await recordUsage({ id: `msg_${i}`, usage }, { conversationId: 'same', store: memory, now });
       }

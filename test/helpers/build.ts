@@ -41,7 +41,28 @@ export function toolResponse(calls = 1, thinking = true): ContentBlockParam[] {
   return out;
 }
 
-const WORDS = ['const', 'value', 'return', 'export', 'function', 'await', 'cache', 'render', 'stream', 'block', 'turn', 'round', 'point', 'token', 'user', 'tool', 'result', 'path', 'state', 'error'];
+const WORDS = [
+  'const',
+  'value',
+  'return',
+  'export',
+  'function',
+  'await',
+  'cache',
+  'render',
+  'stream',
+  'block',
+  'turn',
+  'round',
+  'point',
+  'token',
+  'user',
+  'tool',
+  'result',
+  'path',
+  'state',
+  'error',
+];
 
 /** Deterministic source-like text of about `size` characters (varied, so it tokenizes like real code). */
 export function text(seed: string, size: number): string {

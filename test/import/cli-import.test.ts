@@ -24,7 +24,9 @@ describe('cachepoint import', { timeout: 120_000 }, () => {
     const page = readFileSync(html, 'utf8');
     expect(page).toContain('cachepoint report: session.jsonl');
     // The usage Claude Code recorded is set against cachepoint's, with the estimate called out.
-    expect(page).toMatch(/<p class="headline" id="recorded">As recorded in the log \(the usage the provider reported for 6 of 6 responses\): <b>\$0\.\d{4}<\/b>/);
+    expect(page).toMatch(
+      /<p class="headline" id="recorded">As recorded in the log \(the usage the provider reported for 6 of 6 responses\): <b>\$0\.\d{4}<\/b>/,
+    );
     expect(page).toContain('<b>The system prompt and tool definitions were estimated</b>');
     expect(simulate.code).toBe(0);
     expect(JSON.parse(simulate.stdout).requests).toHaveLength(6);

@@ -20,7 +20,9 @@ const read = (f: string): string => readFileSync(f, 'utf8');
 function outline(t: ImportedTrace): string[] {
   return t.events.map((e) => {
     const content = Array.isArray(e.content)
-      ? (e.content as { type: string; name?: string; tool_use_id?: string }[]).map((b) => (b.type === 'tool_use' ? `tool_use:${b.name}` : b.type === 'tool_result' ? `tool_result:${b.tool_use_id}` : b.type)).join(' ')
+      ? (e.content as { type: string; name?: string; tool_use_id?: string }[])
+          .map((b) => (b.type === 'tool_use' ? `tool_use:${b.name}` : b.type === 'tool_result' ? `tool_result:${b.tool_use_id}` : b.type))
+          .join(' ')
       : typeof e.content === 'string'
         ? 'string'
         : '';
@@ -81,7 +83,13 @@ describe('importLog: messages-log', () => {
       })
       .join('\n');
     const r = importLog(text, 'untimed.jsonl');
-    expect(r.traces[0]!.events.filter((e) => e.type === 'assistant').map((e) => String(e.at).slice(11, 19))).toEqual(['00:00:00', '00:00:05', '00:00:15', '00:00:20', '00:00:25']);
+    expect(r.traces[0]!.events.filter((e) => e.type === 'assistant').map((e) => String(e.at).slice(11, 19))).toEqual([
+      '00:00:00',
+      '00:00:05',
+      '00:00:15',
+      '00:00:20',
+      '00:00:25',
+    ]);
     expect(r.warnings).toContain('6 of 6 lines had no time stamp: those requests are spaced 5 s apart (cache expiry is then not measured)');
   });
 
@@ -96,9 +104,9 @@ describe('importLog: messages-log', () => {
     expect(importError(() => importLog(`{"request": {"messages": [{"role":"tool","content":"x"}]}, "response": {"content": []}}`, 'proxy.jsonl')).message).toBe(
       'proxy.jsonl:1: request.messages[0] must be {"role": "user"|"assistant", "content": string or blocks}, got an object',
     );
-    expect(importError(() => importLog(`{"request": {"messages": [{"role":"user","content":"hi"}]}, "response": {"content": "hello"}}`, 'proxy.jsonl')).message).toBe(
-      'proxy.jsonl:1: "response.content" must be an array of content blocks, got string "hello"',
-    );
+    expect(
+      importError(() => importLog(`{"request": {"messages": [{"role":"user","content":"hi"}]}, "response": {"content": "hello"}}`, 'proxy.jsonl')).message,
+    ).toBe('proxy.jsonl:1: "response.content" must be an array of content blocks, got string "hello"');
     // A conversation the trace format cannot express is reported at the input line it came from.
     const startsWithAssistant = `{"request": {"messages": [{"role":"assistant","content":"I start"},{"role":"user","content":"ok"}]}, "response": {"content": [{"type":"text","text":"x"}]}}`;
     expect(importError(() => importLog(`${good}\n${startsWithAssistant}`, 'proxy.jsonl')).message).toBe(
@@ -160,7 +168,12 @@ describe('importLog: claude-code', () => {
 
   it('fills the missing system prompt and tool definitions with a flagged estimate sized from the first reported usage', () => {
     const r = importLog(read(CLAUDE_CODE), CLAUDE_CODE);
-    const env = r.traces[0]!.events[0]! as unknown as { model: string; instructions: string[]; tools: { name: string }[]; estimated: { tokens: number; instructions: boolean; tools: boolean } };
+    const env = r.traces[0]!.events[0]! as unknown as {
+      model: string;
+      instructions: string[];
+      tools: { name: string }[];
+      estimated: { tokens: number; instructions: boolean; tools: boolean };
+    };
     expect(env.model).toBe('claude-opus-4-6');
     expect(env.tools.map((t) => t.name)).toEqual(['Read', 'Grep', 'Bash', 'Task', 'Edit']);
     expect(env.instructions[0]).toMatch(/^\[system prompt \(estimated\): placeholder of about \d+ tokens; the log does not record the real text\]/);
@@ -179,7 +192,14 @@ describe('importLog: claude-code', () => {
 
   it('answers a call interrupted by a new prompt with a flagged error result, and starts a new trace after a compaction', () => {
     const rec = (type: string, s: number, content: unknown, extra: object = {}) =>
-      JSON.stringify({ type, sessionId: 's', parentUuid: null, timestamp: new Date(Date.UTC(2026, 2, 2, 9, 0, s)).toISOString(), message: { role: type, content, ...(type === 'assistant' ? { id: `m${s}`, model: 'claude-sonnet-4-6' } : {}) }, ...extra });
+      JSON.stringify({
+        type,
+        sessionId: 's',
+        parentUuid: null,
+        timestamp: new Date(Date.UTC(2026, 2, 2, 9, 0, s)).toISOString(),
+        message: { role: type, content, ...(type === 'assistant' ? { id: `m${s}`, model: 'claude-sonnet-4-6' } : {}) },
+        ...extra,
+      });
     const text = [
       rec('user', 0, 'run it'),
       rec('assistant', 1, [{ type: 'tool_use', id: 'toolu_x', name: 'Bash', input: { command: 'sleep 100' } }]),
@@ -192,11 +212,24 @@ describe('importLog: claude-code', () => {
     ].join('\n');
     const r = importLog(text, 'cc.jsonl');
     expect(r.traces.map((t) => t.name)).toEqual(['main', 'main-2']);
-    expect(outline(r.traces[0]!)).toEqual(['envelope', 'user 09:00:00 [text]', 'assistant 09:00:01 [tool_use:Bash]', 'tool_results 09:00:05 [tool_result:toolu_x]', 'user 09:00:05 [text]', 'user 09:00:06 [text]', 'assistant 09:00:07 [text]']);
-    expect(r.traces[0]!.events[3]).toMatchObject({ imported: { synthesized: true }, content: [{ is_error: true, content: '[no result recorded: the call was interrupted]' }] });
+    expect(outline(r.traces[0]!)).toEqual([
+      'envelope',
+      'user 09:00:00 [text]',
+      'assistant 09:00:01 [tool_use:Bash]',
+      'tool_results 09:00:05 [tool_result:toolu_x]',
+      'user 09:00:05 [text]',
+      'user 09:00:06 [text]',
+      'assistant 09:00:07 [text]',
+    ]);
+    expect(r.traces[0]!.events[3]).toMatchObject({
+      imported: { synthesized: true },
+      content: [{ is_error: true, content: '[no result recorded: the call was interrupted]' }],
+    });
     expect(r.warnings).toContain('main: 1 tool call(s) had no recorded result; answered with a flagged error result');
     expect(r.warnings).toContain('the session was compacted 1 time(s): each context after a compaction is its own trace (main-2, …)');
-    expect(r.warnings).toContain(`main: the transcript has no system prompt or tool definitions: the envelope is a flagged estimate of 15000 tokens (no reported usage before the first response: the default 15000 tokens), 1 placeholder tool(s)`);
+    expect(r.warnings).toContain(
+      `main: the transcript has no system prompt or tool definitions: the envelope is a flagged estimate of 15000 tokens (no reported usage before the first response: the default 15000 tokens), 1 placeholder tool(s)`,
+    );
   });
 
   it('names the file and line of a record it cannot read', () => {
@@ -208,16 +241,33 @@ describe('importLog: claude-code', () => {
       copy[k - 1] = JSON.stringify(o);
       return copy.join('\n');
     };
-    expect(importError(() => importLog(broken(3, (o) => delete o.timestamp), 's.jsonl')).message).toBe(
-      's.jsonl:3: user record: "timestamp" must be an ISO-8601 time, got nothing (the field is missing)',
+    expect(
+      importError(() =>
+        importLog(
+          broken(3, (o) => delete o.timestamp),
+          's.jsonl',
+        ),
+      ).message,
+    ).toBe('s.jsonl:3: user record: "timestamp" must be an ISO-8601 time, got nothing (the field is missing)');
+    expect(
+      importError(() =>
+        importLog(
+          broken(4, (o) => ((o.message as Record<string, unknown>).content = 7)),
+          's.jsonl',
+        ),
+      ).message,
+    ).toBe('s.jsonl:4: assistant record: "message.content" must be a string or an array of blocks, got number 7');
+    expect(
+      importError(() =>
+        importLog(
+          broken(5, (o) => ((o.message as Record<string, unknown>).content = ['x'])),
+          's.jsonl',
+        ),
+      ).message,
+    ).toBe('s.jsonl:5: assistant record: message.content[0] must be a block with a "type", got string "x"');
+    expect(importError(() => importLog(`${lines[0]}\n[1, 2]`, 's.jsonl')).message).toBe(
+      's.jsonl:2: expected a Claude Code transcript record {"type": ..., ...}, got an array',
     );
-    expect(importError(() => importLog(broken(4, (o) => ((o.message as Record<string, unknown>).content = 7)), 's.jsonl')).message).toBe(
-      's.jsonl:4: assistant record: "message.content" must be a string or an array of blocks, got number 7',
-    );
-    expect(importError(() => importLog(broken(5, (o) => ((o.message as Record<string, unknown>).content = ['x'])), 's.jsonl')).message).toBe(
-      's.jsonl:5: assistant record: message.content[0] must be a block with a "type", got string "x"',
-    );
-    expect(importError(() => importLog(`${lines[0]}\n[1, 2]`, 's.jsonl')).message).toBe('s.jsonl:2: expected a Claude Code transcript record {"type": ..., ...}, got an array');
   });
 });
 
@@ -225,7 +275,9 @@ describe('importLog: formats', () => {
   it('detects the format from the first line, and refuses what it does not know', () => {
     expect(importLog(read(CLAUDE_CODE), 'a').format).toBe('claude-code');
     expect(importLog(read(MESSAGES_LOG), 'b').format).toBe('messages-log');
-    expect(importError(() => importLog('{"hello": 1}', 'c.jsonl')).message).toBe('c.jsonl:1: not a format I know (messages-log, claude-code); name it with --from');
+    expect(importError(() => importLog('{"hello": 1}', 'c.jsonl')).message).toBe(
+      'c.jsonl:1: not a format I know (messages-log, claude-code); name it with --from',
+    );
     expect(() => importLog('{}', 'd', 'csv')).toThrow('--from: unknown format "csv"; known: messages-log, claude-code');
   });
 });

@@ -116,10 +116,19 @@ describe('cachepointTelemetry: tool spans', () => {
       ['execute_tool Bash', 'toolu_5', 'bypass', SpanStatusCode.UNSET],
       ['execute_tool Read', 'toolu_6', undefined, SpanStatusCode.ERROR],
     ]);
-    expect(toolSpans[0]!.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'Read', 'gen_ai.tool.type': 'function', 'cachepoint.tool_cache.inserted': true });
+    expect(toolSpans[0]!.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'Read',
+      'gen_ai.tool.type': 'function',
+      'cachepoint.tool_cache.inserted': true,
+    });
     expect(toolSpans[1]!.attributes).toMatchObject({ 'cachepoint.tool.duration_ms': 30, 'cachepoint.tool_cache.inserted_turn': 0 });
     expect(toolSpans[2]!.attributes).toMatchObject({ 'cachepoint.tool_cache.write_ok': true, 'cachepoint.tool_cache.evicted': 1 });
-    expect(toolSpans[3]!.attributes).toMatchObject({ 'cachepoint.tool_cache.inserted': false, 'cachepoint.tool_cache.not_inserted': 'error', 'error.type': 'tool_error' });
+    expect(toolSpans[3]!.attributes).toMatchObject({
+      'cachepoint.tool_cache.inserted': false,
+      'cachepoint.tool_cache.not_inserted': 'error',
+      'error.type': 'tool_error',
+    });
     expect(toolSpans[4]!.attributes['cachepoint.tool_cache.bypass_reason']).toBe('undeclared');
     expect(toolSpans[5]!.events.map((e) => e.name)).toEqual(['exception']);
     const request = spans().find((s) => s.name.startsWith('chat'))!;
@@ -137,7 +146,8 @@ describe('cachepoint/otel', () => {
       for (const name of readdirSync(dir)) {
         const p = join(dir, name);
         if (statSync(p).isDirectory()) walk(p);
-        else if (p.endsWith('.ts') && !p.startsWith(join('src', 'integrations', 'otel')) && readFileSync(p, 'utf8').includes('@opentelemetry/')) offenders.push(p);
+        else if (p.endsWith('.ts') && !p.startsWith(join('src', 'integrations', 'otel')) && readFileSync(p, 'utf8').includes('@opentelemetry/'))
+          offenders.push(p);
       }
     };
     walk('src');

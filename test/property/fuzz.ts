@@ -25,7 +25,10 @@ console.log(`fuzz: ${path ? `replaying path ${path} of` : `${runs.toLocaleString
 const result = fc.check(
   fc.property(sessionScript, (script) => {
     cases++;
-    if (cases % 1000 === 0) console.log(`  ${cases.toLocaleString('en-US')} sessions, ${stats.renders.toLocaleString('en-US')} renders, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    if (cases % 1000 === 0)
+      console.log(
+        `  ${cases.toLocaleString('en-US')} sessions, ${stats.renders.toLocaleString('en-US')} renders, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+      );
     runScript(script, stats);
   }),
   { numRuns: runs, seed, ...(path === undefined ? {} : { path }) },

@@ -103,16 +103,15 @@ const piece = fc.oneof({ weight: 3, arbitrary: solid }, { weight: 1, arbitrary: 
 const someSolid = fc.tuple(fc.array(piece, { maxLength: 2 }), solid, fc.array(piece, { maxLength: 2 })).map(([a, s, b]) => [...a, s, ...b]);
 
 /** Nested tool input: objects and arrays, up to `depth` levels. */
-const nested = fc.oneof(
-  { weight: 8, arbitrary: fc.integer({ min: 0, max: 12 }) },
-  { weight: 1, arbitrary: fc.integer({ min: 200, max: 800 }) },
-).chain((depth) =>
-  fc.tuple(fc.constant(depth), fc.boolean(), short).map(([d, arrays, leaf]) => {
-    let v: unknown = leaf;
-    for (let i = 0; i < d; i++) v = arrays && i % 2 === 0 ? [v, i] : { [`k${i % 3}`]: v };
-    return v;
-  }),
-);
+const nested = fc
+  .oneof({ weight: 8, arbitrary: fc.integer({ min: 0, max: 12 }) }, { weight: 1, arbitrary: fc.integer({ min: 200, max: 800 }) })
+  .chain((depth) =>
+    fc.tuple(fc.constant(depth), fc.boolean(), short).map(([d, arrays, leaf]) => {
+      let v: unknown = leaf;
+      for (let i = 0; i < d; i++) v = arrays && i % 2 === 0 ? [v, i] : { [`k${i % 3}`]: v };
+      return v;
+    }),
+  );
 
 const input = fc.record({ path: short, deep: nested, note: fc.oneof(short, blank) });
 
@@ -170,7 +169,11 @@ const ttl = fc.tuple(fc.constantFrom(0, 1, 2, 3, 3, 4), fc.array(fc.boolean(), {
 });
 
 const compactOptions = fc
-  .record({ threshold: fc.double({ min: 0.3, max: 1, noNaN: true }), share: fc.double({ min: 0.05, max: 0.95, noNaN: true }), enabled: fc.option(fc.boolean(), { nil: undefined }) })
+  .record({
+    threshold: fc.double({ min: 0.3, max: 1, noNaN: true }),
+    share: fc.double({ min: 0.05, max: 0.95, noNaN: true }),
+    enabled: fc.option(fc.boolean(), { nil: undefined }),
+  })
   .map(({ threshold, share, enabled }) => ({ threshold, target: threshold * share, ...(enabled === undefined ? {} : { enabled }) }));
 
 const pruneOptions = fc.record(
@@ -246,7 +249,11 @@ export function runScript(script: SessionScript, stats: RunStats = emptyStats())
     prices: { input: 3 },
   });
   const opts: RenderOptions = { ...script.options, profile, ...(script.tiktoken ? {} : { tokens: charTokens }) };
-  let state: TimelineState = createTimeline({ model: 'claude-sonnet-4-6', instructions: script.instructions.map((i) => (script.window < 60_000 ? i.slice(0, 2000) : i)), tools: TOOLS });
+  let state: TimelineState = createTimeline({
+    model: 'claude-sonnet-4-6',
+    instructions: script.instructions.map((i) => (script.window < 60_000 ? i.slice(0, 2000) : i)),
+    tools: TOOLS,
+  });
   const originals = new Map<string, string>();
   const store = new MemoryPayloadStore();
   let now = 1_700_000_000_000;
@@ -353,7 +360,9 @@ export function runScript(script: SessionScript, stats: RunStats = emptyStats())
       if (rd.tail) state = setTail(state, rd.tail.map(text));
       if (rd.hide) {
         const candidates = state.turns.flatMap((tt) =>
-          tt.rounds.flatMap((rr) => [...rr.response, ...rr.results].filter((b) => b.param.type === 'tool_result' || b.param.type === 'tool_use').map((b) => b.path)),
+          tt.rounds.flatMap((rr) =>
+            [...rr.response, ...rr.results].filter((b) => b.param.type === 'tool_result' || b.param.type === 'tool_use').map((b) => b.path),
+          ),
         );
         const path = candidates[rd.hide.pick % candidates.length]!;
         const before = state.hidden;

@@ -1,14 +1,24 @@
 /** Payloads for the store tests: every shape a forgotten block can have. */
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 
-export const TEXT: ContentBlockParam = { type: 'text', text: 'Plan: read the retry config, then fix the backoff. ✓ naïve “quotes” \u2028 and a lone surrogate \ud800.' };
+export const TEXT: ContentBlockParam = {
+  type: 'text',
+  text: 'Plan: read the retry config, then fix the backoff. ✓ naïve “quotes” \u2028 and a lone surrogate \ud800.',
+};
 
 export const RESULT_WITH_PARTS: ContentBlockParam = {
   type: 'tool_result',
   tool_use_id: 'toolu_01AbC',
   content: [
     { type: 'text', text: 'export const retries = 3;\nexport const backoffMs = 250;\n' },
-    { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==' } },
+    {
+      type: 'image',
+      source: {
+        type: 'base64',
+        media_type: 'image/png',
+        data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+      },
+    },
     { type: 'text', text: '// end of file' },
   ],
 };

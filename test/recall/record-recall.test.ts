@@ -94,7 +94,11 @@ describe('handleRecall', () => {
 
   it('drops cache markers from recalled parts, so recall never adds a breakpoint', () => {
     const store = new MemoryPayloadStore();
-    store.put('turns/1/rounds/1/results/toolu_m', { type: 'tool_result', tool_use_id: 'toolu_m', content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }] }, { reason: 'prune' });
+    store.put(
+      'turns/1/rounds/1/results/toolu_m',
+      { type: 'tool_result', tool_use_id: 'toolu_m', content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }] },
+      { reason: 'prune' },
+    );
     expect(handleRecall({ path: 'turns/1/rounds/1/results/toolu_m' }, { store }).content).toEqual([{ type: 'text', text: 'x' }]);
   });
 
@@ -172,7 +176,10 @@ describe('recallTool', () => {
 
   it('is a tool definition the Messages API accepts, and a recall round trip works through the real SDK', async () => {
     const server = await startFakeServer({
-      script: [[{ type: 'tool_use', id: 'toolu_r1', name: 'recall', input: { path: 'turns/2/rounds/1/results/toolu_01AbC' } }], [{ type: 'text', text: 'backoffMs is 250.' }]],
+      script: [
+        [{ type: 'tool_use', id: 'toolu_r1', name: 'recall', input: { path: 'turns/2/rounds/1/results/toolu_01AbC' } }],
+        [{ type: 'text', text: 'backoffMs is 250.' }],
+      ],
     });
     try {
       const client = new Anthropic({ baseURL: server.url, apiKey: 'test', maxRetries: 0 });

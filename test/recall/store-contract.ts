@@ -112,7 +112,11 @@ export function describePayloadStore(name: string, make: () => PayloadStore): vo
     it('finds payloads by topic, best first, with a snippet around the match', () => {
       const store = make();
       for (const [path, payload] of SAMPLES) store.put(path, payload, { reason: 'prune' });
-      store.put('turns/3/rounds/1/results/toolu_09', { type: 'tool_result', tool_use_id: 'toolu_09', content: `${'filler line\n'.repeat(40)}the backoff is exponential` }, { reason: 'prune' });
+      store.put(
+        'turns/3/rounds/1/results/toolu_09',
+        { type: 'tool_result', tool_use_id: 'toolu_09', content: `${'filler line\n'.repeat(40)}the backoff is exponential` },
+        { reason: 'prune' },
+      );
       const hits = store.search('backoff');
       // The Edit input says "backoffMs" twice; the other three once each, so they tie and go by path.
       expect(hits.map((h) => h.path)).toEqual([

@@ -87,7 +87,10 @@ describe('placeCachePoints', () => {
 
   it('never marks the tail, which comes last', () => {
     let s = session([2, 3]);
-    s = setTail(s, [{ type: 'text', text: 'budget: 41% left' }, { type: 'text', text: 'time: 12:00' }]);
+    s = setTail(s, [
+      { type: 'text', text: 'budget: 41% left' },
+      { type: 'text', text: 'time: 12:00' },
+    ]);
     const r = render(s, { now: 0 });
     expect(r.tailStart).toBe(r.stream.length - 2);
     for (const p of r.cachePoints) expect(p.index).toBeLessThan(r.tailStart);
@@ -136,8 +139,14 @@ describe('placeCachePoints', () => {
   it('bridges across a 25-call fan-out too, whether or not the provider collapses tool runs', () => {
     let s = session([3]);
     const first = render(s, { now: 0 });
-    s = appendResponse(first.state, Array.from({ length: 25 }, (_, i) => ({ type: 'tool_use' as const, id: `toolu_fan_${i}`, name: 'Read', input: { path: `f${i}` } })));
-    s = appendToolResults(s, Array.from({ length: 25 }, (_, i) => ({ type: 'tool_result' as const, tool_use_id: `toolu_fan_${i}`, content: `file ${i}` })));
+    s = appendResponse(
+      first.state,
+      Array.from({ length: 25 }, (_, i) => ({ type: 'tool_use' as const, id: `toolu_fan_${i}`, name: 'Read', input: { path: `f${i}` } })),
+    );
+    s = appendToolResults(
+      s,
+      Array.from({ length: 25 }, (_, i) => ({ type: 'tool_result' as const, tool_use_id: `toolu_fan_${i}`, content: `file ${i}` })),
+    );
     const second = render(s, { now: 1000 });
     const prevFour = first.cachePoints.find((p) => p.labels.includes(4))!;
     expect(second.cachePoints.find((p) => p.moved === 'bridge')?.path).toBe(prevFour.path);
@@ -147,7 +156,10 @@ describe('placeCachePoints', () => {
   it('does not bridge when the previous entries went cold', () => {
     let s = session([3]);
     const first = render(s, { now: 0 });
-    s = appendResponse(first.state, Array.from({ length: 24 }, (_, i) => ({ type: 'text' as const, text: `s${i}` })));
+    s = appendResponse(
+      first.state,
+      Array.from({ length: 24 }, (_, i) => ({ type: 'text' as const, text: `s${i}` })),
+    );
     const r = render(s, { now: 10 * 60_000 });
     expect(r.cachePoints.some((p) => p.moved === 'bridge')).toBe(false);
   });

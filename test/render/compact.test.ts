@@ -86,7 +86,10 @@ describe('compact', () => {
   it('never splits a tool_use from its tool_result: every compacted request is valid for the API', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ rounds: fc.integer({ min: 0, max: 6 }), size: fc.integer({ min: 50, max: 2500 }), calls: fc.integer({ min: 1, max: 4 }) }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.record({ rounds: fc.integer({ min: 0, max: 6 }), size: fc.integer({ min: 50, max: 2500 }), calls: fc.integer({ min: 1, max: 4 }) }), {
+          minLength: 1,
+          maxLength: 8,
+        }),
         fc.integer({ min: 6000, max: 20000 }),
         (turns, window) => {
           const profile = customProfile('p', { contextWindow: window, prices: { input: 3 } });
@@ -137,7 +140,10 @@ describe('compact', () => {
 
   it('uses an async summarizer’s text through renderAsync, and refuses it in the sync render', async () => {
     const s = grow(10, 3);
-    const llm: Summarizer = { name: 'fake-llm', summarize: async (input) => ({ text: `Turns ${input.fromTurn}-${input.toTurn}: fixed the bugs.`, by: 'fake-llm' }) };
+    const llm: Summarizer = {
+      name: 'fake-llm',
+      summarize: async (input) => ({ text: `Turns ${input.fromTurn}-${input.toTurn}: fixed the bugs.`, by: 'fake-llm' }),
+    };
     const r = await renderAsync(s, { ...opts, now: 0, summarizer: llm });
     expect(r.state.summaries[0]!.text).toContain('fixed the bugs.');
     expect(() => render(s, { ...opts, now: 0, summarizer: llm })).toThrow(/renderAsync/);

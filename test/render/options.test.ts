@@ -21,13 +21,29 @@ describe('resolveRenderOptions', () => {
   // The options issue 13 found accepted (and silently ignored or mis-applied).
   it.each<[string, Record<string, unknown>, string]>([
     ['preTailOffset', { preTailOffset: -1 }, 'preTailOffset: must be an integer in [0, 1000], got -1'],
-    ['compact.target', { compact: { target: 0.95 } }, 'compact.target: compact.target (0.95) must be below compact.threshold (0.9): compaction starts at the threshold and stops under the target'],
-    ['compact.threshold', { compact: { threshold: 0.5 } }, 'compact.threshold: compact.target (0.6) must be below compact.threshold (0.5): compaction starts at the threshold and stops under the target'],
+    [
+      'compact.target',
+      { compact: { target: 0.95 } },
+      'compact.target: compact.target (0.95) must be below compact.threshold (0.9): compaction starts at the threshold and stops under the target',
+    ],
+    [
+      'compact.threshold',
+      { compact: { threshold: 0.5 } },
+      'compact.threshold: compact.target (0.6) must be below compact.threshold (0.5): compaction starts at the threshold and stops under the target',
+    ],
     ['policy', { policy: 'cheap' }, `policy: must be one of 'conservative', 'economy', got "cheap"`],
     ['ttl', { ttl: '10m' }, 'ttl: must be an object with keys envelope, previousTurn, preTail, tail, got "10m"'],
     ['ttl.tail', { ttl: { tail: '10m' } }, `ttl.tail: must be one of '5m', '1h', got "10m"`],
-    ['polcy', { polcy: 'economy' }, 'polcy: unknown option (did you mean policy?); accepted: profile, profiles, now, preTailOffset, ttl, adaptiveTtl, prune, compact, policy, tokens, expectedRemaining, tokenFactor, summarizer, summarizerTimeoutMs'],
-    ['prune.keeprounds', { prune: { keeprounds: 3 } }, 'prune.keeprounds: unknown option (did you mean prune.keepRounds?); accepted: keepTurns, keepRounds, minChars, enabled, reuse, recallPenaltyTokens'],
+    [
+      'polcy',
+      { polcy: 'economy' },
+      'polcy: unknown option (did you mean policy?); accepted: profile, profiles, now, preTailOffset, ttl, adaptiveTtl, prune, compact, policy, tokens, expectedRemaining, tokenFactor, summarizer, summarizerTimeoutMs',
+    ],
+    [
+      'prune.keeprounds',
+      { prune: { keeprounds: 3 } },
+      'prune.keeprounds: unknown option (did you mean prune.keepRounds?); accepted: keepTurns, keepRounds, minChars, enabled, reuse, recallPenaltyTokens',
+    ],
     ['now', { now: Number.NaN }, 'now: must be a time in ms since the epoch (a finite number), got NaN'],
     ['now', { now: Infinity }, 'now: must be a time in ms since the epoch (a finite number), got Infinity'],
     ['prune.keepTurns', { prune: { keepTurns: 1.5 } }, 'prune.keepTurns: must be an integer ≥ 0, got 1.5'],

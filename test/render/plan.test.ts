@@ -29,7 +29,10 @@ describe('the render plan', () => {
     expect(system.plan.cause).toBe('system_changed');
     const tools = render(setEnvelope(a.state, { instructions: INSTRUCTIONS, tools: TOOLS.slice(1) }), { now: 2000 });
     expect(tools.plan.cause).toBe('tools_changed');
-    const model = render(produce(a.state, (d) => void (d.model = 'claude-opus-4-5')), { now: 2000 });
+    const model = render(
+      produce(a.state, (d) => void (d.model = 'claude-opus-4-5')),
+      { now: 2000 },
+    );
     expect(model.plan.cause).toBe('model_changed');
   });
 

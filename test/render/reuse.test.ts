@@ -15,7 +15,8 @@ const ENV = {
   tools: ['Read', 'Edit', 'Bash', 'Grep'].map((name) => ({ name, input_schema: { type: 'object' } })),
 };
 const T0 = Date.UTC(2026, 2, 2, 9, 0, 0);
-const lines = (seed: string, n: number) => Array.from({ length: n }, (_, i) => `${String(i + 1).padStart(4)}\t${seed} line ${i} sums the ${seed} entries`).join('\n');
+const lines = (seed: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `${String(i + 1).padStart(4)}\t${seed} line ${i} sums the ${seed} entries`).join('\n');
 type Call = [string, Record<string, unknown>, string];
 
 /** One turn, one call per round, 6 s apart (warm all along). */
@@ -73,7 +74,10 @@ describe('the re-use-aware prune gate', () => {
   it('conservative forces none while warm, with or without re-use', async () => {
     const read: Call = ['Read', { file_path: A }, lines('ledger', 60)];
     for (const reuse of [true, false]) {
-      const reqs = await replayAll(parseTrace(trace([read, grep(1), bash, grep(2), grep(3), grep(4), grep(5), grep(6), grep(7), grep(8), edit])), { recalls: true, prune: { reuse } });
+      const reqs = await replayAll(parseTrace(trace([read, grep(1), bash, grep(2), grep(3), grep(4), grep(5), grep(6), grep(7), grep(8), edit])), {
+        recalls: true,
+        prune: { reuse },
+      });
       expect(reqs.filter((r) => r.forced)).toHaveLength(0);
     }
   });

@@ -29,7 +29,11 @@ describe('cache-point TTLs out of label order', () => {
     let s = startTurn(newSession(), 'Task 1');
     let at = 0;
     const results: ReturnType<typeof render>[] = [];
-    for (const [id, size] of [['toolu_a', 2000], ['toolu_b', 50], ['toolu_c', 50]] as const) {
+    for (const [id, size] of [
+      ['toolu_a', 2000],
+      ['toolu_b', 50],
+      ['toolu_c', 50],
+    ] as const) {
       const r = render(s, { ...OPTIONS, now: (at += 1000) });
       results.push(r);
       s = appendResponse(r.state, call(id));
@@ -47,7 +51,10 @@ describe('cache-point TTLs out of label order', () => {
   it('hideBlock reaches the same placement without throwing', () => {
     let s = startTurn(newSession(), 'Task 1');
     let at = 0;
-    for (const [id, size] of [['toolu_a', 2000], ['toolu_b', 50]] as const) {
+    for (const [id, size] of [
+      ['toolu_a', 2000],
+      ['toolu_b', 50],
+    ] as const) {
       s = render(s, { ...OPTIONS, now: (at += 1000) }).state;
       s = appendResponse(s, call(id));
       s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: id, content: text(id, size) }]);

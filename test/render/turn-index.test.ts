@@ -46,7 +46,10 @@ describe('the turn index', () => {
     const turn = state.turns[summary.fromTurn - 1]!;
     const held = [...turnBlocks(turn)].map((b) => b.path);
     expect(held.length).toBeGreaterThan(0);
-    const listed = text.split('\n').slice(1).map((l) => l.split(' · ')[0]);
+    const listed = text
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(' · ')[0]);
     expect(listed).toEqual(held);
     for (const path of held) {
       expect(summary.paths).toContain(path);

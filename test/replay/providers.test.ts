@@ -44,7 +44,7 @@ describe('cachepoint simulate / replay --provider', () => {
     expect(r.stderr).toContain('--provider: must be one of anthropic, bedrock, openai, got "azure"');
   });
 
-  it('writes that provider\'s requests', async () => {
+  it("writes that provider's requests", async () => {
     const openai = await cli('replay', 'fixtures/demo.jsonl', '--provider', 'openai', '--model', 'gpt-5.6-terra', '--cache-key', 'demo');
     expect(openai.code).toBe(0);
     const first = JSON.parse(openai.stdout.split('\n')[0]!) as { request: { model: string; input: unknown[]; prompt_cache_key: string } };

@@ -17,7 +17,8 @@ const ENV = {
 };
 const T0 = Date.UTC(2026, 2, 2, 9, 0, 0);
 const jsonl = (events: object[]) => events.map((e) => JSON.stringify(e)).join('\n');
-const text = (seed: string, n: number) => Array.from({ length: n }, (_, i) => `${String(i + 1).padStart(4)}\t${seed} line ${i} computes the ${seed} total`).join('\n');
+const text = (seed: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `${String(i + 1).padStart(4)}\t${seed} line ${i} computes the ${seed} total`).join('\n');
 
 /**
  * A one-turn session, one call per round, 6 s apart (warm all along):
@@ -39,7 +40,11 @@ function session(calls: readonly [string, Record<string, unknown>, string][]): s
 const A = '/repo/src/a.ts';
 const readA: [string, Record<string, unknown>, string] = ['Read', { file_path: A }, text('alpha', 80)];
 const grep = (k: number): [string, Record<string, unknown>, string] => ['Grep', { pattern: `p${k}`, path: '/repo/src' }, text(`grep${k}`, 30)];
-const editA: [string, Record<string, unknown>, string] = ['Edit', { file_path: A, old_string: 'alpha line 3', new_string: 'alpha line three' }, 'The file was updated.'];
+const editA: [string, Record<string, unknown>, string] = [
+  'Edit',
+  { file_path: A, old_string: 'alpha line 3', new_string: 'alpha line three' },
+  'The file was updated.',
+];
 
 describe('call targets', () => {
   it('names files under path-like keys (with an extension), writes by name or policy, and the exact call', () => {
@@ -51,7 +56,11 @@ describe('call targets', () => {
     expect(callTargets('Bash', { b: 1, a: 2 }).key).toBe(callTargets('Bash', { a: 2, b: 1 }).key);
     const policies = { save_user: { writes: ['user'], tags: (a: { id: string }) => [`user:${a.id}`] } } as never;
     expect(callTargets('save_user', { id: '42' }, policies)).toMatchObject({ kind: 'write', tags: ['user:42'] });
-    expect(callTargets('Read', { file_path: 'b.ts' }, { Read: { cacheable: true, ttl: { turns: 5 }, reads: ['file'], tags: (a: { file_path: string }) => [fileTag(a.file_path)] } } as never).files).toEqual(['b.ts']);
+    expect(
+      callTargets('Read', { file_path: 'b.ts' }, {
+        Read: { cacheable: true, ttl: { turns: 5 }, reads: ['file'], tags: (a: { file_path: string }) => [fileTag(a.file_path)] },
+      } as never).files,
+    ).toEqual(['b.ts']);
   });
 });
 
@@ -103,14 +112,22 @@ describe('forced recalls in a replay', () => {
   });
 
   it('a recalled payload is not recalled again while its copy is visible', async () => {
-    const editA2: [string, Record<string, unknown>, string] = ['Edit', { file_path: A, old_string: 'alpha line 4', new_string: 'alpha line four' }, 'The file was updated.'];
+    const editA2: [string, Record<string, unknown>, string] = [
+      'Edit',
+      { file_path: A, old_string: 'alpha line 4', new_string: 'alpha line four' },
+      'The file was updated.',
+    ];
     const opts = { policy: 'economy', recalls: true, prune: { keepRounds: 2, minChars: 300, reuse: false } } as never;
     const forced = (await replayAll(parseTrace(session([readA, grep(1), grep(2), grep(3), editA, editA2])), opts)).flatMap((r) => r.forced ?? []);
     expect(forced.map((f) => f.path)).toEqual(['turns/1/rounds/1/results/toolu_0']);
-    expect(new RecallTracker().needs({ turns: [], hidden: {}, summaries: [] } as never, [{ type: 'tool_use', name: 'Edit', input: { file_path: A, old_string: 'x' } }])).toEqual([]);
+    expect(
+      new RecallTracker().needs({ turns: [], hidden: {}, summaries: [] } as never, [
+        { type: 'tool_use', name: 'Edit', input: { file_path: A, old_string: 'x' } },
+      ]),
+    ).toEqual([]);
   });
 
-  it('compareTrace prices the inserted rounds into cachepoint\'s cost and reports them per 100 requests', async () => {
+  it("compareTrace prices the inserted rounds into cachepoint's cost and reports them per 100 requests", async () => {
     const trace = session([readA, grep(1), grep(2), grep(3), editA]);
     const load = () => parseTrace(trace);
     const withRecalls = await compareTrace(load, { policy: 'economy', prune: { keepRounds: 1, minChars: 300, reuse: false } } as never);

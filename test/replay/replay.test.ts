@@ -3,7 +3,12 @@ import { replayAll } from '../../src/replay/replay.js';
 import { validateRequest } from '../../src/testing/fake-server-validate.js';
 import { parseTrace } from '../../src/trace/reader.js';
 
-const ENV = { type: 'envelope', model: 'claude-sonnet-4-6', instructions: ['You are an agent. '.repeat(300)], tools: [{ name: 'Read', input_schema: { type: 'object' } }] };
+const ENV = {
+  type: 'envelope',
+  model: 'claude-sonnet-4-6',
+  instructions: ['You are an agent. '.repeat(300)],
+  tools: [{ name: 'Read', input_schema: { type: 'object' } }],
+};
 const at = (s: number) => new Date(Date.UTC(2026, 2, 2, 9, 0, s)).toISOString();
 const jsonl = (...events: object[]) => events.map((e) => JSON.stringify(e)).join('\n');
 
@@ -12,11 +17,25 @@ describe('replay', () => {
     const trace = jsonl(
       ENV,
       { type: 'user', at: at(1), content: 'read a and b' },
-      { type: 'assistant', at: at(3), content: [{ type: 'tool_use', id: 'toolu_a', name: 'Read', input: { p: 'a' } }, { type: 'tool_use', id: 'toolu_b', name: 'Read', input: { p: 'b' } }] },
+      {
+        type: 'assistant',
+        at: at(3),
+        content: [
+          { type: 'tool_use', id: 'toolu_a', name: 'Read', input: { p: 'a' } },
+          { type: 'tool_use', id: 'toolu_b', name: 'Read', input: { p: 'b' } },
+        ],
+      },
       // Results arrive one event per finished call, with runtime fields the API does not take.
       { type: 'tool_results', at: at(4), content: [{ type: 'tool_result', tool_use_id: 'toolu_b', content: 'B', duration_ms: 12 }] },
       { type: 'tool_results', at: at(5), content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'A', duration_ms: 30 }] },
-      { type: 'assistant', at: at(7), content: [{ type: 'text', text: '' }, { type: 'text', text: 'Both read.' }] },
+      {
+        type: 'assistant',
+        at: at(7),
+        content: [
+          { type: 'text', text: '' },
+          { type: 'text', text: 'Both read.' },
+        ],
+      },
       // The user wrote twice before the model answered.
       { type: 'user', at: at(20), content: 'now c' },
       { type: 'user', at: at(21), content: 'and d' },
@@ -42,7 +61,11 @@ describe('replay', () => {
   });
 
   it('replays a model without a profile with the default figures instead of failing', async () => {
-    const trace = jsonl({ ...ENV, model: 'claude-next-9' }, { type: 'user', at: at(1), content: 'hi' }, { type: 'assistant', at: at(2), content: [{ type: 'text', text: 'hello' }] });
+    const trace = jsonl(
+      { ...ENV, model: 'claude-next-9' },
+      { type: 'user', at: at(1), content: 'hi' },
+      { type: 'assistant', at: at(2), content: [{ type: 'text', text: 'hello' }] },
+    );
     const [r] = await replayAll(parseTrace(trace));
     expect(r!.request.model).toBe('claude-next-9');
     expect(r!.rendered.profile.prices.input).toBe(3);

@@ -19,7 +19,16 @@ import { cli } from '../cli/run.js';
 import { hostileTrace, reportOf } from './helpers.js';
 
 const CHROMIUM = process.env.CACHEPOINT_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const IN_CI = process.env.CI === 'true';
 
@@ -46,7 +55,12 @@ describe.runIf(HAVE_CHROMIUM)('report in headless Chromium', { timeout: 120_000 
     dir = mkdtempSync(join(tmpdir(), 'cachepoint-report-'));
     const { chromium } = await import('playwright-core');
     // A fresh profile every run; playwright takes the profile dir as an argument, not a flag.
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 900 } });
+    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+      viewport: { width: 1280, height: 900 },
+    });
     const out = join(dir, 'demo.html');
     const [report, simulate] = await Promise.all([
       cli('report', 'fixtures/demo.jsonl', '--out', out, '--generated-at', '2026-03-02T09:00:00.000Z'),
@@ -87,7 +101,9 @@ describe.runIf(HAVE_CHROMIUM)('report in headless Chromium', { timeout: 120_000 
 
   it('opens with no console error and no network, and its totals are simulate --json totals', async () => {
     const { page, problems } = await open(demoUrl);
-    const rows = await page.$$eval('#totals tr[data-strategy]', (trs) => trs.map((tr) => ({ id: tr.getAttribute('data-strategy'), cost: Number(tr.getAttribute('data-cost')), text: tr.textContent })));
+    const rows = await page.$$eval('#totals tr[data-strategy]', (trs) =>
+      trs.map((tr) => ({ id: tr.getAttribute('data-strategy'), cost: Number(tr.getAttribute('data-cost')), text: tr.textContent })),
+    );
     expect(rows.map((r) => r.id)).toEqual(simulated.totals.map((t) => t.id));
     for (const [i, t] of simulated.totals.entries()) {
       expect(rows[i]!.cost).toBe(t.cost);
@@ -108,7 +124,9 @@ describe.runIf(HAVE_CHROMIUM)('report in headless Chromium', { timeout: 120_000 
     const blocks = r.runs.reduce((n: number, run: [number, number]) => n + run[1], 0);
     expect(await page.locator('#blockmap table.blocks tr:not(.group)').count()).toBe(blocks + 1);
     expect(await page.locator('#blockmap h3').textContent()).toContain(`Request #7: turn ${r.turn}, round ${r.round}`);
-    expect(await page.locator('#blockmap table.blocks td.pt .cp').count()).toBe(r.points.reduce((n: number, p: { labels: number[] }) => n + p.labels.length, 0));
+    expect(await page.locator('#blockmap table.blocks td.pt .cp').count()).toBe(
+      r.points.reduce((n: number, p: { labels: number[] }) => n + p.labels.length, 0),
+    );
     expect(await page.locator('#blockmap .change').textContent()).toMatch(/since #6/);
     expect(await page.locator('#chart-tokens .req.selected').getAttribute('data-i')).toBe('7');
     // The cost chart and the keyboard reach the same map.

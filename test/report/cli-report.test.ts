@@ -12,7 +12,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe.concurrent('cachepoint report', { timeout: 120_000 }, () => {
   it('writes the same bytes renderReport gives for the trace', async () => {
     const out = join(dir, 'demo.html');
-    const [run, expected] = await Promise.all([cli('report', 'fixtures/demo.jsonl', '--out', out, '--generated-at', GENERATED_AT), reportOf({ file: 'fixtures/demo.jsonl' })]);
+    const [run, expected] = await Promise.all([
+      cli('report', 'fixtures/demo.jsonl', '--out', out, '--generated-at', GENERATED_AT),
+      reportOf({ file: 'fixtures/demo.jsonl' }),
+    ]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(readFileSync(out, 'utf8')).toBe(expected.html);

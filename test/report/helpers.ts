@@ -17,7 +17,12 @@ export async function reportOf(source: { file: string } | { text: string }, titl
   const comparison = await compareTrace(load);
   const tools = await toolCacheSavings(load());
   const text = 'file' in source ? readFileSync(source.file, 'utf8') : source.text;
-  const recorded = recordedUsage(text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as unknown));
+  const recorded = recordedUsage(
+    text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as unknown),
+  );
   const data = buildReportData(comparison, {
     title: title ?? ('file' in source ? source.file.split('/').at(-1)! : 'trace'),
     ...(tools ? { toolCache: tools } : {}),
@@ -38,7 +43,12 @@ export const HOSTILE = `<script>document.title="pwned";window.__pwned=1</script>
  */
 export function hostileTrace(): string {
   return jsonl(
-    { type: 'envelope', model: 'claude-sonnet-4-6', instructions: ['You are an agent. '.repeat(300), `Project notes: ${HOSTILE}`], tools: [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object' } }] },
+    {
+      type: 'envelope',
+      model: 'claude-sonnet-4-6',
+      instructions: ['You are an agent. '.repeat(300), `Project notes: ${HOSTILE}`],
+      tools: [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object' } }],
+    },
     { type: 'user', at: at(1), content: `look at ${HOSTILE}` },
     { type: 'assistant', at: at(3), content: [{ type: 'tool_use', id: 'toolu_</script>x', name: 'Read', input: { path: '</style>' } }] },
     { type: 'tool_results', at: at(4), content: [{ type: 'tool_result', tool_use_id: 'toolu_</script>x', content: HOSTILE.repeat(20), duration_ms: 40 }] },

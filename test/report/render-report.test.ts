@@ -24,9 +24,15 @@ describe('renderReport', () => {
     const { data } = await reportOf({ file: 'fixtures/demo.jsonl' });
     expect(data.requests).toHaveLength(16);
     const cp = data.totals.find((s) => s.id === 'cachepoint')!;
-    expect(cp.cost).toBeCloseTo(data.requests.reduce((n, r) => n + r.cp.cost, 0), 12);
+    expect(cp.cost).toBeCloseTo(
+      data.requests.reduce((n, r) => n + r.cp.cost, 0),
+      12,
+    );
     const peer = data.totals.find((s) => s.id === data.peer.id)!;
-    expect(peer.cost).toBeCloseTo(data.requests.reduce((n, r) => n + r.peer.cost, 0), 12);
+    expect(peer.cost).toBeCloseTo(
+      data.requests.reduce((n, r) => n + r.peer.cost, 0),
+      12,
+    );
     // The default peer is the cheapest baseline that caches.
     const baselines = data.totals.filter((s) => !['none', 'cachepoint', 'ideal', 'ideal_5m'].includes(s.id));
     expect(peer.cost).toBe(Math.min(...baselines.map((s) => s.cost)));

@@ -14,7 +14,10 @@ function session(calls: { name: string; input: object; out: string; ms: number }
   for (const c of calls) {
     const use = call(c.name, c.input);
     lines.push({ type: 'user', at: at(t++), content: 'go' }, { type: 'assistant', at: at(t++), content: [use] });
-    lines.push({ type: 'tool_results', at: at(t++), content: [result(use.id, c.out, c.ms)] }, { type: 'assistant', at: at(t++), content: [{ type: 'text', text: 'ok' }] });
+    lines.push(
+      { type: 'tool_results', at: at(t++), content: [result(use.id, c.out, c.ms)] },
+      { type: 'assistant', at: at(t++), content: [{ type: 'text', text: 'ok' }] },
+    );
   }
   return lines.map((l) => JSON.stringify(l)).join('\n');
 }

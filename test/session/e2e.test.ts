@@ -43,7 +43,12 @@ describe('Session with the real SDK against the fake server', () => {
     const client = new Anthropic({ baseURL: server.url, apiKey: 'test-key', maxRetries: 0 });
     const fs = files();
     let runs = 0;
-    const toolCache = new ToolCache().register<{ path: string }>('Read', { cacheable: true, ttl: { turns: 5 }, reads: ['file'], tags: (args) => [`file:${args.path}`] });
+    const toolCache = new ToolCache().register<{ path: string }>('Read', {
+      cacheable: true,
+      ttl: { turns: 5 },
+      reads: ['file'],
+      tags: (args) => [`file:${args.path}`],
+    });
     const session = new Session({
       model: 'claude-sonnet-4-6',
       instructions: INSTRUCTIONS,

@@ -54,7 +54,11 @@ describe('Session streaming', () => {
     expect(events[0]).toBe('message_start');
     expect(events.at(-1)).toBe('message_stop');
     expect(events.filter((e) => e === 'content_block_delta').length).toBeGreaterThan(4);
-    expect(texts.join('')).toBe(script().flatMap((m) => (m as { type: string; text?: string }[]).filter((b) => b.type === 'text').map((b) => b.text)).join(''));
+    expect(texts.join('')).toBe(
+      script()
+        .flatMap((m) => (m as { type: string; text?: string }[]).filter((b) => b.type === 'text').map((b) => b.text))
+        .join(''),
+    );
     expect(texts.length).toBeGreaterThan(2); // several deltas, not one final blob
     expect(JSON.stringify(streamed.state.turns)).toBe(JSON.stringify(plain.state.turns));
     expect(streamed.stats().totals.requests).toBe(2);
@@ -80,8 +84,13 @@ describe('Session streaming', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const final = {
-      id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-6',
-      content: [{ type: 'text', text: 'Hello world' }], stop_reason: 'end_turn', stop_sequence: null,
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-6',
+      content: [{ type: 'text', text: 'Hello world' }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
       usage: { input_tokens: 10, output_tokens: 2 },
     };
     const client: MessagesClient = {
@@ -100,10 +109,17 @@ describe('Session streaming', () => {
       },
     };
     const s = session().startTurn('hi');
-    const done = s.step(client, {}, { stream: true, onText: (t) => {
-      log.push(`caller: ${t}`);
-      release();
-    } });
+    const done = s.step(
+      client,
+      {},
+      {
+        stream: true,
+        onText: (t) => {
+          log.push(`caller: ${t}`);
+          release();
+        },
+      },
+    );
     await done;
     expect(log).toEqual(['server: first', 'caller: Hello', 'server: second', 'caller:  world']);
   });
@@ -114,14 +130,18 @@ describe('Session streaming', () => {
     const s = session().startTurn('The test fails. Fix it.');
     const controller = new AbortController();
     const seen: StreamEventLike[] = [];
-    const aborted = s.step(client, { max_tokens: 512 }, {
-      stream: true,
-      signal: controller.signal,
-      onEvent: (e) => {
-        seen.push(e);
-        if (e.type === 'content_block_delta') controller.abort();
+    const aborted = s.step(
+      client,
+      { max_tokens: 512 },
+      {
+        stream: true,
+        signal: controller.signal,
+        onEvent: (e) => {
+          seen.push(e);
+          if (e.type === 'content_block_delta') controller.abort();
+        },
       },
-    });
+    );
     await expect(aborted).rejects.toThrow(/abort/i);
     expect(seen.some((e) => e.type === 'content_block_delta')).toBe(true);
     expect(s.state.turns[0]!.rounds).toHaveLength(0);

@@ -39,7 +39,15 @@ describe('CacheSimulator automatic caching', () => {
 
   it('writes every time and never reads when the last block changes on every request', () => {
     const sim = new CacheSimulator(OPTIONS);
-    const withStamp = (n: number) => req([text(200)], [{ role: 'user', content: [text(10)] }, { role: 'user', content: `now: ${n}` }], { cache_control: M5 });
+    const withStamp = (n: number) =>
+      req(
+        [text(200)],
+        [
+          { role: 'user', content: [text(10)] },
+          { role: 'user', content: `now: ${n}` },
+        ],
+        { cache_control: M5 },
+      );
     sim.send(withStamp(1), 0);
     const r = sim.send(withStamp(2), 1000);
     expect(r.usage?.cache_read_input_tokens).toBe(0);

@@ -36,10 +36,10 @@ describe('BASELINES', () => {
 
   it('place each strategy where its description says', () => {
     const thinkingLast: SimParams = {
-      ...req([text(100, undefined, 'a'), text(100, undefined, 'b'), text(100, undefined, 'c')], [
-        ...chat(4),
-        { role: 'assistant', content: [text(5, undefined, 'z'), { type: 'thinking', thinking: 'hm', signature: 's' }] },
-      ]),
+      ...req(
+        [text(100, undefined, 'a'), text(100, undefined, 'b'), text(100, undefined, 'c')],
+        [...chat(4), { role: 'assistant', content: [text(5, undefined, 'z'), { type: 'thinking', thinking: 'hm', signature: 's' }] }],
+      ),
       tools: [tool('a'), tool('b')],
     };
     const placed = Object.fromEntries(BASELINES.map((b) => [b.id, paths(b.apply(thinkingLast))]));

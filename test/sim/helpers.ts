@@ -114,7 +114,10 @@ export const sessionArb: fc.Arbitrary<SimRequest[]> = fc
       } else if (s.kind === 'thinking') {
         messages = [
           ...messages,
-          { role: 'assistant', content: [{ type: 'thinking', thinking: `th${n}`, signature: 'sig' }, { type: 'text', text: '' }, text(s.size, undefined, `b${n}`)] },
+          {
+            role: 'assistant',
+            content: [{ type: 'thinking', thinking: `th${n}`, signature: 'sig' }, { type: 'text', text: '' }, text(s.size, undefined, `b${n}`)],
+          },
           { role: 'user', content: [text(s.size, undefined, `v${n}`)] },
         ];
       } else if (s.kind === 'tools') {

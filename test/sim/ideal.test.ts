@@ -54,7 +54,10 @@ describe('idealBound', () => {
   });
 
   it('caches nothing shorter than the minimum', () => {
-    const { ideal } = idealBound([0, 1000].map((at) => ({ at, params: req([text(50)], chat(1, 10)) })), OPTIONS);
+    const { ideal } = idealBound(
+      [0, 1000].map((at) => ({ at, params: req([text(50)], chat(1, 10)) })),
+      OPTIONS,
+    );
     expect(ideal.requests.every((r) => r.read === 0 && r.write5m === 0 && r.input === 60)).toBe(true);
   });
 
@@ -64,7 +67,12 @@ describe('idealBound', () => {
         const { ideal, ideal5m } = idealBound(session, OPTIONS);
         expect(ideal.cost).toBeLessThanOrEqual(ideal5m.cost + 1e-12);
         for (const b of BASELINES) {
-          const cost = totalsOf(simulateAll(session.map((r) => ({ ...r, params: b.apply(r.params) })), OPTIONS)).cost;
+          const cost = totalsOf(
+            simulateAll(
+              session.map((r) => ({ ...r, params: b.apply(r.params) })),
+              OPTIONS,
+            ),
+          ).cost;
           expect(ideal.cost).toBeLessThanOrEqual(cost + 1e-12);
           if (b.id !== 'system1h_last') expect(ideal5m.cost).toBeLessThanOrEqual(cost + 1e-12);
         }

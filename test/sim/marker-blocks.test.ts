@@ -6,11 +6,14 @@ describe('CacheSimulator markers on blocks that cannot carry one', () => {
   it('rejects a marker on a thinking block, naming the block like the API', () => {
     const sim = new CacheSimulator(OPTIONS);
     const r = sim.send(
-      req([text(200)], [
-        { role: 'user', content: 'hi' },
-        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 's', cache_control: M5 } as never, text(5)] },
-        { role: 'user', content: 'go' },
-      ]),
+      req(
+        [text(200)],
+        [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 's', cache_control: M5 } as never, text(5)] },
+          { role: 'user', content: 'go' },
+        ],
+      ),
       0,
     );
     expect(r.rejected?.message).toMatchInlineSnapshot(`"messages.1.content.0.thinking.cache_control: Extra inputs are not permitted"`);
@@ -19,10 +22,13 @@ describe('CacheSimulator markers on blocks that cannot carry one', () => {
   it('rejects a marker on a redacted_thinking block', () => {
     const sim = new CacheSimulator(OPTIONS);
     const r = sim.send(
-      req([text(200)], [
-        { role: 'user', content: 'hi' },
-        { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'xx', cache_control: M5 } as never] },
-      ]),
+      req(
+        [text(200)],
+        [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'xx', cache_control: M5 } as never] },
+        ],
+      ),
       0,
     );
     expect(r.rejected?.status).toBe(400);

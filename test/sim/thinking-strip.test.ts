@@ -8,7 +8,10 @@ const round1: MessageParam[] = [
   { role: 'user', content: [text(10, undefined, 'q')] },
   {
     role: 'assistant',
-    content: [{ type: 'thinking', thinking: 'let me look', signature: 's' }, { type: 'tool_use', id: 't1', name: 'read', input: {} }],
+    content: [
+      { type: 'thinking', thinking: 'let me look', signature: 's' },
+      { type: 'tool_use', id: 't1', name: 'read', input: {} },
+    ],
   },
   { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'data', cache_control: M5 }] },
 ];

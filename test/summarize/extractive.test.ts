@@ -77,6 +77,8 @@ describe('extractiveSummarizer', () => {
 
   it('rejects a budget that is not a positive integer', () => {
     expect(() => extractiveSummarizer().summarize(input(0))).toThrow(InvalidOptionError);
-    expect(() => extractiveSummarizer({ requestChars: -1 })).toThrowErrorMatchingInlineSnapshot(`[InvalidOptionError: requestChars: must be a positive integer, got -1]`);
+    expect(() => extractiveSummarizer({ requestChars: -1 })).toThrowErrorMatchingInlineSnapshot(
+      `[InvalidOptionError: requestChars: must be a positive integer, got -1]`,
+    );
   });
 });

@@ -203,7 +203,15 @@ describe('cutToWarmPrefix', () => {
     const params: MessageCreateParamsNonStreaming = {
       model: MODEL,
       max_tokens: 10,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'a', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'b' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a', cache_control: { type: 'ephemeral' } },
+            { type: 'text', text: 'b' },
+          ],
+        },
+      ],
     };
     expect(cutToWarmPrefix(params)!.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'a', cache_control: { type: 'ephemeral' } }] }]);
   });

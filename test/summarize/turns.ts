@@ -20,7 +20,12 @@ export function workTurn(state: TimelineState, n: number): TimelineState {
   s = appendResponse(s, [edit, bash]);
   s = appendToolResults(s, [
     { type: 'tool_result', tool_use_id: (edit as { id: string }).id, content: 'ok' },
-    { type: 'tool_result', tool_use_id: (bash as { id: string }).id, content: 'FAIL retry.test.ts: expected 500 got 250\n    at backoff (src/b.ts:3)', is_error: true },
+    {
+      type: 'tool_result',
+      tool_use_id: (bash as { id: string }).id,
+      content: 'FAIL retry.test.ts: expected 500 got 250\n    at backoff (src/b.ts:3)',
+      is_error: true,
+    },
   ]);
   return appendResponse(s, [{ type: 'text', text: `Turn ${n} done: the backoff is now 500 ms and the retry test passes. ${'Details follow. '.repeat(40)}` }]);
 }

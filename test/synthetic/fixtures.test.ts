@@ -26,7 +26,9 @@ describe('committed fixtures', () => {
   });
 
   it('lists every .jsonl trace of fixtures/ in FIXTURE_SPECS, and the folder stays small', () => {
-    const traces = readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort();
+    const traces = readdirSync(DIR)
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort();
     for (const f of FIXTURE_SPECS.map((s) => s.file)) expect(traces).toContain(f);
     const bytes = readdirSync(DIR).reduce((n, f) => n + statSync(join(DIR, f)).size, 0);
     expect(bytes).toBeLessThan(12 * 1024 * 1024);
@@ -68,7 +70,8 @@ describe('committed fixtures', () => {
     const reads = new Map<string, number>();
     for (const e of events)
       if (e.type === 'assistant')
-        for (const b of e.content) if (b.type === 'tool_use' && b.name === 'Read') reads.set(JSON.stringify(b.input), (reads.get(JSON.stringify(b.input)) ?? 0) + 1);
+        for (const b of e.content)
+          if (b.type === 'tool_use' && b.name === 'Read') reads.set(JSON.stringify(b.input), (reads.get(JSON.stringify(b.input)) ?? 0) + 1);
     expect(Math.max(...reads.values())).toBeGreaterThanOrEqual(3);
     expect(shape(events).hides).toBeGreaterThan(0);
   });
@@ -86,7 +89,16 @@ describe('committed fixtures', () => {
       if (typeof e.content === 'string') tokens += counter.count(e.content);
       else
         for (const b of e.content) {
-          const text = b.type === 'text' ? b.text : b.type === 'thinking' ? b.thinking : b.type === 'tool_use' ? JSON.stringify(b.input) : b.type === 'tool_result' ? String(b.content) : '';
+          const text =
+            b.type === 'text'
+              ? b.text
+              : b.type === 'thinking'
+                ? b.thinking
+                : b.type === 'tool_use'
+                  ? JSON.stringify(b.input)
+                  : b.type === 'tool_result'
+                    ? String(b.content)
+                    : '';
           tokens += counter.count(text);
         }
     }

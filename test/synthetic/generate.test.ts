@@ -120,7 +120,8 @@ describe('generateTrace', () => {
     const events = generateTrace({ seed: 11, profile: 'coding', requests: 60 });
     const keys = new Map<string, string>();
     for (const e of events as TraceEvent[]) {
-      if (e.type === 'assistant') for (const b of e.content) if (b.type === 'tool_use' && !keys.has(b.name)) keys.set(b.name, Object.keys(b.input as object).join(','));
+      if (e.type === 'assistant')
+        for (const b of e.content) if (b.type === 'tool_use' && !keys.has(b.name)) keys.set(b.name, Object.keys(b.input as object).join(','));
     }
     expect(keys.get('Edit')).toBe('file_path,old_string,new_string');
     expect(keys.get('Bash')).toBe('command,description');
@@ -129,9 +130,17 @@ describe('generateTrace', () => {
 
   it('rejects out-of-range options, naming the option', () => {
     expect(() => generateTrace({ seed: 1, requests: 0 })).toThrow(InvalidOptionError);
-    expect(() => generateTrace({ seed: 1, requests: 10, turns: 2 })).toThrowErrorMatchingInlineSnapshot(`[InvalidOptionError: requests: give at most one of requests, turns and minChars]`);
-    expect(() => generateTrace({ seed: 1, errorRate: 2 })).toThrowErrorMatchingInlineSnapshot(`[InvalidOptionError: errorRate: must be a probability in [0, 1], got 2]`);
-    expect(() => generateTrace({ seed: 1, profile: 'chat' as never })).toThrowErrorMatchingInlineSnapshot(`[InvalidOptionError: profile: must be one of coding, research, fanout, idle, volatile-tail, compaction, mixed, got "chat"]`);
-    expect(() => generateTrace({ seed: 1, rounds: { min: 10, median: 5 } })).toThrowErrorMatchingInlineSnapshot(`[InvalidOptionError: rounds: needs 1 ≤ min ≤ median ≤ max, got {"median":5,"min":10,"max":60}]`);
+    expect(() => generateTrace({ seed: 1, requests: 10, turns: 2 })).toThrowErrorMatchingInlineSnapshot(
+      `[InvalidOptionError: requests: give at most one of requests, turns and minChars]`,
+    );
+    expect(() => generateTrace({ seed: 1, errorRate: 2 })).toThrowErrorMatchingInlineSnapshot(
+      `[InvalidOptionError: errorRate: must be a probability in [0, 1], got 2]`,
+    );
+    expect(() => generateTrace({ seed: 1, profile: 'chat' as never })).toThrowErrorMatchingInlineSnapshot(
+      `[InvalidOptionError: profile: must be one of coding, research, fanout, idle, volatile-tail, compaction, mixed, got "chat"]`,
+    );
+    expect(() => generateTrace({ seed: 1, rounds: { min: 10, median: 5 } })).toThrowErrorMatchingInlineSnapshot(
+      `[InvalidOptionError: rounds: needs 1 ≤ min ≤ median ≤ max, got {"median":5,"min":10,"max":60}]`,
+    );
   });
 });

@@ -22,7 +22,12 @@ describe('Rng', () => {
       const n = r.int(4, 60);
       expect(n).toBeGreaterThanOrEqual(4);
       expect(n).toBeLessThanOrEqual(60);
-      counts[r.weighted([['a', 3], ['b', 1]] as const)] += 1;
+      counts[
+        r.weighted([
+          ['a', 3],
+          ['b', 1],
+        ] as const)
+      ] += 1;
     }
     expect(counts.a / counts.b).toBeGreaterThan(2.4);
     expect(counts.a / counts.b).toBeLessThan(3.7);

@@ -56,7 +56,20 @@ export function shape(events: readonly TraceEvent[]): TraceShape {
     if (e.type === 'hide') hides += 1;
     if ('at' in e && e.at !== undefined) lastAt = e.at;
   }
-  return { requests, turns: roundsPerTurn.length, roundsPerTurn, resultSizes, requestGaps, maxParallel, thinking, redacted, errors, withDuration, tails, hides };
+  return {
+    requests,
+    turns: roundsPerTurn.length,
+    roundsPerTurn,
+    resultSizes,
+    requestGaps,
+    maxParallel,
+    thinking,
+    redacted,
+    errors,
+    withDuration,
+    tails,
+    hides,
+  };
 }
 
 export function quantile(values: readonly number[], q: number): number {

@@ -36,11 +36,7 @@ async function firstTurn(): Promise<Message> {
   return first;
 }
 
-const follow = (first: Message): MessageParam[] => [
-  ...TURN_1,
-  { role: 'assistant', content: first.content },
-  { role: 'user', content: 'Now the tests.' },
-];
+const follow = (first: Message): MessageParam[] => [...TURN_1, { role: 'assistant', content: first.content }, { role: 'user', content: 'Now the tests.' }];
 
 describe('cache diagnostics', () => {
   it('answers null when the request only appends messages', async () => {

@@ -55,7 +55,10 @@ async function loop(
       state = appendResponse(r.state, out.blocks);
       const calls = out.blocks.filter((b) => b.type === 'tool_use') as { id: string }[];
       if (calls.length === 0) break;
-      state = appendToolResults(state, calls.map((c) => ({ type: 'tool_result' as const, tool_use_id: c.id, content: text(c.id, 900) })));
+      state = appendToolResults(
+        state,
+        calls.map((c) => ({ type: 'tool_result' as const, tool_use_id: c.id, content: text(c.id, 900) })),
+      );
     }
   }
   return { reads, writes };
@@ -123,7 +126,9 @@ describe('the openai SDK against the fake server', () => {
     await expect(
       client.responses.create({ model: 'gpt-5.4', input: [{ type: 'function_call_output', call_id: 'call_x', output: 'hi' }] }),
     ).rejects.toMatchObject({ status: 400, message: expect.stringContaining('No tool call found for function call output with call_id call_x') });
-    await expect(client.chat.completions.create({ model: 'gpt-nope', messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    await expect(client.chat.completions.create({ model: 'gpt-nope', messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(
+      OpenAI.NotFoundError,
+    );
   });
 });
 
@@ -148,7 +153,11 @@ describe('the AWS SDK against the fake Converse route', () => {
       id,
       async (r) => {
         const out = await client.send(new ConverseCommand(toBedrockConverse(r, { inferenceConfig: { maxTokens: 512 } })));
-        return { blocks: fromConverseOutput(out) as unknown as ContentBlockParam[], read: out.usage?.cacheReadInputTokens ?? 0, write: out.usage?.cacheWriteInputTokens ?? 0 };
+        return {
+          blocks: fromConverseOutput(out) as unknown as ContentBlockParam[],
+          read: out.usage?.cacheReadInputTokens ?? 0,
+          write: out.usage?.cacheWriteInputTokens ?? 0,
+        };
       },
       bedrockProfile(id),
     );

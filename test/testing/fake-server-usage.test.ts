@@ -71,7 +71,14 @@ describe('usage models', () => {
     const model: UsageModel = {
       send: () => {
         calls++;
-        return { usage: { input_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 } } };
+        return {
+          usage: {
+            input_tokens: 1,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+            cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+          },
+        };
       },
     };
     const client = await start({ usageModel: model, script: [{ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }, reply('ok')] });
@@ -85,7 +92,10 @@ describe('usage models', () => {
 
 /** A long, varied system prompt: well above every model's minimum cacheable length. */
 function longSystem(): TextBlockParam[] {
-  const lines = Array.from({ length: 400 }, (_, i) => `Rule ${i}: when reviewing module ${i * 7}, check invariant ${i % 13} and report findings with line numbers.`);
+  const lines = Array.from(
+    { length: 400 },
+    (_, i) => `Rule ${i}: when reviewing module ${i * 7}, check invariant ${i % 13} and report findings with line numbers.`,
+  );
   return [{ type: 'text', text: lines.join('\n'), cache_control: { type: 'ephemeral' } }];
 }
 

@@ -45,11 +45,19 @@ const cases: [string, unknown, string][] = [
   ['an assistant first message', body([{ role: 'assistant', content: 'hi' }]), 'messages: first message must use the "user" role'],
   [
     'an empty message in the middle',
-    body([{ role: 'user', content: 'hi' }, { role: 'assistant', content: '' }, { role: 'user', content: 'x' }]),
+    body([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: '' },
+      { role: 'user', content: 'x' },
+    ]),
     'messages.1: all messages must have non-empty content except for the optional final assistant message',
   ],
   ['an empty text block', body([{ role: 'user', content: [text('')] }]), 'messages.0.content.0.text: text content blocks must be non-empty'],
-  ['cache_control on an empty text block', body([{ role: 'user', content: [text('', { cache_control: EPH })] }]), 'cache_control cannot be set for empty text blocks'],
+  [
+    'cache_control on an empty text block',
+    body([{ role: 'user', content: [text('', { cache_control: EPH })] }]),
+    'cache_control cannot be set for empty text blocks',
+  ],
   [
     'cache_control on a thinking block',
     body([
@@ -70,7 +78,11 @@ const cases: [string, unknown, string][] = [
   ],
   [
     'an orphaned tool_result',
-    body([{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, { role: 'user', content: [toolResult('toolu_x')] }]),
+    body([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+      { role: 'user', content: [toolResult('toolu_x')] },
+    ]),
     'messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_x. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
   ],
   [
@@ -154,8 +166,16 @@ const cases: [string, unknown, string][] = [
     body([{ role: 'user', content: [text('a', { cache_control: EPH_1H })] }], { cache_control: EPH }),
     "cache_control: the top-level cache_control (ttl='5m') conflicts with the explicit ttl='1h' on the last cacheable block",
   ],
-  ['an unknown ttl', body([{ role: 'user', content: [text('a', { cache_control: { type: 'ephemeral', ttl: '24h' } })] }]), "messages.0.content.0.cache_control.ttl: Input should be '5m' or '1h'"],
-  ['a cache_control of an unknown type', body([{ role: 'user', content: [text('a', { cache_control: { type: 'persistent' } })] }]), "messages.0.content.0.cache_control.type: Input should be 'ephemeral'"],
+  [
+    'an unknown ttl',
+    body([{ role: 'user', content: [text('a', { cache_control: { type: 'ephemeral', ttl: '24h' } })] }]),
+    "messages.0.content.0.cache_control.ttl: Input should be '5m' or '1h'",
+  ],
+  [
+    'a cache_control of an unknown type',
+    body([{ role: 'user', content: [text('a', { cache_control: { type: 'persistent' } })] }]),
+    "messages.0.content.0.cache_control.type: Input should be 'ephemeral'",
+  ],
 ];
 
 describe('fake server validation', () => {
@@ -179,7 +199,13 @@ describe('fake server validation', () => {
   });
 
   const accepted: [string, unknown][] = [
-    ['consecutive user messages (the API merges them)', body([{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }])],
+    [
+      'consecutive user messages (the API merges them)',
+      body([
+        { role: 'user', content: 'a' },
+        { role: 'user', content: 'b' },
+      ]),
+    ],
     [
       'tool results spread over consecutive user messages',
       body([
@@ -189,8 +215,20 @@ describe('fake server validation', () => {
         { role: 'user', content: [toolResult('toolu_1'), text('and a note')] },
       ]),
     ],
-    ['a tool_use of a tool not in `tools`', body([{ role: 'user', content: 'hi' }, { role: 'assistant', content: [toolUse('toolu_1')] }])],
-    ['an empty final assistant message (prefill)', body([{ role: 'user', content: 'hi' }, { role: 'assistant', content: '' }])],
+    [
+      'a tool_use of a tool not in `tools`',
+      body([
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: [toolUse('toolu_1')] },
+      ]),
+    ],
+    [
+      'an empty final assistant message (prefill)',
+      body([
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: '' },
+      ]),
+    ],
     [
       'four markers, 1h before 5m',
       body(

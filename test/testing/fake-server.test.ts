@@ -43,7 +43,12 @@ describe('startFakeServer', () => {
   });
 
   it('sets stop_reason tool_use and fills in tool_use ids when the scripted content calls a tool', async () => {
-    const { client } = await start([[{ type: 'text', text: 'Reading.' }, { type: 'tool_use', name: 'Read', input: { path: 'a.ts' } }]]);
+    const { client } = await start([
+      [
+        { type: 'text', text: 'Reading.' },
+        { type: 'tool_use', name: 'Read', input: { path: 'a.ts' } },
+      ],
+    ]);
     const msg = await client.messages.create({ model: MODEL, max_tokens: 64, messages: hello });
     expect(msg.stop_reason).toBe('tool_use');
     expect(msg.content[1]).toEqual({ type: 'tool_use', id: 'toolu_fake_1', name: 'Read', input: { path: 'a.ts' }, caller: { type: 'direct' } });
@@ -191,10 +196,7 @@ describe('fromTrace', () => {
       { type: 'assistant', at: '2026-01-01T00:00:03Z', content: [{ type: 'text', text: 'a.ts', cache_control: { type: 'ephemeral' } }] },
     ];
     const script = fromTrace(parseTrace(lines.map((l) => JSON.stringify(l)).join('\n')));
-    expect(script).toEqual([
-      [{ type: 'tool_use', id: 'toolu_9', name: 'Glob', input: { pattern: '*' } }],
-      [{ type: 'text', text: 'a.ts' }],
-    ]);
+    expect(script).toEqual([[{ type: 'tool_use', id: 'toolu_9', name: 'Glob', input: { pattern: '*' } }], [{ type: 'text', text: 'a.ts' }]]);
   });
 });
 

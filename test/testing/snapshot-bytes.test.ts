@@ -52,27 +52,20 @@ describe('the snapshot serializer', async () => {
 
   it('changes with every byte change of any block of any request (property)', () => {
     fc.assert(
-      fc.property(
-        fc.nat(),
-        fc.nat(),
-        fc.nat(),
-        fc.nat(),
-        fc.constantFrom('a', 'Z', '0', ' ', '\n', '"', '\\', 'é', '😀'),
-        (r, b, leaf, pos, char) => {
-          const rendered = renders[r % renders.length]!;
-          const i = b % rendered.stream.length;
-          const block = rendered.stream[i]!;
-          const strings = leaves(block.param as unknown as Json);
-          fc.pre(strings.length > 0);
-          const param = mutate(block.param as unknown as Json, strings[leaf % strings.length]!, pos, char);
-          const stream = rendered.stream.map((x, k) => (k === i ? ({ ...x, param } as unknown as StreamBlock) : x));
-          const changed: Rendered = { ...rendered, stream };
-          // A real byte change of the request…
-          expect(JSON.stringify(toAnthropic(changed))).not.toBe(JSON.stringify(toAnthropic(rendered)));
-          // …is a change of the snapshot.
-          expect(formatRendered(changed)).not.toBe(formatRendered(rendered));
-        },
-      ),
+      fc.property(fc.nat(), fc.nat(), fc.nat(), fc.nat(), fc.constantFrom('a', 'Z', '0', ' ', '\n', '"', '\\', 'é', '😀'), (r, b, leaf, pos, char) => {
+        const rendered = renders[r % renders.length]!;
+        const i = b % rendered.stream.length;
+        const block = rendered.stream[i]!;
+        const strings = leaves(block.param as unknown as Json);
+        fc.pre(strings.length > 0);
+        const param = mutate(block.param as unknown as Json, strings[leaf % strings.length]!, pos, char);
+        const stream = rendered.stream.map((x, k) => (k === i ? ({ ...x, param } as unknown as StreamBlock) : x));
+        const changed: Rendered = { ...rendered, stream };
+        // A real byte change of the request…
+        expect(JSON.stringify(toAnthropic(changed))).not.toBe(JSON.stringify(toAnthropic(rendered)));
+        // …is a change of the snapshot.
+        expect(formatRendered(changed)).not.toBe(formatRendered(rendered));
+      }),
       { numRuns: 300 },
     );
   });

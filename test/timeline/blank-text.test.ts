@@ -48,7 +48,20 @@ describe('blank text inside tool_result content', () => {
       { type: 'envelope', instructions: ['You are a coding agent.'], tools: [{ name: 'Read', description: 'Reads', input_schema: { type: 'object' } }] },
       { type: 'user', at: '2026-03-02T09:00:01.000Z', content: 'fix it' },
       { type: 'assistant', at: '2026-03-02T09:00:02.000Z', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: {} }] },
-      { type: 'tool_results', at: '2026-03-02T09:00:03.000Z', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: ' ' }, { type: 'text', text: '' }] }] },
+      {
+        type: 'tool_results',
+        at: '2026-03-02T09:00:03.000Z',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_1',
+            content: [
+              { type: 'text', text: ' ' },
+              { type: 'text', text: '' },
+            ],
+          },
+        ],
+      },
       { type: 'assistant', at: '2026-03-02T09:00:04.000Z', content: [{ type: 'text', text: 'Done.' }] },
     ];
     const events = parseTrace(lines.map((l) => JSON.stringify(l)).join('\n'), 'x.jsonl');

@@ -31,8 +31,7 @@ describe('timeline edits', () => {
 
   it('finds a repeated tool_use id in any earlier turn, and keeps branches apart (an append to an older state)', () => {
     const call = (id: string) => [{ type: 'tool_use' as const, id, name: 'Read', input: {} }];
-    const answer = (s: ReturnType<typeof newSession>, id: string) =>
-      appendToolResults(s, [{ type: 'tool_result', tool_use_id: id, content: 'ok' }]);
+    const answer = (s: ReturnType<typeof newSession>, id: string) => appendToolResults(s, [{ type: 'tool_result', tool_use_id: id, content: 'ok' }]);
     let s = startTurn(newSession(), 'go');
     s = answer(appendResponse(s, call('toolu_a')), 'toolu_a');
     const base = s;
@@ -63,7 +62,12 @@ describe('timeline edits', () => {
   it('accepts an SDK Message and strips incoming cache markers', () => {
     let s = startTurn(newSession(), [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }]);
     s = appendResponse(s, {
-      id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-6', stop_reason: 'end_turn', stop_sequence: null,
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-6',
+      stop_reason: 'end_turn',
+      stop_sequence: null,
       content: [{ type: 'text', text: 'Hello!', citations: null }],
       usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
     } as never);
@@ -75,7 +79,8 @@ describe('timeline edits', () => {
     const cases: [string, () => unknown, string][] = [
       [
         'tool_result for an unknown tool_use',
-        () => appendToolResults(appendResponse(startTurn(newSession(), 'go'), toolResponse(1)), [{ type: 'tool_result', tool_use_id: 'toolu_nope', content: 'x' }]),
+        () =>
+          appendToolResults(appendResponse(startTurn(newSession(), 'go'), toolResponse(1)), [{ type: 'tool_result', tool_use_id: 'toolu_nope', content: 'x' }]),
         'turns/1/rounds/1/results/toolu_nope: tool_result for unknown tool_use "toolu_nope"',
       ],
       [
@@ -99,15 +104,34 @@ describe('timeline edits', () => {
       [
         'a tool result answered twice',
         () => {
-          const s = appendResponse(startTurn(newSession(), 'go'), [{ type: 'tool_use', id: 'toolu_x', name: 'Read', input: {} }, { type: 'tool_use', id: 'toolu_y', name: 'Read', input: {} }]);
+          const s = appendResponse(startTurn(newSession(), 'go'), [
+            { type: 'tool_use', id: 'toolu_x', name: 'Read', input: {} },
+            { type: 'tool_use', id: 'toolu_y', name: 'Read', input: {} },
+          ]);
           const once = appendToolResults(s, [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'a' }]);
           return appendToolResults(once, [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'b' }]);
         },
         'turns/1/rounds/1/results/toolu_x: tool_use "toolu_x" is already answered',
       ],
       ['a response with no turn', () => appendResponse(newSession(), toolResponse(1)), 'turns: no turn is open'],
-      ['duplicate tool names', () => createTimeline({ model: 'm', instructions: ['x'], tools: [{ name: 'A', input_schema: { type: 'object' } }, { name: 'A', input_schema: { type: 'object' } }] }), 'envelope/tools/A: duplicate tool name'],
-      ['a user message with only whitespace', () => startTurn(newSession(), [{ type: 'text', text: '  \n' }]), 'turns/1/user: a user message needs at least one block'],
+      [
+        'duplicate tool names',
+        () =>
+          createTimeline({
+            model: 'm',
+            instructions: ['x'],
+            tools: [
+              { name: 'A', input_schema: { type: 'object' } },
+              { name: 'A', input_schema: { type: 'object' } },
+            ],
+          }),
+        'envelope/tools/A: duplicate tool name',
+      ],
+      [
+        'a user message with only whitespace',
+        () => startTurn(newSession(), [{ type: 'text', text: '  \n' }]),
+        'turns/1/user: a user message needs at least one block',
+      ],
     ];
     for (const [name, run, message] of cases) {
       it(name, () => {
@@ -126,23 +150,40 @@ describe('timeline edits', () => {
     it('leaves the previous state untouched after a failed edit', () => {
       const s = appendResponse(startTurn(newSession(), 'go'), toolResponse(2));
       const snapshot = JSON.stringify(s);
-      expect(() => appendToolResults(s, [{ type: 'tool_result', tool_use_id: s.turns[0]!.rounds[0]!.open[0]!, content: 'ok' }, { type: 'tool_result', tool_use_id: 'bad', content: 'x' }])).toThrow(TimelineError);
+      expect(() =>
+        appendToolResults(s, [
+          { type: 'tool_result', tool_use_id: s.turns[0]!.rounds[0]!.open[0]!, content: 'ok' },
+          { type: 'tool_result', tool_use_id: 'bad', content: 'x' },
+        ]),
+      ).toThrow(TimelineError);
       expect(JSON.stringify(s)).toBe(snapshot);
       expect(s.turns[0]!.rounds[0]!.open).toHaveLength(2);
     });
   });
 
   it('drops whitespace-only text blocks, which the API refuses, keeping the other blocks’ paths', () => {
-    let s = startTurn(newSession(), [{ type: 'text', text: 'fix it' }, { type: 'text', text: ' ' }]);
+    let s = startTurn(newSession(), [
+      { type: 'text', text: 'fix it' },
+      { type: 'text', text: ' ' },
+    ]);
     expect(s.turns[0]!.user).toHaveLength(1);
-    s = appendResponse(s, [{ type: 'text', text: '\n\n' }, { type: 'tool_use', id: 'toolu_1', name: 'Read', input: {} }]);
+    s = appendResponse(s, [
+      { type: 'text', text: '\n\n' },
+      { type: 'tool_use', id: 'toolu_1', name: 'Read', input: {} },
+    ]);
     expect(s.turns[0]!.rounds[0]!.response.map((b) => b.path)).toEqual(['turns/1/rounds/1/calls/toolu_1']);
-    s = setTail(s, [{ type: 'text', text: '' }, { type: 'text', text: 'budget 40%' }]);
+    s = setTail(s, [
+      { type: 'text', text: '' },
+      { type: 'text', text: 'budget 40%' },
+    ]);
     expect(s.tail.map((b) => b.param)).toEqual([{ type: 'text', text: 'budget 40%' }]);
   });
 
   it('keeps tool_result blocks before injected text, whatever order they arrive in', () => {
-    let s = appendResponse(startTurn(newSession(), 'go'), [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: {} }, { type: 'tool_use', id: 'toolu_2', name: 'Read', input: {} }]);
+    let s = appendResponse(startTurn(newSession(), 'go'), [
+      { type: 'tool_use', id: 'toolu_1', name: 'Read', input: {} },
+      { type: 'tool_use', id: 'toolu_2', name: 'Read', input: {} },
+    ]);
     s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'b' }], ['format error: please retry']);
     s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a' }]);
     expect(s.turns[0]!.rounds[0]!.results.map((b) => b.path)).toEqual([

@@ -87,6 +87,8 @@ describe('Calibration', () => {
 
   it('rejects options it cannot use, naming them', () => {
     expect(() => new Calibration({ window: 0 })).toThrow(InvalidOptionError);
-    expect(() => new Calibration({ min: 1.5 })).toThrowErrorMatchingInlineSnapshot(`[InvalidOptionError: min/max: need 0 < min ≤ 1 ≤ max < ∞, got min 1.5, max 2]`);
+    expect(() => new Calibration({ min: 1.5 })).toThrowErrorMatchingInlineSnapshot(
+      `[InvalidOptionError: min/max: need 0 < min ≤ 1 ≤ max < ∞, got min 1.5, max 2]`,
+    );
   });
 });

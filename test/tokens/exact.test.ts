@@ -79,7 +79,16 @@ describe('exactCounter', () => {
 
   it('removes most of the error against a tokenizer that differs by content (characters / 3)', async () => {
     // Here the ratio depends on the mix of prose, JSON and code, so similar sessions calibrate best.
-    const { before, after } = await calibrated(charCounter(3), [[2, 2, 2], [3, 2, 2, 1], [2, 3, 2, 2], [2, 2, 2, 2]], [2, 2, 2, 2, 2]);
+    const { before, after } = await calibrated(
+      charCounter(3),
+      [
+        [2, 2, 2],
+        [3, 2, 2, 1],
+        [2, 3, 2, 2],
+        [2, 2, 2, 2],
+      ],
+      [2, 2, 2, 2, 2],
+    );
     expect(before).toBeGreaterThan(0.1);
     expect(after).toBeLessThan(before / 2);
   });

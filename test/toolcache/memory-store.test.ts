@@ -38,6 +38,8 @@ describe('MemoryToolCacheStore', () => {
   });
 
   it('rejects a maxEntries that is not a positive integer, naming the option', () => {
-    expect(() => new MemoryToolCacheStore({ maxEntries: 0 })).toThrowErrorMatchingInlineSnapshot(`[InvalidOptionError: maxEntries: must be a positive integer, got 0]`);
+    expect(() => new MemoryToolCacheStore({ maxEntries: 0 })).toThrowErrorMatchingInlineSnapshot(
+      `[InvalidOptionError: maxEntries: must be a positive integer, got 0]`,
+    );
   });
 });

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../../src/errors.js';
-import {
-  callDependencies,
-  fileTag,
-  parseTag,
-  readEntryTags,
-  resolvePolicy,
-  writeInvalidationTags,
-  type ToolPolicy,
-} from '../../src/toolcache/policy.js';
+import { callDependencies, fileTag, parseTag, readEntryTags, resolvePolicy, writeInvalidationTags, type ToolPolicy } from '../../src/toolcache/policy.js';
 
 const bad = (policy: unknown) => () => resolvePolicy('Read', policy as ToolPolicy<never>);
 

@@ -202,7 +202,8 @@ async function runScenario(s: fc.Scheduler, ops: readonly Op[], store: ToolCache
     for (const part of String(unmark(r.content)).split(',')) {
       const [p, v] = part.split('@') as [string, string];
       const mustSee = Math.max(0, ...completedWrites.filter((w) => w.path === p && w.end < start).map((w) => w.version));
-      if (Number(v) < mustSee) violations.push(`#${i} ${op.kind}(${op.path}) [${r.cache.type}] returned ${p}@${v}, but v${mustSee} was written before it started`);
+      if (Number(v) < mustSee)
+        violations.push(`#${i} ${op.kind}(${op.path}) [${r.cache.type}] returned ${p}@${v}, but v${mustSee} was written before it started`);
     }
   });
   await s.waitIdle();

@@ -14,9 +14,7 @@ afterAll(async () => {
 });
 
 const quiet = (): void => undefined;
-describeToolCacheStore('redis', () =>
-  createRedisToolCacheStore({ url: redis.url, namespace: uniqueNamespace('contract'), onWarning: quiet }),
-);
+describeToolCacheStore('redis', () => createRedisToolCacheStore({ url: redis.url, namespace: uniqueNamespace('contract'), onWarning: quiet }));
 describeToolCacheStore('redis + front tier', () =>
   createRedisToolCacheStore({ url: redis.url, namespace: uniqueNamespace('contract-front'), frontTier: true, onWarning: quiet }),
 );

@@ -32,10 +32,15 @@ function replica(ts: TestStore, files: Map<string, string>) {
     return { ...r, content: String(r.content).replace(/\n\[cached\]$/, '') };
   };
   const write = (path: string, content: string): Promise<ToolCallResult> =>
-    cache.call('Edit', { path, content }, (a: { path: string; content: string }) => {
-      files.set(a.path, a.content);
-      return 'ok';
-    }, { scope: 's', callId: `w${++n}` });
+    cache.call(
+      'Edit',
+      { path, content },
+      (a: { path: string; content: string }) => {
+        files.set(a.path, a.content);
+        return 'ok';
+      },
+      { scope: 's', callId: `w${++n}` },
+    );
   return { cache, read, write };
 }
 
@@ -57,7 +62,10 @@ afterAll(async () => {
 describe('RedisToolCacheStore faults', () => {
   for (const frontTier of [false, true]) {
     it(`keeps calls succeeding with fresh answers while redis-server is stopped, and recovers after restart${frontTier ? ' (front tier)' : ''}`, async () => {
-      const files = new Map([['a', 'a0'], ['b', 'b0']]);
+      const files = new Map([
+        ['a', 'a0'],
+        ['b', 'b0'],
+      ]);
       const ts = await open({ frontTier: frontTier ? { leaseMs: 200 } : false, ackTimeoutMs: 400 });
       if (frontTier) expect(await until(() => ts.store.frontTierLeased)).toBe(true);
       const r = replica(ts, files);
@@ -148,7 +156,14 @@ describe('RedisToolCacheStore faults', () => {
       await expect(ts.store.epoch()).rejects.toBeInstanceOf(RedisStoreError);
       expect(ts.warnings.map((w) => w.code)).toEqual(['redis_unreachable']);
       await late.start();
-      expect(await until(async () => ts.store.epoch().then(() => true, () => false))).toBe(true);
+      expect(
+        await until(async () =>
+          ts.store.epoch().then(
+            () => true,
+            () => false,
+          ),
+        ),
+      ).toBe(true);
       expect(await ts.store.insertIfEpoch(entry('k'), await ts.store.epoch())).toBe(true);
       // The subscription that failed at startup is made once the subscriber connects: the front tier comes alive.
       expect(await until(() => ts.store.frontTierLeased)).toBe(true);
@@ -165,12 +180,21 @@ describe('RedisToolCacheStore faults', () => {
     server.freeze();
     const err = await store.invalidate(['file:a']).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RedisStoreError);
-    expect((err as RedisStoreError).message).toMatch(/^Redis tool-cache store: invalidate failed \(.+\)\. The call runs uncached; check that Redis is reachable/);
+    expect((err as RedisStoreError).message).toMatch(
+      /^Redis tool-cache store: invalidate failed \(.+\)\. The call runs uncached; check that Redis is reachable/,
+    );
     expect(store.stats.pendingInvalidationTags).toBe(1);
     // While the invalidation is pending and Redis is unreachable, nothing is read.
     await expect(store.get('k')).rejects.toBeInstanceOf(RedisStoreError);
     server.thaw();
-    expect(await until(async () => store.get('k').then(() => true, () => false))).toBe(true);
+    expect(
+      await until(async () =>
+        store.get('k').then(
+          () => true,
+          () => false,
+        ),
+      ),
+    ).toBe(true);
     expect(await store.get('k')).toBeUndefined();
     expect(store.stats.pendingInvalidationTags).toBe(0);
     expect(await store.epoch()).toBeGreaterThan(before);

@@ -163,9 +163,7 @@ describe('RedisToolCacheStore', () => {
     expect(() => new RedisToolCacheStore({ client, namespace: 'a{b}' })).toThrowErrorMatchingInlineSnapshot(
       `[InvalidOptionError: namespace: must be non-empty without "{" or "}" (it becomes a Redis hash tag), got "a{b}"]`,
     );
-    expect(() => new RedisToolCacheStore({ client, frontTier: { leaseMs: 2000 }, ackTimeoutMs: 1000 })).toThrow(
-      InvalidOptionError,
-    );
+    expect(() => new RedisToolCacheStore({ client, frontTier: { leaseMs: 2000 }, ackTimeoutMs: 1000 })).toThrow(InvalidOptionError);
     expect(() => new RedisToolCacheStore({ client, ackTimeoutMs: -1 })).toThrowErrorMatchingInlineSnapshot(
       `[InvalidOptionError: ackTimeoutMs: must be a positive finite number, got -1]`,
     );

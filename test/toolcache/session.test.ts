@@ -43,7 +43,12 @@ describe('ToolCache: the design session (TTL 5 turns)', () => {
     let r: ToolCallResult = await callRead();
     expect(r.cache).toEqual({ type: 'miss', expired: false, inserted: true });
     expect(r).toMatchObject({ callId: 'toolu_01', content: 'fn main() {}', durationMs: 340 });
-    expect(await cache.store.get(cache.keyOf('Read', { path: 'src/main.rs' }, 'tenant-1'))).toMatchObject({ insertedTurn: 2, ttlTurns: 5, durationMs: 340, tags: ['family:file', 'file:src/main.rs'] });
+    expect(await cache.store.get(cache.keyOf('Read', { path: 'src/main.rs' }, 'tenant-1'))).toMatchObject({
+      insertedTurn: 2,
+      ttlTurns: 5,
+      durationMs: 340,
+      tags: ['family:file', 'file:src/main.rs'],
+    });
 
     // Turn 3: hit, marked, this call's id, 340 ms reported; the tool does not run. (3 − 2 = 1 < 5)
     cache.setTurn(3);

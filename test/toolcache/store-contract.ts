@@ -32,11 +32,7 @@ export function makeEntry(key: string, tags: readonly string[], extra: Partial<S
   };
 }
 
-export function describeToolCacheStore(
-  name: string,
-  makeStore: () => Promise<ToolCacheStore>,
-  cleanup?: (store: ToolCacheStore) => Promise<void>,
-): void {
+export function describeToolCacheStore(name: string, makeStore: () => Promise<ToolCacheStore>, cleanup?: (store: ToolCacheStore) => Promise<void>): void {
   describe(`ToolCacheStore contract: ${name}`, () => {
     const opened: ToolCacheStore[] = [];
     async function open(): Promise<ToolCacheStore> {
@@ -186,7 +182,6 @@ export function describeToolCacheStore(
       expect([...evicted].sort()).toEqual(accepted.sort());
     });
 
-
     describe('through a ToolCache with an injected clock (far from the real one)', () => {
       // 1970 and 2100: a store that mixes the cache's clock with its own expires entries at once, or never.
       for (const start of [1_000, 4_102_444_800_000]) {
@@ -200,9 +195,15 @@ export function describeToolCacheStore(
           const weather = async () => `sunny #${++runs}`;
           expect((await cache.call('Weather', { city }, weather, { scope: 's', callId: '1' })).cache.type).toBe('miss');
           t += 59_999;
-          expect(await cache.call('Weather', { city }, weather, { scope: 's', callId: '2' })).toMatchObject({ content: 'sunny #1\n[cached]', cache: { type: 'hit' } });
+          expect(await cache.call('Weather', { city }, weather, { scope: 's', callId: '2' })).toMatchObject({
+            content: 'sunny #1\n[cached]',
+            cache: { type: 'hit' },
+          });
           t += 1;
-          expect(await cache.call('Weather', { city }, weather, { scope: 's', callId: '3' })).toMatchObject({ content: 'sunny #2', cache: { type: 'miss', expired: true } });
+          expect(await cache.call('Weather', { city }, weather, { scope: 's', callId: '3' })).toMatchObject({
+            content: 'sunny #2',
+            cache: { type: 'miss', expired: true },
+          });
         });
       }
 

@@ -83,10 +83,15 @@ describe('ToolCache with a distributed flight (two replicas, one store)', () => 
     };
     const ra = a.call('Read', { path: 'x' }, slow, opts('a1'));
     await new Promise((r) => setTimeout(r, 0));
-    await b.call('Edit', { path: 'x' }, async () => {
-      files.set('x', 'new');
-      return 'ok';
-    }, opts('bw'));
+    await b.call(
+      'Edit',
+      { path: 'x' },
+      async () => {
+        files.set('x', 'new');
+        return 'ok';
+      },
+      opts('bw'),
+    );
     const rb = b.call('Read', { path: 'x' }, async ({ path }: { path: string }) => files.get(path)!, opts('b1'));
     await new Promise((r) => setTimeout(r, 0));
     release();

@@ -73,10 +73,15 @@ describe('ToolCache with a failing store', () => {
     expect((await cache.call('Read', { path: 'a' }, read, opts('2'))).cache.type).toBe('hit');
 
     store.failing = true;
-    const w = await cache.call('Edit', { path: 'a' }, async () => {
-      files.set('a', 'new');
-      return 'ok';
-    }, opts('w'));
+    const w = await cache.call(
+      'Edit',
+      { path: 'a' },
+      async () => {
+        files.set('a', 'new');
+        return 'ok';
+      },
+      opts('w'),
+    );
     expect(w.content).toBe('ok'); // the write itself succeeded
     const during = await cache.call('Read', { path: 'a' }, read, opts('3'));
     expect(during).toMatchObject({ content: 'new', cache: { type: 'bypass', reason: 'degraded' } });

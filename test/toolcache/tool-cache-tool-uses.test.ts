@@ -66,9 +66,7 @@ describe('ToolCache.stats', () => {
 describe('ToolCache.runToolUses typing', () => {
   it('accepts the content of an SDK Message as it comes', async () => {
     const cache = new ToolCache();
-    const content: import('@anthropic-ai/sdk/resources/messages/messages').ContentBlock[] = [
-      { type: 'text', text: 'hi', citations: null },
-    ];
+    const content: import('@anthropic-ai/sdk/resources/messages/messages').ContentBlock[] = [{ type: 'text', text: 'hi', citations: null }];
     expect(await cache.runToolUses(content, {}, { scope: 's' })).toEqual([]);
   });
 });

@@ -28,7 +28,10 @@ describe('ToolCache.call: TTL and size', () => {
     const read = counting((n: number) => `a.ts, run ${n}`);
     const seen: string[] = [];
     for (let round = 0; round < 3; round++) {
-      for (const [name, c] of [['one', one], ['two', two]] as const) {
+      for (const [name, c] of [
+        ['one', one],
+        ['two', two],
+      ] as const) {
         const r = await c.call('Read', { path: 'a.ts' }, read, opts(`${name}-${round}`));
         seen.push(`${name}:${r.cache.type}`);
       }
@@ -83,7 +86,17 @@ describe('ToolCache.call: TTL and size', () => {
   it('bounds a memory store by default (DEFAULT_MAX_ENTRIES), LRU; Infinity opts out', async () => {
     const store = new MemoryToolCacheStore();
     const epoch = await store.epoch();
-    const entry = (i: number): StoredEntry => ({ key: `k${i}`, tool: 'T', scope: '', content: '', durationMs: 0, insertedTurn: 0, insertedAtMs: 0, ttlTurns: 5, tags: [] });
+    const entry = (i: number): StoredEntry => ({
+      key: `k${i}`,
+      tool: 'T',
+      scope: '',
+      content: '',
+      durationMs: 0,
+      insertedTurn: 0,
+      insertedAtMs: 0,
+      ttlTurns: 5,
+      tags: [],
+    });
     for (let i = 0; i < DEFAULT_MAX_ENTRIES + 5; i++) await store.insertIfEpoch(entry(i), epoch);
     expect(store.size).toBe(DEFAULT_MAX_ENTRIES);
     expect(await store.get('k4')).toBeUndefined();
@@ -113,20 +126,30 @@ describe('ToolCache.call: TTL and size', () => {
     registerCodingTools(cache, 2);
     cache.register('Quote', { cacheable: true, ttl: { seconds: 10 } });
     // The turn advances while the read runs (a long tool in a parallel wave): the entry is as old as the turn it started in.
-    await cache.call('Read', { path: 'a' }, async () => {
-      cache.advanceTurn();
-      return 'A';
-    }, opts('1'));
+    await cache.call(
+      'Read',
+      { path: 'a' },
+      async () => {
+        cache.advanceTurn();
+        return 'A';
+      },
+      opts('1'),
+    );
     expect(await cache.store.get(cache.keyOf('Read', { path: 'a' }, 's'))).toMatchObject({ insertedTurn: 1, ttlTurns: 2, session: cache.session });
     expect((await cache.call('Read', { path: 'a' }, async () => 'A2', opts('2'))).cache.type).toBe('hit'); // turn 2: 2 − 1 < 2
     cache.advanceTurn();
     expect((await cache.call('Read', { path: 'a' }, async () => 'A3', opts('3'))).cache).toMatchObject({ type: 'miss', expired: true }); // 3 − 1 ≥ 2
 
     const start = clock.now();
-    await cache.call('Quote', { sym: 'X' }, async () => {
-      clock.advance(4000);
-      return '42';
-    }, opts('q'));
+    await cache.call(
+      'Quote',
+      { sym: 'X' },
+      async () => {
+        clock.advance(4000);
+        return '42';
+      },
+      opts('q'),
+    );
     // Second TTLs are shared by every session: the key is the plain call key.
     expect(cache.keyOf('Quote', { sym: 'X' }, 's')).toBe(toolCacheKey('Quote', { sym: 'X' }, 's'));
     const e = await cache.store.get(toolCacheKey('Quote', { sym: 'X' }, 's'));
@@ -167,7 +190,17 @@ describe('ToolCache.call: TTL and size', () => {
     const cache = new ToolCache({ store });
     registerCodingTools(cache);
     const key = cache.keyOf('Read', { path: 'a' }, 'tenant-a');
-    const foreign: StoredEntry = { key, tool: 'Read', scope: 'tenant-b', content: 'secret', durationMs: 1, insertedTurn: 0, insertedAtMs: 0, ttlTurns: 5, tags: [] };
+    const foreign: StoredEntry = {
+      key,
+      tool: 'Read',
+      scope: 'tenant-b',
+      content: 'secret',
+      durationMs: 1,
+      insertedTurn: 0,
+      insertedAtMs: 0,
+      ttlTurns: 5,
+      tags: [],
+    };
     await store.insertIfEpoch(foreign, await store.epoch());
     const r = await cache.call('Read', { path: 'a' }, async () => 'mine', opts('1', 'tenant-a'));
     expect(r).toMatchObject({ content: 'mine', cache: { type: 'miss', inserted: true } });

@@ -42,9 +42,14 @@ describe('ToolCache.call: writes', () => {
     const { cache, cached } = await primed();
     const epoch = await cache.store.epoch();
     await expect(
-      cache.call('Edit', { path: 'a.ts' }, async () => {
-        throw new Error('permission denied');
-      }, opts('w1')),
+      cache.call(
+        'Edit',
+        { path: 'a.ts' },
+        async () => {
+          throw new Error('permission denied');
+        },
+        opts('w1'),
+      ),
     ).rejects.toThrow('permission denied');
     const r = await cache.call('Edit', { path: 'a.ts' }, async () => ({ content: 'old_string not found', isError: true }), opts('w2'));
     expect(r).toMatchObject({ isError: true, cache: { type: 'write', ok: false, evicted: [] } });

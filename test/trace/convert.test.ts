@@ -18,7 +18,12 @@ function asRequest(events: readonly TraceEvent[]) {
       times.push(e.atIso);
     }
   }
-  const request = { model: env.model ?? 'claude-sonnet-4-6', system: env.instructions.map((text) => ({ type: 'text' as const, text })), tools: env.tools, messages };
+  const request = {
+    model: env.model ?? 'claude-sonnet-4-6',
+    system: env.instructions.map((text) => ({ type: 'text' as const, text })),
+    tools: env.tools,
+    messages,
+  };
   return { request, times, skills: env.skills ?? [] };
 }
 
@@ -49,14 +54,24 @@ describe('requestToTrace', () => {
   it('reports a conversation that breaks the format with the line of the converted trace', () => {
     const bad = () =>
       requestToTrace(
-        { messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: {} }] }, { role: 'assistant', content: 'done' }] },
+        {
+          messages: [
+            { role: 'user', content: 'go' },
+            { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: {} }] },
+            { role: 'assistant', content: 'done' },
+          ],
+        },
         { file: 'last-request.json' },
       );
     expect(bad).toThrow(TraceParseError);
-    expect(bad).toThrowErrorMatchingInlineSnapshot(`[TraceParseError: last-request.json:4: assistant event while tool_use ids are open: t1 (Read, line 3); expected a tool_results event answering them]`);
+    expect(bad).toThrowErrorMatchingInlineSnapshot(
+      `[TraceParseError: last-request.json:4: assistant event while tool_use ids are open: t1 (Read, line 3); expected a tool_results event answering them]`,
+    );
   });
 
   it('needs one time per message', () => {
-    expect(() => requestToTrace({ messages: [{ role: 'user', content: 'hi' }] }, { times: [] })).toThrowErrorMatchingInlineSnapshot(`[InvalidOptionError: times: needs one time per message: 1 messages, 0 times]`);
+    expect(() => requestToTrace({ messages: [{ role: 'user', content: 'hi' }] }, { times: [] })).toThrowErrorMatchingInlineSnapshot(
+      `[InvalidOptionError: times: needs one time per message: 1 messages, 0 times]`,
+    );
   });
 });

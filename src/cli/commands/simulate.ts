@@ -46,7 +46,11 @@ export async function simulateCommand(argv: string[], io: CliIo): Promise<number
   if (typeof file === 'number') return file;
   const bar = progress(io, 'simulate');
   const provider = providerFlag(values);
-  const result = await compareTrace(traceSource(io, file), { ...engineOptions(values), provider, recalls: !values['no-recalls'], source: file, onWarning: warner(io, 'simulate') }, (n) => bar.tick(n));
+  const result = await compareTrace(
+    traceSource(io, file),
+    { ...engineOptions(values), provider, recalls: !values['no-recalls'], source: file, onWarning: warner(io, 'simulate') },
+    (n) => bar.tick(n),
+  );
   bar.done(`${result.engine.length} requests`);
   const id = values.strategy ?? 'cachepoint';
   const run = result.runs[id];
@@ -54,7 +58,9 @@ export async function simulateCommand(argv: string[], io: CliIo): Promise<number
   // The requests after an inserted recall round, with what was recalled (cachepoint's run only).
   const forced = new Map(id === 'cachepoint' ? result.engine.flatMap((r) => (r.forced ? [[r.index, r.forced] as const] : [])) : []);
   if (values.json) {
-    io.stdout.write(`${JSON.stringify({ strategy: id, ...simulationJson(run, result.summaries, forced), engineIdeal: result.engineIdeal, recalls: result.recalls })}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ strategy: id, ...simulationJson(run, result.summaries, forced), engineIdeal: result.engineIdeal, recalls: result.recalls })}\n`,
+    );
     return 0;
   }
   const marks = new Map([...forced].map(([i, f]) => [i, `RECALL ${f.map((x) => x.path).join(', ')}`]));
@@ -65,7 +71,9 @@ export async function simulateCommand(argv: string[], io: CliIo): Promise<number
   }
   const r = result.recalls;
   if (r.rounds > 0) {
-    const why = Object.entries(r.byReason).map(([k, n]) => `${n} ${k}`).join(', ');
+    const why = Object.entries(r.byReason)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ');
     out.push(
       `forced recalls: ${r.count} payloads in ${r.rounds} extra rounds (${r.per100.toFixed(1)} per 100 requests; removed by ${why}), ` +
         `$${r.cost.toFixed(4)} of cachepoint's cost (the extra requests and ${r.outputTokens} output tokens)`,

@@ -12,13 +12,7 @@
  * Every cache marker the caller had put anywhere is removed: the engine's
  * markers are the only ones sent (never a fifth).
  */
-import type {
-  CacheControlEphemeral,
-  ContentBlockParam,
-  TextBlockParam,
-  Tool,
-  ToolResultBlockParam,
-} from '@anthropic-ai/sdk/resources/messages/messages';
+import type { CacheControlEphemeral, ContentBlockParam, TextBlockParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { UnmappablePromptError, type AnthropicPrompt } from './to-anthropic.js';
 import type {
   AssistantPart,
@@ -172,7 +166,11 @@ function sameContent(a: ToolResultBlockParam['content'], b: ToolResultBlockParam
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function outputOf(block: ToolResultBlockParam, original: ToolResultPart | undefined, originalContent: ToolResultBlockParam['content'] | undefined): ToolResultOutput {
+function outputOf(
+  block: ToolResultBlockParam,
+  original: ToolResultPart | undefined,
+  originalContent: ToolResultBlockParam['content'] | undefined,
+): ToolResultOutput {
   if (original && originalContent !== undefined && sameContent(block.content, originalContent)) return unmarkedOutput(original.output);
   const c = block.content;
   if (typeof c === 'string' || c === undefined) return { type: block.is_error ? 'error-text' : 'text', value: c ?? '' };
@@ -230,7 +228,12 @@ function tool(t: Tool, o: Originals, target: MarkerTarget): CallTool {
  * @example
  * const next = fromAnthropicPrompt(params, out, toAnthropicPrompt(params, 'generate'));
  */
-export function fromAnthropicPrompt(call: CallOptions, rendered: AnthropicPrompt, before: AnthropicPrompt, target: MarkerTarget = ANTHROPIC_MARKER): CallOptions {
+export function fromAnthropicPrompt(
+  call: CallOptions,
+  rendered: AnthropicPrompt,
+  before: AnthropicPrompt,
+  target: MarkerTarget = ANTHROPIC_MARKER,
+): CallOptions {
   const o = originals(call);
   const given = new Map<string, ToolResultBlockParam['content']>();
   const names = new Map<string, string>();

@@ -94,7 +94,10 @@ export interface CachepointMiddlewareOptions {
    * The volatile end of every request (live view, budget, clock): rendered
    * after the last cache point, never cached, never kept in the history.
    */
-  readonly tail?: string | readonly ContentBlockParam[] | ((context: TailContext) => string | readonly ContentBlockParam[] | undefined | Promise<string | readonly ContentBlockParam[] | undefined>);
+  readonly tail?:
+    | string
+    | readonly ContentBlockParam[]
+    | ((context: TailContext) => string | readonly ContentBlockParam[] | undefined | Promise<string | readonly ContentBlockParam[] | undefined>);
   /** Render options (policy, TTLs, thresholds, summarizer, model profiles, …), as for `prepare`. */
   readonly render?: PrepareOptions['render'];
   /**
@@ -207,11 +210,20 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
     const fixed = options.conversationId;
     const conversationId = cachepointOptions(call).conversationId ?? (typeof fixed === 'function' ? fixed(call) : fixed);
     if (conversationId === undefined || conversationId === '') {
-      warn(warnings, 'no_conversation_id', 'no conversation id for this call (set providerOptions.cachepoint.conversationId or the conversationId option); sent unchanged');
+      warn(
+        warnings,
+        'no_conversation_id',
+        'no conversation id for this call (set providerOptions.cachepoint.conversationId or the conversationId option); sent unchanged',
+      );
       return unchanged(call, warnings);
     }
     if (!supports(model.provider)) {
-      warn(warnings, 'unsupported_provider', `provider "${model.provider}" is not served (Anthropic Messages, OpenAI, Bedrock Converse); sent unchanged`, conversationId);
+      warn(
+        warnings,
+        'unsupported_provider',
+        `provider "${model.provider}" is not served (Anthropic Messages, OpenAI, Bedrock Converse); sent unchanged`,
+        conversationId,
+      );
       return unchanged(call, warnings, conversationId);
     }
     let before: AnthropicPrompt;
@@ -280,7 +292,12 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
     return next;
   }
 
-  async function record(ctx: CallContext, metadata: ProviderOptions | undefined, usage: Parameters<typeof reportedUsage>[1], id: string | undefined): Promise<CachepointWarning[]> {
+  async function record(
+    ctx: CallContext,
+    metadata: ProviderOptions | undefined,
+    usage: Parameters<typeof reportedUsage>[1],
+    id: string | undefined,
+  ): Promise<CachepointWarning[]> {
     if (!ctx.prepared) return [];
     const extra: CachepointWarning[] = [];
     const reported = reportedUsage(metadata, usage);

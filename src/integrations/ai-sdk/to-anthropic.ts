@@ -12,22 +12,8 @@
  * assistant prefill, …) throws {@link UnmappablePromptError}: the middleware
  * then lets the call through unchanged, with one warning.
  */
-import type {
-  ContentBlockParam,
-  MessageParam,
-  TextBlockParam,
-  Tool,
-  ToolResultBlockParam,
-} from '@anthropic-ai/sdk/resources/messages/messages';
-import type {
-  AssistantPart,
-  CallOptions,
-  CallTool,
-  Prompt,
-  PromptMessage,
-  ProviderOptions,
-  ToolResultOutput,
-} from './types.js';
+import type { ContentBlockParam, MessageParam, TextBlockParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { AssistantPart, CallOptions, CallTool, Prompt, PromptMessage, ProviderOptions, ToolResultOutput } from './types.js';
 
 // TYPES
 
@@ -167,7 +153,8 @@ function userBlocks(message: Extract<PromptMessage, { role: 'user' | 'tool' }>):
   }
   for (const part of message.content) {
     if (part.type === 'tool-approval-response') continue;
-    if (anthropicOptions(part.providerOptions)?.['toolsetName'] !== undefined) throw new UnmappablePromptError(`tool result "${part.toolName}" with toolset metadata`);
+    if (anthropicOptions(part.providerOptions)?.['toolsetName'] !== undefined)
+      throw new UnmappablePromptError(`tool result "${part.toolName}" with toolset metadata`);
     const isError = part.output.type === 'error-text' || part.output.type === 'error-json';
     out.push({
       type: 'tool_result',

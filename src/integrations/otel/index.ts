@@ -90,7 +90,9 @@ export function requestAttributes(rendered: Rendered, provider = 'anthropic', co
     'cachepoint.tokens.tail': rendered.tokens.tail,
     'cachepoint.tokens.total': rendered.tokens.total,
     // One entry per marker: "labels ttl path", e.g. "1 5m envelope/instructions/1".
-    'cachepoint.cache_points': rendered.cachePoints.map((p) => `${p.labels.map((l) => LABEL[l]).join('+')} ${p.ttl} ${p.path}${p.moved ? ` (${p.moved})` : ''}`),
+    'cachepoint.cache_points': rendered.cachePoints.map(
+      (p) => `${p.labels.map((l) => LABEL[l]).join('+')} ${p.ttl} ${p.path}${p.moved ? ` (${p.moved})` : ''}`,
+    ),
     'cachepoint.plan.warm': plan.warm,
     'cachepoint.plan.bust': plan.bust,
     'cachepoint.plan.cache_read.input_tokens': plan.usage.cache_read_input_tokens,
@@ -128,7 +130,10 @@ export function usageAttributes(rendered: Rendered, usage: ReportedUsage): Attri
 }
 
 function errorType(error: unknown): string {
-  if (error instanceof Error) return (error as { code?: unknown }).code && typeof (error as { code?: unknown }).code === 'string' ? String((error as { code?: unknown }).code) : error.name;
+  if (error instanceof Error)
+    return (error as { code?: unknown }).code && typeof (error as { code?: unknown }).code === 'string'
+      ? String((error as { code?: unknown }).code)
+      : error.name;
   return '_OTHER';
 }
 
@@ -186,7 +191,12 @@ export function cachepointTelemetry(options: TelemetryOptions = {}): CachepointT
       `execute_tool ${name}`,
       {
         kind: SpanKind.INTERNAL,
-        attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': callOptions.callId, 'gen_ai.tool.type': 'function' },
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': name,
+          'gen_ai.tool.call.id': callOptions.callId,
+          'gen_ai.tool.type': 'function',
+        },
       },
       parent,
     );

@@ -32,12 +32,7 @@ export interface RedisToolCacheStoreOptions {
 }
 
 /** What a warning is about. */
-export type RedisStoreWarningCode =
-  | 'redis_unreachable'
-  | 'redis_recovered'
-  | 'decode_failed'
-  | 'ack_timeout'
-  | 'invalidation_pending';
+export type RedisStoreWarningCode = 'redis_unreachable' | 'redis_recovered' | 'decode_failed' | 'ack_timeout' | 'invalidation_pending';
 
 /** A warning: something degraded, calls still succeed. */
 export interface RedisStoreWarning {
@@ -81,11 +76,9 @@ export class RedisStoreError extends CachepointError {
   readonly op: string;
   constructor(op: string, cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    super(
-      'cache_store',
-      `Redis tool-cache store: ${op} failed (${why}). The call runs uncached; check that Redis is reachable at the configured URL.`,
-      { cause },
-    );
+    super('cache_store', `Redis tool-cache store: ${op} failed (${why}). The call runs uncached; check that Redis is reachable at the configured URL.`, {
+      cause,
+    });
     this.op = op;
   }
 }

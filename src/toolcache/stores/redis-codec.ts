@@ -28,7 +28,6 @@ function validContent(v: unknown): boolean {
   return Array.isArray(v) && v.every((p) => isObject(p) && typeof p.type === 'string');
 }
 
-
 /** Decodes a stored value for `key`; `undefined` when it is not a valid entry for that key. */
 export function decodeEntry(raw: string, key: string): StoredEntry | undefined {
   let parsed: unknown;

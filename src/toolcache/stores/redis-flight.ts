@@ -53,12 +53,7 @@ export class RedisFlightCoordinator implements FlightCoordinator {
   }
 
   async release(key: string, token: string): Promise<void> {
-    await this.#host.script(
-      'flight.release',
-      RELEASE_SCRIPT,
-      [this.#host.lockKey(key)],
-      [token, this.#host.flightChannel(key)],
-    );
+    await this.#host.script('flight.release', RELEASE_SCRIPT, [this.#host.lockKey(key)], [token, this.#host.flightChannel(key)]);
   }
 
   async wait(key: string, timeoutMs: number): Promise<StoredEntry | undefined> {
@@ -85,12 +80,7 @@ export class RedisFlightCoordinator implements FlightCoordinator {
     try {
       for (;;) {
         notified = false;
-        const reply = (await host.script(
-          'flight.wait',
-          PEEK_SCRIPT,
-          [host.entryKey(key), host.lockKey(key)],
-          [],
-        )) as [string | null, number];
+        const reply = (await host.script('flight.wait', PEEK_SCRIPT, [host.entryKey(key), host.lockKey(key)], [])) as [string | null, number];
         const [raw, locked] = reply;
         if (raw !== null && raw !== undefined) {
           const entry = await host.decode(String(raw), key);

@@ -83,7 +83,7 @@ export function recommendedNodeRedisOptions(options: NodeRedisClientOptions = {}
  * ```
  */
 export async function nodeRedisClient(options: NodeRedisClientOptions = {}): Promise<RedisLike> {
-  let createClient: (typeof import('redis'))['createClient'];
+  let createClient: typeof import('redis')['createClient'];
   try {
     ({ createClient } = await import('redis'));
   } catch (cause) {
@@ -129,11 +129,7 @@ async function firstConnectAttempt(clients: readonly NodeRedisClientLike[], time
  * Adapts two node-redis v6 clients you created (use {@link recommendedNodeRedisOptions};
  * the subscriber is usually `command.duplicate()`). Connects them if they are not open.
  */
-export function adaptNodeRedis(
-  command: NodeRedisClientLike,
-  subscriber: NodeRedisClientLike,
-  options: { readonly commandTimeoutMs?: number } = {},
-): RedisLike {
+export function adaptNodeRedis(command: NodeRedisClientLike, subscriber: NodeRedisClientLike, options: { readonly commandTimeoutMs?: number } = {}): RedisLike {
   const timeoutMs = options.commandTimeoutMs ?? 500;
   // A timed-out command stays in node-redis's reply queue, so a late reply is
   // consumed in order and never mistaken for the answer to a later command.

@@ -24,8 +24,7 @@ export { RedisConversationStore } from '../../conversation/redis-store.js';
 export type { RedisConversationStoreOptions } from '../../conversation/redis-store.js';
 
 /** Options of {@link createRedisToolCacheStore}: the store's and the node-redis client's. */
-export type CreateRedisToolCacheStoreOptions = Omit<RedisToolCacheStoreOptions, 'client' | 'closeClient'> &
-  NodeRedisClientOptions;
+export type CreateRedisToolCacheStoreOptions = Omit<RedisToolCacheStoreOptions, 'client' | 'closeClient'> & NodeRedisClientOptions;
 
 /**
  * Connects to Redis with node-redis v6 (an optional peer dependency: install
@@ -37,9 +36,7 @@ export type CreateRedisToolCacheStoreOptions = Omit<RedisToolCacheStoreOptions, 
  * const store = await createRedisToolCacheStore({ url: 'redis://cache.internal:6379', namespace: 'agents-prod' });
  * ```
  */
-export async function createRedisToolCacheStore(
-  options: CreateRedisToolCacheStoreOptions = {},
-): Promise<RedisToolCacheStore> {
+export async function createRedisToolCacheStore(options: CreateRedisToolCacheStoreOptions = {}): Promise<RedisToolCacheStore> {
   const { url, commandTimeoutMs, connectTimeoutMs, maxReconnectDelayMs, clientOptions, ...storeOptions } = options;
   const clientOpts: NodeRedisClientOptions = {
     ...(url !== undefined && { url }),

@@ -34,13 +34,17 @@ for (let t = 1; t <= 3; t++) {
   messages.push({ role: 'user', content: `Task ${t}: tidy the modules.` });
   for (;;) {
     clock.now += 2_000;
-    const { params } = await prepare({ model: 'claude-sonnet-4-6', max_tokens: 512, system: SYSTEM, tools, messages }, { conversationId: 'c', store, now: clock.now });
+    const { params } = await prepare(
+      { model: 'claude-sonnet-4-6', max_tokens: 512, system: SYSTEM, tools, messages },
+      { conversationId: 'c', store, now: clock.now },
+    );
     const message = await client.messages.create(params);
     await recordUsage(message, { conversationId: 'c', store });
     messages.push({ role: 'assistant', content: message.content });
     if (message.stop_reason !== 'tool_use') break;
     const results: Anthropic.ToolResultBlockParam[] = [];
-    for (const b of message.content) if (b.type === 'tool_use') results.push({ type: 'tool_result', tool_use_id: b.id, content: file((b.input as { path: string }).path) });
+    for (const b of message.content)
+      if (b.type === 'tool_use') results.push({ type: 'tool_result', tool_use_id: b.id, content: file((b.input as { path: string }).path) });
     messages.push({ role: 'user', content: results });
   }
 }

@@ -56,11 +56,20 @@ describe('Anthropic on Google Vertex (@ai-sdk/google-vertex/anthropic)', () => {
   it.each(['generate', 'stream'] as const)('%s: the same cache points, read on every request after the first', async (mode) => {
     const server = await startFakeServer({ script: script(1, 3) });
     servers.push(server);
-    const vertex = createGoogleVertexAnthropic({ project: 'p', location: 'us-east5', baseURL: `${server.url}/vertex`, generateAuthToken: async () => 'token', fetch: shim(server) });
+    const vertex = createGoogleVertexAnthropic({
+      project: 'p',
+      location: 'us-east5',
+      baseURL: `${server.url}/vertex`,
+      generateAuthToken: async () => 'token',
+      fetch: shim(server),
+    });
     const base = vertex('claude-sonnet-4-6@20250929');
     expect(base.provider).toBe('googleVertex.anthropic.messages');
     const warnings: CachepointWarning[] = [];
-    const model = wrapLanguageModel({ model: base, middleware: cachepointMiddleware({ conversationId: `vertex-${mode}`, store: new MemoryConversationStore(), onWarning: (w) => warnings.push(w) }) });
+    const model = wrapLanguageModel({
+      model: base,
+      middleware: cachepointMiddleware({ conversationId: `vertex-${mode}`, store: new MemoryConversationStore(), onWarning: (w) => warnings.push(w) }),
+    });
     const args = { model, instructions: SYSTEM, prompt: 'Task 1', tools: agentTools(), stopWhen: stepCountIs(10) };
     if (mode === 'generate') await generateText(args);
     else await streamText(args).consumeStream();
@@ -77,7 +86,10 @@ describe('Anthropic on Amazon Bedrock (@ai-sdk/amazon-bedrock/anthropic)', () =>
     const base = bedrock('us.anthropic.claude-sonnet-4-6-v1:0');
     expect(base.provider).toBe('bedrock.anthropic.messages');
     const warnings: CachepointWarning[] = [];
-    const model = wrapLanguageModel({ model: base, middleware: cachepointMiddleware({ conversationId: 'bedrock', store: new MemoryConversationStore(), onWarning: (w) => warnings.push(w) }) });
+    const model = wrapLanguageModel({
+      model: base,
+      middleware: cachepointMiddleware({ conversationId: 'bedrock', store: new MemoryConversationStore(), onWarning: (w) => warnings.push(w) }),
+    });
     await generateText({ model, instructions: SYSTEM, prompt: 'Task 1', tools: agentTools(), stopWhen: stepCountIs(10) });
     expect(warnings).toEqual([]);
     expectCached(server, 4);

@@ -59,14 +59,21 @@ function lastMessageCacheControl({ messages }: { messages: ModelMessage[] }) {
 type Mode = 'generate' | 'stream';
 
 /** Runs a 3-turn tool loop; `wrap` decides the model and per-call options. */
-async function runLoop(mode: Mode, opts: { cachepoint: boolean; conversationId?: string; store?: MemoryConversationStore; warnings?: CachepointWarning[]; plans?: PreparePlan[] }) {
+async function runLoop(
+  mode: Mode,
+  opts: { cachepoint: boolean; conversationId?: string; store?: MemoryConversationStore; warnings?: CachepointWarning[]; plans?: PreparePlan[] },
+) {
   const fake = await fakeAnthropic({ script: script(3, 3) });
   servers.push(fake.server);
   const base = fake.provider(MODEL);
   const model = opts.cachepoint
     ? wrapLanguageModel({
         model: base,
-        middleware: cachepointMiddleware({ ...(opts.store ? { store: opts.store } : {}), onWarning: (w) => opts.warnings?.push(w), onPlan: (e) => opts.plans?.push(e.plan) }),
+        middleware: cachepointMiddleware({
+          ...(opts.store ? { store: opts.store } : {}),
+          onWarning: (w) => opts.warnings?.push(w),
+          onPlan: (e) => opts.plans?.push(e.plan),
+        }),
       })
     : base;
   const runs = { count: 0 };
@@ -140,7 +147,11 @@ describe('the volatile tail', () => {
     let n = 0;
     const model = wrapLanguageModel({
       model: fake.provider(MODEL),
-      middleware: cachepointMiddleware({ conversationId: 'tail', store: new MemoryConversationStore(), tail: () => `live view #${++n}: budget ${1000 - n} tokens` }),
+      middleware: cachepointMiddleware({
+        conversationId: 'tail',
+        store: new MemoryConversationStore(),
+        tail: () => `live view #${++n}: budget ${1000 - n} tokens`,
+      }),
     });
     const result = await generateText({ model, instructions: SYSTEM, prompt: 'Task 1', tools: agentTools(), stopWhen: stepCountIs(10) });
     expect(result.steps).toHaveLength(3);

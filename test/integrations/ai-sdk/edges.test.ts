@@ -79,7 +79,13 @@ describe('input the middleware cannot handle goes through unchanged, with one wa
 
   it('an unmappable prompt (an image part)', async () => {
     const messages: ModelMessage[] = [
-      { role: 'user', content: [{ type: 'text', text: 'What is in this picture?' }, { type: 'image', image: new Uint8Array([137, 80, 78, 71]), mediaType: 'image/png' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in this picture?' },
+          { type: 'image', image: new Uint8Array([137, 80, 78, 71]), mediaType: 'image/png' },
+        ],
+      },
     ];
     const r = await compare(messages, { conversationId: 'img', store: new MemoryConversationStore() });
     expect(r.status).toEqual([200]);

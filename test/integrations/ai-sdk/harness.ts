@@ -46,7 +46,12 @@ export function agentTools(runs = { count: 0 }) {
     }),
     Grep: tool({
       description: 'Searches the workspace for a pattern; returns matching lines as JSON.',
-      inputSchema: jsonSchema<{ pattern: string }>({ type: 'object', properties: { pattern: { type: 'string' } }, required: ['pattern'], additionalProperties: false }),
+      inputSchema: jsonSchema<{ pattern: string }>({
+        type: 'object',
+        properties: { pattern: { type: 'string' } },
+        required: ['pattern'],
+        additionalProperties: false,
+      }),
       execute: async ({ pattern }) => ({ pattern, matches: Object.keys(FILES).map((f) => `${f}:1: ${pattern}`) }),
     }),
   };

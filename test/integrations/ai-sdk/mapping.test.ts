@@ -123,15 +123,29 @@ describe('AI SDK prompt ⇄ Anthropic params', () => {
     const call = (prompt: unknown, extra: object = {}) => ({ ...base, ...extra, prompt }) as unknown as Parameters<typeof toAnthropicPrompt>[0];
     const cases: [unknown, string][] = [
       [[{ role: 'user', content: [{ type: 'file', data: { type: 'url', url: new URL('https://x/y.png') }, mediaType: 'image/png' }] }], 'user file part'],
-      [[{ role: 'user', content: [{ type: 'text', text: 'a' }] }, { role: 'system', content: 'late' }, { role: 'user', content: [{ type: 'text', text: 'b' }] }], 'system message after'],
-      [[{ role: 'user', content: [{ type: 'text', text: 'a' }] }, { role: 'assistant', content: [{ type: 'text', text: 'prefill' }] }], 'assistant prefill'],
+      [
+        [
+          { role: 'user', content: [{ type: 'text', text: 'a' }] },
+          { role: 'system', content: 'late' },
+          { role: 'user', content: [{ type: 'text', text: 'b' }] },
+        ],
+        'system message after',
+      ],
+      [
+        [
+          { role: 'user', content: [{ type: 'text', text: 'a' }] },
+          { role: 'assistant', content: [{ type: 'text', text: 'prefill' }] },
+        ],
+        'assistant prefill',
+      ],
     ];
     for (const [prompt, words] of cases) {
       expect(() => toAnthropicPrompt(call(prompt), 'generate')).toThrow(UnmappablePromptError);
       expect(() => toAnthropicPrompt(call(prompt), 'generate')).toThrow(words);
     }
     const providerTool = { type: 'provider', id: 'anthropic.web_search_20250305', name: 'web_search', args: {} };
-    expect(() => toAnthropicPrompt(call([{ role: 'user', content: [{ type: 'text', text: 'a' }] }], { tools: [providerTool] }), 'generate')).toThrow('provider tool');
+    expect(() => toAnthropicPrompt(call([{ role: 'user', content: [{ type: 'text', text: 'a' }] }], { tools: [providerTool] }), 'generate')).toThrow(
+      'provider tool',
+    );
   });
 });
-

@@ -101,7 +101,10 @@ describe('cachepointMiddleware across processes (shared Redis conversation store
     const usage = requests.map((r) => (r.response as Message).usage);
     for (const [i, u] of usage.entries()) if (i > 0) expect(u.cache_read_input_tokens, `request ${i}`).toBeGreaterThan(0);
     // The first request on the other process reads everything the previous turn's last request wrote or read.
-    for (const i of [4, 8]) expect(usage[i]!.cache_read_input_tokens).toBeGreaterThanOrEqual((usage[i - 1]!.cache_read_input_tokens ?? 0) + (usage[i - 1]!.cache_creation_input_tokens ?? 0) - 1);
+    for (const i of [4, 8])
+      expect(usage[i]!.cache_read_input_tokens).toBeGreaterThanOrEqual(
+        (usage[i - 1]!.cache_read_input_tokens ?? 0) + (usage[i - 1]!.cache_creation_input_tokens ?? 0) - 1,
+      );
     for (const r of requests) expect(JSON.stringify(r.body).split('"cache_control"').length - 1).toBeLessThanOrEqual(4);
   }, 120_000);
 });

@@ -66,7 +66,9 @@ async function run(register: boolean) {
 
 const toolNames = (body: MessageCreateParamsBase) => (body.tools ?? []).map((t) => (t as { name: string }).name);
 const results = (body: MessageCreateParamsBase) =>
-  body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b): b is ToolResultBlockParam => (b as ContentBlockParam).type === 'tool_result');
+  body.messages
+    .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+    .filter((b): b is ToolResultBlockParam => (b as ContentBlockParam).type === 'tool_result');
 
 describe('recall through the AI SDK', () => {
   it('createRecallTool answers a pruned result’s note with the original payload, byte-identical', async () => {

@@ -43,7 +43,15 @@ describe('wrapStream', () => {
       finishReason: { unified: 'stop', raw: 'end_turn' },
       usage: { inputTokens: { total: 2100, noCache: 100, cacheRead: 0, cacheWrite: 2000 }, outputTokens: { total: 2, text: 2, reasoning: undefined } },
       providerMetadata: {
-        anthropic: { usage: { input_tokens: 100, cache_creation_input_tokens: 2000, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 2000, ephemeral_1h_input_tokens: 0 }, output_tokens: 2 } },
+        anthropic: {
+          usage: {
+            input_tokens: 100,
+            cache_creation_input_tokens: 2000,
+            cache_read_input_tokens: 0,
+            cache_creation: { ephemeral_5m_input_tokens: 2000, ephemeral_1h_input_tokens: 0 },
+            output_tokens: 2,
+          },
+        },
       },
     });
     close();
@@ -57,7 +65,13 @@ describe('wrapStream', () => {
 describe('reportedUsage', () => {
   const usage = { inputTokens: { total: 1500, noCache: 100, cacheRead: 1000, cacheWrite: 400 }, outputTokens: { total: 7, text: 7, reasoning: undefined } };
   it('prefers the API usage in the provider metadata (with the 5m / 1h split)', () => {
-    const raw = { input_tokens: 100, cache_read_input_tokens: 1000, cache_creation_input_tokens: 400, cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 300 }, output_tokens: 7 };
+    const raw = {
+      input_tokens: 100,
+      cache_read_input_tokens: 1000,
+      cache_creation_input_tokens: 400,
+      cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 300 },
+      output_tokens: 7,
+    };
     expect(reportedUsage({ anthropic: { usage: raw } }, usage)).toEqual(raw);
   });
   it('falls back to the standardized usage, and says nothing when there is none', () => {

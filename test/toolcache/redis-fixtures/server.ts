@@ -66,11 +66,9 @@ export async function startRedisServer(options: { readonly port?: number; readon
   let proc: ChildProcess | undefined;
 
   const start = async (): Promise<void> => {
-    const child = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     proc = child;
     const spawnError = new Promise<never>((_, reject) =>
       child.once('error', (e) =>

@@ -95,9 +95,7 @@ process.on('message', (raw) => {
       if (req.op === 'read') {
         if (req.gate === true) gated.add(req.path);
         const results = await Promise.all(
-          Array.from({ length: req.n }, () =>
-            cache.call('Read', { path: req.path }, read, { scope: 'tenant-1', callId: `c${++callSeq}` }),
-          ),
+          Array.from({ length: req.n }, () => cache.call('Read', { path: req.path }, read, { scope: 'tenant-1', callId: `c${++callSeq}` })),
         );
         const reply: ReadReply = {
           contents: results.map((r) => unmark(r.content)),
@@ -124,7 +122,10 @@ process.on('message', (raw) => {
 });
 
 process.on('disconnect', () => {
-  void store.close().then(() => fs.destroy()).finally(() => process.exit(0));
+  void store
+    .close()
+    .then(() => fs.destroy())
+    .finally(() => process.exit(0));
 });
 
 send({ event: 'ready' });
