@@ -186,6 +186,7 @@ function instructionsOf(system: PrepareParams['system']): (string | TextBlockPar
 // Envelope digests, memoized per array / string: a loop passes the same `tools` and `system` every time.
 const arrayDigests = new WeakMap<object, { items: readonly unknown[]; digest: string }>();
 const stringDigests = new Map<string, string>();
+const jsonDigests = new Map<string, string>();
 
 function unmarkedJson(value: unknown): string {
   return JSON.stringify(value, (k, v: unknown) => (k === 'cache_control' ? undefined : v));
@@ -205,7 +206,14 @@ function digestValue(value: unknown): string {
   const arr = value as readonly unknown[];
   const hit = arrayDigests.get(arr);
   if (hit && hit.items.length === arr.length && hit.items.every((x, i) => x === arr[i])) return hit.digest;
-  const digest = digestOf(unmarkedJson(arr));
+  // A new array with the same content (a loop that rebuilds its params) hashes nothing: the JSON text is the key.
+  const json = unmarkedJson(arr);
+  let digest = jsonDigests.get(json);
+  if (digest === undefined) {
+    digest = digestOf(json);
+    if (jsonDigests.size > 256) jsonDigests.clear();
+    jsonDigests.set(json, digest);
+  }
   arrayDigests.set(arr, { items: [...arr], digest });
   return digest;
 }
