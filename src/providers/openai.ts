@@ -83,14 +83,29 @@ function imageUrl(b: StreamBlock, block: Block): string {
 }
 
 /** Text and images of a tool result, in order. */
+/**
+ * The parts OpenAI receives for a tool result. OpenAI has no error flag, so an
+ * error result leads with an '[error]' part; an empty one says '(no output)'.
+ * The OpenAI peers of the simulator apply the same rule, so every run prices
+ * the same bytes.
+ */
+export function openAIToolOutput<P extends { readonly type: string }>(parts: readonly P[], isError: boolean): (P | { type: 'text'; text: string })[] {
+  const out: (P | { type: 'text'; text: string })[] = isError ? [{ type: 'text', text: '[error]' }, ...parts] : [...parts];
+  return out.length > 0 ? out : [{ type: 'text', text: '(no output)' }];
+}
+
+/** A tool result's text and image parts, in order, as OpenAI receives them. */
 function resultParts(b: StreamBlock, block: Block): Block[] {
   const c = block.content;
-  if (c === undefined) return [];
-  if (typeof c === 'string') return [{ type: 'text', text: c }];
-  return (c as Block[]).map((p) => {
-    if (p.type === 'text' || p.type === 'image') return p;
-    return fail(b, `tool_result content of type "${p.type}" has no OpenAI equivalent`);
-  });
+  const parts: Block[] =
+    c === undefined
+      ? []
+      : typeof c === 'string'
+        ? [{ type: 'text', text: c }]
+        : (c as Block[]).map((p) =>
+            p.type === 'text' || p.type === 'image' ? p : fail(b, `tool_result content of type "${p.type}" has no OpenAI equivalent`),
+          );
+  return openAIToolOutput(parts, block.is_error === true);
 }
 
 /** Whether to emit breakpoints for this render. */
@@ -188,8 +203,6 @@ export function toOpenAIResponses(rendered: Rendered, extras: OpenAIExtras = {})
         const output: ResponsesContentPart[] = resultParts(b, block).map((p) =>
           p.type === 'text' ? { type: 'input_text', text: String(p.text) } : { type: 'input_image', detail: 'auto', image_url: imageUrl(b, p) },
         );
-        if (block.is_error === true) output.unshift({ type: 'input_text', text: '[error]' });
-        if (output.length === 0) output.push({ type: 'input_text', text: '(no output)' });
         input.push({ type: 'function_call_output', call_id: String(block.tool_use_id), output });
         parts[i] = output.at(-1);
         return;
@@ -287,8 +300,6 @@ export function toOpenAIChat(rendered: Rendered, extras: OpenAIExtras = {}): Ope
         const content: ChatTextPart[] = resultParts(b, block).map((p) =>
           p.type === 'text' ? { type: 'text', text: String(p.text) } : fail(b, 'images in tool results have no Chat Completions equivalent'),
         );
-        if (block.is_error === true) content.unshift({ type: 'text', text: '[error]' });
-        if (content.length === 0) content.push({ type: 'text', text: '(no output)' });
         last = { role: 'tool', tool_call_id: String(block.tool_use_id), content };
         messages.push(last);
         parts[i] = content.at(-1);

@@ -19,6 +19,7 @@
  * matters across a fleet that shares a system prompt (docs/providers.md).
  */
 import type { ModelProfile } from '../models/profiles.js';
+import { openAIToolOutput } from '../providers/openai.js';
 import type { Baseline } from './strategies.js';
 import { stripCacheControl } from './strategies.js';
 import type { SimParams } from './types.js';
@@ -45,10 +46,9 @@ function listOutputs(p: SimParams): SimParams {
             const r = b as unknown as Loose;
             if (r.type !== 'tool_result') return b;
             const parts: unknown[] = typeof r.content === 'string' ? [{ type: 'text', text: r.content }] : Array.isArray(r.content) ? r.content : [];
-            // The error flag has no OpenAI field: it travels as a leading '[error]' part (see providers/openai.ts).
+            // The error flag has no OpenAI field: the same rule as our own mapping.
             const { is_error: isError, ...rest } = r;
-            const content = [...(isError === true ? [{ type: 'text', text: '[error]' }] : []), ...parts];
-            return { ...rest, content: content.length > 0 ? content : [{ type: 'text', text: '(no output)' }] } as unknown as typeof b;
+            return { ...rest, content: openAIToolOutput(parts as { type: string }[], isError === true) } as unknown as typeof b;
           }),
         },
   );
