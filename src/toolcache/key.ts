@@ -23,6 +23,16 @@
  * - arguments nested deeper than {@link MAX_KEY_DEPTH} levels, or whose
  *   canonical text would exceed {@link MAX_KEY_TEXT} characters, are rejected
  *   (a key is a hash of that text; such a call is not worth caching).
+ *
+ * Two key forms (both `tool:scope:` + an argument part; tool and scope percent-encoded):
+ * - hashed, `…:<64 hex>`, the sha256 of the canonical text: what {@link toolCacheKey} returns and
+ *   every shared or external store (Redis, a custom store) receives: bounded length, no argument
+ *   values in the store's key space;
+ * - raw, `…:=<canonical text>`, for the in-process memory store when the canonical text has at most
+ *   {@link MAX_RAW_KEY_TEXT} characters ({@link memoryKeyPart}): the text is already a unique name of
+ *   the call, so hashing it buys nothing but time (sha256 in plain JS is most of a small hit's cost).
+ *   `=` never starts a hex digest, so a raw key never equals a hashed one; two raw keys are equal
+ *   exactly when the canonical texts are.
  */
 
 import { sha256Hex } from '../internal/hash.js';
@@ -155,6 +165,76 @@ function writeObject(obj: object, path: PathParts, state: WriteState): string {
   return `${out}}`;
 }
 
+/** `JSON.stringify(key)` for property names, remembered (an agent's tools use a few dozen names). */
+const QUOTED = new Map<string, string>();
+
+function quotedKey(k: string): string {
+  let q = QUOTED.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k);
+    if (QUOTED.size < 4096 && k.length <= 64) QUOTED.set(k, q);
+  }
+  return q;
+}
+
+/**
+ * The fast path for the common call, a flat plain object of strings, finite numbers, booleans and
+ * nulls (`{ path: 'a.ts', limit: 10 }`): the same text {@link writeObject} writes, without its
+ * cycle and sharing bookkeeping. Returns undefined for anything else (then the general writer runs
+ * and gives the answer, or the error, for it).
+ */
+function flatJson(obj: object): string | undefined {
+  if (Object.getPrototypeOf(obj) !== Object.prototype) return undefined;
+  const keys = Object.keys(obj);
+  if (keys.length > 32) return undefined;
+  let sorted = true;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (i > 0 && !(keys[i - 1]! < k)) sorted = false;
+    const v = (obj as Record<string, unknown>)[k];
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+      case 'undefined':
+        continue;
+      case 'number':
+        if (Number.isFinite(v)) continue;
+        return undefined;
+      case 'object':
+        if (v === null) continue;
+        return undefined;
+      default:
+        return undefined;
+    }
+  }
+  if (Object.getOwnPropertySymbols(obj).length > 0) return undefined;
+  let out: string;
+  if (sorted) {
+    // Keys already in code-unit order, values all plain scalars: JSON.stringify writes exactly the
+    // canonical text (it omits undefined properties and writes -0 as 0, as the rules do).
+    out = JSON.stringify(obj);
+  } else {
+    // Insertion sort: for a handful of keys it is several times cheaper than Array#sort's setup.
+    for (let i = 1; i < keys.length; i++) {
+      const k = keys[i]!;
+      let j = i - 1;
+      while (j >= 0 && keys[j]! > k) {
+        keys[j + 1] = keys[j]!;
+        j--;
+      }
+      keys[j + 1] = k;
+    }
+    out = '{';
+    for (const k of keys) {
+      const v = (obj as Record<string, unknown>)[k];
+      if (v === undefined) continue;
+      out += `${out.length === 1 ? '' : ','}${quotedKey(k)}:${JSON.stringify(v)}`;
+    }
+    out += '}';
+  }
+  return out.length > MAX_KEY_TEXT ? undefined : out;
+}
+
 /**
  * The canonical JSON text of `value` (rules in this module's header).
  * Throws {@link CanonicalKeyError} naming the JSON path of the first value that has no canonical form.
@@ -165,6 +245,10 @@ function writeObject(obj: object, path: PathParts, state: WriteState): string {
  * ```
  */
 export function canonicalJson(value: unknown): string {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const flat = flatJson(value);
+    if (flat !== undefined) return flat;
+  }
   try {
     return write(value, [], { stack: new Set(), done: new Map() });
   } catch (e) {
@@ -177,16 +261,31 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-/** sha256 (hex) of the canonical JSON of `args`. */
-export function hashArgs(args: unknown, tool?: string): string {
-  let text: string;
+/** The canonical text of a tool's arguments; a {@link CanonicalKeyError} names the tool. */
+function canonicalArgs(args: unknown, tool: string | undefined): string {
   try {
-    text = canonicalJson(args);
+    return canonicalJson(args);
   } catch (e) {
     if (e instanceof CanonicalKeyError && tool !== undefined) throw new CanonicalKeyError(e.path, e.message.slice(e.path.length + 2), tool);
     throw e;
   }
-  return sha256Hex(text);
+}
+
+/** sha256 (hex) of the canonical JSON of `args`. */
+export function hashArgs(args: unknown, tool?: string): string {
+  return sha256Hex(canonicalArgs(args, tool));
+}
+
+/** The longest canonical text the memory store's keys hold as themselves (longer texts are hashed). */
+export const MAX_RAW_KEY_TEXT = 256;
+
+/**
+ * The argument part of an in-process key: `=` + the canonical text when it has at most
+ * {@link MAX_RAW_KEY_TEXT} characters, else the sha256 hex of it (see the module header).
+ */
+export function memoryKeyPart(args: unknown, tool?: string): string {
+  const text = canonicalArgs(args, tool);
+  return text.length <= MAX_RAW_KEY_TEXT ? `=${text}` : sha256Hex(text);
 }
 
 /**

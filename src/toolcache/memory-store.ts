@@ -19,7 +19,8 @@ export const DEFAULT_MAX_ENTRIES = 10_000;
 
 export interface MemoryToolCacheStoreOptions {
   /**
-   * Size bound: beyond it the least recently used entry is dropped. Default
+   * Size bound: beyond it the least recently used entry is dropped (second-chance LRU: an entry
+   * looked up since it last reached the old end moves back to the young end instead, see tag-index.ts). Default
    * {@link DEFAULT_MAX_ENTRIES}; `Infinity` for none (then only lookups and
    * {@link MemoryToolCacheStore.sweep} remove expired entries).
    */
@@ -64,6 +65,14 @@ export class MemoryToolCacheStore implements ToolCacheStore {
   }
 
   async get(key: string): Promise<StoredEntry | undefined> {
+    return this.getSync(key);
+  }
+
+  /**
+   * {@link get} without the promise (the same entry, the same LRU touch): the memoizer's hit path
+   * uses it when the store is this class, unpatched, so a small hit allocates no promise chain.
+   */
+  getSync(key: string): StoredEntry | undefined {
     return this.#entries.get(key, this.#maxEntries !== Number.POSITIVE_INFINITY);
   }
 

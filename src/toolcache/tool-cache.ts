@@ -30,7 +30,7 @@ import { InvalidOptionError } from '../errors.js';
 import { copyContent, isRunResult, withMarker } from './content.js';
 import { type FillContext, type FillResult, fill, type ReadCall, type RunOutput } from './fill.js';
 import { belongsTo, expiredByOwnTtl, isExpired } from './freshness.js';
-import { toolCacheKey, toolOfKey } from './key.js';
+import { hashArgs, memoryKeyPart, toolOfKey } from './key.js';
 import { MemoryToolCacheStore } from './memory-store.js';
 import { callDependencies, readEntryTags, resolvePolicy, writeInvalidationTags, type ResolvedPolicy, type ToolPolicy } from './policy.js';
 import { SingleFlight, TIMED_OUT } from './singleflight.js';
@@ -42,6 +42,9 @@ import type { CacheStatus, ToolCacheOptions, ToolCallOptions, ToolCallResult, To
 export type { CacheStatus, ToolCacheOptions, ToolCallOptions, ToolCallResult, ToolRunner, ToolRunResult, ToolUseLike } from './types.js';
 
 const defaultNow = (): number => performance.timeOrigin + performance.now();
+
+const MEMORY_GET = MemoryToolCacheStore.prototype.get;
+const MEMORY_GET_SYNC = MemoryToolCacheStore.prototype.getSync;
 
 /**
  * Memoizes declared read tools, invalidates on declared writes, and passes
@@ -69,6 +72,15 @@ export class ToolCache {
   readonly #fill: FillContext;
   /** Tags of successful writes whose invalidation the store refused; reads bypass while non-empty. */
   readonly #pending = new Set<string>();
+  /** The store when it is the in-process memory store: keys may hold short argument texts raw, and hits are looked up synchronously. */
+  readonly #memory: MemoryToolCacheStore | undefined;
+  /** `encodeURIComponent(tool) + ':'` per tool name seen. */
+  readonly #toolPrefix = new Map<string, string>();
+  /** The last scope keyed and its encoding (an agent's calls almost always share one scope). */
+  #scope = '';
+  #scopeEncoded = '';
+  /** `~` + the encoded session: what turn-TTL keys end with. */
+  readonly #sessionSuffix: string;
   #turn: number;
 
   constructor(options: ToolCacheOptions = {}) {
@@ -84,6 +96,8 @@ export class ToolCache {
       throw new InvalidOptionError('session', `must be a non-empty string, got ${JSON.stringify(options.session)}`);
     }
     this.session = options.session ?? randomId();
+    this.#sessionSuffix = `~${encodeURIComponent(this.session)}`;
+    this.#memory = store instanceof MemoryToolCacheStore ? store : undefined;
     this.#now = options.now ?? defaultNow;
     this.#marker = options.marker ?? '[cached]';
     this.#flightTimeoutMs = options.flightTimeoutMs ?? 30_000;
@@ -119,11 +133,22 @@ export class ToolCache {
   /**
    * The store key a call of a registered read tool uses: {@link toolCacheKey},
    * plus this session for turn-TTL tools (their turn numbers mean nothing to
-   * another session).
+   * another session). With the in-process memory store, arguments whose
+   * canonical text is short are held raw instead of hashed (`…:=<text>`, see
+   * key.ts); every other store gets the hashed form.
    */
   keyOf(name: string, args: unknown, scope: string): string {
-    const base = toolCacheKey(name, args, scope);
-    return this.#policies.get(name)?.ttlTurns === undefined ? base : `${base}~${encodeURIComponent(this.session)}`;
+    let prefix = this.#toolPrefix.get(name);
+    if (prefix === undefined) {
+      prefix = `${encodeURIComponent(name)}:`;
+      if (this.#toolPrefix.size < 10_000) this.#toolPrefix.set(name, prefix);
+    }
+    if (scope !== this.#scope || this.#scopeEncoded === '') {
+      this.#scopeEncoded = `${encodeURIComponent(scope)}:`;
+      this.#scope = scope;
+    }
+    const base = prefix + this.#scopeEncoded + (this.#memory === undefined ? hashArgs(args, name) : memoryKeyPart(args, name));
+    return this.#policies.get(name)?.ttlTurns === undefined ? base : base + this.#sessionSuffix;
   }
 
   /** The turn clock (set by the caller). */
@@ -165,7 +190,53 @@ export class ToolCache {
    * r.cache.type; // 'hit' | 'miss' | 'shared' | 'bypass' | 'write'
    * ```
    */
-  async call<TArgs>(name: string, args: TArgs, run: ToolRunner<TArgs>, options: ToolCallOptions): Promise<ToolCallResult> {
+  call<TArgs>(name: string, args: TArgs, run: ToolRunner<TArgs>, options: ToolCallOptions): Promise<ToolCallResult> {
+    const fast = this.#memoryHit(name, args, options);
+    if (typeof fast === 'object') return Promise.resolve(fast);
+    return this.#call(name, args, run, options, fast);
+  }
+
+  /**
+   * The hit path of the memory store, synchronous: a read call whose entry is in the store and may
+   * be served returns the hit here (the same checks and counters as {@link #read}); anything else
+   * returns the key it computed (or undefined) for the general path, which then does the rest,
+   * including every error. Looking up before the first await is never staler than after it.
+   */
+  #memoryHit(name: string, args: unknown, options: ToolCallOptions): ToolCallResult | string | undefined {
+    const store = this.#memory;
+    if (store === undefined || store.get !== MEMORY_GET || store.getSync !== MEMORY_GET_SYNC) return undefined;
+    if (typeof options !== 'object' || options === null) return undefined;
+    const { scope, callId } = options;
+    if (typeof scope !== 'string' || typeof callId !== 'string') return undefined;
+    const policy = this.#policies.get(name);
+    if (policy === undefined || policy.kind !== 'read' || policy.ttlTurns === 0 || policy.ttlMs === 0) return undefined;
+    let key: string;
+    try {
+      key = this.keyOf(name, args, scope);
+    } catch {
+      return undefined; // the general path throws it again, as a rejection
+    }
+    if (this.#pending.size > 0) return key; // degraded: the general path bypasses
+    const entry = store.getSync(key);
+    if (entry === undefined) return key;
+    // An expired or foreign entry: the general path removes it and counts why.
+    if (!belongsTo(entry, { key, tool: name, scope }) || isExpired(entry, policy, { turn: this.#turn, nowMs: this.#now() })) return key;
+    return this.#hit(name, callId, entry);
+  }
+
+  #hit(name: string, callId: string, e: StoredEntry): ToolCallResult {
+    this.#stats.hit(name, e.durationMs);
+    return {
+      tool: name,
+      callId,
+      content: withMarker(e.content, this.#marker),
+      isError: false,
+      durationMs: e.durationMs,
+      cache: { type: 'hit', insertedTurn: e.insertedTurn, insertedAtMs: e.insertedAtMs },
+    };
+  }
+
+  async #call(name: string, args: unknown, run: ToolRunner<never>, options: ToolCallOptions, knownKey: string | undefined): Promise<ToolCallResult> {
     if (typeof options?.scope !== 'string')
       throw new InvalidOptionError('scope', `${name}: every call needs a string scope (tenant/user id); use '' for a single-tenant agent`);
     if (typeof options.callId !== 'string') throw new InvalidOptionError('callId', `${name}: every call needs its call id`);
@@ -178,7 +249,7 @@ export class ToolCache {
     }
     if (policy.kind === 'write') return this.#write(name, policy, args, runner, options.callId);
 
-    const key = this.keyOf(name, args, options.scope);
+    const key = knownKey ?? this.keyOf(name, args, options.scope);
     return this.#read({ name, policy, key, scope: options.scope, args, run: runner, callId: options.callId });
   }
 
@@ -306,19 +377,7 @@ export class ToolCache {
       this.#stats.add(name, 'storeErrors');
       return this.#bypass(call, 'store_error');
     }
-    if (found.entry !== undefined) {
-      const e = found.entry;
-      this.#stats.add(name, 'hits');
-      this.#stats.add(name, 'timeSavedMs', e.durationMs);
-      return {
-        tool: name,
-        callId,
-        content: withMarker(e.content, this.#marker),
-        isError: false,
-        durationMs: e.durationMs,
-        cache: { type: 'hit', insertedTurn: e.insertedTurn, insertedAtMs: e.insertedAtMs },
-      };
-    }
+    if (found.entry !== undefined) return this.#hit(name, callId, found.entry);
     // Only a miss needs the tags (to insert); an extractor error is the caller's bug, not a store error.
     const tags = readEntryTags(callDependencies(policy, call.args));
     let epoch: number;

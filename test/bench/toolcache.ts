@@ -18,6 +18,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../../src/toolcache/key.js';
 import { fileTag } from '../../src/toolcache/policy.js';
+import { MemoryToolCacheStore } from '../../src/toolcache/memory-store.js';
 import { ToolCache, type ToolCallResult } from '../../src/toolcache/tool-cache.js';
 
 type Row = { name: string; value: number | string; unit?: string; baseline?: string };
@@ -87,6 +88,129 @@ async function hitOverhead(): Promise<Row[]> {
       baseline: `key only ${keyUs.toFixed(2)} µs`,
     },
   ];
+}
+
+/** Small arguments, as most read calls have (each < 100 bytes of JSON). */
+const SMALL_ARGS: ReadonlyArray<Record<string, unknown>> = [
+  { file_path: 'src/services/billing/invoice.ts' },
+  { path: 'src/main.rs', offset: 120, limit: 400 },
+  { pattern: 'export function', path: 'src', glob: '*.ts', i: true },
+];
+
+/**
+ * Hit cost for small arguments (< 100 bytes) against `Map.get(JSON.stringify(args))`, the least any
+ * cache keyed by the arguments does, measured in the same run and alternated with it batch by batch;
+ * median and range over `runs` runs.
+ */
+async function smallHits(runs = 9): Promise<Row[]> {
+  const rows: Row[] = [];
+  const content = 'line of source\n'.repeat(200);
+  const tool = async (_a: unknown) => content;
+  const cache = new ToolCache();
+  cache.register('Read', {
+    cacheable: true,
+    ttl: { turns: 1_000_000 },
+    reads: ['file'],
+    tags: (a: Record<string, unknown>) => [fileTag(String(a.file_path ?? a.path ?? a.pattern))],
+  });
+  // The general path for reference: a store that is not the memory store gets hashed keys and async lookups.
+  const inner = new MemoryToolCacheStore();
+  const general = new ToolCache({
+    store: {
+      epoch: () => inner.epoch(),
+      get: (k) => inner.get(k),
+      insertIfEpoch: (e, ep) => inner.insertIfEpoch(e, ep),
+      invalidate: (t) => inner.invalidate(t),
+      delete: (k) => inner.delete(k),
+    },
+  });
+  general.register('Read', {
+    cacheable: true,
+    ttl: { turns: 1_000_000 },
+    reads: ['file'],
+    tags: (a: Record<string, unknown>) => [fileTag(String(a.file_path ?? a.path ?? a.pattern))],
+  });
+  const map = new Map<string, string>();
+  for (const args of SMALL_ARGS) {
+    await cache.call('Read', args, tool, { scope: 'bench', callId: 'prime' });
+    await general.call('Read', args, tool, { scope: 'bench', callId: 'prime' });
+    map.set(JSON.stringify(args), content);
+  }
+  const hitUs: number[] = [];
+  const mapUs: number[] = [];
+  const ratios: number[] = [];
+  let n = 0;
+  const hit = async () => {
+    for (const args of SMALL_ARGS) {
+      const r = await cache.call('Read', args, tool, { scope: 'bench', callId: `c${++n}` });
+      if (r.cache.type !== 'hit') throw new Error(`bench setup: expected a hit, got ${r.cache.type}`);
+    }
+  };
+  const generalHit = async () => {
+    for (const args of SMALL_ARGS) {
+      const r = await general.call('Read', args, tool, { scope: 'bench', callId: `g${++n}` });
+      if (r.cache.type !== 'hit') throw new Error(`bench setup: expected a hit, got ${r.cache.type}`);
+    }
+  };
+  // The baseline is awaited too, as the cache's caller awaits a hit.
+  const base = async () => {
+    for (const args of SMALL_ARGS) if ((await map.get(JSON.stringify(args))) === undefined) throw new Error('bench setup: baseline miss');
+  };
+  for (let i = 0; i < 5000; i++) {
+    await hit();
+    await base();
+    if (i % 5 === 0) await generalHit();
+  }
+  const generalRatios: number[] = [];
+  // Each run: 30 pairs of batches, hit then baseline, back to back, so both see the same load; the
+  // run's figures are the medians of its batches and of the per-pair ratios.
+  const batch = async (f: () => Promise<void>, per: number): Promise<number> => {
+    const t0 = performance.now();
+    for (let i = 0; i < per; i++) await f();
+    return ((performance.now() - t0) * 1000) / (per * SMALL_ARGS.length);
+  };
+  for (let r = 0; r < runs; r++) {
+    const hs: number[] = [];
+    const bs: number[] = [];
+    const rs: number[] = [];
+    for (let p = 0; p < 30; p++) {
+      const h = await batch(hit, 100);
+      const b = await batch(base, 100);
+      hs.push(h);
+      bs.push(b);
+      rs.push(h / b);
+    }
+    hitUs.push(median(hs));
+    mapUs.push(median(bs));
+    ratios.push(median(rs));
+    const gs: number[] = [];
+    for (let p = 0; p < 5; p++) gs.push((await batch(generalHit, 50)) / (await batch(base, 50)));
+    generalRatios.push(median(gs));
+  }
+  const range = (xs: number[], d: number) => `${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)}`;
+  const sizes = SMALL_ARGS.map((a) => Buffer.byteLength(JSON.stringify(a)));
+  rows.push(
+    { name: 'toolcache: small args, sizes', value: sizes.join(' / '), unit: 'bytes' },
+    {
+      name: 'toolcache: small-args hit, median per call (target < 2)',
+      value: Number(median(hitUs).toFixed(2)),
+      unit: 'µs',
+      baseline: `range ${range(hitUs, 2)} over ${runs} runs`,
+    },
+    {
+      name: 'toolcache: small-args hit ÷ Map.get(JSON.stringify(args))',
+      value: Number(median(ratios).toFixed(2)),
+      unit: '×',
+      baseline: `range ${range(ratios, 2)}; Map baseline ${median(mapUs).toFixed(3)} µs (${range(mapUs, 3)})`,
+    },
+    {
+      name: 'toolcache: small-args hit through a non-memory store (hashed key, async get) ÷ Map baseline',
+      value: Number(median(generalRatios).toFixed(2)),
+      unit: '×',
+      baseline: `range ${range(generalRatios, 2)}; what every hit paid before the memory fast path`,
+    },
+  );
+  return rows;
 }
 
 // REPLAY
@@ -327,7 +451,7 @@ function sum(rs: readonly ReplayResult[]): ReplayResult {
 }
 
 export default async function bench(): Promise<Row[]> {
-  const rows = await hitOverhead();
+  const rows = [...(await smallHits()), ...(await hitOverhead())];
   const fixtures = fixtureSessions();
   if (fixtures.length > 0) {
     const coding = fixtures.find((f) => f.name === 'coding.jsonl');

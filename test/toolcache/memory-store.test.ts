@@ -23,6 +23,27 @@ describe('MemoryToolCacheStore', () => {
     expect((await s.invalidate(['file:b'])).evicted).toEqual([]);
   });
 
+  it('gives a used entry a second chance when it reaches the old end, and evicts it once unused for a whole round', async () => {
+    const s = new MemoryToolCacheStore({ maxEntries: 3 });
+    const dropped: string[] = [];
+    s.onEvict((key) => dropped.push(key));
+    const e = await s.epoch();
+    for (const k of ['a', 'b', 'c']) await s.insertIfEpoch(makeEntry(k, []), e);
+    await s.get('a');
+    await s.insertIfEpoch(makeEntry('d', []), e); // a used: moves to the young end (behind c); b goes
+    expect(dropped).toEqual(['b']);
+    await s.insertIfEpoch(makeEntry('e', []), e);
+    await s.insertIfEpoch(makeEntry('f', []), e); // a not used since its second chance: it goes after c
+    expect(dropped).toEqual(['b', 'c', 'a']);
+    await s.insertIfEpoch(makeEntry('g', []), e);
+    expect(dropped).toEqual(['b', 'c', 'a', 'd']);
+    // All used: one pass unmarks them, then the oldest goes.
+    for (const k of ['e', 'f', 'g']) await s.get(k);
+    await s.insertIfEpoch(makeEntry('h', []), e);
+    expect(dropped.at(-1)).toBe('e');
+    expect(s.size).toBe(3);
+  });
+
   it('keeps a private frozen copy, so mutating the inserted object or a returned entry cannot change the cache', async () => {
     const s = new MemoryToolCacheStore();
     const parts = [{ type: 'text', text: 'original' }];

@@ -142,8 +142,9 @@ function scheduledStore(s: fc.Scheduler, inner: ToolCacheStore): ToolCacheStore 
 }
 
 /** Runs `ops` concurrently under scheduler `s`; returns the violations found (empty = fresh). */
-async function runScenario(s: fc.Scheduler, ops: readonly Op[], store: ToolCacheStore): Promise<{ violations: string[]; hits: number }> {
-  const cache = new ToolCache({ store: scheduledStore(s, store) });
+async function runScenario(s: fc.Scheduler, ops: readonly Op[], store: ToolCacheStore, direct = false): Promise<{ violations: string[]; hits: number }> {
+  // direct: the memory store itself (its raw keys and synchronous hit path); only the tools' steps are scheduled.
+  const cache = new ToolCache({ store: direct ? store : scheduledStore(s, store) });
   registerCodingTools(cache, 1000);
   const fs = new Map<string, number>(PATHS.map((p) => [p, 0]));
   let version = 0;
@@ -232,6 +233,19 @@ describe('ToolCache: freshness under random interleavings (fc.scheduler)', () =>
       { numRuns: 300 },
     );
     // The interleavings did exercise the cache, not only misses.
+    expect(totalHits).toBeGreaterThan(0);
+  });
+
+  it('never returns content older than the last completed write with the memory store itself (synchronous hits, raw keys)', async () => {
+    let totalHits = 0;
+    await fc.assert(
+      fc.asyncProperty(scenarios, async ([s, ops]) => {
+        const { violations, hits } = await runScenario(s, ops, new MemoryToolCacheStore(), true);
+        totalHits += hits;
+        expect(violations).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
     expect(totalHits).toBeGreaterThan(0);
   });
 
