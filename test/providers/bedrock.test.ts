@@ -5,7 +5,9 @@ import { render } from '../../src/render/render.js';
 import { CacheSimulator } from '../../src/sim/simulator.js';
 import { fromBedrockConverse } from '../../src/sim/from-provider.js';
 import { setTail } from '../../src/timeline/edit.js';
-import { session, toolRound } from '../helpers/build.js';
+import { answerAll, session, toolResponse, toolRound } from '../helpers/build.js';
+import { appendResponse } from '../../src/timeline/edit.js';
+import { toAnthropic } from '../../src/providers/anthropic.js';
 import { UnknownModelError } from '../../src/errors.js';
 
 const ID = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
@@ -70,6 +72,24 @@ describe('toBedrockConverse', () => {
     const firstShort = points.findIndex((p) => p.ttl === undefined);
     expect(firstShort).toBeGreaterThan(0);
     expect(points.slice(firstShort).every((p) => p.ttl === undefined)).toBe(true);
+  });
+
+  it('prices redacted thinking by its base64 text, as the Messages API request does (issue 17: the byte array read back as JSON added ~2k tokens per block)', () => {
+    // A redacted_thinking block travels to Converse as bytes (Uint8Array); read back for the simulator it
+    // must be the same base64 string, so the same conversation costs the same tokens on both providers.
+    const data = btoa(String.fromCharCode(...Array.from({ length: 600 }, (_, i) => (i * 37) % 256)));
+    let s = session([1], ID);
+    s = appendResponse(s, [{ type: 'redacted_thinking', data }, ...toolResponse(1, false)]);
+    s = toolRound(answerAll(s, 300));
+    const profile = bedrockProfile(ID);
+    const r = render(s, { profile, now: 0 });
+    const converse = fromBedrockConverse(toBedrockConverse(r), ID);
+    const blocks = converse.messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content));
+    expect(blocks).toContainEqual({ type: 'redacted_thinking', data });
+    const tokens = (params: Parameters<CacheSimulator['send']>[0]) => new CacheSimulator({ profile }).send(params, 0).explain!.totalTokens;
+    const anthropic = toAnthropic(r);
+    // Converse has no string form for one-text tool results and no cache_control field: the counts agree within the markers' bytes.
+    expect(Math.abs(tokens(converse) - tokens(anthropic as never))).toBeLessThan(20);
   });
 
   it('round-trips through the simulator: accepted, and each request reads what the previous one wrote', () => {
