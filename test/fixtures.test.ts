@@ -30,26 +30,32 @@ const TIGHT = 1.005;
 /**
  * Fixtures where the conservative policy is measurably above the ideal bound
  * of its own requests, with an upper bound a little above the ratio measured
- * on 2026-11-30 (commit 80d53f0). The ideal is clairvoyant: across an idle gap
- * it knows whether the next request comes back within the TTL (and writes 1h
- * entries for exactly the reads that need them), and it re-reads a prefix at
- * any block after an envelope change; the engine cannot know the future.
- * Lowering a bound is progress; raising one needs a reason in the commit.
+ * on 2026-11-30 (fixtures regenerated with `revisits`; `npm run bench -- cost`
+ * splits each excess by where it arises). The ideal is clairvoyant: across an
+ * idle gap it knows whether the next request comes back within the TTL (and
+ * writes 1h entries for exactly the reads that need them), it sends the last
+ * request's new tokens uncached because it knows no request follows, and it
+ * re-reads a prefix at any block after an envelope change; the engine cannot
+ * know the future. Lowering a bound is progress; raising one needs a reason in
+ * the commit.
  *
- * | fixture          | measured | bound | why above the ideal                        |
- * |------------------|---------:|------:|--------------------------------------------|
- * | long-idle.jsonl  |  ×1.0437 | ×1.05 | gaps of 5–60 min and > 1 h                 |
- * | mixed-2.jsonl    |  ×1.0651 | ×1.07 | idle gaps                                  |
+ * | fixture          | measured | bound | why above the ideal                                          |
+ * |------------------|---------:|------:|--------------------------------------------------------------|
+ * | long-idle.jsonl  |  ×1.0216 | ×1.03 | gaps of 5–60 min (2.15 % of the 2.2 %)                       |
+ * | mixed-2.jsonl    |  ×1.0773 | ×1.085| one 20-min gap between turns 1 and 2 (7.8 %)                 |
+ * | demo.jsonl       |  ×1.0192 | ×1.025| its last request writes 1,910 new tokens no request reads    |
+ * | fanout.jsonl     |  ×1.0048 | ×1.01 | the last request's write (0.48 %)                            |
  *
  * Every other fixture must be within ×1.005 (measured: coding 1.0002, compaction
- * 1.0001, demo 1.0005, fanout 1.0031, mixed-1 1.0003, mixed-3 1.0020 since ⓪
- * keeps the tool catalog's entry across its envelope change (was 1.0555),
- * mixed-4 1.0003, research 1.0004, volatile-tail 1.0002), and so must any new
- * fixture until it is listed here.
+ * 1.0003, mixed-1 1.0014, mixed-3 1.0020, mixed-4 1.0006, research 1.0004,
+ * revisits 1.0001, volatile-tail 1.0013), and so must any new fixture until it
+ * is listed here.
  */
 const LOOSE: Readonly<Record<string, number>> = {
-  'long-idle.jsonl': 1.05,
-  'mixed-2.jsonl': 1.07,
+  'long-idle.jsonl': 1.03,
+  'mixed-2.jsonl': 1.085,
+  'demo.jsonl': 1.025,
+  'fanout.jsonl': 1.01,
 };
 
 /** The compaction fixture replays in ~1–2 s per policy here; the margin is for a loaded 2-core box. */
