@@ -7,31 +7,9 @@ import { payloadAsContent } from '../../src/recall/recall-tool.js';
 import { appendResponse, appendToolResults, createTimeline, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { parseTrace } from '../../src/trace/reader.js';
+import { type Call, lines, oneTurnTrace } from '../helpers/one-turn-trace.js';
 
-const ENV = {
-  type: 'envelope',
-  model: 'claude-sonnet-4-6',
-  instructions: ['You are a coding agent. '.repeat(400)],
-  tools: ['Read', 'Edit', 'Bash', 'Grep'].map((name) => ({ name, input_schema: { type: 'object' } })),
-};
-const T0 = Date.UTC(2026, 2, 2, 9, 0, 0);
-const lines = (seed: string, n: number) =>
-  Array.from({ length: n }, (_, i) => `${String(i + 1).padStart(4)}\t${seed} line ${i} sums the ${seed} entries`).join('\n');
-type Call = [string, Record<string, unknown>, string];
-
-/** One turn, one call per round, 6 s apart (warm all along). */
-function trace(calls: readonly Call[]): string {
-  const events: object[] = [ENV, { type: 'user', at: new Date(T0).toISOString(), content: 'fix the total' }];
-  let t = T0;
-  calls.forEach(([name, input, result], i) => {
-    t += 3000;
-    events.push({ type: 'assistant', at: new Date(t).toISOString(), content: [{ type: 'tool_use', id: `toolu_${i}`, name, input }] });
-    t += 3000;
-    events.push({ type: 'tool_results', at: new Date(t).toISOString(), content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: result }] });
-  });
-  events.push({ type: 'assistant', at: new Date(t + 3000).toISOString(), content: [{ type: 'text', text: 'Done.' }] });
-  return events.map((e) => JSON.stringify(e)).join('\n');
-}
+const trace = oneTurnTrace;
 
 const A = '/repo/src/ledger.ts';
 const grep = (k: number): Call => ['Grep', { pattern: `p${k}`, path: '/repo/src' }, lines(`grep${k}`, 30)];

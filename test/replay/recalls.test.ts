@@ -8,34 +8,12 @@ import { fileTag } from '../../src/toolcache/policy.js';
 import { parseTrace } from '../../src/trace/reader.js';
 import { recall } from '../../src/render/hide-block.js';
 import { payloadAsContent } from '../../src/recall/recall-tool.js';
+import { oneTurnTrace } from '../helpers/one-turn-trace.js';
 
-const ENV = {
-  type: 'envelope',
-  model: 'claude-sonnet-4-6',
-  instructions: ['You are a coding agent. '.repeat(400)],
-  tools: ['Read', 'Edit', 'Bash', 'Grep'].map((name) => ({ name, input_schema: { type: 'object' } })),
-};
-const T0 = Date.UTC(2026, 2, 2, 9, 0, 0);
-const jsonl = (events: object[]) => events.map((e) => JSON.stringify(e)).join('\n');
 const text = (seed: string, n: number) =>
   Array.from({ length: n }, (_, i) => `${String(i + 1).padStart(4)}\t${seed} line ${i} computes the ${seed} total`).join('\n');
 
-/**
- * A one-turn session, one call per round, 6 s apart (warm all along):
- * each entry is [tool, input, result].
- */
-function session(calls: readonly [string, Record<string, unknown>, string][]): string {
-  const events: object[] = [ENV, { type: 'user', at: new Date(T0).toISOString(), content: 'fix the total' }];
-  let t = T0;
-  calls.forEach(([name, input, result], i) => {
-    t += 3000;
-    events.push({ type: 'assistant', at: new Date(t).toISOString(), content: [{ type: 'tool_use', id: `toolu_${i}`, name, input }] });
-    t += 3000;
-    events.push({ type: 'tool_results', at: new Date(t).toISOString(), content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: result }] });
-  });
-  events.push({ type: 'assistant', at: new Date(t + 3000).toISOString(), content: [{ type: 'text', text: 'Done.' }] });
-  return jsonl(events);
-}
+const session = oneTurnTrace;
 
 const A = '/repo/src/a.ts';
 const readA: [string, Record<string, unknown>, string] = ['Read', { file_path: A }, text('alpha', 80)];
