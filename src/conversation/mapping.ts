@@ -12,7 +12,7 @@ import { InvalidParamsError, TimelineError } from '../errors.js';
 import { appendResponse, appendToolResults, startTurn } from '../timeline/edit.js';
 import { findBlock } from '../timeline/paths.js';
 import type { TimelineState } from '../timeline/types.js';
-import type { ConsumedMessage, MessageMark } from './types.js';
+import type { ConsumedMessage, MessageMark, SentMessage } from './types.js';
 
 // TYPES
 
@@ -25,14 +25,23 @@ export interface MessageLike {
 
 // DIGESTS
 
-/** JSON without cache markers (the renderer places its own). */
-function unmarked(value: unknown): string {
-  return JSON.stringify(value, (k, v: unknown) => (k === 'cache_control' ? undefined : v));
+/** JSON without cache markers (the renderer places its own). Native stringify unless a marker is there to strip. */
+export function unmarked(value: unknown): string {
+  const json = JSON.stringify(value);
+  return json?.includes('"cache_control"') ? JSON.stringify(value, (k, v: unknown) => (k === 'cache_control' ? undefined : v)) : json;
 }
 
 /** A short stable hash of a string. */
 export function digestOf(text: string): string {
   return base64url(sha1Bytes(text));
+}
+
+function contentDigest(role: string, blocks: readonly object[]): string {
+  return digestOf(`${role}\u0000${unmarked(blocks)}`);
+}
+
+function blocksOfContent(content: MessageLike['content']): readonly object[] {
+  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
 }
 
 interface Seen {
@@ -41,9 +50,7 @@ interface Seen {
   readonly digest: string;
 }
 
-// Message objects already hashed in this process: a loop re-sends the same objects, so a
-// request that only appended hashes only the new messages (identity of the message, its
-// content array and every block is checked; edit a message by replacing it, not in place).
+// Message objects already hashed in this process (for loops that send new message objects each time).
 const seen = new WeakMap<object, Seen>();
 
 /** The digest of one message: role and content blocks (a string content is one text block), markers stripped. */
@@ -55,10 +62,55 @@ export function messageDigest(message: MessageLike): string {
     const blocks = hit.blocks!;
     if (blocks.length === content.length && blocks.every((b, i) => b === content[i])) return hit.digest;
   }
-  const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
-  const digest = digestOf(`${message.role}\u0000${unmarked(blocks)}`);
+  const digest = contentDigest(message.role, blocksOfContent(content));
   seen.set(message, { content, blocks: typeof content === 'string' ? undefined : [...content], digest });
   return digest;
+}
+
+/**
+ * The message as it was sent, kept in process (never exported): a loop re-sends
+ * the same message objects, so recognising them by identity (the message, its
+ * content and every block) costs no hashing at all. Edit a message by replacing
+ * it (or its content), not in place: an in-place edit of a block is not seen.
+ */
+export function sentOf(message: MessageLike): SentMessage {
+  const content = message.content;
+  return { message, role: message.role, content, ...(typeof content === 'string' ? {} : { blocks: [...content] }) };
+}
+
+const lazyDigests = new WeakMap<ConsumedMessage, string>();
+
+/** A consumed message's digest: stored (imported records), or computed once from what was sent. */
+export function consumedDigest(c: ConsumedMessage): string {
+  if (c.digest !== undefined) return c.digest;
+  let d = lazyDigests.get(c);
+  if (d === undefined) {
+    const sent = c.sent!;
+    d = contentDigest(sent.role, sent.blocks ?? blocksOfContent(sent.content));
+    lazyDigests.set(c, d);
+  }
+  return d;
+}
+
+/** Whether a message is the one consumed at its index: by identity first, by digest otherwise. */
+export function sameMessage(message: MessageLike, c: ConsumedMessage): boolean {
+  const sent = c.sent;
+  if (sent && sent.message === message && sent.content === message.content && sent.role === message.role) {
+    const blocks = sent.blocks;
+    if (!blocks) return true;
+    const content = message.content as readonly object[];
+    if (blocks.length === content.length) {
+      let same = true;
+      for (let i = 0; i < blocks.length; i++) {
+        if (blocks[i] !== content[i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return true;
+    }
+  }
+  return messageDigest(message) === consumedDigest(c);
 }
 
 // MAPPING
@@ -141,7 +193,7 @@ export function applyMessages(
     const m = messages[i]!;
     const mark = markOf(s);
     s = applyMessage(s, m, i, at(i, m));
-    consumed.push({ digest: messageDigest(m), mark });
+    consumed.push({ mark, sent: sentOf(m) });
   }
   return s;
 }

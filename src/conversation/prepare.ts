@@ -13,10 +13,10 @@ import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { render, renderAsync } from '../render/render.js';
 import type { CachePoint, Decision, MissCause, Rendered, RenderOptions, RenderPlan, SegmentTokens } from '../render/types.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type RequestRecord, type SessionTotals } from '../session/stats.js';
-import { Calibration } from '../tokens/calibration.js';
+import { Calibration, type CalibrationSnapshot } from '../tokens/calibration.js';
 import { createTimeline, setEnvelope, setTail } from '../timeline/edit.js';
 import type { TimelineState } from '../timeline/types.js';
-import { applyMessages, digestOf, messageDigest, truncateTo, type MessageLike } from './mapping.js';
+import { applyMessages, digestOf, sameMessage, truncateTo, unmarked, type MessageLike } from './mapping.js';
 import { MemoryConversationStore } from './memory-store.js';
 import { rehydrate } from './state.js';
 import type { ConsumedMessage, ConversationRecord, ConversationStore, EnvelopeDigest } from './types.js';
@@ -188,9 +188,7 @@ const arrayDigests = new WeakMap<object, { items: readonly unknown[]; digest: st
 const stringDigests = new Map<string, string>();
 const jsonDigests = new Map<string, string>();
 
-function unmarkedJson(value: unknown): string {
-  return JSON.stringify(value, (k, v: unknown) => (k === 'cache_control' ? undefined : v));
-}
+const unmarkedJson = unmarked;
 
 function digestValue(value: unknown): string {
   if (value === undefined) return '-';
@@ -223,6 +221,43 @@ function envelopeDigest(params: PrepareParams): EnvelopeDigest {
   return { model: params.model, system: digestValue(system), tools: digestValue(params.tools ?? []) };
 }
 
+/** Structural equality of JSON-shaped values, key order included (it is part of the bytes). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+/**
+ * The stored envelope digest when this request's model, system and tools are
+ * the ones the previous request sent (by identity, or structurally for a loop
+ * that rebuilds them): no JSON text, no hashing. Undefined when they differ.
+ */
+function unchangedEnvelope(record: ConversationRecord | undefined, params: PrepareParams): EnvelopeDigest | undefined {
+  const sent = record?.sentEnvelope;
+  if (!sent || sent.model !== params.model) return undefined;
+  return sameJson(params.system, sent.system) && sameJson(params.tools ?? [], sent.tools) ? record.envelope : undefined;
+}
+
+/** What the envelope was built from, for {@link unchangedEnvelope} (arrays copied: an in-place push is a change). */
+function sentEnvelopeOf(params: PrepareParams): NonNullable<ConversationRecord['sentEnvelope']> {
+  const system = params.system;
+  return { model: params.model, system: Array.isArray(system) ? [...system] : system, tools: [...(params.tools ?? [])] };
+}
+
 function envelopeInput(params: PrepareParams) {
   return { model: params.model, instructions: instructionsOf(params.system), tools: params.tools ?? [] };
 }
@@ -230,7 +265,7 @@ function envelopeInput(params: PrepareParams) {
 /** Index of the first message that differs from the stored ones (= the shorter length when one extends the other). */
 function firstMismatch(messages: readonly MessageLike[], consumed: readonly ConsumedMessage[]): number {
   const n = Math.min(messages.length, consumed.length);
-  for (let i = 0; i < n; i++) if (messageDigest(messages[i]!) !== consumed[i]!.digest) return i;
+  for (let i = 0; i < n; i++) if (!sameMessage(messages[i]!, consumed[i]!)) return i;
   return n;
 }
 
@@ -299,6 +334,18 @@ function sameTail(state: TimelineState, tail: PrepareOptions['tail']): boolean {
   return tail.every((b, i) => unmarkedJson(b) === unmarkedJson(kept[i]!.param));
 }
 
+// Calibration factors per stored snapshot (immutable: a new one is saved with every recorded usage).
+const factors = new WeakMap<CalibrationSnapshot, Map<string, number>>();
+
+function tokenFactor(snapshot: CalibrationSnapshot | undefined, model: string): number {
+  if (!snapshot) return 1; // never observed: Calibration's factor is 1
+  let byModel = factors.get(snapshot);
+  if (!byModel) factors.set(snapshot, (byModel = new Map()));
+  let f = byModel.get(model);
+  if (f === undefined) byModel.set(model, (f = new Calibration({}, snapshot).factor(model)));
+  return f;
+}
+
 function extrasOf(params: PrepareParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(params)) if (!PROMPT_FIELDS.has(k)) out[k] = v;
@@ -339,7 +386,6 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   const now = options.now ?? Date.now();
   const renderOptions = options.render ?? {};
   const profile: ModelProfile = renderOptions.profile ?? resolveProfile(params.model, renderOptions.profiles);
-  const digest = envelopeDigest(params);
 
   let record: ConversationRecord | undefined;
   let storeDown: string | undefined;
@@ -352,11 +398,12 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   const ctxTokens = renderOptions.tokens;
   if (record?.imported) record = rehydrate(record, profile, ctxTokens);
 
+  const digest = unchangedEnvelope(record, params) ?? envelopeDigest(params);
   const built = build(record, params, digest, now);
   let state = built.state;
   if (!sameTail(state, options.tail)) state = setTail(state, options.tail ?? []);
-  const calibration = new Calibration({}, record?.calibration);
-  const ro = { ...renderOptions, profile, now, tokenFactor: calibration.factor(params.model) };
+  // The profile is not passed on when it was resolved here: the render resolves the same one from the model without validating it again.
+  const ro = { ...renderOptions, now, tokenFactor: tokenFactor(record?.calibration, params.model) };
   // Without a summarizer nothing can be awaited: render directly (renderAsync would plan the compaction twice).
   const rendered = renderOptions.summarizer ? await renderAsync(state, ro) : render(state, ro);
 
@@ -379,6 +426,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
       state: rendered.state,
       consumed: built.consumed,
       envelope: digest,
+      sentEnvelope: sentEnvelopeOf(params),
       prices: profile.prices,
       pending: pendingOf(rendered, {
         previousHadTail: record?.lastHadTail === true,

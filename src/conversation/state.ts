@@ -14,7 +14,7 @@ import { stableStream } from '../render/projection.js';
 import type { StreamBlock } from '../render/types.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type { CacheEntryRecord, TimelineState } from '../timeline/types.js';
-import { digestOf } from './mapping.js';
+import { consumedDigest, digestOf } from './mapping.js';
 import type { ConversationRecord, ImportedRender } from './types.js';
 
 // TYPES
@@ -71,13 +71,13 @@ function exportRender(state: TimelineState, imported: ImportedRender | undefined
  * await fs.writeFile('chat-42.json', exportState(record));
  */
 export function exportState(record: ConversationRecord): string {
-  const { state, imported: _imported, ...rest } = record;
+  const { state, imported: _imported, sentEnvelope: _sent, ...rest } = record;
   const { lastRender: _lr, ...plain } = state;
   const lastRender = exportRender(state, record.imported);
   const out: ExportedConversation = {
     format: STATE_FORMAT,
     version: STATE_VERSION,
-    record: { ...rest, state: plain, ...(lastRender ? { lastRender } : {}) },
+    record: { ...rest, consumed: rest.consumed.map((c) => ({ digest: consumedDigest(c), mark: c.mark })), state: plain, ...(lastRender ? { lastRender } : {}) },
   };
   return JSON.stringify(out);
 }
@@ -136,6 +136,7 @@ export function importState(text: string, id: string): ConversationRecord {
   ) {
     throw corrupt(id, 'missing fields');
   }
+  if (!(r['consumed'] as unknown[]).every((c) => isObject(c) && typeof c['digest'] === 'string' && isObject(c['mark']))) throw corrupt(id, 'consumed messages');
   if (r['id'] !== id) throw corrupt(id, `it belongs to conversation "${String(r['id'])}"`);
   const { lastRender, state, ...rest } = r as unknown as ExportedConversation['record'];
   const record: ConversationRecord = {

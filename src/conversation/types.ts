@@ -21,9 +21,24 @@ export interface MessageMark {
 
 /** One message of the caller's `messages` array that is part of the stored timeline. */
 export interface ConsumedMessage {
-  /** Hash of the message as sent (role + content blocks, cache markers stripped). */
-  readonly digest: string;
+  /**
+   * Hash of the message as sent (role + content blocks, cache markers stripped).
+   * Always present in exported state; in process it is computed only when needed
+   * (see `sent`).
+   */
+  readonly digest?: string;
   readonly mark: MessageMark;
+  /** In process only, never exported: the message as sent, recognised by identity without hashing. */
+  readonly sent?: SentMessage;
+}
+
+/** A message as `prepare` received it: the objects, and the block list at that time. */
+export interface SentMessage {
+  readonly message: object;
+  readonly role: string;
+  readonly content: string | readonly object[];
+  /** The content's blocks at that time (absent for a string content). */
+  readonly blocks?: readonly object[];
 }
 
 /** Digests of the envelope the state was built from. */
@@ -46,6 +61,11 @@ export interface ConversationRecord {
   /** The messages mapped onto the timeline so far, in order. */
   readonly consumed: readonly ConsumedMessage[];
   readonly envelope: EnvelopeDigest;
+  /**
+   * In process only, never exported: the model, system and tools `envelope` was
+   * computed from, so an unchanged envelope is recognised without hashing it.
+   */
+  readonly sentEnvelope?: { readonly model: string; readonly system: unknown; readonly tools: readonly unknown[] };
   /** Prices of the model profile the latest render used. */
   readonly prices: ModelPrices;
   /** The latest render waiting for its usage (see `recordUsage`). */
