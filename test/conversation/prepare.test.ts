@@ -92,6 +92,22 @@ describe('prepare', () => {
     expect(JSON.stringify(params.messages)).toBe(JSON.stringify(fresh.params.messages));
   });
 
+  it('recognises old messages sent as new objects (a loop that parses JSON each time) by content, and a replaced block by identity', async () => {
+    const store = new MemoryConversationStore();
+    const requests = history(2, 2);
+    const plans = [];
+    for (const m of requests) plans.push((await prepare({ ...base, messages: structuredClone(m) }, { conversationId: 'json', store, now: 1 })).plan);
+    expect(plans.every((p) => p.resync === undefined)).toBe(true);
+    expect(plans.slice(1).map((p) => p.appended)).toEqual(requests.slice(1).map((m, i) => m.length - requests[i]!.length));
+    // The same objects again, with one block of an old message replaced (not edited in place): seen as an edit.
+    const same = requests.at(-1)!;
+    await prepare({ ...base, messages: same }, { conversationId: 'id', store, now: 1 });
+    const edited = [...same];
+    edited[2] = { ...same[2]!, content: [{ type: 'tool_result', tool_use_id: 'toolu_1_1', content: 'replaced' }] };
+    const { plan } = await prepare({ ...base, messages: edited }, { conversationId: 'id', store, now: 2 });
+    expect(plan.resync).toMatchObject({ reason: 'history_edited', at: 2 });
+  });
+
   it('keeps the timeline when only the system prompt changes, and names it', async () => {
     const store = new MemoryConversationStore();
     const requests = history(1, 2);
