@@ -103,7 +103,7 @@ describe('prepare', () => {
     const same = requests.at(-1)!;
     await prepare({ ...base, messages: same }, { conversationId: 'id', store, now: 1 });
     const edited = [...same];
-    edited[2] = { ...same[2]!, content: [{ type: 'tool_result', tool_use_id: 'toolu_1_1', content: 'replaced' }] };
+    edited[2] = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1_1', content: 'replaced' }] };
     const { plan } = await prepare({ ...base, messages: edited }, { conversationId: 'id', store, now: 2 });
     expect(plan.resync).toMatchObject({ reason: 'history_edited', at: 2 });
   });
