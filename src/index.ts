@@ -25,10 +25,20 @@ export {
 export type { ErrorCode } from './errors.js';
 
 // Models
-export { canonicalModelId, customProfile, DEFAULT_MODEL, MODEL_PROFILES, resolveProfile } from './models/profiles.js';
+export {
+  apiModelId,
+  canonicalModelId,
+  CONTEXT_1M_BETA,
+  customProfile,
+  DEFAULT_MODEL,
+  LONG_CONTEXT_BETA_MODELS,
+  longContextProfile,
+  MODEL_PROFILES,
+  resolveProfile,
+} from './models/profiles.js';
 export { priceTokens, priceUsage, promptCost, usageTokens } from './models/pricing.js';
 export type { PromptTokens, PromptUsage, ReportedUsage, UsageCost } from './models/pricing.js';
-export type { ModelPrices, ModelProfile } from './models/profiles.js';
+export type { LongContextPrices, ModelPrices, ModelProfile } from './models/profiles.js';
 
 // Tokens
 export { BlockTokenCache, blockText, charCounter, tiktokenCounter } from './tokens/counter.js';
@@ -92,7 +102,7 @@ export type {
 } from './render/types.js';
 
 // Provider mapping
-export { serializeWithOffsets, stripCacheControl, toAnthropic } from './providers/anthropic.js';
+export { anthropicHeaders, serializeWithOffsets, stripCacheControl, toAnthropic } from './providers/anthropic.js';
 export type { RequestExtras } from './providers/anthropic.js';
 export { fromOpenAIChatCompletion, fromOpenAIResponse, toOpenAIChat, toOpenAIResponses } from './providers/openai.js';
 export type { OpenAIExtras, ResponseBlocks } from './providers/openai.js';

@@ -9,7 +9,7 @@ import type { ContentBlockParam, MessageParam, TextBlockParam, Tool, ToolUnion }
 import { ConversationConflictError, ConversationStateError, InvalidParamsError } from '../errors.js';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
 import type { ReportedUsage } from '../models/pricing.js';
-import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
+import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { render, renderAsync } from '../render/render.js';
 import type { CachePoint, Decision, MissCause, Rendered, RenderOptions, RenderPlan, SegmentTokens } from '../render/types.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type RequestRecord, type SessionTotals } from '../session/stats.js';
@@ -118,6 +118,11 @@ export interface PreparePlan extends RenderPlan {
 export interface Prepared<P extends PrepareParams> {
   /** Pass these to `client.messages.create` (or `.stream`). */
   readonly params: PreparedParams<P>;
+  /**
+   * HTTP headers the request needs besides the params (`anthropic-beta` for a 1M-window
+   * profile, else none): `client.messages.create(params, { headers })`.
+   */
+  readonly headers: Readonly<Record<string, string>>;
   readonly plan: PreparePlan;
   /** The full render (stream, cache points, state) for inspection and snapshots. */
   readonly rendered: Rendered;
@@ -458,7 +463,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
     decisions: rendered.decisions,
     tokens: rendered.tokens,
   };
-  return { params: out, plan, rendered };
+  return { params: out, headers: anthropicHeaders(rendered), plan, rendered };
 }
 
 /** A response (SDK `Message` of any version) or just its usage. */

@@ -52,6 +52,9 @@ const PER_TOKEN = 1 / 1_000_000;
  * priceTokens(resolveProfile('claude-sonnet-4-6').prices, { input: 1000, cacheRead: 9000, cacheWrite5m: 0, cacheWrite1h: 0 }).total;
  */
 export function priceTokens(prices: ModelPrices, t: PromptTokens, outputTokens = 0): UsageCost {
+  // Long-context pricing (1M-window beta profiles): over the threshold, the whole request is billed at the premium.
+  const long = prices.longContext;
+  if (long !== undefined && t.input + t.cacheRead + t.cacheWrite5m + t.cacheWrite1h > long.aboveInputTokens) prices = long;
   const input = t.input * prices.input * PER_TOKEN;
   const cacheWrite5m = t.cacheWrite5m * prices.cacheWrite5m * PER_TOKEN;
   const cacheWrite1h = t.cacheWrite1h * prices.cacheWrite1h * PER_TOKEN;

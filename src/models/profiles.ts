@@ -4,7 +4,7 @@
  * here is a constant of the code: every figure is a field, and users can
  * override or extend the table (see {@link resolveProfile}).
  */
-import { UnknownModelError } from '../errors.js';
+import { InvalidOptionError, UnknownModelError } from '../errors.js';
 import type { CachingRules, ProviderId } from './caching.js';
 
 /** Prices in US dollars per million tokens. */
@@ -18,6 +18,22 @@ export interface ModelPrices {
   /** Reading (and refreshing) a cache entry (normally 0.1 × input). */
   readonly cacheRead: number;
   /** Output tokens. */
+  readonly output: number;
+  /**
+   * Long-context pricing (1M-window beta profiles): a request whose input side (input + cache
+   * reads + cache writes) exceeds `aboveInputTokens` is billed, whole, at these prices instead.
+   */
+  readonly longContext?: LongContextPrices;
+}
+
+/** The premium rates of a request over the long-context threshold (see {@link ModelPrices.longContext}). */
+export interface LongContextPrices {
+  /** The threshold: 200,000 input-side tokens. */
+  readonly aboveInputTokens: number;
+  readonly input: number;
+  readonly cacheWrite5m: number;
+  readonly cacheWrite1h: number;
+  readonly cacheRead: number;
   readonly output: number;
 }
 
@@ -43,6 +59,14 @@ export interface ModelProfile {
   readonly provider?: ProviderId;
   /** How that provider caches for this model (default: Anthropic's markers, `lookback`, 4 at most). */
   readonly caching?: CachingRules;
+  /**
+   * `anthropic-beta` values every request with this profile must carry (the mappers send them:
+   * `anthropicHeaders`, `prepare`'s `headers`, the Session's client call, the AI SDK middleware).
+   * The 1M-window profiles (`<model>[1m]`) carry {@link CONTEXT_1M_BETA}.
+   */
+  readonly betas?: readonly string[];
+  /** The model id requests are sent with, when the profile id is not one (`claude-sonnet-4-5[1m]` → `claude-sonnet-4-5`). */
+  readonly apiModel?: string;
 }
 
 const FIVE_MINUTES = 5 * 60_000;
@@ -117,6 +141,84 @@ export const MODEL_PROFILES: Readonly<Record<string, ModelProfile>> = Object.fre
   ),
 );
 
+// 1M-TOKEN CONTEXT WINDOWS
+
+/** The `anthropic-beta` value that opens the 1M-token window on the models of {@link LONG_CONTEXT_BETA_MODELS}. */
+export const CONTEXT_1M_BETA = 'context-1m-2025-08-07';
+
+/** The suffix of a 1M-window profile id: `claude-sonnet-4-5[1m]` (the spelling Claude Code uses). */
+export const LONG_CONTEXT_SUFFIX = '[1m]';
+
+/**
+ * Models whose 1M window is opened by {@link CONTEXT_1M_BETA}, with the long-context multipliers
+ * of the base price that apply above 200k input-side tokens (docs/models.md has the sources and dates):
+ * - Sonnet 4 (beta since 2025-08-12) and Sonnet 4.5: input ×2 ($6), output ×1.5 ($22.50); cache
+ *   writes and reads follow input (×2);
+ * - Opus 4.6 and Sonnet 4.6 (beta at launch, 2026-02): the same multipliers ($10 / $37.50 on Opus).
+ *   Anthropic's model pages now list these two with a 1M window at flat prices; secondary sources
+ *   date that (GA, header no longer needed, no premium) to 2026-03-13. The header is accepted
+ *   either way; for flat pricing pass your own profile (customProfile, `betas`, no `longContext`).
+ */
+export const LONG_CONTEXT_BETA_MODELS: Readonly<Record<string, { readonly input: number; readonly output: number }>> = Object.freeze({
+  'claude-sonnet-4': { input: 2, output: 1.5 },
+  'claude-sonnet-4-5': { input: 2, output: 1.5 },
+  'claude-sonnet-4-6': { input: 2, output: 1.5 },
+  'claude-opus-4-6': { input: 2, output: 1.5 },
+});
+
+/** The long-context threshold: requests over 200k input-side tokens are billed at the premium. */
+export const LONG_CONTEXT_THRESHOLD = 200_000;
+
+/**
+ * The 1M-window profile of a model: `<id>[1m]`, a 1,000,000-token window, the
+ * `anthropic-beta: context-1m-2025-08-07` header on every request, long-context
+ * prices above 200k input tokens, and `apiModel` = the plain id (what the request
+ * names). A model whose own profile already has a 1M window is returned as it is
+ * (no header needed). `resolveProfile('claude-sonnet-4-5[1m]')` returns the same.
+ *
+ * @throws {InvalidOptionError} for a model with no 1M window (Haiku 4.5, Opus 4.1, …)
+ *
+ * @example
+ * const p = longContextProfile('claude-sonnet-4-5');
+ * p.contextWindow; // 1000000
+ * p.betas; // ['context-1m-2025-08-07']
+ */
+export function longContextProfile(model: string | ModelProfile, overrides: Readonly<Record<string, ModelProfile>> = {}): ModelProfile {
+  const base =
+    typeof model === 'string' ? resolveProfile(model.endsWith(LONG_CONTEXT_SUFFIX) ? model.slice(0, -LONG_CONTEXT_SUFFIX.length) : model, overrides) : model;
+  if (base.contextWindow >= 1_000_000) return base;
+  const family = base.apiModel ?? base.id;
+  const m = LONG_CONTEXT_BETA_MODELS[family];
+  if (m === undefined) {
+    throw new InvalidOptionError(
+      'model',
+      `${family} has no 1M-token context window (the ${CONTEXT_1M_BETA} beta covers ${Object.keys(LONG_CONTEXT_BETA_MODELS).join(', ')}; models with a native 1M window need no suffix)`,
+    );
+  }
+  const p = base.prices;
+  const longContext: LongContextPrices = Object.freeze({
+    aboveInputTokens: LONG_CONTEXT_THRESHOLD,
+    input: dollars(p.input * m.input),
+    cacheWrite5m: dollars(p.cacheWrite5m * m.input),
+    cacheWrite1h: dollars(p.cacheWrite1h * m.input),
+    cacheRead: dollars(p.cacheRead * m.input),
+    output: dollars(p.output * m.output),
+  });
+  return Object.freeze({
+    ...base,
+    id: `${family}${LONG_CONTEXT_SUFFIX}`,
+    apiModel: family,
+    contextWindow: 1_000_000,
+    prices: Object.freeze({ ...p, longContext }),
+    betas: Object.freeze([...(base.betas ?? []).filter((b) => b !== CONTEXT_1M_BETA), CONTEXT_1M_BETA]),
+  });
+}
+
+/** The id a request names for `model`: a 1M-window id (`…[1m]`) names its plain model. */
+export function apiModelId(model: string): string {
+  return model.endsWith(LONG_CONTEXT_SUFFIX) ? model.slice(0, -LONG_CONTEXT_SUFFIX.length) : model;
+}
+
 /** The model used when none is given: the one most agent sessions run on. */
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 
@@ -164,6 +266,7 @@ export function canonicalModelId(model: string): string {
  */
 export function resolveProfile(model: string | ModelProfile, overrides: Readonly<Record<string, ModelProfile>> = {}): ModelProfile {
   if (typeof model !== 'string') return model;
+  if (model.endsWith(LONG_CONTEXT_SUFFIX) && overrides[model] === undefined) return longContextProfile(model, overrides);
   const table = { ...MODEL_PROFILES, ...overrides };
   const direct = table[model] ?? table[model.replace(DATED, '$1')];
   if (direct) return direct;

@@ -12,6 +12,7 @@ import type {
   TextBlockParam,
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages/messages';
+import { apiModelId } from '../models/profiles.js';
 import type { CachePoint, Rendered } from '../render/types.js';
 
 /** Request fields the caller adds (max_tokens, thinking, temperature, metadata, …). */
@@ -51,13 +52,27 @@ export function toAnthropic(rendered: Rendered, extras: RequestExtras = {}): Mes
     }
   }
   return {
-    model: rendered.model,
+    model: apiModelId(rendered.model),
     max_tokens: DEFAULT_MAX_TOKENS,
     ...extras,
     ...(tools.length > 0 ? { tools } : {}),
     ...(system.length > 0 ? { system } : {}),
     messages,
   };
+}
+
+/**
+ * The HTTP headers a render's request needs besides the params: `anthropic-beta` when the
+ * profile has betas (the 1M-window profiles: `context-1m-2025-08-07`), else none. Pass them
+ * as the SDK's request options, or merge them into your own headers.
+ *
+ * @example
+ * const rendered = render(state, { profile: longContextProfile('claude-sonnet-4-5') });
+ * await client.messages.create(toAnthropic(rendered), { headers: anthropicHeaders(rendered) });
+ */
+export function anthropicHeaders(rendered: Pick<Rendered, 'profile'>): Readonly<Record<string, string>> {
+  const betas = rendered.profile.betas;
+  return betas === undefined || betas.length === 0 ? {} : { 'anthropic-beta': betas.join(',') };
 }
 
 /** Removes every cache marker (block-level and top-level); the provider's cache key ignores them. */

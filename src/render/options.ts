@@ -148,7 +148,11 @@ const PROFILE_FIELDS: Readonly<Record<string, Check>> = {
   ttlMs: (v, name) => checkObject(v, name, { '5m': finite(0, true, 'a number of ms > 0'), '1h': finite(0, true, 'a number of ms > 0') }),
   prices: (v, name) => {
     const price = finite(0, false, 'a price ≥ 0 (dollars per million tokens)');
-    checkObject(v, name, { input: price, cacheWrite5m: price, cacheWrite1h: price, cacheRead: price, output: price });
+    const prices = { input: price, cacheWrite5m: price, cacheWrite1h: price, cacheRead: price, output: price };
+    checkObject(v, name, {
+      ...prices,
+      longContext: (l, n) => checkObject(l, n, { ...prices, aboveInputTokens: integer(0) }),
+    });
   },
   keepsThinking: boolean,
   lookback: integer(1),
@@ -160,10 +164,17 @@ const PROFILE_FIELDS: Readonly<Record<string, Check>> = {
       checkObject(v, name, { kind: oneOf('automatic'), granularity: integer(1), routingPrefixTokens: integer(0), overflowPerMinute: integer(1) });
     } else bad(`${name}.kind`, v.kind, "'markers' or 'automatic'");
   },
+  betas: (v, name) => {
+    if (!Array.isArray(v) || !v.every((b) => typeof b === 'string' && b.length > 0))
+      bad(name, v, "a list of anthropic-beta values, e.g. ['context-1m-2025-08-07']");
+  },
+  apiModel: (v, name) => {
+    if (typeof v !== 'string' || v.length === 0) bad(name, v, 'a non-empty model id');
+  },
 };
 
 /** Profile fields a profile may leave out (the provider defaults to Anthropic and its rules). */
-const OPTIONAL_PROFILE_FIELDS = new Set(['provider', 'caching']);
+const OPTIONAL_PROFILE_FIELDS = new Set(['provider', 'caching', 'betas', 'apiModel']);
 
 const checkProfile: Check = (v, name) => {
   checkObject(v, name, PROFILE_FIELDS);

@@ -38,17 +38,32 @@ export interface CallOptions {
 
 // IMPLEMENTATION
 
-export function callCreate<M>(client: MessagesClient, params: MessageCreateParamsNonStreaming, options: CallOptions): Promise<M> {
-  const args = (options.signal ? [params, { signal: options.signal }] : [params]) as unknown as [never, never?];
-  return Promise.resolve(client.messages.create(...args)) as Promise<M>;
+/** The SDK's request options for a call: the signal and the headers the profile needs (`anthropic-beta`); none when neither. */
+function requestArgs(params: MessageCreateParamsNonStreaming, options: CallOptions, headers: Readonly<Record<string, string>>): [never, never?] {
+  const hasHeaders = Object.keys(headers).length > 0;
+  if (!options.signal && !hasHeaders) return [params] as unknown as [never];
+  return [params, { ...(options.signal ? { signal: options.signal } : {}), ...(hasHeaders ? { headers } : {}) }] as unknown as [never, never];
 }
 
-export function callStream(client: MessagesClient, params: MessageCreateParamsNonStreaming, options: CallOptions): MessageStreamLike {
+export function callCreate<M>(
+  client: MessagesClient,
+  params: MessageCreateParamsNonStreaming,
+  options: CallOptions,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<M> {
+  return Promise.resolve(client.messages.create(...requestArgs(params, options, headers))) as Promise<M>;
+}
+
+export function callStream(
+  client: MessagesClient,
+  params: MessageCreateParamsNonStreaming,
+  options: CallOptions,
+  headers: Readonly<Record<string, string>> = {},
+): MessageStreamLike {
   const stream = client.messages.stream;
   if (typeof stream !== 'function')
     throw new TypeError(
       'this client has no messages.stream(): pass an @anthropic-ai/sdk client (Anthropic, AnthropicBedrock, AnthropicVertex) or stream: false',
     );
-  const args = (options.signal ? [params, { signal: options.signal }] : [params]) as unknown as [never, never?];
-  return stream.apply(client.messages, args);
+  return stream.apply(client.messages, requestArgs(params, options, headers));
 }

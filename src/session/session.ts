@@ -14,7 +14,7 @@ import type {
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
 import { callCreate, callStream, type CallOptions, type MessagesClient, type MessageStreamLike, type StreamEventLike } from './client.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type PendingRequest, type RequestRecord, type SessionTotals } from './stats.js';
-import { toAnthropic, type RequestExtras } from '../providers/anthropic.js';
+import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { hideBlock, recall, type HideOptions, type HideResult } from '../render/hide-block.js';
 import { render, renderAsync } from '../render/render.js';
 import type { Rendered, RenderOptions } from '../render/types.js';
@@ -151,6 +151,16 @@ export class Session {
     return r;
   }
 
+  /**
+   * The HTTP headers every request of this session needs besides its params: `anthropic-beta`
+   * for a 1M-window profile (`model: 'claude-sonnet-4-5[1m]'` or `longContextProfile(…)`), else none.
+   * {@link step} and {@link stream} send them; pass them yourself when you call the client with
+   * {@link request}'s params: `client.messages.create(params, { headers: session.headers })`.
+   */
+  get headers(): Readonly<Record<string, string>> {
+    return anthropicHeaders({ profile: this.#profile });
+  }
+
   /** Renders and returns `client.messages.create` params (add `stream: true` yourself to stream). */
   async request(extras: RequestExtras = {}): Promise<MessageCreateParamsNonStreaming> {
     const previous = this.#last;
@@ -243,7 +253,7 @@ export class Session {
       return run.finalMessage();
     }
     const params = await this.request(extras);
-    const message = await callCreate<Message>(client, params, options);
+    const message = await callCreate<Message>(client, params, options, this.headers);
     return this.#finish(message, options.signal);
   }
 
@@ -262,7 +272,7 @@ export class Session {
     let stream: MessageStreamLike | undefined;
     const started = this.request(extras).then((params) => {
       options.signal?.throwIfAborted();
-      stream = callStream(client, params, options);
+      stream = callStream(client, params, options, this.headers);
       return stream;
     });
     let consumed = false;

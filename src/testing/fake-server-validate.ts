@@ -13,6 +13,7 @@
  */
 
 import { MAX_CACHE_POINTS, REJECTION } from '../sim/prefix.js';
+import { apiModelId, CONTEXT_1M_BETA, LONG_CONTEXT_BETA_MODELS, resolveProfile, type ModelProfile } from '../models/profiles.js';
 
 // TYPES
 
@@ -314,4 +315,23 @@ function checkCacheMarkers(body: Json, turns: readonly Turn[]): void {
     if (marker.ttl === '5m') seenShort = true;
     else if (seenShort) fail(REJECTION.ttlOrder);
   }
+}
+
+/**
+ * The API's context-window check: a prompt longer than the model's window is refused with
+ * `prompt is too long: N tokens > M maximum`. The window is the model's profile's, or 1,000,000
+ * when the request carries `anthropic-beta: context-1m-2025-08-07` and the model is one the beta
+ * covers. Models without a built-in profile are not checked here (the usage model answers them).
+ */
+export function contextWindowIssue(model: string, betaHeader: string | string[] | undefined, promptTokens: number): RequestIssue | null {
+  let profile: ModelProfile;
+  try {
+    profile = resolveProfile(apiModelId(model));
+  } catch {
+    return null;
+  }
+  const betas = (Array.isArray(betaHeader) ? betaHeader.join(',') : (betaHeader ?? '')).split(',').map((b) => b.trim());
+  const opened = betas.includes(CONTEXT_1M_BETA) && LONG_CONTEXT_BETA_MODELS[profile.id] !== undefined;
+  const window = opened ? Math.max(profile.contextWindow, 1_000_000) : profile.contextWindow;
+  return promptTokens > window ? { message: `prompt is too long: ${promptTokens} tokens > ${window} maximum` } : null;
 }

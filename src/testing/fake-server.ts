@@ -32,7 +32,7 @@ import { MessageResponder } from './fake-server-messages.js';
 import type { ScriptEntry } from './fake-server-script.js';
 import { formatFrame, messageFrames } from './fake-server-sse.js';
 import { promptTokens, type UsageModel } from './fake-server-usage.js';
-import { validateRequest } from './fake-server-validate.js';
+import { contextWindowIssue, validateRequest } from './fake-server-validate.js';
 
 // TYPES
 
@@ -190,6 +190,10 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
       const issue = validateRequest(body, endpoint);
       if (issue !== null) throw new HttpError(400, 'invalid_request_error', issue.message);
       const params = body as MessageCreateParamsBase;
+      if (endpoint === 'messages') {
+        const tooLong = contextWindowIssue(params.model, req.headers['anthropic-beta'], promptTokens(params, tokens).total);
+        if (tooLong !== null) throw new HttpError(400, 'invalid_request_error', tooLong.message);
+      }
 
       if (endpoint === 'count_tokens') {
         const response: MessageTokensCount = { input_tokens: promptTokens(params, tokens).total };

@@ -68,6 +68,7 @@ export function markerTarget(family: ProviderFamily, profile: ModelProfile): Mar
 
 /** The call with its family's call-level cache options (OpenAI: the prompt cache key, explicit mode with breakpoints). */
 export function withCallOptions(call: CallOptions, family: ProviderFamily, profile: ModelProfile, conversationId: string, marked: boolean): CallOptions {
+  if (family === 'anthropic') return withBetas(call, profile.betas ?? []);
   if (family !== 'openai') return call;
   const own = (call.providerOptions?.['openai'] as Record<string, unknown> | undefined) ?? {};
   const explicit = profile.caching?.kind === 'markers' && marked;
@@ -77,4 +78,12 @@ export function withCallOptions(call: CallOptions, family: ProviderFamily, profi
     ...(explicit ? { promptCacheOptions: { ...(own['promptCacheOptions'] as object | undefined), mode: 'explicit' } } : {}),
   };
   return { ...call, providerOptions: { ...call.providerOptions, openai } as unknown as ProviderOptions };
+}
+
+/** The call with the profile's `anthropic-beta` values (the 1M window's) added to any the caller already sends. */
+function withBetas(call: CallOptions, betas: readonly string[]): CallOptions {
+  if (betas.length === 0) return call;
+  const own = call.headers?.['anthropic-beta'];
+  const values = [...new Set([...(own ?? '').split(',').map((b) => b.trim()), ...betas].filter((b) => b !== ''))];
+  return { ...call, headers: { ...call.headers, 'anthropic-beta': values.join(',') } };
 }
