@@ -4,11 +4,14 @@ export {
   defaultConversationStore,
   formatConversationStats,
   prepare,
+  recallFromConversation,
   recordUsage,
 } from './prepare.js';
 export type {
   ConversationRef,
   ConversationStats,
+  HideOutcome,
+  HideRequest,
   Prepared,
   PreparedParams,
   PrepareOptions,

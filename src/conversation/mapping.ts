@@ -18,7 +18,7 @@ import type { ConsumedMessage, MessageMark, SentMessage } from './types.js';
 
 /** A message as the Messages API takes it (structural: any SDK version's `MessageParam` fits). */
 export interface MessageLike {
-  /** `system` messages (SDK 1.x types allow them) are refused with a typed error: pass them in `system`. */
+  /** `system` messages (OpenAI-style loops; SDK 1.x types allow them) are taken only at the start: appended to `system`. */
   readonly role: 'user' | 'assistant' | 'system';
   readonly content: string | readonly object[];
 }
@@ -133,11 +133,14 @@ function blocksOf(message: MessageLike): ContentBlockParam[] {
  *
  * @throws {InvalidParamsError} for a message the API would refuse in that place
  */
-export function applyMessage(state: TimelineState, message: MessageLike, index: number, at: number | undefined): TimelineState {
-  const where = `messages[${index}]`;
+export function applyMessage(state: TimelineState, message: MessageLike, index: number, at: number | undefined, offset = 0): TimelineState {
+  const where = `messages[${index + offset}]`;
   if (message === null || typeof message !== 'object') throw new InvalidParamsError(where, 'expected a message object');
   if (message.role === 'system') {
-    throw new InvalidParamsError(`${where}.role`, 'a system-role message inside messages is not supported by prepare: put its text in `system` (the envelope)');
+    throw new InvalidParamsError(
+      `${where}.role`,
+      'a system-role message after the conversation started: only system messages at the start of messages are taken (appended to `system`); put this text in `system`, or send it as user text',
+    );
   }
   if (message.role !== 'user' && message.role !== 'assistant')
     throw new InvalidParamsError(`${where}.role`, `expected "user" or "assistant", got ${JSON.stringify(message.role)}`);
@@ -187,12 +190,13 @@ export function applyMessages(
   from: number,
   consumed: ConsumedMessage[],
   at: (index: number, message: MessageLike) => number | undefined,
+  offset = 0,
 ): TimelineState {
   let s = state;
   for (let i = from; i < messages.length; i++) {
     const m = messages[i]!;
     const mark = markOf(s);
-    s = applyMessage(s, m, i, at(i, m));
+    s = applyMessage(s, m, i, at(i, m), offset);
     consumed.push({ mark, sent: sentOf(m) });
   }
   return s;

@@ -6,8 +6,10 @@
  * `messages` array; the timeline lives in a conversation store.
  */
 import type { ContentBlockParam, MessageParam, TextBlockParam, Tool, ToolUnion } from '@anthropic-ai/sdk/resources/messages/messages';
-import { ConversationConflictError, ConversationStateError, InvalidParamsError } from '../errors.js';
-import { resolveProfile, type ModelProfile } from '../models/profiles.js';
+import { ConversationConflictError, ConversationStateError, HideRefusedError, InvalidParamsError, PathNotFoundError } from '../errors.js';
+import { hideBlock, recall } from '../render/hide-block.js';
+import { paths } from '../timeline/paths.js';
+import { canonicalModelId, resolveProfile, type ModelProfile } from '../models/profiles.js';
 import type { ReportedUsage } from '../models/pricing.js';
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { render, renderAsync } from '../render/render.js';
@@ -73,6 +75,38 @@ export interface PrepareOptions {
    * `'throw'` throws the store's error.
    */
   readonly onStoreError?: 'fallback' | 'throw';
+  /**
+   * Blocks the agent asked to hide (what `Session.hide` does), applied after this
+   * request's messages are mapped: a block path (`turns/3/rounds/2/results/toolu_01`)
+   * or `{ toolUseId }` for that call's result, with an optional note. Sticky: the
+   * hide is saved with the conversation, so pass it once (passing it again is a
+   * no-op). Read the payload back with {@link recallFromConversation}. A hide
+   * outside the editable zone throws `HideRefusedError` (nothing is saved)
+   * unless `defer: true`, which applies it at the next prune, as in `Session`.
+   */
+  readonly hide?: readonly HideRequest[];
+}
+
+/** A block to hide: its path, or the tool_use id whose result to hide. */
+export type HideRequest =
+  | string
+  | {
+      readonly path?: string;
+      /** The id of a tool call: its result is hidden (the path is looked up, newest turn first). */
+      readonly toolUseId?: string;
+      /** A few words for the note the model sees (why it was hidden). */
+      readonly note?: string;
+      /** Outside the editable zone: apply at the next prune instead of throwing. */
+      readonly defer?: boolean;
+      /** Apply even when the cost gate says the re-write does not pay back yet. */
+      readonly force?: boolean;
+    };
+
+/** What became of one {@link HideRequest}. */
+export interface HideOutcome {
+  readonly path: string;
+  /** `hide` (applied now), or `defer` (at the next prune or cold window, with why). */
+  readonly decision: Decision;
 }
 
 /** Why `prepare` rebuilt (part of) the timeline instead of extending it. */
@@ -112,6 +146,8 @@ export interface PreparePlan extends RenderPlan {
   readonly cachePoints: readonly CachePoint[];
   readonly decisions: readonly Decision[];
   readonly tokens: SegmentTokens;
+  /** What became of `options.hide`, in order (absent when none was passed). */
+  readonly hides?: readonly HideOutcome[];
 }
 
 /** The result of {@link prepare}. */
@@ -164,13 +200,6 @@ function validate(params: PrepareParams, options: PrepareOptions): void {
   if (params === null || typeof params !== 'object') throw new InvalidParamsError('params', 'expected the Messages API params object');
   if (typeof params.model !== 'string' || params.model.length === 0) throw new InvalidParamsError('model', 'a model id is required');
   if (!Array.isArray(params.messages) || params.messages.length === 0) throw new InvalidParamsError('messages', 'at least one message is required');
-  const last = params.messages.at(-1)!;
-  if (last?.role === 'assistant') {
-    throw new InvalidParamsError(
-      `messages[${params.messages.length - 1}]`,
-      'the request ends with an assistant message (a prefill); prepare renders requests that end with the user side: append the response to messages after the call instead',
-    );
-  }
   if (params.system !== undefined && typeof params.system !== 'string' && !Array.isArray(params.system)) {
     throw new InvalidParamsError('system', 'expected a string or an array of text blocks');
   }
@@ -180,6 +209,172 @@ function validate(params: PrepareParams, options: PrepareOptions): void {
     });
   }
   if (params.tools !== undefined && !Array.isArray(params.tools)) throw new InvalidParamsError('tools', 'expected an array of tool definitions');
+  if (options.hide !== undefined) {
+    if (!Array.isArray(options.hide)) throw new InvalidParamsError('options.hide', 'expected an array of block paths or { toolUseId } objects');
+    options.hide.forEach((h: unknown, i) => {
+      const o = h as { path?: unknown; toolUseId?: unknown; note?: unknown };
+      const ok =
+        (typeof h === 'string' && h.length > 0) ||
+        (h !== null &&
+          typeof h === 'object' &&
+          (typeof o.path === 'string') !== (typeof o.toolUseId === 'string') &&
+          (o.note === undefined || typeof o.note === 'string'));
+      if (!ok)
+        throw new InvalidParamsError(
+          `options.hide[${i}]`,
+          'expected a block path, or an object with exactly one of `path` and `toolUseId` (and an optional string `note`)',
+        );
+    });
+  }
+}
+
+/**
+ * What `prepare` renders from the caller's params: the system prompt (with any
+ * leading system-role messages appended to it), the conversation (what the
+ * timeline holds), and a prefill (a trailing assistant message: sent after the
+ * tail, never cached, never kept).
+ */
+interface Split {
+  readonly params: PrepareParams;
+  /** Index in the caller's `messages` of the conversation's first message (= leading system-role messages). */
+  readonly offset: number;
+  readonly prefill?: TextBlockParam[];
+}
+
+/** Text blocks of a system-role message (a string, or text parts as OpenAI-style loops send them). */
+function systemTexts(m: MessageLike, i: number): TextBlockParam[] {
+  const where = `messages[${i}]`;
+  const content = m.content as unknown;
+  const parts =
+    typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? (content as { type?: unknown; text?: unknown }[]) : [];
+  if (typeof content !== 'string' && !Array.isArray(content)) throw new InvalidParamsError(`${where}.content`, 'expected a string or an array of text blocks');
+  return parts.flatMap((p, k) => {
+    if (p?.type !== 'text' || typeof p.text !== 'string') throw new InvalidParamsError(`${where}.content[${k}]`, 'a system-role message may hold only text');
+    return p.text.trim().length > 0 ? [{ type: 'text' as const, text: p.text }] : [];
+  });
+}
+
+/**
+ * Claude 4.6 and later models answer a prefill with a 400 ("This model does not
+ * support assistant message prefill"); the migration guide points to structured
+ * outputs (`output_config.format`) or system prompt instructions instead.
+ */
+function prefillUnsupported(modelId: string): boolean {
+  const m = /^claude-[a-z]+-(\d+)(?:-(\d{1,2}))?(?!\d)/.exec(modelId);
+  if (!m) return false; // older naming (claude-3-7-sonnet) or a custom id: prefill is the API's default
+  const major = Number(m[1]);
+  const minor = Number(m[2] ?? 0);
+  return major > 4 || (major === 4 && minor >= 6);
+}
+
+function split(params: PrepareParams): Split {
+  const messages = params.messages;
+  let lead = 0;
+  while (lead < messages.length && messages[lead]?.role === 'system') lead++;
+  let end = messages.length;
+  let prefill: TextBlockParam[] | undefined;
+  const last = messages[end - 1];
+  if (end > lead && last?.role === 'assistant') {
+    const i = end - 1;
+    const where = `messages[${i}]`;
+    const fix = 'use structured outputs (output_config.format) or an instruction in `system` instead';
+    if (prefillUnsupported(canonicalModelId(params.model))) {
+      throw new InvalidParamsError(
+        where,
+        `the request ends with an assistant message (a prefill), which ${params.model} refuses (Claude 4.6 and later): ${fix}`,
+      );
+    }
+    const thinking = (params as { thinking?: { type?: string } }).thinking;
+    if (thinking && thinking.type !== 'disabled') {
+      throw new InvalidParamsError(
+        where,
+        `a prefill (trailing assistant message) is not available with extended thinking (thinking.type "${thinking.type}"): ${fix}`,
+      );
+    }
+    const content = last.content as unknown;
+    const blocks = (typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : undefined) as
+      | { type?: unknown; text?: unknown }[]
+      | undefined;
+    if (!blocks) throw new InvalidParamsError(`${where}.content`, 'expected a string or an array of content blocks');
+    blocks.forEach((b, k) => {
+      if (b?.type !== 'text' || typeof b.text !== 'string') {
+        throw new InvalidParamsError(
+          `${where}.content[${k}]`,
+          "a trailing assistant message is sent as a prefill, which holds only text; if this is the model's response, append the tool results or the next user message after it",
+        );
+      }
+    });
+    const texts = blocks.map((b) => ({ type: 'text' as const, text: b.text as string })).filter((b) => b.text.length > 0);
+    if (texts.length > 0 && /\s$/.test(texts.at(-1)!.text)) {
+      throw new InvalidParamsError(where, 'a prefill cannot end with whitespace (the API refuses it): trim it');
+    }
+    if (texts.some((b) => b.text.trim().length === 0)) throw new InvalidParamsError(where, 'a prefill text block must contain non-whitespace text');
+    prefill = texts.length > 0 ? texts : undefined;
+    end--;
+  }
+  for (let i = lead; i < end; i++) {
+    if (messages[i]?.role === 'system') {
+      throw new InvalidParamsError(
+        `messages[${i}].role`,
+        'a system-role message after the conversation started: only system messages at the start of messages are taken (appended to `system`); put this text in `system`, or send it as user text',
+      );
+    }
+  }
+  if (end === lead) throw new InvalidParamsError('messages', 'at least one user message is required (besides system-role messages and a prefill)');
+  if (messages[end - 1]?.role === 'assistant') {
+    throw new InvalidParamsError(
+      `messages[${end - 1}]`,
+      'two assistant messages at the end: a prefill must follow a user message (merge the response and the prefill into one message)',
+    );
+  }
+  if (lead === 0 && end === messages.length) return { params, offset: 0 };
+  let system = params.system;
+  if (lead > 0) {
+    const base: TextBlockParam[] = typeof system === 'string' ? (system.trim().length > 0 ? [{ type: 'text', text: system }] : []) : [...(system ?? [])];
+    const extra = messages.slice(0, lead).flatMap((m, i) => systemTexts(m, i));
+    system = [...base, ...extra];
+  }
+  return {
+    params: { ...params, ...(system !== undefined ? { system } : {}), messages: messages.slice(lead, end) },
+    offset: lead,
+    ...(prefill ? { prefill } : {}),
+  };
+}
+
+/** The result path of a tool call (newest turn first). */
+function resultPath(state: TimelineState, toolUseId: string): string | undefined {
+  for (let t = state.turns.length - 1; t >= 0; t--) {
+    const turn = state.turns[t]!;
+    for (const round of turn.rounds) if (round.results.some((b) => b.id === toolUseId)) return paths.result(turn.index, round.index, toolUseId);
+  }
+  return undefined;
+}
+
+/** Applies the agent's hides to the state (as `Session.hide` would, at render time). */
+function applyHides(
+  state: TimelineState,
+  hides: readonly HideRequest[],
+  renderOptions: PrepareOptions['render'],
+  now: number,
+): { state: TimelineState; outcomes: HideOutcome[] } {
+  const outcomes: HideOutcome[] = [];
+  let s = state;
+  for (const h of hides) {
+    const req = typeof h === 'string' ? { path: h } : h;
+    const path = req.path ?? resultPath(s, req.toolUseId!);
+    if (path === undefined) throw new HideRefusedError(`tool_use ${req.toolUseId}`, 'unknown_path', 'no tool result with this tool_use id in the conversation');
+    const { note, defer, force } = req as Exclude<HideRequest, string>;
+    const r = hideBlock(s, path, {
+      ...renderOptions,
+      now,
+      ...(note !== undefined ? { note } : {}),
+      ...(defer !== undefined ? { defer } : {}),
+      ...(force !== undefined ? { force } : {}),
+    });
+    s = r.state;
+    outcomes.push({ path, decision: r.decision });
+  }
+  return { state: s, outcomes };
 }
 
 function instructionsOf(system: PrepareParams['system']): (string | TextBlockParam)[] {
@@ -282,12 +477,12 @@ interface Built {
 }
 
 /** Extends (or resynchronises) the stored timeline with the incoming params. */
-function build(record: ConversationRecord | undefined, params: PrepareParams, digest: EnvelopeDigest, now: number): Built {
+function build(record: ConversationRecord | undefined, params: PrepareParams, digest: EnvelopeDigest, now: number, offset: number): Built {
   const messages = params.messages;
   const at = () => now;
   if (!record) {
     const consumed: ConsumedMessage[] = [];
-    const state = applyMessages(createTimeline(envelopeInput(params)), messages, 0, consumed, at);
+    const state = applyMessages(createTimeline(envelopeInput(params)), messages, 0, consumed, at, offset);
     return { state, consumed, appended: messages.length };
   }
   let state = record.state;
@@ -313,17 +508,17 @@ function build(record: ConversationRecord | undefined, params: PrepareParams, di
     const truncated = d === messages.length;
     resync = {
       reason: truncated ? 'history_truncated' : 'history_edited',
-      at: d,
+      at: d + offset,
       detail: truncated
-        ? `${consumedBefore.length - d} stored message(s) from messages[${d}] are no longer sent: timeline cut back to them`
-        : `messages[${d}] differs from the stored conversation: timeline cut back there and rebuilt from the messages`,
+        ? `${consumedBefore.length - d} stored message(s) from messages[${d + offset}] are no longer sent: timeline cut back to them`
+        : `messages[${d + offset}] differs from the stored conversation: timeline cut back there and rebuilt from the messages`,
     };
   } else {
     consumed = [...consumedBefore];
   }
   // The response right after the previous request is stamped with the time it was recorded.
   const stamp = (i: number, m: MessageLike) => (i === consumedBefore.length && m.role === 'assistant' ? (record.respondedAt ?? now) : now);
-  state = applyMessages(state, messages, consumed.length, consumed, stamp);
+  state = applyMessages(state, messages, consumed.length, consumed, stamp, offset);
   return { state, consumed, appended: messages.length - d, ...(resync ? { resync } : {}) };
 }
 
@@ -403,9 +598,12 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   const ctxTokens = renderOptions.tokens;
   if (record?.imported) record = rehydrate(record, profile, ctxTokens);
 
-  const digest = unchangedEnvelope(record, params) ?? envelopeDigest(params);
-  const built = build(record, params, digest, now);
+  const { params: input, offset, prefill } = split(params);
+  const digest = unchangedEnvelope(record, input) ?? envelopeDigest(input);
+  const built = build(record, input, digest, now, offset);
   let state = built.state;
+  let hides: HideOutcome[] | undefined;
+  if (options.hide && options.hide.length > 0) ({ state, outcomes: hides } = applyHides(state, options.hide, renderOptions, now));
   if (!sameTail(state, options.tail)) state = setTail(state, options.tail ?? []);
   // The profile is not passed on when it was resolved here: the render resolves the same one from the model without validating it again.
   const ro = { ...renderOptions, now, tokenFactor: tokenFactor(record?.calibration, params.model) };
@@ -414,7 +612,9 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
 
   const extras = extrasOf(params);
   if (options.diagnostics) extras['diagnostics'] = { previous_message_id: record?.lastMessageId ?? null };
-  const out = toAnthropic(rendered, extras as RequestExtras) as unknown as PreparedParams<P>;
+  let out = toAnthropic(rendered, extras as RequestExtras) as unknown as PreparedParams<P>;
+  // The prefill goes last, after the tail: volatile, never marked, never kept.
+  if (prefill) out = { ...out, messages: [...out.messages, { role: 'assistant', content: prefill }] };
 
   const resync: Resync | undefined = storeDown
     ? {
@@ -431,7 +631,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
       state: rendered.state,
       consumed: built.consumed,
       envelope: digest,
-      sentEnvelope: sentEnvelopeOf(params),
+      sentEnvelope: sentEnvelopeOf(input),
       prices: profile.prices,
       pending: pendingOf(rendered, {
         previousHadTail: record?.lastHadTail === true,
@@ -462,6 +662,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
     cachePoints: rendered.cachePoints,
     decisions: rendered.decisions,
     tokens: rendered.tokens,
+    ...(hides ? { hides } : {}),
   };
   return { params: out, headers: anthropicHeaders(rendered), plan, rendered };
 }
@@ -523,6 +724,20 @@ export async function conversationStats(ref: ConversationRef): Promise<Conversat
     calibration: calibration.factor(record.state.model),
     pendingUsage: record.pending !== undefined,
   };
+}
+
+/**
+ * The original payload at a block path of a conversation, byte-identical, even
+ * after it was hidden, pruned or compacted (what `Session.recall` gives); a
+ * `turns/N` path gives that turn's index. Serve it from your recall tool.
+ *
+ * @throws {PathNotFoundError} when nothing exists at that path (or the conversation is unknown)
+ */
+export async function recallFromConversation(path: string, ref: ConversationRef): Promise<ContentBlockParam> {
+  const store = ref.store ?? defaultConversationStore();
+  const record = await store.load(ref.conversationId);
+  if (!record) throw new PathNotFoundError(path, `no conversation "${ref.conversationId}" in the store`);
+  return recall(record.state, path);
 }
 
 /** A printable table of {@link conversationStats}. */

@@ -97,8 +97,30 @@ function check(body: unknown, endpoint: ValidatedEndpoint): void {
   checkTools(body.tools);
   checkSystem(body.system);
   const turns = checkMessages(body.messages);
+  if (endpoint === 'messages') checkPrefill(body, turns);
   checkToolPairing(turns);
   checkCacheMarkers(body, turns);
+}
+
+/**
+ * A final assistant turn is a prefill: refused by Claude 4.6 and later models
+ * (the migration guide: "Prefilling assistant messages returns a 400 error on
+ * Claude 4.6 models"), not available with extended thinking, and its text may
+ * not end with whitespace.
+ */
+function checkPrefill(body: Json, turns: readonly Turn[]): void {
+  const last = turns.at(-1);
+  if (last?.role !== 'assistant') return;
+  const family = /claude-[a-z]+-(\d+)(?:-(\d{1,2}))?(?!\d)/.exec(String(body.model));
+  if (family && (Number(family[1]) > 4 || (Number(family[1]) === 4 && Number(family[2] ?? 0) >= 6))) {
+    fail('This model does not support assistant message prefill. The conversation must end with a user message.');
+  }
+  const thinking = body.thinking;
+  if (isObject(thinking) && thinking.type !== 'disabled') fail('messages: a final assistant message (prefill) cannot be used with thinking enabled');
+  const text = last.blocks.at(-1)?.block;
+  if (text?.type === 'text' && typeof text.text === 'string' && /\s$/.test(text.text)) {
+    fail('messages: final assistant content cannot end with trailing whitespace');
+  }
 }
 
 function checkTools(tools: unknown): void {

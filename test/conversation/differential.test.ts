@@ -2,13 +2,14 @@
  * Differential: on every fixture, `prepare` over the plain message arrays a
  * loop would send produces byte-identical requests to the Session path (the
  * engine's own replay of the trace: the same timeline edits Session makes).
- * Hide events are left out: a plain loop has no way to express them.
+ * Hide events (the agent asked to hide a tool result) go to the next request's
+ * `options.hide`, deferred when outside the editable zone, as the replay does.
  */
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
-import { prepare } from '../../src/conversation/prepare.js';
+import { prepare, type HideRequest } from '../../src/conversation/prepare.js';
 import { stripCacheControl } from '../../src/providers/anthropic.js';
 import { replay } from '../../src/replay/replay.js';
 import { parseTrace } from '../../src/trace/reader.js';
@@ -26,7 +27,7 @@ function withoutDuration(b: object): object {
 describe('prepare ≡ Session path, byte for byte', () => {
   for (const file of FIXTURES) {
     it(file, async () => {
-      const events: TraceEvent[] = parseTrace(readFileSync(`fixtures/${file}`, 'utf8'), file).filter((e) => e.type !== 'hide');
+      const events: TraceEvent[] = parseTrace(readFileSync(`fixtures/${file}`, 'utf8'), file);
       const expected = [];
       for await (const r of replay(events, { extras: { max_tokens: 2048 } })) expected.push(r);
 
@@ -36,8 +37,12 @@ describe('prepare ≡ Session path, byte for byte', () => {
       let lastAt = 0;
       let k = 0;
       let envelope: Pick<MessageCreateParamsNonStreaming, 'system' | 'tools'> | undefined;
+      let hide: HideRequest[] = [];
+      let hidden = 0;
       for (const e of events) {
         if (e.type === 'envelope') envelope = undefined;
+        else if (e.type === 'hide')
+          hide.push({ ...(e.path ? { path: e.path } : { toolUseId: e.tool_use_id! }), ...(e.note ? { note: e.note } : {}), defer: true });
         else if (e.type === 'user') messages.push({ role: 'user', content: e.content as MessageParam['content'] });
         else if (e.type === 'tail') tail = e.content as MessageParam['content'];
         else if (e.type === 'tool_results') {
@@ -53,8 +58,10 @@ describe('prepare ≡ Session path, byte for byte', () => {
           }
           const { params, plan } = await prepare(
             { model: want.request.model, max_tokens: 2048, ...envelope, messages: [...messages] },
-            { conversationId: file, store, now: lastAt, ...(tail !== undefined ? { tail: tail as never } : {}) },
+            { conversationId: file, store, now: lastAt, ...(tail !== undefined ? { tail: tail as never } : {}), ...(hide.length > 0 ? { hide } : {}) },
           );
+          hidden += plan.hides?.length ?? 0;
+          hide = [];
           expect(JSON.stringify(params), `${file} request ${k - 1}`).toBe(JSON.stringify(want.request));
           expect(plan.resync === undefined || plan.resync.reason.endsWith('_changed')).toBe(true);
           messages.push({ role: 'assistant', content: e.content as MessageParam['content'] });
@@ -62,6 +69,7 @@ describe('prepare ≡ Session path, byte for byte', () => {
         if ('at' in e && typeof e.at === 'number') lastAt = e.at;
       }
       expect(k).toBe(expected.length);
+      expect(hidden).toBe(events.filter((e) => e.type === 'hide').length);
     });
   }
 });

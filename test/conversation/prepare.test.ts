@@ -1,15 +1,24 @@
 /** prepare(): incremental mapping, resync, typed errors, the store fallback, usage fed back. */
 import { describe, expect, it } from 'vitest';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
-import { ConversationConflictError, ConversationStateError, InvalidParamsError, UnknownModelError } from '../../src/errors.js';
+import {
+  ConversationConflictError,
+  ConversationStateError,
+  HideRefusedError,
+  InvalidParamsError,
+  PathNotFoundError,
+  UnknownModelError,
+} from '../../src/errors.js';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
-import { conversationStats, formatConversationStats, prepare, recordUsage } from '../../src/conversation/prepare.js';
+import { conversationStats, formatConversationStats, prepare, recallFromConversation, recordUsage } from '../../src/conversation/prepare.js';
 import type { ConversationRecord, ConversationStore } from '../../src/conversation/types.js';
 import { Session } from '../../src/session/session.js';
-import { INSTRUCTIONS, TOOLS } from '../helpers/build.js';
+import { INSTRUCTIONS, TOOLS, text } from '../helpers/build.js';
 import { requests } from './store-contract.js';
 
 const SYSTEM = INSTRUCTIONS.join('\n\n');
+/** The start of round 4's tool result, as it appears in a request's JSON. */
+const text4 = JSON.stringify(text('toolu_1_4', 1500).slice(0, 200)).slice(1, -1);
 
 const history = (turns: number, rounds: number) => requests(turns, rounds);
 
@@ -106,6 +115,61 @@ describe('prepare', () => {
     edited[2] = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1_1', content: 'replaced' }] };
     const { plan } = await prepare({ ...base, messages: edited }, { conversationId: 'id', store, now: 2 });
     expect(plan.resync).toMatchObject({ reason: 'history_edited', at: 2 });
+  });
+
+  it('hides what the agent asks to hide: sticky in the store, recallable by path, the same bytes as Session.hide', async () => {
+    const store = new MemoryConversationStore();
+    const session = new Session({ model: 'claude-sonnet-4-6', instructions: [SYSTEM], tools: TOOLS, request: { max_tokens: 1024 }, now: () => 5_000 });
+    const requests = history(1, 6);
+    let seen = 0;
+    for (const [i, messages] of requests.entries()) {
+      for (const m of messages.slice(seen)) {
+        if (m.role === 'assistant') session.recordResponse({ content: m.content, usage: { input_tokens: 0, output_tokens: 0 } } as never);
+        else if (typeof m.content === 'string') session.startTurn(m.content);
+        else session.recordToolResults(m.content as never);
+      }
+      seen = messages.length;
+      // At request 6 the agent asks to hide the result of round 4 (sent once, in the editable zone).
+      const hide = i === 5 ? [{ toolUseId: 'toolu_1_4', note: 'superseded', force: true }] : undefined;
+      if (hide) session.hide('turns/1/rounds/4/results/toolu_1_4', { note: 'superseded', force: true });
+      const expected = await session.request();
+      const { params, plan } = await prepare({ ...base, messages }, { conversationId: 'h', store, now: 5_000, ...(hide ? { hide } : {}) });
+      expect(JSON.stringify(params)).toBe(JSON.stringify(expected));
+      if (hide) expect(plan.hides).toEqual([{ path: 'turns/1/rounds/4/results/toolu_1_4', decision: expect.objectContaining({ type: 'hide' }) }]);
+      else expect(plan.hides).toBeUndefined();
+      if (i === 4) expect(JSON.stringify(params)).toContain(text4);
+      if (i >= 5) expect(JSON.stringify(params)).not.toContain(text4);
+    }
+    const original = await recallFromConversation('turns/1/rounds/4/results/toolu_1_4', { conversationId: 'h', store });
+    expect(JSON.stringify(original)).toContain(text4);
+    // Asking again is a no-op; a path that does not exist is a typed error.
+    const again = await prepare(
+      { ...base, messages: requests.at(-1)! },
+      { conversationId: 'h', store, now: 5_000, hide: ['turns/1/rounds/4/results/toolu_1_4'] },
+    );
+    expect(again.plan.hides?.[0]?.decision).toMatchObject({ type: 'hide', tokensRemoved: 0 });
+    await expect(
+      prepare({ ...base, messages: requests.at(-1)! }, { conversationId: 'h', store, now: 5_000, hide: [{ toolUseId: 'toolu_nope' }] }),
+    ).rejects.toThrow(HideRefusedError);
+    await expect(recallFromConversation('turns/9', { conversationId: 'h', store })).rejects.toThrow(PathNotFoundError);
+  });
+
+  it('a hide outside the editable zone throws (nothing saved) unless deferred', async () => {
+    const store = new MemoryConversationStore();
+    const requests = history(1, 8);
+    for (const m of requests) await prepare({ ...base, messages: m }, { conversationId: 'z', store, now: 1 });
+    const before = (await store.load('z'))!.revision;
+    const last = requests.at(-1)!;
+    await expect(prepare({ ...base, messages: last }, { conversationId: 'z', store, now: 2, hide: [{ toolUseId: 'toolu_1_1' }] })).rejects.toThrow(
+      /outside the editable zone/,
+    );
+    expect((await store.load('z'))!.revision).toBe(before);
+    const { plan } = await prepare({ ...base, messages: last }, { conversationId: 'z', store, now: 2, hide: [{ toolUseId: 'toolu_1_1', defer: true }] });
+    expect(plan.hides?.[0]?.decision.type).toBe('defer');
+    expect((await store.load('z'))!.state.deferred.map((d) => d.path)).toEqual(['turns/1/rounds/1/results/toolu_1_1']);
+    await expect(prepare({ ...base, messages: last }, { conversationId: 'z', store, hide: [{ path: 'a', toolUseId: 'b' }] as never })).rejects.toThrow(
+      /options\.hide\[0\]/,
+    );
   });
 
   it('keeps the timeline when only the system prompt changes, and names it', async () => {

@@ -40,6 +40,37 @@ const body = (messages: unknown[], extra: object = {}) => ({ model: MODEL, max_t
 const cases: [string, unknown, string][] = [
   ['a missing model', { max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }, 'model: Field required'],
   ['a missing max_tokens', { model: MODEL, messages: [{ role: 'user', content: 'hi' }] }, 'max_tokens: Field required'],
+  [
+    'a prefill on Claude 4.6+',
+    body([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: '{' },
+    ]),
+    'This model does not support assistant message prefill. The conversation must end with a user message.',
+  ],
+  [
+    'a prefill with thinking',
+    {
+      ...body([
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: '{' },
+      ]),
+      model: 'claude-sonnet-4-5',
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+    },
+    'messages: a final assistant message (prefill) cannot be used with thinking enabled',
+  ],
+  [
+    'a prefill ending with whitespace',
+    {
+      ...body([
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'As an AI assistant, I ' },
+      ]),
+      model: 'claude-haiku-4-5',
+    },
+    'messages: final assistant content cannot end with trailing whitespace',
+  ],
   ['no messages', body([]), 'messages: at least one message is required'],
   ['an unknown role', body([{ role: 'system', content: 'hi' }]), "messages.0.role: Input should be 'user' or 'assistant'"],
   ['an assistant first message', body([{ role: 'assistant', content: 'hi' }]), 'messages: first message must use the "user" role'],
@@ -216,18 +247,34 @@ describe('fake server validation', () => {
       ]),
     ],
     [
-      'a tool_use of a tool not in `tools`',
-      body([
-        { role: 'user', content: 'hi' },
-        { role: 'assistant', content: [toolUse('toolu_1')] },
-      ]),
+      'a tool_use of a tool not in `tools` (as a prefill: a model before 4.6)',
+      body(
+        [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: [toolUse('toolu_1')] },
+        ],
+        { model: 'claude-sonnet-4-5' },
+      ),
     ],
     [
-      'an empty final assistant message (prefill)',
-      body([
-        { role: 'user', content: 'hi' },
-        { role: 'assistant', content: '' },
-      ]),
+      'an empty final assistant message (prefill, a model before 4.6)',
+      body(
+        [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: '' },
+        ],
+        { model: 'claude-haiku-4-5' },
+      ),
+    ],
+    [
+      'a prefill on a model before 4.6 (Bedrock id), thinking disabled',
+      body(
+        [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: '{' },
+        ],
+        { model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', thinking: { type: 'disabled' } },
+      ),
     ],
     [
       'four markers, 1h before 5m',
