@@ -17,6 +17,7 @@ import type { Block, CacheEntryRecord, HiddenRecord, TimelineState } from '../ti
 import type { Pass, PassContext } from './context.js';
 import { expectedRemaining, priceChange } from './gate.js';
 import { hiddenRecord, PRUNE_NOTICE } from './notes.js';
+import { dedupe } from './dedupe.js';
 import { cacheStanding } from './projection.js';
 import { pruneCandidates } from './prune-rule.js';
 import { firstChance, reuseWeigher, type ReuseVerdict } from './reuse.js';
@@ -47,8 +48,18 @@ export const prunePass: Pass = {
   },
 };
 
-/** Prunes the state: hides what the freshness rule selects (cold, or warm when the gate says so under economy). */
+/**
+ * Prunes the state: (economy) replaces new results that repeat a visible one by a note pointing at it
+ * (dedupe.ts), then hides what the freshness rule selects (cold, or warm when the gate says so under economy).
+ */
 export function prune(state: TimelineState, ctx: PassContext): { state: TimelineState; decisions: Decision[] } {
+  // Duplicates first: the gate then sees which visible copies they point at (a copy carries their re-use).
+  const deduped = dedupe(state, ctx);
+  const pruned = pruneOld(deduped.state, ctx);
+  return deduped.decisions.length === 0 ? pruned : { state: pruned.state, decisions: [...deduped.decisions, ...pruned.decisions] };
+}
+
+function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineState; decisions: Decision[] } {
   const options = ctx.options;
   const o = options.prune;
   if (!o.enabled || state.turns.length === 0) return { state, decisions: [] };

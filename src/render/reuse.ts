@@ -26,9 +26,12 @@
  *   file is being worked on: `FILE_BASE + FILE_PEAK × exp(−t / FILE_DECAY)`,
  *   t = requests since the file was last read or written. An edit needs it
  *   whether or not the file was written since (edits build on each other).
- * - the newest result of a call (same tool and arguments) naming no file:
- *   `KEY_PEAK × exp(−age / KEY_DECAY)` while nothing was written since it (a
- *   re-run after a fix needs a fresh output, not this one); web lookups alike.
+ * - the newest result of a call (same tool and arguments):
+ *   `KEY_PEAK × exp(−age / KEY_DECAY)` while nothing it depends on was written
+ *   since (the files it names; naming none, any file: a re-run after a fix
+ *   needs a fresh output, not this one); web lookups never go stale. A file
+ *   read counts here too: a newer partial read of the file replaces its text
+ *   as the file's newest, but the same full read asked again wants this one.
  * - anything superseded (an older Read of a file read again, an older run of a
  *   command run again), tool inputs, response text, errors: 0.
  *
@@ -66,19 +69,50 @@ export interface ReuseEstimate {
 
 const NONE: ReuseEstimate = Object.freeze({ p: 0, why: 'not the newest source of anything a later call targets' });
 
-const memo = new WeakMap<TimelineState['turns'], ReadonlyMap<BlockPath, ReuseEstimate>>();
+interface Analysis {
+  readonly estimates: ReadonlyMap<BlockPath, ReuseEstimate>;
+  /** Payloads that were the newest source of something and no longer are: the round (1-based, across turns) that superseded them. */
+  readonly supersededAt: ReadonlyMap<BlockPath, number>;
+}
+
+const memo = new WeakMap<TimelineState['turns'], Analysis>();
 
 /**
  * The estimate of every payload that is the newest source of some target
  * (paths absent from the map: p = 0). Memoized per state's turns.
  */
 export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, ReuseEstimate> {
+  return analyze(state).estimates;
+}
+
+/**
+ * Payloads superseded after round `afterRound` (1-based, counted across turns):
+ * they were the newest source of a file's text or a call's result, a newer
+ * Read, Write or run replaced them, and nothing a later call targets is in
+ * them any more (p = 0).
+ */
+export function supersededAfter(state: TimelineState, afterRound: number): ReadonlySet<BlockPath> {
+  const out = new Set<BlockPath>();
+  for (const [path, at] of analyze(state).supersededAt) if (at > afterRound) out.add(path);
+  return out;
+}
+
+function analyze(state: TimelineState): Analysis {
   const hit = memo.get(state.turns);
   if (hit) return hit;
   const M = REUSE_MODEL;
   /** Newest source per target: `f:<file>` or `k:<call key>`. */
   const newest = new Map<string, { path: BlockPath; at: number }>();
+  const replacedAt = new Map<BlockPath, number>();
+  const setNewest = (target: string, src: { path: BlockPath; at: number }): void => {
+    const prev = newest.get(target);
+    if (prev && prev.path !== src.path) replacedAt.set(prev.path, request);
+    newest.set(target, src);
+  };
   const touched = new Map<string, number>();
+  /** Last write per file, and the files each call key names (a re-run of a file read is stale once the file is written). */
+  const fileWrites = new Map<string, number>();
+  const keyFiles = new Map<string, readonly string[]>();
   let anyWrite = -1;
   const pending = new Map<string, { key: string; files: readonly string[]; read: boolean; external: boolean; at: number }>();
   /** Recall calls in flight: tool_use id → the path they read back. */
@@ -99,7 +133,8 @@ export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, Reu
         for (const f of t.files) touched.set(f, request);
         if (t.kind === 'write') {
           if (t.files.length > 0) anyWrite = request;
-          if (t.overwrite) for (const f of t.files) newest.set(`f:${f}`, { path: b.path, at: request });
+          for (const f of t.files) fileWrites.set(f, request);
+          if (t.overwrite) for (const f of t.files) setNewest(`f:${f}`, { path: b.path, at: request });
         }
         pending.set(b.id, { key: t.key, files: t.files, read: t.kind === 'read', external: t.external, at: request });
       }
@@ -111,7 +146,7 @@ export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, Reu
           if (!b.param.is_error) {
             for (const [target, src] of newest) {
               if (src.path !== original) continue;
-              newest.set(target, { path: b.path, at: request });
+              setNewest(target, { path: b.path, at: request });
               if (target.startsWith('f:')) touched.set(target.slice(2), request);
             }
           }
@@ -121,15 +156,17 @@ export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, Reu
         pending.delete(b.id);
         if (!call?.read || b.param.is_error) continue;
         const src = { path: b.path, at: call.at };
-        for (const f of call.files) newest.set(`f:${f}`, src);
-        if (call.files.length === 0) {
-          newest.set(`k:${call.key}`, src);
-          if (call.external) external.add(call.key);
-        }
+        for (const f of call.files) setNewest(`f:${f}`, src);
+        // The exact call too (a file read with the same arguments, e.g. a partial read, re-asks for this result).
+        setNewest(`k:${call.key}`, src);
+        keyFiles.set(call.key, call.files);
+        if (call.external) external.add(call.key);
       }
     }
   }
   const out = new Map<BlockPath, ReuseEstimate>();
+  /** When a stale result went stale (the last write it depends on). */
+  const staleAt = new Map<BlockPath, number>();
   const now = request + 1;
   for (const [target, src] of newest) {
     let est: ReuseEstimate;
@@ -139,7 +176,10 @@ export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, Reu
       est = { p: M.FILE_BASE + M.FILE_PEAK * Math.exp(-t / M.FILE_DECAY), why: `newest text of ${file}, touched ${t} request${t === 1 ? '' : 's'} ago` };
     } else {
       const key = target.slice(2);
-      const stale = !external.has(key) && anyWrite > src.at;
+      const files = keyFiles.get(key) ?? [];
+      const written = files.length > 0 ? Math.max(-1, ...files.map((f) => fileWrites.get(f) ?? -1)) : external.has(key) ? -1 : anyWrite;
+      const stale = written > src.at;
+      if (stale) staleAt.set(src.path, Math.max(staleAt.get(src.path) ?? 0, written));
       const age = now - src.at;
       const name = key.slice(0, key.indexOf('\u0000'));
       est = stale
@@ -149,13 +189,31 @@ export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, Reu
     const prev = out.get(src.path);
     if (!prev || est.p > prev.p) out.set(src.path, est);
   }
-  memo.set(state.turns, out);
-  return out;
+  // Superseded or stale: nothing a later call targets is in it any more (p = 0), since that round.
+  const supersededAt = new Map<BlockPath, number>();
+  for (const path of new Set([...replacedAt.keys(), ...staleAt.keys()])) {
+    if ((out.get(path)?.p ?? 0) > 0) continue;
+    supersededAt.set(path, Math.max(replacedAt.get(path) ?? 0, staleAt.get(path) ?? 0));
+  }
+  const analysis = { estimates: out, supersededAt };
+  memo.set(state.turns, analysis);
+  return analysis;
 }
 
-/** The estimate of one payload. */
+/**
+ * The estimate of one payload. A visible block that duplicates were pointed at
+ * (render/dedupe.ts) holds their text too: it carries the highest chance among
+ * itself and them.
+ */
 export function reuseOf(state: TimelineState, path: BlockPath): ReuseEstimate {
-  return reuseEstimates(state).get(path) ?? NONE;
+  const all = reuseEstimates(state);
+  let est = all.get(path) ?? NONE;
+  for (const h of Object.values(state.hidden)) {
+    if (h.sameAs !== path) continue;
+    const dup = all.get(h.path);
+    if (dup && dup.p > est.p) est = { p: dup.p, why: `${dup.why} (via its duplicate ${h.path})` };
+  }
+  return est;
 }
 
 /**
@@ -239,6 +297,10 @@ export function keptByReuse(state: TimelineState, ctx: PassContext, stream: read
  * While warm, each payload is weighed once, when it leaves the keepRounds
  * window (its removal then re-writes only the newest rounds): this filter
  * passes the candidates that were inside the window at the previous render.
+ * A payload gets one more weighing when it becomes superseded (a newer Read or
+ * Write of its file, a newer run of its call, in the rounds added since the
+ * previous render): nothing a later call targets is in it any more, so the
+ * gate weighs only its saving against the re-write.
  */
 export function firstChance(state: TimelineState, keepRounds: number): (b: { readonly path: BlockPath }) => boolean {
   const prev = state.lastRender;
@@ -251,7 +313,9 @@ export function firstChance(state: TimelineState, keepRounds: number): (b: { rea
   // Rounds the previous request rendered: all rounds of earlier turns, then round − 1 of its turn.
   const prevRounds = prev ? (before[prev.turn - 1] ?? n) + Math.max(0, prev.round - 1) : 0;
   const fromOrdinal = prevRounds - keepRounds + 1;
+  const superseded = supersededAfter(state, prevRounds);
   return (b) => {
+    if (superseded.has(b.path)) return true;
     const loc = parseTimelinePath(b.path);
     if (!loc || loc.round === undefined) return true;
     return (before[loc.turn - 1] ?? 0) + loc.round >= fromOrdinal;

@@ -154,6 +154,8 @@ export class RecallTracker {
 
   #removed(state: TimelineState, path: BlockPath): RemovedBy | undefined {
     const h = state.hidden[path];
+    // A duplicate replaced by a pointer is visible while the copy it points at is.
+    if (h?.sameAs !== undefined && this.#removed(state, h.sameAs) === undefined) return undefined;
     if (h) return h.reason;
     for (const s of state.summaries) {
       let set = this.#summaryPaths.get(s);

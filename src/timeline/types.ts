@@ -78,6 +78,11 @@ export interface HiddenRecord {
   readonly note: string;
   /** Characters of the original payload (for the note and reports). */
   readonly chars: number;
+  /**
+   * A duplicate (economy, render/dedupe.ts): an earlier block with the same
+   * payload, visible when this one was replaced; the note points at it.
+   */
+  readonly sameAs?: BlockPath;
 }
 
 /**

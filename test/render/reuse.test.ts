@@ -49,6 +49,19 @@ describe('the re-use-aware prune gate', () => {
     expect(payloadAsContent(recall(extra[0]!.rendered.state, path))).toBe(huge[2]);
   });
 
+  it('a Read superseded by a newer Read of the same file gets one more weighing while warm, and goes with nothing forced', async () => {
+    const read: Call = ['Read', { file_path: A }, lines('ledger', 300)];
+    const reread: Call = ['Read', { file_path: A }, lines('ledger', 300).replace('ledger line 3 ', 'ledger line three ')];
+    const calls = [read, grep(1), edit, reread, grep(2), edit, grep(3)];
+    const reqs = await replayAll(parseTrace(trace(calls)), { policy: 'economy', recalls: true, expectedRemaining: 40 });
+    const first = 'turns/1/rounds/1/results/toolu_0';
+    // Kept when it left the window (the file was being edited), pruned once the re-read replaced it (round 4 → request 5).
+    expect(reqs[2]!.rendered.decisions.find((d) => d.path === first)).toMatchObject({ type: 'defer' });
+    const pruned = reqs.findIndex((r) => r.rendered.decisions.some((d) => d.type === 'prune' && d.path === first));
+    expect(pruned).toBe(4);
+    expect(reqs.filter((r) => r.forced)).toHaveLength(0);
+  });
+
   it('conservative forces none while warm, with or without re-use', async () => {
     const read: Call = ['Read', { file_path: A }, lines('ledger', 60)];
     for (const reuse of [true, false]) {

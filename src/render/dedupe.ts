@@ -1,0 +1,76 @@
+/**
+ * Duplicate payloads (part of the prune pass, `economy` only). Agents read the
+ * same unchanged file again, re-run a command whose output did not change,
+ * fetch a page twice: the second result is byte-identical to one the model
+ * still sees. Sending it again costs its tokens in every later request; a
+ * short note that points at the visible copy costs almost nothing.
+ *
+ * Only a result that was not in the previous request is replaced, so nothing
+ * cached changes (it is in the newest round, after every cache entry) and the
+ * decision is free: no re-write, no gate. Nothing is lost to the model either:
+ * the identical text is visible earlier in the same request, and the note says
+ * where. The record keeps `sameAs` (the visible copy), so:
+ * - the re-use gate weighs the copy with the duplicate's chance of being needed
+ *   (render/reuse.ts): removing the copy later removes both;
+ * - the forced-recall count treats the duplicate as visible while its copy is
+ *   (replay/recalls.ts).
+ * `recall` of the duplicate's path returns its own payload, byte-identical.
+ *
+ * Errors and results at or under `prune.minChars` are left alone, as are
+ * copies that are hidden or inside a compaction summary.
+ */
+import { castDraft, produce } from 'immer';
+import type { BlockPath, HiddenRecord, TimelineState } from '../timeline/types.js';
+import type { PassContext } from './context.js';
+import { hiddenRecord, payloadChars } from './notes.js';
+import type { Decision } from './types.js';
+
+/** The text a duplicate is compared by: its content as sent. */
+function contentKey(content: unknown): string {
+  return typeof content === 'string' ? content : JSON.stringify(content ?? null);
+}
+
+/**
+ * Replaces every new tool result that repeats a visible earlier one by a note
+ * pointing at it (economy only).
+ */
+export function dedupe(state: TimelineState, ctx: PassContext): { state: TimelineState; decisions: Decision[] } {
+  const o = ctx.options;
+  if (o.policy !== 'economy' || !o.prune.enabled || state.turns.length === 0) return { state, decisions: [] };
+  const before = new Set<BlockPath>();
+  for (const b of state.lastRender?.stream ?? []) before.add(b.path);
+  const summarized = new Set<BlockPath>();
+  for (const s of state.summaries) for (const p of s.paths) summarized.add(p);
+  /** Visible copies by content. */
+  const copies = new Map<string, BlockPath>();
+  const found: { path: BlockPath; sameAs: BlockPath }[] = [];
+  for (const turn of state.turns) {
+    for (const round of turn.rounds) {
+      for (const b of round.results) {
+        const p = b.param;
+        if (p.type !== 'tool_result' || p.is_error || state.hidden[b.path] || summarized.has(b.path)) continue;
+        if (payloadChars(p) <= o.prune.minChars) continue;
+        const key = contentKey(p.content);
+        const copy = copies.get(key);
+        if (copy === undefined) copies.set(key, b.path);
+        else if (!before.has(b.path)) found.push({ path: b.path, sameAs: copy });
+      }
+    }
+  }
+  if (found.length === 0) return { state, decisions: [] };
+  const records: HiddenRecord[] = found.map(({ path, sameAs }) => ({ ...hiddenRecord(state, path, 'economy', `identical to ${sameAs}, shown above`), sameAs }));
+  const decisions: Decision[] = records.map((r) => {
+    const b = ctx.tokens.tokens({ type: 'text', text: r.note });
+    const block = findResult(state, r.path);
+    return { type: 'prune', path: r.path, reason: 'economy', tokensRemoved: Math.max(0, (block ? ctx.tokens.tokens(block) : 0) - b) };
+  });
+  const next = produce(state, (draft) => {
+    for (const r of records) draft.hidden[r.path] = castDraft(r);
+  });
+  return { state: next, decisions };
+}
+
+function findResult(state: TimelineState, path: BlockPath): unknown {
+  for (const t of state.turns) for (const r of t.rounds) for (const b of r.results) if (b.path === path) return b.param;
+  return undefined;
+}
