@@ -271,9 +271,23 @@ function canonicalArgs(args: unknown, tool: string | undefined): string {
   }
 }
 
+/** Digests of recent short canonical texts: a hit is a repeat by definition, so its key's hash was computed before. */
+const DIGESTS = new Map<string, string>();
+
+function digest(text: string): string {
+  if (text.length > 1024) return sha256Hex(text);
+  let d = DIGESTS.get(text);
+  if (d === undefined) {
+    d = sha256Hex(text);
+    if (DIGESTS.size >= 4096) DIGESTS.clear();
+    DIGESTS.set(text, d);
+  }
+  return d;
+}
+
 /** sha256 (hex) of the canonical JSON of `args`. */
 export function hashArgs(args: unknown, tool?: string): string {
-  return sha256Hex(canonicalArgs(args, tool));
+  return digest(canonicalArgs(args, tool));
 }
 
 /** The longest canonical text the memory store's keys hold as themselves (longer texts are hashed). */
@@ -285,7 +299,7 @@ export const MAX_RAW_KEY_TEXT = 256;
  */
 export function memoryKeyPart(args: unknown, tool?: string): string {
   const text = canonicalArgs(args, tool);
-  return text.length <= MAX_RAW_KEY_TEXT ? `=${text}` : sha256Hex(text);
+  return text.length <= MAX_RAW_KEY_TEXT ? `=${text}` : digest(text);
 }
 
 /**

@@ -368,7 +368,8 @@ export class ToolCache {
       const out = await this.#execute(call.run, call.args, callId);
       return { tool: name, callId, ...out, cache: { type: 'miss', expired: false, inserted: false, notInserted: 'ttl_zero' } };
     }
-    if (!(await this.#healthy())) return this.#bypass(call, 'degraded');
+    // Checked without an await when nothing is pending (the common case).
+    if (this.#pending.size > 0 && !(await this.#healthy())) return this.#bypass(call, 'degraded');
 
     let found: { entry?: StoredEntry; expired: boolean };
     try {

@@ -13,6 +13,7 @@
  * Run: `npx tsx test/bench/redis.ts` (or through the bench runner).
  */
 
+import { createClient } from 'redis';
 import { fileTag } from '../../src/toolcache/policy.js';
 import { MemoryToolCacheStore } from '../../src/toolcache/memory-store.js';
 import type { ToolCacheStore } from '../../src/toolcache/store.js';
@@ -45,6 +46,7 @@ async function interleavedMicros(batches: number, per: number, fns: ReadonlyArra
   return samples.map(median);
 }
 
+const RAW_RUNS = 7;
 const CONTENT = 'line of source\n'.repeat(200); // ~3 KB result
 const ARGS = { path: 'src/services/billing/invoice-renderer.ts', offset: 120, limit: 400 };
 
@@ -88,6 +90,38 @@ export default async function bench(): Promise<Row[]> {
     const caches = [cacheOn(memory), cacheOn(redis), cacheOn(front)];
     const hits = await Promise.all(caches.map(hitCall));
     const [memUs, redisUs, frontUs] = (await interleavedMicros(40, 100, hits)) as [number, number, number];
+
+    // A raw node-redis GET of the very key a hit reads (default client options), against a hit
+    // through the Redis store, alternated batch by batch; median and range over repeated runs.
+    const raw = createClient({ url: server.url });
+    raw.on('error', quiet);
+    await raw.connect();
+    // The floor: the same GET without node-redis's own per-command timeout (an AbortSignal.timeout per command).
+    const bare = createClient({ url: server.url, commandOptions: { timeout: 0 } });
+    bare.on('error', quiet);
+    await bare.connect();
+    const key = `{bench}:e:${caches[1]!.keyOf('Read', ARGS, 'bench')}`;
+    if ((await raw.get(key)) === null) throw new Error(`bench setup: ${key} is not in Redis`);
+    const rawGet = () => raw.get(key);
+    const bareGet = () => bare.get(key);
+    for (let i = 0; i < 2000; i++) {
+      await rawGet();
+      await bareGet();
+    }
+    const ratios: number[] = [];
+    const bareRatios: number[] = [];
+    const rawUs: number[] = [];
+    const storeUs: number[] = [];
+    for (let r = 0; r < RAW_RUNS; r++) {
+      const [h, g, f] = (await interleavedMicros(20, 50, [hits[1]!, rawGet, bareGet])) as [number, number, number];
+      storeUs.push(h);
+      rawUs.push(g);
+      ratios.push(h / g);
+      bareRatios.push(h / f);
+    }
+    await raw.quit();
+    await bare.quit();
+    const range = (xs: number[], d: number) => `${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)}`;
     const frontHitShare = front.stats.frontHits / Math.max(1, front.stats.frontHits + front.stats.frontMisses);
 
     // The front-tier store's writes wait for one ack (its own subscription receives them).
@@ -98,6 +132,18 @@ export default async function bench(): Promise<Row[]> {
     const base = `memory store ${memUs.toFixed(2)} µs`;
     const wbase = `memory store ${memWriteUs.toFixed(2)} µs`;
     return [
+      {
+        name: 'redis: hit through the Redis store ÷ raw node-redis GET of the same key (target ≤ 1.2)',
+        value: Number(median(ratios).toFixed(2)),
+        unit: '×',
+        baseline: `range ${range(ratios, 2)} over ${RAW_RUNS} runs; hit ${median(storeUs).toFixed(1)} µs (${range(storeUs, 1)}), GET ${median(rawUs).toFixed(1)} µs (${range(rawUs, 1)})`,
+      },
+      {
+        name: 'redis: hit through the Redis store ÷ GET of a client without per-command timeout',
+        value: Number(median(bareRatios).toFixed(2)),
+        unit: '×',
+        baseline: `range ${range(bareRatios, 2)}: the floor, node-redis with commandOptions.timeout 0`,
+      },
       { name: 'redis: hit, memory store (baseline), median per call', value: Number(memUs.toFixed(2)), unit: 'µs' },
       { name: 'redis: hit, Redis store, median per call', value: Number(redisUs.toFixed(1)), unit: 'µs' },
       { name: 'redis: hit, Redis store + front tier, median per call', value: Number(frontUs.toFixed(2)), unit: 'µs' },

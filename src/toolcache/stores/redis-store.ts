@@ -215,7 +215,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
       this.#stats.frontMisses += 1;
     }
     const ticket = front?.ticket();
-    await this.#flushPending();
+    if (this.#pending.size > 0) await this.#flushPending();
     const raw = await this.#run('get', () => this.#client.get(this.#k.entryPrefix + key));
     if (raw === null) return undefined;
     const entry = await this.#decode(raw, key);
