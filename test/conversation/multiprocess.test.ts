@@ -14,6 +14,7 @@ import { prepare } from '../../src/conversation/prepare.js';
 import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
 import type { ScriptEntry } from '../../src/testing/fake-server-script.js';
 import { INSTRUCTIONS, TOOLS, text } from '../helpers/build.js';
+import { bundled } from '../helpers/bundle.js';
 import { sharedRedis, uniqueNamespace } from '../toolcache/redis-fixtures/server.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/prepare-worker.ts', import.meta.url));
@@ -29,7 +30,7 @@ interface Worker {
 }
 
 async function spawnWorker(init: object): Promise<Worker> {
-  const child: ChildProcess = fork(WORKER, [JSON.stringify(init)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(await bundled(WORKER), [JSON.stringify(init)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const pending = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();
   let next = 0;
   await new Promise<void>((resolve, reject) => {

@@ -12,6 +12,7 @@ import type { ModelMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeMessagesServer } from '../../../src/testing/fake-server.js';
 import { sharedRedis, uniqueNamespace } from '../../toolcache/redis-fixtures/server.js';
+import { bundled } from '../../helpers/bundle.js';
 import { script } from './harness.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/ai-sdk-worker.ts', import.meta.url));
@@ -29,7 +30,7 @@ interface Worker {
 }
 
 async function spawnWorker(init: object): Promise<Worker> {
-  const child: ChildProcess = fork(WORKER, [JSON.stringify(init)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(await bundled(WORKER), [JSON.stringify(init)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const pending = new Map<number, { resolve: (v: TurnResult) => void; reject: (e: Error) => void }>();
   let next = 0;
   await new Promise<void>((resolve, reject) => {

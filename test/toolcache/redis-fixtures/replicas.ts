@@ -2,6 +2,7 @@
 
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { bundled } from '../../helpers/bundle.js';
 import type { ReadReply, WorkerInit } from './worker.js';
 
 const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
@@ -23,8 +24,7 @@ export interface Replica {
 }
 
 export async function spawnReplica(init: WorkerInit): Promise<Replica> {
-  const child: ChildProcess = fork(WORKER, [JSON.stringify(init)], {
-    execArgv: ['--import', 'tsx'],
+  const child: ChildProcess = fork(await bundled(WORKER), [JSON.stringify(init)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, Pending>();
