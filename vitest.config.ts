@@ -38,6 +38,11 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**', ...skipped],
     snapshotSerializers: ['./src/testing/vitest-serializer.ts'],
+    // Test files share each worker's module cache instead of importing src/ and its packages again for
+    // every file (isolation cost ~0.6 s of CPU per file, two thirds of the suite's). Files keep no state
+    // between them: test/helpers/setup.ts restores timers, mocks, globals and env after each file.
+    isolate: false,
+    setupFiles: ['./test/helpers/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
