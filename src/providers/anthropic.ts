@@ -13,7 +13,8 @@ import type {
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { apiModelId } from '../models/profiles.js';
-import type { CachePoint, Rendered } from '../render/types.js';
+import { streamLayout } from '../render/projection.js';
+import type { CachePoint, Rendered, StreamBlock } from '../render/types.js';
 
 /** Request fields the caller adds (max_tokens, thinking, temperature, metadata, …). */
 export type RequestExtras = Partial<Omit<MessageCreateParamsNonStreaming, 'model' | 'tools' | 'system' | 'messages'>>;
@@ -27,11 +28,36 @@ function marker(point: CachePoint): CacheControlEphemeral {
 /**
  * Builds `client.messages.create(...)` params from a render.
  *
+ * The messages of a render's stable part are mapped once per chain of renders
+ * (see `StreamLayout.chain`): a render that only appended maps only the
+ * blocks it appended, and shares the earlier message objects, which are
+ * frozen. Only the messages that carry a marker, and the last one when the
+ * tail joins it, are fresh copies.
+ *
  * @example
  * const params = toAnthropic(render(state), { max_tokens: 4096 });
  * const message = await client.messages.create(params);
  */
 export function toAnthropic(rendered: Rendered, extras: RequestExtras = {}): MessageCreateParamsNonStreaming {
+  const mapped = mapLaidOut(rendered) ?? mapAll(rendered);
+  return {
+    model: apiModelId(rendered.model),
+    max_tokens: DEFAULT_MAX_TOKENS,
+    ...extras,
+    ...(mapped.tools.length > 0 ? { tools: mapped.tools } : {}),
+    ...(mapped.system.length > 0 ? { system: mapped.system } : {}),
+    messages: mapped.messages,
+  };
+}
+
+interface Mapped {
+  tools: ToolUnion[];
+  system: TextBlockParam[];
+  messages: MessageParam[];
+}
+
+/** Every block mapped in stream order: any stream, however it was built. */
+function mapAll(rendered: Rendered): Mapped {
   const marks = new Map<number, CachePoint>();
   for (const p of rendered.cachePoints) marks.set(p.index, p);
   const tools: ToolUnion[] = [];
@@ -51,14 +77,137 @@ export function toAnthropic(rendered: Rendered, extras: RequestExtras = {}): Mes
       else messages.push({ role: b.role, content: [param as ContentBlockParam] });
     }
   }
-  return {
-    model: apiModelId(rendered.model),
-    max_tokens: DEFAULT_MAX_TOKENS,
-    ...extras,
-    ...(tools.length > 0 ? { tools } : {}),
-    ...(system.length > 0 ? { system } : {}),
-    messages,
+  return { tools, system, messages };
+}
+
+/** The unmarked messages of a chain's stable blocks, mapped so far. Shared by every render of the chain. */
+interface ChainMessages {
+  /** Frozen messages (content arrays frozen too): never handed out to be written. */
+  readonly messages: MessageParam[];
+  /** starts[k] = stream index of the first block of messages[k]. */
+  readonly starts: number[];
+  /** Blocks mapped: the messages cover the stable blocks from the envelope's end up to here. */
+  upTo: number;
+}
+
+const chainMessages = new WeakMap<object, ChainMessages>();
+
+/**
+ * The mapping of a render whose stable part has a layout (every render of
+ * `render()`): the envelope is mapped anew (a few blocks), the messages come
+ * from the chain's memo, extended by what this render appended. Undefined
+ * when the stream has no layout, or has a block where the memo's assumptions
+ * (envelope first, then only user and assistant blocks) do not hold.
+ */
+function mapLaidOut(rendered: Rendered): Mapped | undefined {
+  const { stream, cachePoints } = rendered;
+  const layout = streamLayout(stream);
+  if (!layout) return undefined;
+  const stable = layout.length;
+  const first = layout.envelopeEnd + 1;
+  for (let i = stable; i < stream.length; i++) if (!isMessageRole(stream[i]!.role)) return undefined;
+  let memo = chainMessages.get(layout.chain);
+  if (!memo) chainMessages.set(layout.chain, (memo = { messages: [], starts: [], upTo: first }));
+  if (memo.upTo < stable && !extend(memo, stream, stable)) return undefined;
+
+  const marks = new Map<number, CachePoint>();
+  for (const p of cachePoints) marks.set(p.index, p);
+  const tools: ToolUnion[] = [];
+  const system: TextBlockParam[] = [];
+  for (let i = 0; i < first; i++) {
+    const b = stream[i]!;
+    const point = marks.get(i);
+    const param = point ? { ...b.param, cache_control: marker(point) } : b.param;
+    if (b.role === 'tools') tools.push(param as ToolUnion);
+    else system.push(param as TextBlockParam);
+  }
+
+  // The messages of the stable part: the memo's, cut at this render's length (an older render of the chain).
+  const count = countBelow(memo.starts, stable);
+  const messages = memo.messages.slice(0, count);
+  const starts = memo.starts.slice(0, count);
+  const owned = new Set<number>();
+  const own = (k: number): ContentBlockParam[] => {
+    if (!owned.has(k)) {
+      const m = messages[k]!;
+      messages[k] = { role: m.role, content: [...(m.content as ContentBlockParam[])] } as MessageParam;
+      owned.add(k);
+    }
+    return messages[k]!.content as ContentBlockParam[];
   };
+  if (count > 0) {
+    const end = count === memo.starts.length ? memo.upTo : memo.starts[count]!;
+    if (end > stable) {
+      const k = count - 1;
+      const m = messages[k]!;
+      messages[k] = { role: m.role, content: (m.content as ContentBlockParam[]).slice(0, stable - starts[k]!) } as MessageParam;
+      owned.add(k);
+    }
+  }
+  // The tail: joins the last message when the roles match, else starts new ones.
+  for (let i = stable; i < stream.length; i++) {
+    const b = stream[i]!;
+    const k = messages.length - 1;
+    if (k >= 0 && messages[k]!.role === b.role) own(k).push(b.param as ContentBlockParam);
+    else {
+      messages.push({ role: b.role, content: [b.param as ContentBlockParam] } as MessageParam);
+      starts.push(i);
+      owned.add(k + 1);
+    }
+  }
+  // The markers: a copy of each marked message, with a copy of the marked block.
+  for (const p of cachePoints) {
+    if (p.index < first || p.index >= stream.length || marks.get(p.index) !== p) continue;
+    const k = countBelow(starts, p.index + 1) - 1;
+    const content = own(k);
+    const at = p.index - starts[k]!;
+    content[at] = { ...stream[p.index]!.param, cache_control: marker(p) } as ContentBlockParam;
+  }
+  return { tools, system, messages };
+}
+
+/** Maps the stable blocks from `memo.upTo` to `stable` onto the chain's messages; false when a block is not a message block. */
+function extend(memo: ChainMessages, stream: readonly StreamBlock[], stable: number): boolean {
+  for (let i = memo.upTo; i < stable; i++) if (!isMessageRole(stream[i]!.role)) return false;
+  let i = memo.upTo;
+  const k = memo.messages.length - 1;
+  // The last message grows when the first new block has its role (results, then a user turn).
+  if (k >= 0 && memo.messages[k]!.role === stream[i]!.role) {
+    const role = stream[i]!.role as MessageParam['role'];
+    const content = [...(memo.messages[k]!.content as ContentBlockParam[])];
+    for (; i < stable && stream[i]!.role === role; i++) content.push(stream[i]!.param as ContentBlockParam);
+    memo.messages[k] = freezeMessage(role, content);
+  }
+  while (i < stable) {
+    const role = stream[i]!.role as MessageParam['role'];
+    const start = i;
+    const content: ContentBlockParam[] = [];
+    for (; i < stable && stream[i]!.role === role; i++) content.push(stream[i]!.param as ContentBlockParam);
+    memo.messages.push(freezeMessage(role, content));
+    memo.starts.push(start);
+  }
+  memo.upTo = stable;
+  return true;
+}
+
+function freezeMessage(role: MessageParam['role'], content: ContentBlockParam[]): MessageParam {
+  return Object.freeze({ role, content: Object.freeze(content) as ContentBlockParam[] }) as MessageParam;
+}
+
+function isMessageRole(role: StreamBlock['role']): boolean {
+  return role === 'user' || role === 'assistant';
+}
+
+/** How many entries of the ascending `starts` are below `index` (binary search). */
+function countBelow(starts: readonly number[], index: number): number {
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (starts[mid]! < index) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**

@@ -21,7 +21,7 @@
  */
 import type { CacheEntryRecord, StreamBlock, TimelineState } from '../timeline/types.js';
 import type { Pass, PassContext } from './context.js';
-import { cacheStanding, prefixTokens } from './projection.js';
+import { cacheStanding, prefixOf, streamLayout } from './projection.js';
 import { doomedFrom } from './prune-rule.js';
 import type { CachePoint, CachePointLabel, CacheTtl } from './types.js';
 
@@ -70,19 +70,26 @@ export function placeCachePoints(
     placements.push(at === want ? { label, index: at } : { label, index: at, moved: 'unmarkable' });
   };
 
+  // The stream's layout has the envelope's end and the turns' starts (built with it); any other array is scanned.
+  const layout = streamLayout(stream);
+  const laid = layout !== undefined && layout.length === stream.length;
   let envelopeEnd = -1;
-  for (let i = 0; i < stream.length && stream[i]!.segment === 'envelope'; i++) envelopeEnd = i;
+  if (laid) envelopeEnd = layout.envelopeEnd;
+  else for (let i = 0; i < stream.length && stream[i]!.segment === 'envelope'; i++) envelopeEnd = i;
   put(1, envelopeEnd);
 
   const turn = state.turns.at(-1);
   let turnStart = stream.length;
   if (turn) {
-    for (let i = envelopeEnd + 1; i < stream.length; i++) {
-      if (stream[i]!.turn === turn.index) {
-        turnStart = i;
-        break;
+    const known = laid ? layout.turnStarts[state.turns.length - 1] : undefined;
+    if (known !== undefined && (known === stream.length || stream[known]!.turn === turn.index)) turnStart = known;
+    else
+      for (let i = envelopeEnd + 1; i < stream.length; i++) {
+        if (stream[i]!.turn === turn.index) {
+          turnStart = i;
+          break;
+        }
       }
-    }
     // ②: the last block before the current turn, when it is timeline (a previous turn or a summary).
     if (turnStart - 1 > envelopeEnd) put(2, turnStart - 1, envelopeEnd + 1);
     // ③: the last block of round N−offset, where N is the round this request is for.
@@ -102,7 +109,8 @@ export function placeCachePoints(
   bridge(stream, ctx, placements, entries);
   // ⓪ on the last tool, only in a free slot: never at the expense of ①–④.
   let lastTool = -1;
-  for (let i = 0; i < stream.length && stream[i]!.role === 'tools'; i++) lastTool = i;
+  if (laid) lastTool = layout.lastTool;
+  else for (let i = 0; i < stream.length && stream[i]!.role === 'tools'; i++) lastTool = i;
   if (lastTool >= 0 && lastTool < envelopeEnd && new Set(placements.map((p) => p.index)).size < 4) {
     put(0, lastTool);
   }
@@ -153,8 +161,7 @@ function adaptTtls(
   ttls[1] = '1h';
   const two = placements.find((p) => p.label === 2);
   if (!two) return;
-  let tokens = 0;
-  for (let i = 0; i <= two.index; i++) tokens += stream[i]!.tokens;
+  const tokens = prefixOf(stream, two.index + 1)[two.index]!;
   let read = 0;
   for (const e of entries) if (e.index <= two.index && e.prefixTokens > read) read = e.prefixTokens;
   if (tokens - read <= Math.max(2048, tokens * 0.1)) ttls[2] = '1h';
@@ -192,5 +199,5 @@ function collapse(stream: readonly StreamBlock[], placements: readonly Placement
 }
 
 function prefixTokensUpTo(stream: readonly StreamBlock[], last: number): Float64Array {
-  return prefixTokens(last + 1 === stream.length ? stream : stream.slice(0, last + 1));
+  return prefixOf(stream, last + 1);
 }

@@ -25,7 +25,7 @@ import type { BlockPath, StreamBlock, Summary, TimelineState, Turn } from '../ti
 import type { Pass, PassContext } from './context.js';
 import { expectedRemaining } from './gate.js';
 import { hiddenRecord } from './notes.js';
-import { stableStream, tailStream, visibleFrom } from './projection.js';
+import { stableStream, tailStream, tokensOf, visibleFrom } from './projection.js';
 import { pruneCandidates } from './prune-rule.js';
 import { keptByReuse } from './reuse.js';
 import type { Decision, GatePrice } from './types.js';
@@ -69,8 +69,7 @@ export function planCompaction(state: TimelineState, ctx: PassContext): Compacti
   const factor = ctx.options.tokenFactor;
   const stable = stableStream(state, ctx);
   const tail = tailStream(state, ctx);
-  let total = 0;
-  for (const b of stable) total += b.tokens;
+  let total = tokensOf(stable);
   for (const b of tail) total += b.tokens;
   if (total * factor < o.threshold * window) return undefined;
 

@@ -8,7 +8,7 @@
 import type { ModelProfile } from '../models/profiles.js';
 import { promptCost, usageTokens } from '../models/pricing.js';
 import type { CacheEntryRecord, LastRender, StreamBlock } from '../timeline/types.js';
-import { positions } from './projection.js';
+import { positionsOf, tokensOf } from './projection.js';
 import type { CachePoint, PlannedUsage, RenderPlan } from './types.js';
 
 /** What {@link planRequest} weighs: one request's stream and points, and the cache as it stands. */
@@ -30,11 +30,11 @@ export interface PlanInput {
 }
 
 /** The tier of the first changed block, as the API names a cache miss. */
-function missCause(stable: readonly StreamBlock[], change: number, prev: LastRender | undefined, model: string): RenderPlan['cause'] {
+function missCause(stream: readonly StreamBlock[], stableLength: number, change: number, prev: LastRender | undefined, model: string): RenderPlan['cause'] {
   if (!prev) return null;
   if (prev.model !== undefined && prev.model !== model) return 'model_changed';
   if (change >= prev.stream.length) return null;
-  const role = (stable[change] ?? prev.stream[change])!.role;
+  const role = (change < stableLength ? stream[change]! : prev.stream[change]!).role;
   return role === 'tools' ? 'tools_changed' : role === 'system' ? 'system_changed' : 'messages_changed';
 }
 
@@ -47,8 +47,7 @@ const LEDGER_SIZE = 48;
 export function planRequest(input: PlanInput): { plan: RenderPlan; entries: CacheEntryRecord[] } {
   const { stream, stableLength, points, entries, profile, now, change, prev } = input;
   const model = input.model ?? profile.id;
-  const stable = stream.length === stableLength ? stream : stream.slice(0, stableLength);
-  const pos = positions(stable);
+  const pos = positionsOf(stream, stableLength);
   const byIndex = new Map(entries.map((e) => [e.index, e]));
   const reach = profile.lookback - 1;
   let read: { point: CachePoint; entry: CacheEntryRecord } | undefined;
@@ -70,8 +69,9 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
   const oneHour = after.filter((p) => p.ttl === '1h').at(-1);
   const B = oneHour?.prefixTokens ?? A;
   const C = after.at(-1)?.prefixTokens ?? A;
-  let total = 0;
-  for (const b of stream) total += b.tokens;
+  // In stream order, as one loop would add them: the stable part's sum is its layout's last prefix.
+  let total = tokensOf(stream, stableLength);
+  for (let i = stableLength; i < stream.length; i++) total += stream[i]!.tokens;
   const usage: PlannedUsage = {
     input_tokens: total - C,
     cache_read_input_tokens: A,
@@ -93,7 +93,7 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
     next.set(p.index, {
       path: p.path,
       index: p.index,
-      block: stable[p.index]!,
+      block: stream[p.index]!,
       prefixTokens: p.prefixTokens,
       ttl,
       expiresAt: Math.max(old?.expiresAt ?? 0, now + profile.ttlMs[p.ttl]),
@@ -104,8 +104,8 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
   const plan: RenderPlan = {
     warm: timelineWarm,
     firstChange: change,
-    ...(change < stable.length && prev && change < prev.stream.length ? { firstChangePath: stable[change]!.path } : {}),
-    cause: missCause(stable, change, prev, model),
+    ...(change < stableLength && prev && change < prev.stream.length ? { firstChangePath: stream[change]!.path } : {}),
+    cause: missCause(stream, stableLength, change, prev, model),
     ...(read ? { read: { path: read.point.path, tokens: A, entry: read.entry.path } } : {}),
     writes: after.map((p) => ({ path: p.path, ttl: p.ttl, prefixTokens: p.prefixTokens })),
     usage,

@@ -13,6 +13,10 @@
  *   {@link firstChange} against the previous render, and {@link cacheStanding}:
  *   the stream, its first change and the cache entries still usable, computed
  *   once per state and context.
+ * - {@link streamLayout}: the same figures of a stable stream (positions,
+ *   cumulative tokens, where the envelope and each turn start) kept with it and
+ *   extended from the previous render's, so a render that only appended does
+ *   work in what it appended, not in the length of the session.
  */
 import type { ContentBlockParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { BlockTokenCache } from '../tokens/counter.js';
@@ -143,6 +147,10 @@ interface BuildInfo {
   readonly keepsThinking: boolean;
   /** turnStarts[t] = stream index of the first block of turns[t] (0-based), for visible turns. */
   readonly turnStarts: readonly number[];
+  /** The previous render's stable stream it was compared with, and the first index where they differ. */
+  readonly against: readonly StreamBlock[] | undefined;
+  readonly change: number;
+  readonly layout: StreamLayout;
 }
 
 const builds = new WeakMap<readonly StreamBlock[], BuildInfo>();
@@ -169,6 +177,8 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   let out: StreamBlock[] = [];
   let turnStarts: number[] = [];
   let t = from.turn - 1;
+  // Blocks taken over from the previous stream as they are (a slice of it).
+  let reused = 0;
   if (
     prev &&
     info &&
@@ -189,6 +199,7 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
       out = prev.slice(0, start);
       turnStarts = info.turnStarts.slice(0, k);
       t = k;
+      reused = start;
     }
   }
   if (out.length === 0) {
@@ -218,9 +229,18 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
       }
     }
   }
+  // The first index where the stream differs from the previous render's: everything before the
+  // reused slice is the same by construction, so only the re-projected part is compared.
+  let change = 0;
+  if (prev) {
+    const n = Math.min(out.length, prev.length);
+    change = Math.min(reused, n);
+    while (change < n && out[change] === prev[change]) change++;
+  }
+  const layout = extendLayout(out, turnStarts, prev && info ? info.layout : undefined, prev ? change : 0);
   // Only the pieces compared next time: holding the state itself would chain every earlier render.
   const source = { envelope: state.envelope, summaries: state.summaries, hidden: state.hidden, turns: state.turns };
-  builds.set(out, { state: source, tokens: ctx.tokens, keepsThinking: ctx.profile.keepsThinking, turnStarts });
+  builds.set(out, { state: source, tokens: ctx.tokens, keepsThinking: ctx.profile.keepsThinking, turnStarts, against: prev, change, layout });
   byState.set(state, out);
   return out;
 }
@@ -234,6 +254,163 @@ export function tailStream(state: TimelineState, ctx: PassContext): StreamBlock[
   return state.tail.map((b) => make(b, b.path, b.id, 'user', 'tail', b.param, ctx, { segment: 'tail' }));
 }
 
+// LAYOUT
+
+/**
+ * The figures every pass and the mapper read about a stable stream besides its
+ * blocks: lookback positions, cumulative tokens, where the envelope ends and
+ * each turn starts. Built with the stream and kept with it (never mutated):
+ * read them through {@link streamLayout}.
+ */
+export interface StreamLayout {
+  /** Blocks it describes: the stable stream's length. */
+  readonly length: number;
+  /** Lookback position of each block (see {@link positions}). Shared: do not write. */
+  readonly positions: Int32Array;
+  /** prefix[i] = tokens of blocks 0..i (see {@link prefixTokens}). Shared: do not write. */
+  readonly prefix: Float64Array;
+  /** Index of the last envelope block (-1 when there is none), and of the last tool definition. */
+  readonly envelopeEnd: number;
+  readonly lastTool: number;
+  /** turnStarts[t] = index of the first block of turns[t] (0-based), for visible turns. */
+  readonly turnStarts: readonly number[];
+  /** Whether every block's token count is an integer: then a stretch's tokens are exact prefix differences. */
+  readonly integral: boolean;
+  /**
+   * The chain of renders this stream belongs to: each stream of a chain is a
+   * prefix of the later ones (they only appended), so anything mapped per
+   * block for one holds for the others up to their length. Opaque: a key.
+   */
+  readonly chain: object;
+}
+
+/**
+ * Columns shared along a chain of renders that each only appended. A stream
+ * that extends the newest stream of the chain writes its figures after the
+ * chain's, in place: every reader holds a view of its own length, and nothing
+ * below `used` is ever written again. Any other stream (a branch, or one that
+ * changed a block: a hide, a prune, a compaction) starts a new chain with a
+ * copy of the part it shares.
+ */
+interface Chain {
+  positions: Int32Array;
+  prefix: Float64Array;
+  /** Blocks written: the length of the chain's newest stream. */
+  used: number;
+}
+
+/** The layout of a stream built from `base`'s stream, which it equals before index `change`. */
+function extendLayout(stream: readonly StreamBlock[], turnStarts: readonly number[], base: StreamLayout | undefined, change: number): StreamLayout {
+  const n = stream.length;
+  let chain: Chain;
+  let from: number;
+  if (base && change === base.length && chains.get(base.chain)!.used === base.length) {
+    chain = chains.get(base.chain)!;
+    from = change;
+  } else {
+    from = base ? Math.min(change, base.length) : 0;
+    chain = { positions: new Int32Array(capacity(n)), prefix: new Float64Array(capacity(n)), used: 0 };
+    if (base && from > 0) {
+      chain.positions.set(base.positions.subarray(0, from));
+      chain.prefix.set(base.prefix.subarray(0, from));
+    }
+  }
+  if (n > chain.positions.length) {
+    const positions = new Int32Array(capacity(n));
+    const prefix = new Float64Array(capacity(n));
+    positions.set(chain.positions.subarray(0, from));
+    prefix.set(chain.prefix.subarray(0, from));
+    chain.positions = positions;
+    chain.prefix = prefix;
+  }
+  const pos = chain.positions;
+  const prefix = chain.prefix;
+  let integral = from > 0 && base ? base.integral : true;
+  let p = from > 0 ? pos[from - 1]! : 0;
+  let sum = from > 0 ? prefix[from - 1]! : 0;
+  for (let i = from; i < n; i++) {
+    const b = stream[i]!;
+    if (i > 0 && !sameRun(stream[i - 1]!, b)) p++;
+    pos[i] = p;
+    prefix[i] = sum += b.tokens;
+    if (integral && !Number.isInteger(b.tokens)) integral = false;
+  }
+  chain.used = n;
+  let envelopeEnd = -1;
+  while (envelopeEnd + 1 < n && stream[envelopeEnd + 1]!.segment === 'envelope') envelopeEnd++;
+  let lastTool = -1;
+  while (lastTool + 1 < n && stream[lastTool + 1]!.role === 'tools') lastTool++;
+  const key = base && chains.get(base.chain) === chain ? base.chain : {};
+  chains.set(key, chain);
+  return Object.freeze({
+    length: n,
+    positions: pos.subarray(0, n),
+    prefix: prefix.subarray(0, n),
+    envelopeEnd,
+    lastTool,
+    turnStarts,
+    integral,
+    chain: key,
+  });
+}
+
+const chains = new WeakMap<object, Chain>();
+
+function capacity(n: number): number {
+  return Math.max(256, Math.ceil(n * 1.5));
+}
+
+/** Streams with the tail appended (the tail pass), and the layout of their stable part. */
+const withTail = new WeakMap<readonly StreamBlock[], StreamLayout>();
+
+/**
+ * The layout of a stable stream built here (or of the stable part of one
+ * with its tail appended by {@link appendTail}); undefined for any other
+ * array, whose figures the callers then compute themselves.
+ */
+export function streamLayout(stream: readonly StreamBlock[]): StreamLayout | undefined {
+  return builds.get(stream)?.layout ?? withTail.get(stream);
+}
+
+/** The stable stream followed by the tail's blocks; the result keeps the stable part's layout. */
+export function appendTail(stable: readonly StreamBlock[], tail: readonly StreamBlock[]): readonly StreamBlock[] {
+  if (tail.length === 0) return stable;
+  const out = stable.concat(tail);
+  const layout = streamLayout(stable);
+  if (layout && layout.length === stable.length) withTail.set(out, layout);
+  return out;
+}
+
+/** Lookback positions of a stream's first `length` blocks: the layout's when it has one (shared: do not write). */
+export function positionsOf(stream: readonly StreamBlock[], length = stream.length): Int32Array {
+  const layout = streamLayout(stream);
+  if (layout && layout.length >= length) return length === layout.length ? layout.positions : layout.positions.subarray(0, length);
+  return positions(length === stream.length ? stream : stream.slice(0, length));
+}
+
+/** Cumulative tokens of a stream's first `length` blocks: the layout's when it has one (shared: do not write). */
+export function prefixOf(stream: readonly StreamBlock[], length = stream.length): Float64Array {
+  const layout = streamLayout(stream);
+  if (layout && layout.length >= length) return length === layout.length ? layout.prefix : layout.prefix.subarray(0, length);
+  return prefixTokens(length === stream.length ? stream : stream.slice(0, length));
+}
+
+/** Tokens of a stream's first `length` blocks, summed in order (the same figure a loop gives). */
+export function tokensOf(stream: readonly StreamBlock[], length = stream.length): number {
+  if (length === 0) return 0;
+  const layout = streamLayout(stream);
+  if (layout && layout.length >= length) return layout.prefix[length - 1]!;
+  let sum = 0;
+  for (let i = 0; i < length; i++) sum += stream[i]!.tokens;
+  return sum;
+}
+
+/** Whether block b continues a's lookback position: a run of tool_use (or tool_result) blocks in one message. */
+function sameRun(a: StreamBlock, b: StreamBlock): boolean {
+  const type = (b.param as { type?: string }).type;
+  return a.role === b.role && (type === 'tool_use' || type === 'tool_result') && (a.param as { type?: string }).type === type;
+}
+
 // POSITIONS AND STANDING
 
 /**
@@ -245,13 +422,7 @@ export function positions(stream: readonly StreamBlock[]): Int32Array {
   const pos = new Int32Array(stream.length);
   let p = 0;
   for (let i = 0; i < stream.length; i++) {
-    if (i > 0) {
-      const a = stream[i - 1]!;
-      const b = stream[i]!;
-      const type = (b.param as { type?: string }).type;
-      const run = a.role === b.role && (type === 'tool_use' || type === 'tool_result') && (a.param as { type?: string }).type === type;
-      if (!run) p++;
-    }
+    if (i > 0 && !sameRun(stream[i - 1]!, stream[i]!)) p++;
     pos[i] = p;
   }
   return pos;
@@ -268,6 +439,9 @@ export function prefixTokens(stream: readonly StreamBlock[]): Float64Array {
 /** First index where the stream differs from the previous render's stable stream. */
 export function firstChange(stream: readonly StreamBlock[], prev: LastRender | undefined): number {
   if (!prev) return 0;
+  // A stream built here was compared with the previous render's when it was built.
+  const info = builds.get(stream);
+  if (info && info.against === prev.stream) return info.change;
   const n = Math.min(stream.length, prev.stream.length);
   for (let i = 0; i < n; i++) if (stream[i] !== prev.stream[i]) return i;
   return n;

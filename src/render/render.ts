@@ -14,7 +14,7 @@ import { planCompaction } from './compact.js';
 import { contextOf, passContext, type PassContext, type RenderWork } from './context.js';
 import { PASSES, runPasses } from './pipeline.js';
 import { planRequest } from './plan.js';
-import { cacheStanding } from './projection.js';
+import { cacheStanding, streamLayout } from './projection.js';
 import { prune } from './prune.js';
 import type { Rendered, RenderOptions, SegmentTokens } from './types.js';
 
@@ -41,8 +41,8 @@ function renderWith(state: TimelineState, ctx: PassContext): Rendered {
 /** The plan of the request the passes built, and the state that remembers this render. */
 function finish(work: RenderWork, ctx: PassContext): Rendered {
   const { state: next, stream, tailStart, cachePoints, decisions } = work;
-  const stable = stream.length === tailStart ? stream : stream.slice(0, tailStart);
-  const { change, entries } = cacheStanding(next, ctx);
+  // The stable part is the hide pass's stream (placement marks it, the tail pass appends to a copy).
+  const { stream: stable, change, entries } = cacheStanding(next, ctx);
   const { plan, entries: ledger } = planRequest({
     stream,
     stableLength: tailStart,
@@ -62,7 +62,7 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
     stream,
     tailStart,
     cachePoints,
-    tokens: segmentTokens(stream),
+    tokens: segmentTokens(stream, tailStart),
     decisions,
     turn: turn?.index ?? 0,
     round: (turn?.rounds.length ?? 0) + 1,
@@ -89,11 +89,21 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
   return { ...rendered, state: finalState };
 }
 
-function segmentTokens(stream: readonly StreamBlock[]): SegmentTokens {
+function segmentTokens(stream: readonly StreamBlock[], stableLength: number): SegmentTokens {
   let envelope = 0;
   let timeline = 0;
   let tail = 0;
-  for (const b of stream) {
+  // The stable part from its layout: envelope first, then timeline. Differences of prefix sums equal
+  // the loop's sums only when every count is an integer (always, with the built-in counters).
+  const layout = streamLayout(stream);
+  let from = 0;
+  if (layout && layout.integral && layout.length === stableLength && stableLength > 0) {
+    envelope = layout.envelopeEnd >= 0 ? layout.prefix[layout.envelopeEnd]! : 0;
+    timeline = layout.prefix[stableLength - 1]! - envelope;
+    from = stableLength;
+  }
+  for (let i = from; i < stream.length; i++) {
+    const b = stream[i]!;
     if (b.segment === 'envelope') envelope += b.tokens;
     else if (b.segment === 'tail') tail += b.tokens;
     else timeline += b.tokens;

@@ -6,13 +6,13 @@
  * the tail is always last. Not idempotent by design: it runs once per render.
  */
 import type { Pass } from './context.js';
-import { tailStream } from './projection.js';
+import { appendTail, tailStream } from './projection.js';
 
 /** Pass 5: appends the tail's blocks to the work's stream. */
 export const tailPass: Pass = {
   name: 'tail',
   run(work, ctx) {
     const tail = tailStream(work.state, ctx);
-    return { ...work, stream: tail.length === 0 ? work.stream : [...work.stream, ...tail], tailStart: work.stream.length };
+    return { ...work, stream: appendTail(work.stream, tail), tailStart: work.stream.length };
   },
 };

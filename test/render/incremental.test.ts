@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { customProfile } from '../../src/models/profiles.js';
+import { toAnthropic } from '../../src/providers/anthropic.js';
 import { passContext } from '../../src/render/context.js';
-import { stableStream } from '../../src/render/projection.js';
+import { positions, prefixTokens, stableStream, streamLayout } from '../../src/render/projection.js';
 import { hideBlock } from '../../src/render/hide-block.js';
 import { render } from '../../src/render/render.js';
-import { startTurn } from '../../src/timeline/edit.js';
+import type { Rendered, RenderOptions } from '../../src/render/types.js';
+import { setTail, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { finalAnswer, newSession, toolRound } from '../helpers/build.js';
 
@@ -49,5 +52,99 @@ describe('incremental stream building', () => {
       ),
       { numRuns: 25 },
     );
+  });
+});
+
+/** The same state, with the previous render's stream as a plain copy: nothing of it can be reused (no layout, no chain). */
+function withoutReuse(state: TimelineState): TimelineState {
+  const prev = state.lastRender;
+  return prev ? { ...state, lastRender: { ...prev, stream: [...prev.stream] } } : { ...state };
+}
+
+/** A render as data, without the state (which holds the previous render's stream by identity). */
+function figures(r: Rendered): unknown {
+  const { state: _s, stream, ...rest } = r;
+  return { ...rest, stream: stream.map((b) => b.path) };
+}
+
+const small = customProfile('incremental-small', { contextWindow: 16_000, prices: { input: 3 } });
+
+describe('incremental render and mapping', () => {
+  const seen = new Set<string>();
+  it('render and toAnthropic give what a from-scratch render and mapping give: appends, turns, tails, hides, prunes, compactions, branches', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('round', 'round', 'wide', 'wide', 'turn', 'answer', 'user', 'tail', 'untail', 'hide', 'idle', 'branch', 'again'), {
+          minLength: 10,
+          maxLength: 50,
+        }),
+        fc.constantFrom('claude-sonnet-4-6', 'claude-haiku-4-5'),
+        fc.boolean(),
+        fc.constantFrom<'conservative' | 'economy'>('conservative', 'economy'),
+        (ops, model, compacting, policy) => {
+          const prune = { keepTurns: 1, keepRounds: 2, minChars: 500, reuse: false };
+          const options: RenderOptions = compacting ? { profile: { ...small, id: model }, policy, prune } : { policy, prune };
+          let s = startTurn(newSession(model), 'start');
+          let at = 1_700_000_000_000;
+          const history: TimelineState[] = [];
+          for (const op of ops) {
+            const last = s.turns.at(-1)!.rounds.at(-1);
+            const ended = last !== undefined && last.results.length === 0;
+            if (op === 'round' || op === 'wide') s = toolRound(ended ? startTurn(s, 'more') : s, op === 'wide' ? 4 : 1, 800 + (at % 4100));
+            else if (op === 'turn') s = startTurn(finalAnswer(toolRound(ended ? startTurn(s, 'more') : s)), 'next');
+            else if (op === 'answer' && !ended) s = finalAnswer(s);
+            // A user message right after tool results: it joins their user message in the request.
+            else if (op === 'user' && last && last.results.length > 0) s = startTurn(s, 'and also this');
+            else if (op === 'tail') s = setTail(s, [{ type: 'text', text: `budget: ${at % 97} left` }]);
+            else if (op === 'untail') s = setTail(s, []);
+            else if (op === 'idle') at += 10 * 60_000;
+            else if (op === 'hide') {
+              const block = s.turns.at(-1)!.rounds.at(-1)?.results[0];
+              if (block) s = hideBlock(s, block.path, { ...options, now: at, force: true }).state;
+            } else if (op === 'branch' && history.length > 1) s = history[history.length - 2]!;
+            else if (op === 'again' && history.length > 0) s = history[history.length - 1]!;
+            at += 5000;
+            const r = render(s, { ...options, now: at });
+            const fresh = render(withoutReuse(s), { ...options, now: at });
+            expect(figures(r)).toEqual(figures(fresh));
+            // The same blocks (a summary written by this render is a new object in each of the two).
+            expect(r.stream).toEqual(fresh.stream);
+            // The layout's figures are the ones computed from the stream alone.
+            const layout = streamLayout(r.stream)!;
+            expect(layout.length).toBe(r.tailStart);
+            expect([...layout.positions]).toEqual([...positions(r.stream.slice(0, r.tailStart))]);
+            expect([...layout.prefix]).toEqual([...prefixTokens(r.stream.slice(0, r.tailStart))]);
+            // Mapped through the chain's messages, and from a plain copy of the stream (every block mapped).
+            const params = toAnthropic(r);
+            expect(JSON.stringify(params)).toBe(JSON.stringify(toAnthropic({ ...r, stream: [...r.stream] })));
+            expect(JSON.stringify(toAnthropic(fresh))).toBe(JSON.stringify(params));
+            // An older render of the chain maps the same as before (the chain went further since).
+            const older = history.length > 0 ? render(history[history.length - 1]!, { ...options, now: at }) : undefined;
+            if (older) expect(JSON.stringify(toAnthropic(older))).toBe(JSON.stringify(toAnthropic({ ...older, stream: [...older.stream] })));
+            for (const d of r.decisions) seen.add(d.type);
+            if (r.tailStart < r.stream.length) seen.add('tail');
+            if (r.firstChange < (r.state.lastRender?.stream.length ?? 0)) seen.add('changed');
+            history.push(r.state);
+            s = r.state;
+          }
+        },
+      ),
+      { numRuns: 30 },
+    );
+    // The runs went through every kind of change, not only appends.
+    expect([...seen].sort()).toEqual(expect.arrayContaining(['changed', 'compact', 'prune', 'tail']));
+  });
+
+  it('hands out requests whose shared messages cannot be written, and fresh copies where the markers are', () => {
+    let s = startTurn(newSession(), 'start');
+    for (let i = 0; i < 6; i++) s = render(toolRound(s), { now: 1000 * i }).state;
+    const r = render(toolRound(s), { now: 10_000 });
+    const params = toAnthropic(r);
+    const unmarked = params.messages.find((m) => !JSON.stringify(m).includes('cache_control'))!;
+    expect(Object.isFrozen(unmarked)).toBe(true);
+    expect(() => (unmarked.content as unknown[]).push({ type: 'text', text: 'x' })).toThrow();
+    // The next request is not touched by writing this one's array of messages.
+    params.messages.length = 0;
+    expect(toAnthropic(r).messages.length).toBeGreaterThan(0);
   });
 });
