@@ -97,7 +97,7 @@ function segmentTokens(stream: readonly StreamBlock[], stableLength: number): Se
   // the loop's sums only when every count is an integer (always, with the built-in counters).
   const layout = streamLayout(stream);
   let from = 0;
-  if (layout && layout.integral && layout.length === stableLength && stableLength > 0) {
+  if (layout?.integral && layout.length === stableLength && stableLength > 0) {
     envelope = layout.envelopeEnd >= 0 ? layout.prefix[layout.envelopeEnd]! : 0;
     timeline = layout.prefix[stableLength - 1]! - envelope;
     from = stableLength;
