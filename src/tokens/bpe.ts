@@ -19,20 +19,67 @@
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 
 let ranks: Map<string, number> | undefined;
+/** The bytes (binary string) of each token, by rank: what a merged pair is looked up from. */
+let tokenBytes: string[] = [];
+/** Rank of each single byte (every byte is a token of cl100k). */
+const byteRank = new Int32Array(256);
 let pattern: RegExp | undefined;
 
 /** Builds the rank map (binary string of the token's bytes → rank) once. */
 function rankMap(): Map<string, number> {
   if (ranks) return ranks;
   const map = new Map<string, number>();
+  const bytes: string[] = [];
   for (const line of cl100k.bpe_ranks.split('\n')) {
     if (!line) continue;
     const parts = line.split(' ');
     const offset = Number.parseInt(parts[1]!, 10);
-    for (let i = 2; i < parts.length; i++) map.set(decodeBase64(parts[i]!), offset + i - 2);
+    for (let i = 2; i < parts.length; i++) {
+      const b = decodeBase64(parts[i]!);
+      map.set(b, offset + i - 2);
+      bytes[offset + i - 2] = b;
+    }
   }
+  for (let b = 0; b < 256; b++) byteRank[b] = map.get(String.fromCharCode(b)) ?? -1;
+  tokenBytes = bytes;
   ranks = map;
   return map;
+}
+
+/**
+ * Rank of the token two adjacent tokens merge into (NONE when their bytes are
+ * not a token), memoized by the pair of ranks in an open-addressing table of
+ * integers: a merge step is an integer probe, not a substring hashed. Bounded:
+ * emptied when it is 3/4 full.
+ */
+const PAIR_BITS = 18;
+const PAIR_SLOTS = 1 << PAIR_BITS;
+const PAIR_MASK = PAIR_SLOTS - 1;
+/** Slot keys: first rank + 1 (0 = empty) and second rank; the merged rank. */
+const pairA = new Int32Array(PAIR_SLOTS);
+const pairB = new Int32Array(PAIR_SLOTS);
+const pairV = new Int32Array(PAIR_SLOTS);
+let pairUsed = 0;
+
+function pairRank(a: number, b: number, map: Map<string, number>): number {
+  let h = (Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b)) >>> (32 - PAIR_BITS);
+  for (;;) {
+    const k = pairA[h]!;
+    if (k === 0) break;
+    if (k === a + 1 && pairB[h] === b) return pairV[h]!;
+    h = (h + 1) & PAIR_MASK;
+  }
+  const rank = map.get(tokenBytes[a]! + tokenBytes[b]!) ?? NONE;
+  if (pairUsed >= (PAIR_SLOTS * 3) >> 2) {
+    pairA.fill(0);
+    pairUsed = 0;
+    return rank;
+  }
+  pairA[h] = a + 1;
+  pairB[h] = b;
+  pairV[h] = rank;
+  pairUsed++;
+  return rank;
 }
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -94,29 +141,30 @@ export function utf8Binary(s: string): string {
 const NONE = 0x7fffffff;
 
 /** Scratch space of {@link mergeCount}, grown on demand and reused (no allocation per piece). */
-let starts = new Int32Array(256);
+let ids = new Int32Array(256);
 let pairs = new Int32Array(256);
 
 /**
  * Tokens of one piece (a binary string) after byte-pair merging: repeatedly
  * merge the adjacent pair with the lowest rank (leftmost on ties) until no
- * pair is a token. As in tiktoken's own implementation, only the two pairs
- * next to a merge are looked up again; finding the minimum is a scan over
- * integers.
+ * pair is a token. Each part is held as its token's rank (a merged pair's
+ * rank is the merged token's), so a pair is looked up by two integers; as in
+ * tiktoken's own implementation, only the two pairs next to a merge are
+ * looked up again, and finding the minimum is a scan over integers.
  */
 function mergeCount(bytes: string, map: Map<string, number>): number {
   const n = bytes.length;
   if (n <= 1) return n;
   if (n > HEAP_ABOVE) return heapMergeCount(bytes, map);
-  if (starts.length < n + 1) {
-    starts = new Int32Array(2 * n + 2);
+  if (ids.length < n + 1) {
+    ids = new Int32Array(2 * n + 2);
     pairs = new Int32Array(2 * n + 2);
   }
-  const st = starts;
+  const id = ids;
   const pr = pairs;
-  for (let i = 0; i <= n; i++) st[i] = i;
-  for (let i = 0; i < n - 1; i++) pr[i] = map.get(bytes.slice(i, i + 2)) ?? NONE;
-  let m = n; // parts; part i spans [st[i], st[i+1])
+  for (let i = 0; i < n; i++) id[i] = byteRank[bytes.charCodeAt(i)]!;
+  for (let i = 0; i < n - 1; i++) pr[i] = pairRank(id[i]!, id[i + 1]!, map);
+  let m = n; // parts; part i is the token id[i]
   while (m > 1) {
     let min = NONE;
     let at = -1;
@@ -127,12 +175,13 @@ function mergeCount(bytes: string, map: Map<string, number>): number {
       }
     }
     if (at < 0) break;
-    // Merge parts at and at+1: drop boundary at+1.
-    for (let i = at + 1; i < m; i++) st[i] = st[i + 1]!;
+    // Merge parts at and at+1 into the token of rank min.
+    id[at] = min;
+    for (let i = at + 1; i < m - 1; i++) id[i] = id[i + 1]!;
     for (let i = at; i < m - 2; i++) pr[i] = pr[i + 1]!;
     m--;
-    pr[at] = at < m - 1 ? (map.get(bytes.slice(st[at]!, st[at + 2]!)) ?? NONE) : NONE;
-    if (at > 0) pr[at - 1] = map.get(bytes.slice(st[at - 1]!, st[at + 1]!)) ?? NONE;
+    pr[at] = at < m - 1 ? pairRank(min, id[at + 1]!, map) : NONE;
+    if (at > 0) pr[at - 1] = pairRank(id[at - 1]!, min, map);
   }
   return m;
 }
@@ -143,12 +192,14 @@ const HEAP_ABOVE = 256;
 /** The same merge order as {@link mergeCount}, with a min-heap of candidate pairs and lazy invalidation. */
 function heapMergeCount(bytes: string, map: Map<string, number>): number {
   const n = bytes.length;
-  // Linked list of parts: part i spans [i, next[i]); merged-away parts are dead.
+  // Linked list of parts: part i spans [i, next[i]) and is the token tok[i]; merged-away parts are dead.
   const next = new Int32Array(n);
   const prev = new Int32Array(n);
+  const tok = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     next[i] = i + 1;
     prev[i] = i - 1;
+    tok[i] = byteRank[bytes.charCodeAt(i)]!;
   }
   const alive = new Uint8Array(n).fill(1);
   // Heap of (rank, start, end) triples; ordered by rank, then start (leftmost first).
@@ -171,8 +222,8 @@ function heapMergeCount(bytes: string, map: Map<string, number>): number {
     const j = next[i]!;
     if (j >= n) return;
     const end = next[j]!;
-    const rank = map.get(bytes.slice(i, end));
-    if (rank === undefined) return;
+    const rank = pairRank(tok[i]!, tok[j]!, map);
+    if (rank === NONE) return;
     hr.push(rank);
     hs.push(i);
     he.push(end);
@@ -206,12 +257,14 @@ function heapMergeCount(bytes: string, map: Map<string, number>): number {
   while (hr.length > 0) {
     const i = hs[0]!;
     const end = he[0]!;
+    const rank = hr[0]!;
     pop();
     const j = next[i]!;
     // Stale: part i was merged away, or its pair no longer ends where it did when pushed.
     if (!alive[i] || j >= n || next[j] !== end) continue;
     alive[j] = 0;
     next[i] = end;
+    tok[i] = rank;
     if (end < n) prev[end] = i;
     parts--;
     push(i);
