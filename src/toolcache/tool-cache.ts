@@ -191,7 +191,12 @@ export class ToolCache {
    * ```
    */
   call<TArgs>(name: string, args: TArgs, run: ToolRunner<TArgs>, options: ToolCallOptions): Promise<ToolCallResult> {
-    const fast = this.#memoryHit(name, args, options);
+    let fast: ToolCallResult | string | undefined;
+    try {
+      fast = this.#memoryHit(name, args, options);
+    } catch {
+      fast = undefined; // e.g. an injected clock that throws: the general path rejects with it
+    }
     if (typeof fast === 'object') return Promise.resolve(fast);
     return this.#call(name, args, run, options, fast);
   }

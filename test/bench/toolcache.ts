@@ -207,7 +207,7 @@ async function smallHits(runs = 9): Promise<Row[]> {
       name: 'toolcache: small-args hit through a non-memory store (hashed key, async get) ÷ Map baseline',
       value: Number(median(generalRatios).toFixed(2)),
       unit: '×',
-      baseline: `range ${range(generalRatios, 2)}; what every hit paid before the memory fast path`,
+      baseline: `range ${range(generalRatios, 2)}; the general path every other store takes (sha256 digest memoized)`,
     },
   );
   return rows;

@@ -208,6 +208,19 @@ describe('ToolCache keys and the synchronous hit path', () => {
     await expect(bad).rejects.toThrow(CanonicalKeyError);
     await expect(cache.call('Read', { path: 'a' }, async () => 'x', undefined as never)).rejects.toThrow(/scope/);
     await cache.call('Read', { path: 'a' }, async () => 'x', opts('2'));
+    // A clock that throws on the hit path: a rejection too, never a synchronous throw.
+    let broken = false;
+    const clocked = new ToolCache({
+      now: () => {
+        if (broken) throw new Error('clock down');
+        return 0;
+      },
+    });
+    clocked.register('Quote', { cacheable: true, ttl: { seconds: 10 } });
+    await clocked.call('Quote', {}, async () => '1', opts('q1'));
+    broken = true;
+    const p = clocked.call('Quote', {}, async () => '1', opts('q2'));
+    await expect(p).rejects.toThrow('clock down');
     cache.advanceTurn();
     expect((await cache.call('Read', { path: 'a' }, async () => 'y', opts('3'))).cache).toMatchObject({ type: 'miss', expired: true });
     expect(cache.stats().evictions.expired).toBe(1);
