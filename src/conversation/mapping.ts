@@ -147,7 +147,8 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
   if (typeof message.content !== 'string' && !Array.isArray(message.content))
     throw new InvalidParamsError(`${where}.content`, 'expected a string or an array of content blocks');
   const blocks = blocksOf(message);
-  for (const [i, b] of blocks.entries()) {
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i];
     if (b === null || typeof b !== 'object' || typeof (b as { type?: unknown }).type !== 'string') {
       throw new InvalidParamsError(`${where}.content[${i}]`, 'expected a content block with a "type"');
     }

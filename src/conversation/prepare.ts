@@ -184,6 +184,8 @@ export interface ConversationStats {
 
 // IMPLEMENTATION
 
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
 let defaultStore: MemoryConversationStore | undefined;
 
 /** The process-wide in-memory store `prepare` uses when no `store` is given. */
@@ -531,7 +533,15 @@ function sameTail(state: TimelineState, tail: PrepareOptions['tail']): boolean {
   if (tail === undefined) return kept.length === 0;
   if (typeof tail === 'string') return kept.length === 1 && kept[0]!.param.type === 'text' && (kept[0]!.param as TextBlockParam).text === tail;
   if (kept.length !== tail.length) return false;
-  return tail.every((b, i) => unmarkedJson(b) === unmarkedJson(kept[i]!.param));
+  for (let i = 0; i < tail.length; i++) {
+    const b = tail[i]! as { type?: unknown; text?: unknown };
+    const k = kept[i]!.param as { type?: unknown; text?: unknown };
+    // A plain text block (the common tail) compares by its text; anything else by its marker-less JSON.
+    if (b.type === 'text' && k.type === 'text' && Object.keys(b).length === 2 && Object.keys(k).length === 2) {
+      if (b.text !== k.text) return false;
+    } else if (unmarkedJson(b) !== unmarkedJson(k)) return false;
+  }
+  return true;
 }
 
 // Calibration factors per stored snapshot (immutable: a new one is saved with every recorded usage).
@@ -548,7 +558,7 @@ function tokenFactor(snapshot: CalibrationSnapshot | undefined, model: string): 
 
 function extrasOf(params: PrepareParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(params)) if (!PROMPT_FIELDS.has(k)) out[k] = v;
+  for (const k in params) if (!PROMPT_FIELDS.has(k) && Object.hasOwn(params, k)) out[k] = (params as unknown as Record<string, unknown>)[k];
   return out;
 }
 
@@ -625,7 +635,8 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   const revision = (record?.revision ?? 0) + 1;
   let unsaved: string | undefined;
   if (!storeDown) {
-    const next: ConversationRecord = {
+    // Built by assignment: conditional spreads in one literal are slow runtime copies (this runs on every request).
+    const next: Writable<ConversationRecord> = {
       id,
       revision,
       state: rendered.state,
@@ -633,16 +644,18 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
       envelope: digest,
       sentEnvelope: sentEnvelopeOf(input),
       prices: profile.prices,
-      pending: pendingOf(rendered, {
-        previousHadTail: record?.lastHadTail === true,
-        ...(options.diagnostics ? { diagnostics: { previousMessageId: record?.lastMessageId ?? null } } : {}),
-      }),
-      ...(rendered.tailStart < rendered.stream.length ? { lastHadTail: true } : {}),
+      pending: pendingOf(
+        rendered,
+        options.diagnostics
+          ? { previousHadTail: record?.lastHadTail === true, diagnostics: { previousMessageId: record?.lastMessageId ?? null } }
+          : { previousHadTail: record?.lastHadTail === true },
+      ),
       requests: record?.requests ?? [],
-      ...(record?.calibration ? { calibration: record.calibration } : {}),
-      ...(record?.lastMessageId ? { lastMessageId: record.lastMessageId } : {}),
       updatedAt: now,
     };
+    if (rendered.tailStart < rendered.stream.length) next.lastHadTail = true;
+    if (record?.calibration) next.calibration = record.calibration;
+    if (record?.lastMessageId) next.lastMessageId = record.lastMessageId;
     try {
       await store.save(next, record?.revision ?? null);
     } catch (err) {
@@ -650,20 +663,18 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
       unsaved = `the conversation store failed to save (${err instanceof Error ? err.message : String(err)}); the next request resynchronises`;
     }
   }
-  const plan: PreparePlan = {
-    ...rendered.plan,
-    conversationId: id,
-    revision,
-    turn: rendered.turn,
-    round: rendered.round,
-    appended: built.appended,
-    ...(resync ? { resync } : {}),
-    ...(unsaved ? { unsaved } : {}),
-    cachePoints: rendered.cachePoints,
-    decisions: rendered.decisions,
-    tokens: rendered.tokens,
-    ...(hides ? { hides } : {}),
-  };
+  const plan: Writable<PreparePlan> = Object.assign({}, rendered.plan) as Writable<PreparePlan>;
+  plan.conversationId = id;
+  plan.revision = revision;
+  plan.turn = rendered.turn;
+  plan.round = rendered.round;
+  plan.appended = built.appended;
+  if (resync) plan.resync = resync;
+  if (unsaved) plan.unsaved = unsaved;
+  plan.cachePoints = rendered.cachePoints;
+  plan.decisions = rendered.decisions;
+  plan.tokens = rendered.tokens;
+  if (hides) plan.hides = hides;
   return { params: out, headers: anthropicHeaders(rendered), plan, rendered };
 }
 
