@@ -423,7 +423,13 @@ function envelopeDigest(params: PrepareParams): EnvelopeDigest {
   return { model: params.model, system: digestValue(system), tools: digestValue(params.tools ?? []) };
 }
 
-/** Structural equality of JSON-shaped values, key order included (it is part of the bytes). */
+/**
+ * Structural equality of JSON-shaped values. Key order is not compared: a
+ * reordered but otherwise equal object keeps the bytes already sent, which is
+ * the same request to the API and keeps the cache. No allocation (for-in, not
+ * Object.keys): this runs over system and tools on every request of a loop
+ * that rebuilds them.
+ */
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
@@ -433,14 +439,16 @@ function sameJson(a: unknown, b: unknown): boolean {
     return true;
   }
   if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) {
-    const k = ka[i]!;
-    if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (!Object.hasOwn(x, k)) continue;
+    n++;
+    if (!Object.hasOwn(y, k) || !sameJson(x[k], y[k])) return false;
   }
-  return true;
+  for (const k in y) if (Object.hasOwn(y, k)) n--;
+  return n === 0;
 }
 
 /**

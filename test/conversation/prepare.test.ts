@@ -172,6 +172,23 @@ describe('prepare', () => {
     );
   });
 
+  it('a loop that rebuilds system and tools for every request: unchanged content is no change; a changed tool is', async () => {
+    const store = new MemoryConversationStore();
+    const requests = history(1, 3);
+    const system = [{ type: 'text' as const, text: SYSTEM }];
+    for (const m of requests) {
+      const { plan } = await prepare(
+        { ...base, system: structuredClone(system), tools: structuredClone(TOOLS), messages: m },
+        { conversationId: 'rb', store, now: 1 },
+      );
+      expect(plan.resync).toBeUndefined();
+    }
+    const tools = structuredClone(TOOLS);
+    tools[0] = { ...tools[0]!, description: `${tools[0]!.description} (v2)` };
+    const { plan } = await prepare({ ...base, system, tools, messages: requests.at(-1)! }, { conversationId: 'rb', store, now: 2 });
+    expect(plan.resync?.reason).toBe('tools_changed');
+  });
+
   it('keeps the timeline when only the system prompt changes, and names it', async () => {
     const store = new MemoryConversationStore();
     const requests = history(1, 2);
