@@ -125,7 +125,9 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
   // The messages of the stable part: the memo's, cut at this render's length (an older render of the chain).
   const count = countBelow(memo.starts, stable);
   const messages = memo.messages.slice(0, count);
-  const starts = memo.starts.slice(0, count);
+  // Where each message starts: the memo's for the stable part, this render's own for the tail's messages.
+  const tailStarts: number[] = [];
+  const startOf = (k: number): number => (k < count ? memo.starts[k]! : tailStarts[k - count]!);
   const owned = new Set<number>();
   const own = (k: number): ContentBlockParam[] => {
     if (!owned.has(k)) {
@@ -140,7 +142,7 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
     if (end > stable) {
       const k = count - 1;
       const m = messages[k]!;
-      messages[k] = { role: m.role, content: (m.content as ContentBlockParam[]).slice(0, stable - starts[k]!) } as MessageParam;
+      messages[k] = { role: m.role, content: (m.content as ContentBlockParam[]).slice(0, stable - startOf(k)) } as MessageParam;
       owned.add(k);
     }
   }
@@ -151,16 +153,16 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
     if (k >= 0 && messages[k]!.role === b.role) own(k).push(b.param as ContentBlockParam);
     else {
       messages.push({ role: b.role, content: [b.param as ContentBlockParam] } as MessageParam);
-      starts.push(i);
+      tailStarts.push(i);
       owned.add(k + 1);
     }
   }
   // The markers: a copy of each marked message, with a copy of the marked block.
   for (const p of cachePoints) {
     if (p.index < first || p.index >= stream.length || marks.get(p.index) !== p) continue;
-    const k = countBelow(starts, p.index + 1) - 1;
+    const k = p.index < stable ? countBelow(memo.starts, p.index + 1) - 1 : count + countBelow(tailStarts, p.index + 1) - 1;
     const content = own(k);
-    const at = p.index - starts[k]!;
+    const at = p.index - startOf(k);
     content[at] = { ...stream[p.index]!.param, cache_control: marker(p) } as ContentBlockParam;
   }
   return { tools, system, messages };

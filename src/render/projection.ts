@@ -174,10 +174,10 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   const from = visibleFrom(state);
   const prev = state.lastRender?.stream;
   const info = prev ? builds.get(prev) : undefined;
+  // The blocks projected here: the whole stream, or what follows the `reused` blocks taken over from the previous one.
   let out: StreamBlock[] = [];
   let turnStarts: number[] = [];
   let t = from.turn - 1;
-  // Blocks taken over from the previous stream as they are (a slice of it).
   let reused = 0;
   if (
     prev &&
@@ -195,14 +195,13 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
     if (!ctx.profile.keepsThinking && state.turns.length !== info.state.turns.length) k = Math.min(k, info.state.turns.length - 1);
     k = Math.max(k, t);
     const start = k < info.state.turns.length ? info.turnStarts[k] : prev.length;
-    if (start !== undefined) {
-      out = prev.slice(0, start);
+    if (start !== undefined && start > 0) {
       turnStarts = info.turnStarts.slice(0, k);
       t = k;
       reused = start;
     }
   }
-  if (out.length === 0) {
+  if (reused === 0) {
     out = envelopeStream(state, ctx);
     for (const s of state.summaries) out.push(summaryStream(s, ctx));
     turnStarts = [];
@@ -211,7 +210,7 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   const hidden = state.hidden;
   for (; t < state.turns.length; t++) {
     const turn = state.turns[t]!;
-    turnStarts[t] = out.length;
+    turnStarts[t] = reused + out.length;
     const at = { turn: turn.index };
     const partial = turn.index === from.turn && from.round > 0;
     if (!partial) for (const b of turn.user) out.push(fromBlock(b, 'user', b.path === 'notices/prune' ? 'notice' : 'user', ctx, hidden[b.path], at));
@@ -233,16 +232,20 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   // reused slice is the same by construction, so only the re-projected part is compared.
   let change = 0;
   if (prev) {
-    const n = Math.min(out.length, prev.length);
+    const n = Math.min(reused + out.length, prev.length);
     change = Math.min(reused, n);
-    while (change < n && out[change] === prev[change]) change++;
+    while (change < n && out[change - reused] === prev[change]) change++;
   }
-  const layout = extendLayout(out, turnStarts, prev && info ? info.layout : undefined, prev ? change : 0);
+  // One array of the stream's length: the previous stream and what it lacks when it is a prefix
+  // of this one (a render that only appended), else the reused part and the blocks projected here.
+  let stream: StreamBlock[] = out;
+  if (reused > 0) stream = change === prev!.length ? prev!.concat(out.slice(change - reused)) : prev!.slice(0, reused).concat(out);
+  const layout = extendLayout(stream, turnStarts, prev && info ? info.layout : undefined, prev ? change : 0);
   // Only the pieces compared next time: holding the state itself would chain every earlier render.
   const source = { envelope: state.envelope, summaries: state.summaries, hidden: state.hidden, turns: state.turns };
-  builds.set(out, { state: source, tokens: ctx.tokens, keepsThinking: ctx.profile.keepsThinking, turnStarts, against: prev, change, layout });
-  byState.set(state, out);
-  return out;
+  builds.set(stream, { state: source, tokens: ctx.tokens, keepsThinking: ctx.profile.keepsThinking, turnStarts, against: prev, change, layout });
+  byState.set(state, stream);
+  return stream;
 }
 
 function isThinking(b: Block): boolean {
