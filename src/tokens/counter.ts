@@ -45,6 +45,10 @@ const IMAGE_TOKENS = 1600;
 /** Above this many characters a payload's tokens are estimated (exact BPE would cost more than a render). */
 export const HUGE_TEXT = 4_000;
 const SAMPLE = 1_000;
+/** Texts at least this long are memoized by text too (shorter ones count faster than they hash and compare). */
+const TEXT_MEMO_MIN = 256;
+/** At most this many characters of text are held by the memo by text (the strings are usually the timeline's own). */
+const TEXT_MEMO_CHARS = 8_000_000;
 /** Per-block framing (role markers, block delimiters) the tokenizer adds. */
 const BLOCK_OVERHEAD = 3;
 
@@ -90,6 +94,13 @@ export function blockText(block: unknown): { text: string; extra: number } {
 export class BlockTokenCache {
   readonly #counter: TokenCounter;
   readonly #memo = new WeakMap<object, number>();
+  /**
+   * Counts by text, for payloads that come back as new blocks with the same
+   * text (a re-read of an unchanged file, a command run again): a lookup
+   * instead of a count. Bounded by the characters it holds; emptied when full.
+   */
+  readonly #texts = new Map<string, number>();
+  #textChars = 0;
   #counted = 0;
 
   constructor(counter: TokenCounter = tiktokenCounter()) {
@@ -129,6 +140,20 @@ export class BlockTokenCache {
    * (calibration corrects the rest). Deterministic like the exact count.
    */
   #count(text: string): number {
+    if (text.length < TEXT_MEMO_MIN) return this.#fresh(text);
+    const hit = this.#texts.get(text);
+    if (hit !== undefined) return hit;
+    const n = this.#fresh(text);
+    if (this.#textChars + text.length > TEXT_MEMO_CHARS) {
+      this.#texts.clear();
+      this.#textChars = 0;
+    }
+    this.#texts.set(text, n);
+    this.#textChars += text.length;
+    return n;
+  }
+
+  #fresh(text: string): number {
     if (text.length <= HUGE_TEXT) return this.#counter.count(text);
     if (this.#counter.estimate) return this.#counter.estimate(text);
     const n = SAMPLE;
