@@ -20,14 +20,21 @@
  * copies that are hidden or inside a compaction summary.
  */
 import { castDraft, produce } from 'immer';
-import type { BlockPath, HiddenRecord, TimelineState } from '../timeline/types.js';
+import type { Block, BlockPath, HiddenRecord, TimelineState } from '../timeline/types.js';
 import type { PassContext } from './context.js';
 import { hiddenRecord, payloadChars } from './notes.js';
 import type { Decision } from './types.js';
 
-/** The text a duplicate is compared by: its content as sent. */
-function contentKey(content: unknown): string {
-  return typeof content === 'string' ? content : JSON.stringify(content ?? null);
+const keys = new WeakMap<object, string>();
+
+/** The text a duplicate is compared by: its content as sent (memoized per block, so a long session is not re-serialized every render). */
+function contentKey(param: { readonly content?: unknown }): string {
+  let k = keys.get(param);
+  if (k === undefined) {
+    k = typeof param.content === 'string' ? param.content : JSON.stringify(param.content ?? null);
+    keys.set(param, k);
+  }
+  return k;
 }
 
 /**
@@ -37,8 +44,17 @@ function contentKey(content: unknown): string {
 export function dedupe(state: TimelineState, ctx: PassContext): { state: TimelineState; decisions: Decision[] } {
   const o = ctx.options;
   if (o.policy !== 'economy' || !o.prune.enabled || state.turns.length === 0) return { state, decisions: [] };
-  const before = new Set<BlockPath>();
-  for (const b of state.lastRender?.stream ?? []) before.add(b.path);
+  // Rounds the previous request rendered: every round before its own (turn, round).
+  const prev = state.lastRender;
+  const isNew = (turn: number, round: number): boolean => !prev || turn > prev.turn || (turn === prev.turn && round >= prev.round);
+  const bulky = (b: Block): boolean => {
+    const p = b.param;
+    return p.type === 'tool_result' && !p.is_error && !state.hidden[b.path] && payloadChars(p) > o.prune.minChars;
+  };
+  // Cheap exit first: most renders add no bulky result at all.
+  const last = state.turns.at(-1)!;
+  const fresh = last.rounds.some((r) => isNew(last.index, r.index) && r.results.some(bulky));
+  if (!fresh && !(prev && prev.turn < last.index)) return { state, decisions: [] };
   const summarized = new Set<BlockPath>();
   for (const s of state.summaries) for (const p of s.paths) summarized.add(p);
   /** Visible copies by content. */
@@ -47,13 +63,11 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
   for (const turn of state.turns) {
     for (const round of turn.rounds) {
       for (const b of round.results) {
-        const p = b.param;
-        if (p.type !== 'tool_result' || p.is_error || state.hidden[b.path] || summarized.has(b.path)) continue;
-        if (payloadChars(p) <= o.prune.minChars) continue;
-        const key = contentKey(p.content);
+        if (!bulky(b) || summarized.has(b.path)) continue;
+        const key = contentKey(b.param as { content?: unknown });
         const copy = copies.get(key);
         if (copy === undefined) copies.set(key, b.path);
-        else if (!before.has(b.path)) found.push({ path: b.path, sameAs: copy });
+        else if (isNew(turn.index, round.index)) found.push({ path: b.path, sameAs: copy });
       }
     }
   }
