@@ -68,10 +68,20 @@ export class MemoryConversationStore implements ConversationStore {
   }
 
   async load(id: string): Promise<ConversationRecord | undefined> {
-    return this.#live(id);
+    return this.loadSync(id);
   }
 
   async save(record: ConversationRecord, expected: number | null): Promise<void> {
+    this.saveSync(record, expected);
+  }
+
+  /** {@link load} without the promise (what `prepare` uses for this store). */
+  loadSync(id: string): ConversationRecord | undefined {
+    return this.#live(id);
+  }
+
+  /** {@link save} without the promise (what `prepare` uses for this store). */
+  saveSync(record: ConversationRecord, expected: number | null): void {
     const current = this.#live(record.id);
     const actual = current?.revision ?? null;
     if (actual !== expected) throw new ConversationConflictError(record.id, expected, actual);

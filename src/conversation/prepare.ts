@@ -552,6 +552,20 @@ function sameTail(state: TimelineState, tail: PrepareOptions['tail']): boolean {
   return true;
 }
 
+// Profiles by model id (no overrides): resolveProfile copies the whole table on every call.
+const profiles = new Map<string, ModelProfile>();
+
+function profileOf(model: string, overrides: RenderOptions['profiles']): ModelProfile {
+  if (overrides) return resolveProfile(model, overrides);
+  let p = profiles.get(model);
+  if (!p) {
+    p = resolveProfile(model);
+    if (profiles.size > 64) profiles.clear();
+    profiles.set(model, p);
+  }
+  return p;
+}
+
 // Calibration factors per stored snapshot (immutable: a new one is saved with every recorded usage).
 const factors = new WeakMap<CalibrationSnapshot, Map<string, number>>();
 
@@ -603,12 +617,13 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   const store = options.store ?? defaultConversationStore();
   const now = options.now ?? Date.now();
   const renderOptions = options.render ?? {};
-  const profile: ModelProfile = renderOptions.profile ?? resolveProfile(params.model, renderOptions.profiles);
+  const profile: ModelProfile = renderOptions.profile ?? profileOf(params.model, renderOptions.profiles);
 
   let record: ConversationRecord | undefined;
   let storeDown: string | undefined;
   try {
-    record = await store.load(id);
+    // The in-memory store answers synchronously: no promise round trip on the hot path.
+    record = store instanceof MemoryConversationStore ? store.loadSync(id) : await store.load(id);
   } catch (err) {
     if (options.onStoreError === 'throw' || !isStoreFailure(err)) throw err;
     storeDown = err instanceof Error ? err.message : String(err);
@@ -665,7 +680,8 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
     if (record?.calibration) next.calibration = record.calibration;
     if (record?.lastMessageId) next.lastMessageId = record.lastMessageId;
     try {
-      await store.save(next, record?.revision ?? null);
+      if (store instanceof MemoryConversationStore) store.saveSync(next, record?.revision ?? null);
+      else await store.save(next, record?.revision ?? null);
     } catch (err) {
       if (options.onStoreError === 'throw' || !isStoreFailure(err)) throw err;
       unsaved = `the conversation store failed to save (${err instanceof Error ? err.message : String(err)}); the next request resynchronises`;
