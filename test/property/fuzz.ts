@@ -1,13 +1,18 @@
 /**
- * `npm run fuzz`: the property suite of test/property/timelines.test.ts at
- * scale (default 10,000 random sessions). Prints the count and what the runs
- * covered; on a failure, the seed and path that reproduce it, and exits 1.
+ * `npm run fuzz`: the property suites at scale. Three parts, in order:
+ * 1. random sessions through render (test/property/timelines.test.ts; default 10,000, FUZZ_RUNS);
+ * 2. random sessions and loops through `prepare` (test/property/doors.test.ts; default 2,000, FUZZ_DOORS_RUNS);
+ * 3. mutated traces through the CLI (test/cli/malformed-traces.test.ts; default 1,000, FUZZ_CLI_RUNS).
+ * Prints the counts and what the runs covered; on a failure, the seed and path
+ * that reproduce it, and exits 1. FUZZ_ONLY=sessions|doors|cli runs one part.
  *
  *   FUZZ_RUNS=20000 npm run fuzz
- *   FUZZ_SEED=123 FUZZ_PATH=45:1:0 npm run fuzz     # replay one failure
+ *   FUZZ_SEED=123 FUZZ_PATH=45:1:0 npm run fuzz     # replay one failure (of the part that printed it, with FUZZ_ONLY)
  *   FUZZ_SEED=123 FUZZ_PATH=45:1:0 npx vitest run test/property/timelines.test.ts
  */
+import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
+import { doorScript, emptyDoorStats, runDoorScript } from './doors.js';
 import { emptyStats, runScript, sessionScript } from './timelines.js';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 10_000);
@@ -18,32 +23,108 @@ if (!Number.isInteger(runs) || runs < 1) {
   process.exit(2);
 }
 
-const stats = emptyStats();
-let cases = 0;
-const started = Date.now();
-console.log(`fuzz: ${path ? `replaying path ${path} of` : `${runs.toLocaleString('en-US')} random sessions,`} seed ${seed}`);
-const result = fc.check(
-  fc.property(sessionScript, (script) => {
-    cases++;
-    if (cases % 1000 === 0)
-      console.log(
-        `  ${cases.toLocaleString('en-US')} sessions, ${stats.renders.toLocaleString('en-US')} renders, ${((Date.now() - started) / 1000).toFixed(0)} s`,
-      );
-    runScript(script, stats);
-  }),
-  { numRuns: runs, seed, ...(path === undefined ? {} : { path }) },
-);
-const seconds = ((Date.now() - started) / 1000).toFixed(1);
-if (result.failed) {
-  const error = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
-  const example = JSON.stringify(result.counterexample, (_k, v) => (typeof v === 'string' && v.length > 80 ? `${v.slice(0, 40)}…(${v.length} chars)` : v));
-  console.error(`fuzz: FAILED after ${result.numRuns} passing sessions (${result.numShrinks} shrinks, ${seconds} s): ${error}`);
-  console.error(`counterexample (long strings cut): ${example.slice(0, 6000)}`);
-  console.error(`reproduce: FUZZ_SEED=${result.seed} FUZZ_PATH=${result.counterexamplePath} npm run fuzz`);
-  process.exit(1);
+const only = process.env.FUZZ_ONLY;
+if (only !== undefined && !['sessions', 'doors', 'cli'].includes(only)) {
+  console.error(`FUZZ_ONLY must be sessions, doors or cli, got ${only}`);
+  process.exit(2);
 }
-console.log(
-  `fuzz: ${result.numRuns.toLocaleString('en-US')} random sessions passed in ${seconds} s (seed ${seed}): ` +
-    `${stats.renders.toLocaleString('en-US')} requests validated, ${stats.stabilityChecks.toLocaleString('en-US')} prefix-stability checks, ` +
-    `${stats.recalled.toLocaleString('en-US')} byte-identical recalls, ${stats.compactions.toLocaleString('en-US')} compactions, ${stats.prunes.toLocaleString('en-US')} prunes, ${stats.hides.toLocaleString('en-US')} hides, 0 throws`,
-);
+
+function cut(value: unknown): string {
+  return JSON.stringify(value, (_k, v) => (typeof v === 'string' && v.length > 80 ? `${v.slice(0, 40)}…(${v.length} chars)` : v)).slice(0, 6000);
+}
+
+if (only === undefined || only === 'sessions') fuzzSessions();
+if (only === undefined || only === 'doors') await fuzzDoors();
+if (only === undefined || only === 'cli') fuzzCli();
+
+function fuzzSessions(): void {
+  const stats = emptyStats();
+  let cases = 0;
+  const started = Date.now();
+  console.log(`fuzz: ${path ? `replaying path ${path} of` : `${runs.toLocaleString('en-US')} random sessions,`} seed ${seed}`);
+  const result = fc.check(
+    fc.property(sessionScript, (script) => {
+      cases++;
+      if (cases % 1000 === 0)
+        console.log(
+          `  ${cases.toLocaleString('en-US')} sessions, ${stats.renders.toLocaleString('en-US')} renders, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+        );
+      runScript(script, stats);
+    }),
+    { numRuns: runs, seed, ...(path === undefined ? {} : { path }) },
+  );
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (result.failed) {
+    const error = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
+    const example = JSON.stringify(result.counterexample, (_k, v) => (typeof v === 'string' && v.length > 80 ? `${v.slice(0, 40)}…(${v.length} chars)` : v));
+    console.error(`fuzz: FAILED after ${result.numRuns} passing sessions (${result.numShrinks} shrinks, ${seconds} s): ${error}`);
+    console.error(`counterexample (long strings cut): ${example.slice(0, 6000)}`);
+    console.error(`reproduce: FUZZ_SEED=${result.seed} FUZZ_PATH=${result.counterexamplePath} npm run fuzz`);
+    process.exit(1);
+  }
+  console.log(
+    `fuzz: ${result.numRuns.toLocaleString('en-US')} random sessions passed in ${seconds} s (seed ${seed}): ` +
+      `${stats.renders.toLocaleString('en-US')} requests validated, ${stats.stabilityChecks.toLocaleString('en-US')} prefix-stability checks, ` +
+      `${stats.recalled.toLocaleString('en-US')} byte-identical recalls, ${stats.compactions.toLocaleString('en-US')} compactions, ${stats.prunes.toLocaleString('en-US')} prunes, ${stats.hides.toLocaleString('en-US')} hides, 0 throws`,
+  );
+}
+
+async function fuzzDoors(): Promise<void> {
+  const doorRuns = Number(process.env.FUZZ_DOORS_RUNS ?? 2_000);
+  if (!Number.isInteger(doorRuns) || doorRuns < 1) {
+    console.error(`FUZZ_DOORS_RUNS must be a positive integer, got ${process.env.FUZZ_DOORS_RUNS}`);
+    process.exit(2);
+  }
+  const stats = emptyDoorStats();
+  let cases = 0;
+  const started = Date.now();
+  console.log(`fuzz doors: ${path ? `replaying path ${path} of` : `${doorRuns.toLocaleString('en-US')} random loops through prepare,`} seed ${seed}`);
+  const result = await fc.check(
+    fc.asyncProperty(doorScript, async (script) => {
+      cases++;
+      if (cases % 200 === 0)
+        console.log(
+          `  ${cases.toLocaleString('en-US')} loops, ${stats.requests.toLocaleString('en-US')} requests, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+        );
+      await runDoorScript(script, stats);
+    }),
+    { numRuns: doorRuns, seed, ...(path === undefined ? {} : { path }) },
+  );
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (result.failed) {
+    const error = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
+    console.error(`fuzz doors: FAILED after ${result.numRuns} passing loops (${result.numShrinks} shrinks, ${seconds} s): ${error}`);
+    console.error(`counterexample (long strings cut): ${cut(result.counterexample)}`);
+    console.error(`reproduce: FUZZ_ONLY=doors FUZZ_SEED=${result.seed} FUZZ_PATH=${result.counterexamplePath} npm run fuzz`);
+    process.exit(1);
+  }
+  console.log(
+    `fuzz doors: ${result.numRuns.toLocaleString('en-US')} random loops passed in ${seconds} s (seed ${seed}): ` +
+      `${stats.requests.toLocaleString('en-US')} prepared requests validated, ${stats.sameBytes.toLocaleString('en-US')} byte-identical to the Session path, ` +
+      `${stats.resyncs.toLocaleString('en-US')} expected resyncs, ${stats.contentChecks.toLocaleString('en-US')} content checks against a fresh conversation, ` +
+      `${stats.prefills.toLocaleString('en-US')} prefills, ${stats.roundTrips.toLocaleString('en-US')} store round trips, ${stats.recalled.toLocaleString('en-US')} byte-identical recalls, 0 throws`,
+  );
+}
+
+/** The CLI fuzz (a vitest file: it drives main() with its own harness) at a larger count. */
+function fuzzCli(): void {
+  const cliRuns = Number(process.env.FUZZ_CLI_RUNS ?? 1_000);
+  if (!Number.isInteger(cliRuns) || cliRuns < 1) {
+    console.error(`FUZZ_CLI_RUNS must be a positive integer, got ${process.env.FUZZ_CLI_RUNS}`);
+    process.exit(2);
+  }
+  console.log(`fuzz cli: ${cliRuns.toLocaleString('en-US')} mutated traces through replay, render and simulate, seed ${seed}`);
+  const started = Date.now();
+  const r = spawnSync('npx', ['vitest', 'run', 'test/cli/malformed-traces.test.ts', '-t', 'mutated traces'], {
+    stdio: 'inherit',
+    env: { ...process.env, CLI_FUZZ_RUNS: String(cliRuns), CLI_FUZZ_SEED: String(seed) },
+  });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (r.status !== 0) {
+    console.error(`fuzz cli: FAILED (${seconds} s); reproduce: FUZZ_ONLY=cli FUZZ_SEED=${seed} FUZZ_CLI_RUNS=${cliRuns} npm run fuzz`);
+    process.exit(1);
+  }
+  console.log(
+    `fuzz cli: ${cliRuns.toLocaleString('en-US')} mutated traces passed in ${seconds} s (seed ${seed}): a status, one line naming file:line, no stack trace`,
+  );
+}
