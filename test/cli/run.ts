@@ -1,13 +1,16 @@
 /**
  * Runs the CLI in process ({@link cli}: `main(argv, io)` with in-memory writers)
- * or a TypeScript entry point as a real child process ({@link runNode}:
- * `node --import tsx FILE ...`, cwd = repository root), the way a user runs
- * `npx cachepoint` or `npm run example`. Non-zero exits are results, not throws.
+ * or a TypeScript entry point as a real child process ({@link runNode}: the
+ * entry bundled once with esbuild, then `node BUNDLE ...`, cwd = repository
+ * root), the way a user runs `npx cachepoint` (plain JavaScript) or
+ * `npm run example`. Non-zero exits are results, not throws.
  */
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliWriter } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import { bundled } from '../helpers/bundle.js';
 
 /** The repository root (this file is test/cli/run.ts). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -19,15 +22,20 @@ export interface RunResult {
   readonly stderr: string;
 }
 
-/** Spawns are ~1 s each on a quiet 2-core box; the margin covers a loaded one. */
+/** Spawns are under a second each on a quiet 2-core box; the margin covers a loaded one. */
 export const SPAWN_TIMEOUT_MS = 60_000;
 
-/** Runs `node --import tsx <entry> ...args` from the repository root. */
-export function runNode(entry: string, args: readonly string[] = []): Promise<RunResult> {
+/**
+ * Runs the TypeScript file `entry` (relative to the repository root) with node, from the repository root.
+ * The entry is bundled first (test/helpers/bundle.ts): the same source compiled by the same esbuild as
+ * `tsx` would, without tsx's loader transpiling every module again in each child (about a second of CPU).
+ */
+export async function runNode(entry: string, args: readonly string[] = []): Promise<RunResult> {
+  const file = await bundled(join(ROOT, entry));
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', entry, ...args],
+      [file, ...args],
       // FORCE_COLOR/TTY off: output must be the plain bytes a pipe gets.
       { cwd: ROOT, timeout: SPAWN_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } },
       (err, stdout, stderr) => {
