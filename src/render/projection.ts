@@ -148,12 +148,16 @@ interface BuildInfo {
   /** turnStarts[t] = stream index of the first block of turns[t] (0-based), for visible turns. */
   readonly turnStarts: readonly number[];
   /** The previous render's stable stream it was compared with, and the first index where they differ. */
-  readonly against: readonly StreamBlock[] | undefined;
+  /** This build's number, and the number of the previous render's build it was compared with (not the
+   *  stream itself: holding it would chain every stream of the session, each holding the one before). */
+  readonly id: number;
+  readonly against: number | undefined;
   readonly change: number;
   readonly layout: StreamLayout;
 }
 
 const builds = new WeakMap<readonly StreamBlock[], BuildInfo>();
+let builtSoFar = 0;
 const byState = new WeakMap<TimelineState, readonly StreamBlock[]>();
 
 /**
@@ -243,7 +247,16 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   const layout = extendLayout(stream, turnStarts, prev && info ? info.layout : undefined, prev ? change : 0);
   // Only the pieces compared next time: holding the state itself would chain every earlier render.
   const source = { envelope: state.envelope, summaries: state.summaries, hidden: state.hidden, turns: state.turns };
-  builds.set(stream, { state: source, tokens: ctx.tokens, keepsThinking: ctx.profile.keepsThinking, turnStarts, against: prev, change, layout });
+  builds.set(stream, {
+    state: source,
+    tokens: ctx.tokens,
+    keepsThinking: ctx.profile.keepsThinking,
+    turnStarts,
+    id: ++builtSoFar,
+    against: info?.id,
+    change,
+    layout,
+  });
   byState.set(state, stream);
   return stream;
 }
@@ -444,7 +457,7 @@ export function firstChange(stream: readonly StreamBlock[], prev: LastRender | u
   if (!prev) return 0;
   // A stream built here was compared with the previous render's when it was built.
   const info = builds.get(stream);
-  if (info && info.against === prev.stream) return info.change;
+  if (info?.against !== undefined && builds.get(prev.stream)?.id === info.against) return info.change;
   const n = Math.min(stream.length, prev.stream.length);
   for (let i = 0; i < n; i++) if (stream[i] !== prev.stream[i]) return i;
   return n;
