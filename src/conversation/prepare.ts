@@ -279,20 +279,6 @@ function split(params: PrepareParams): Split {
   if (end > lead && last?.role === 'assistant') {
     const i = end - 1;
     const where = `messages[${i}]`;
-    const fix = 'use structured outputs (output_config.format) or an instruction in `system` instead';
-    if (prefillUnsupported(canonicalModelId(params.model))) {
-      throw new InvalidParamsError(
-        where,
-        `the request ends with an assistant message (a prefill), which ${params.model} refuses (Claude 4.6 and later): ${fix}`,
-      );
-    }
-    const thinking = (params as { thinking?: { type?: string } }).thinking;
-    if (thinking && thinking.type !== 'disabled') {
-      throw new InvalidParamsError(
-        where,
-        `a prefill (trailing assistant message) is not available with extended thinking (thinking.type "${thinking.type}"): ${fix}`,
-      );
-    }
     const content = last.content as unknown;
     const blocks = (typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : undefined) as
       | { type?: unknown; text?: unknown }[]
@@ -306,11 +292,26 @@ function split(params: PrepareParams): Split {
         );
       }
     });
+    // An empty prefill is left out (nothing to continue from), so nothing below can refuse it.
     const texts = blocks.map((b) => ({ type: 'text' as const, text: b.text as string })).filter((b) => b.text.length > 0);
-    if (texts.length > 0 && /\s$/.test(texts.at(-1)!.text)) {
-      throw new InvalidParamsError(where, 'a prefill cannot end with whitespace (the API refuses it): trim it');
+    if (texts.length > 0) {
+      const fix = 'use structured outputs (output_config.format) or an instruction in `system` instead';
+      if (prefillUnsupported(canonicalModelId(params.model))) {
+        throw new InvalidParamsError(
+          where,
+          `the request ends with an assistant message (a prefill), which ${params.model} refuses (Claude 4.6 and later): ${fix}`,
+        );
+      }
+      const thinking = (params as { thinking?: { type?: string } }).thinking;
+      if (thinking && thinking.type !== 'disabled') {
+        throw new InvalidParamsError(
+          where,
+          `a prefill (trailing assistant message) is not available with extended thinking (thinking.type "${thinking.type}"): ${fix}`,
+        );
+      }
+      if (/\s$/.test(texts.at(-1)!.text)) throw new InvalidParamsError(where, 'a prefill cannot end with whitespace (the API refuses it): trim it');
+      if (texts.some((b) => b.text.trim().length === 0)) throw new InvalidParamsError(where, 'a prefill text block must contain non-whitespace text');
     }
-    if (texts.some((b) => b.text.trim().length === 0)) throw new InvalidParamsError(where, 'a prefill text block must contain non-whitespace text');
     prefill = texts.length > 0 ? texts : undefined;
     end--;
   }

@@ -103,6 +103,13 @@ describe('prepare with a prefill', () => {
         messages: [user, { role: 'assistant', content: 'done' }, { role: 'assistant', content: '{' }],
       }),
     ).rejects.toThrow(/messages\[1\].*two assistant messages/);
+    // A trailing tool_use on a 4.6 model is named for what it is (a response missing its results), not as a refused prefill.
+    await expect(
+      run({ ...base, model: 'claude-sonnet-4-6', messages: [user, { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'Read', input: {} }] }] }),
+    ).rejects.toThrow(/only text/);
+    // An empty prefill is left out, on any model.
+    const empty = await run({ ...base, model: 'claude-sonnet-4-6', messages: [user, { role: 'assistant', content: '' }] });
+    expect(empty.params.messages.at(-1)?.role).toBe('user');
     // Thinking explicitly disabled and an older model: fine.
     const ok = await run({ ...base, thinking: { type: 'disabled' }, messages: [user, { role: 'assistant', content: '{' }] } as PrepareParams);
     expect(ok.params.messages.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: '{' }] });
