@@ -2,9 +2,11 @@
  * `npm run fuzz`: the property suites at scale. Three parts, in order:
  * 1. random sessions through render (test/property/timelines.test.ts; default 10,000, FUZZ_RUNS);
  * 2. random sessions and loops through `prepare` (test/property/doors.test.ts; default 2,000, FUZZ_DOORS_RUNS);
- * 3. mutated traces through the CLI (test/cli/malformed-traces.test.ts; default 1,000, FUZZ_CLI_RUNS).
+ * 3. random sessions as AI SDK calls through the middleware, the real provider and the fake API
+ *    (test/property/ai-sdk.test.ts; default 500, FUZZ_AI_SDK_RUNS);
+ * 4. mutated traces through the CLI (test/cli/malformed-traces.test.ts; default 1,000, FUZZ_CLI_RUNS).
  * Prints the counts and what the runs covered; on a failure, the seed and path
- * that reproduce it, and exits 1. FUZZ_ONLY=sessions|doors|cli runs one part.
+ * that reproduce it, and exits 1. FUZZ_ONLY=sessions|doors|ai-sdk|cli runs one part.
  *
  *   FUZZ_RUNS=20000 npm run fuzz
  *   FUZZ_SEED=123 FUZZ_PATH=45:1:0 npm run fuzz     # replay one failure (of the part that printed it, with FUZZ_ONLY)
@@ -12,6 +14,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
+import { startFakeServer } from '../../src/testing/fake-server.js';
+import { aiSdkScript, emptyAiSdkStats, runAiSdkScript } from './ai-sdk.js';
 import { doorScript, emptyDoorStats, runDoorScript } from './doors.js';
 import { emptyStats, runScript, sessionScript } from './timelines.js';
 
@@ -24,8 +28,8 @@ if (!Number.isInteger(runs) || runs < 1) {
 }
 
 const only = process.env.FUZZ_ONLY;
-if (only !== undefined && !['sessions', 'doors', 'cli'].includes(only)) {
-  console.error(`FUZZ_ONLY must be sessions, doors or cli, got ${only}`);
+if (only !== undefined && !['sessions', 'doors', 'ai-sdk', 'cli'].includes(only)) {
+  console.error(`FUZZ_ONLY must be sessions, doors, ai-sdk or cli, got ${only}`);
   process.exit(2);
 }
 
@@ -35,6 +39,7 @@ function cut(value: unknown): string {
 
 if (only === undefined || only === 'sessions') fuzzSessions();
 if (only === undefined || only === 'doors') await fuzzDoors();
+if (only === undefined || only === 'ai-sdk') await fuzzAiSdk();
 if (only === undefined || only === 'cli') fuzzCli();
 
 function fuzzSessions(): void {
@@ -104,6 +109,39 @@ async function fuzzDoors(): Promise<void> {
       `${stats.resyncs.toLocaleString('en-US')} expected resyncs, ${stats.contentChecks.toLocaleString('en-US')} content checks against a fresh conversation, ` +
       `${stats.prefills.toLocaleString('en-US')} prefills, ${stats.roundTrips.toLocaleString('en-US')} store round trips, ${stats.recalled.toLocaleString('en-US')} byte-identical recalls, 0 throws`,
   );
+}
+
+async function fuzzAiSdk(): Promise<void> {
+  const aiRuns = Number(process.env.FUZZ_AI_SDK_RUNS ?? 500);
+  if (!Number.isInteger(aiRuns) || aiRuns < 1) {
+    console.error(`FUZZ_AI_SDK_RUNS must be a positive integer, got ${process.env.FUZZ_AI_SDK_RUNS}`);
+    process.exit(2);
+  }
+  const stats = emptyAiSdkStats();
+  const server = await startFakeServer({ now: () => 0 });
+  const started = Date.now();
+  console.log(`fuzz ai-sdk: ${path ? `replaying path ${path} of` : `${aiRuns.toLocaleString('en-US')} random sessions as AI SDK calls,`} seed ${seed}`);
+  try {
+    const result = await fc.check(
+      fc.asyncProperty(aiSdkScript, (script) => runAiSdkScript(script, server, stats)),
+      { numRuns: aiRuns, seed, ...(path === undefined ? {} : { path }) },
+    );
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    if (result.failed) {
+      const error = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
+      console.error(`fuzz ai-sdk: FAILED after ${result.numRuns} passing sessions (${result.numShrinks} shrinks, ${seconds} s): ${error}`);
+      console.error(`counterexample (long strings cut): ${cut(result.counterexample)}`);
+      console.error(`reproduce: FUZZ_ONLY=ai-sdk FUZZ_SEED=${result.seed} FUZZ_PATH=${result.counterexamplePath} npm run fuzz`);
+      process.exit(1);
+    }
+    console.log(
+      `fuzz ai-sdk: ${result.numRuns.toLocaleString('en-US')} random sessions passed in ${seconds} s (seed ${seed}): ` +
+        `${stats.calls.toLocaleString('en-US')} calls through the middleware and the provider accepted by the fake API, ` +
+        `${stats.wireChecks.toLocaleString('en-US')} with the rendered bytes on the wire, ${stats.markers.toLocaleString('en-US')} markers (never more than 4 a call)`,
+    );
+  } finally {
+    await server.close();
+  }
 }
 
 /** The CLI fuzz (a vitest file: it drives main() with its own harness) at a larger count. */

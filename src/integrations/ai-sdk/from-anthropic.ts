@@ -183,13 +183,24 @@ function outputOf(
   };
 }
 
+/** Whether a rendered tool_use input is the call's own (as the provider would send it: a JSON string parsed). */
+function sameInput(original: unknown, rendered: unknown): boolean {
+  if (original === rendered) return true;
+  const text = typeof original === 'string' ? original : JSON.stringify(original);
+  return text === JSON.stringify(rendered);
+}
+
 function assistantPart(b: ContentBlockParam, o: Originals, marker: CacheControlEphemeral | null | undefined, target: MarkerTarget): AssistantPart {
   switch (b.type) {
     case 'text':
       return setOptions({ type: 'text', text: b.text }, withMarker(undefined, marker, target, 'part'));
     case 'tool_use': {
       const original = o.calls.get(b.id);
-      const part: ToolCallPart = original ?? { type: 'tool-call', toolCallId: b.id, toolName: b.name, input: b.input };
+      // A pruned or hidden input comes back as a note ({ hidden: "[pruned: …]" }): send what the engine rendered, not the original.
+      const part: ToolCallPart =
+        original && sameInput(original.input, b.input)
+          ? original
+          : { ...(original ?? { type: 'tool-call', toolCallId: b.id, toolName: b.name }), input: b.input };
       return setOptions(part, withMarker(part.providerOptions, marker, target, 'part'));
     }
     case 'thinking':

@@ -149,3 +149,30 @@ describe('AI SDK prompt ⇄ Anthropic params', () => {
     );
   });
 });
+
+describe('a tool_use input the engine replaced', () => {
+  it('a pruned tool call input goes to the provider as rendered (the note), not as the original (found by test/property/ai-sdk.ts)', () => {
+    const input = { path: 'src/a.ts', content: 'x'.repeat(3000) };
+    const call = {
+      prompt: [
+        { role: 'user' as const, content: [{ type: 'text' as const, text: 'Write it.' }] },
+        { role: 'assistant' as const, content: [{ type: 'tool-call' as const, toolCallId: 'toolu_1', toolName: 'Write', input }] },
+        {
+          role: 'tool' as const,
+          content: [{ type: 'tool-result' as const, toolCallId: 'toolu_1', toolName: 'Write', output: { type: 'text' as const, value: 'ok' } }],
+        },
+        { role: 'user' as const, content: [{ type: 'text' as const, text: 'Next.' }] },
+      ],
+    };
+    const before = toAnthropicPrompt(call, 'generate');
+    const rendered = json(before);
+    const note = { hidden: '[pruned: Write input, 3,030 chars; recall("turns/1/rounds/1/calls/toolu_1")]' };
+    (rendered.messages[1]!.content as ContentBlockParam[])[0] = { type: 'tool_use', id: 'toolu_1', name: 'Write', input: note };
+    const next = fromAnthropicPrompt(call, rendered, before);
+    const part = (next.prompt[1]!.content as { type: string; input?: unknown }[])[0]!;
+    expect(part.input).toEqual(note);
+    // an untouched input is the caller's own part
+    const same = fromAnthropicPrompt(call, json(before), before);
+    expect((same.prompt[1]!.content as unknown[])[0]).toEqual(call.prompt[1]!.content[0]);
+  });
+});
