@@ -172,7 +172,7 @@ describe('committed fixtures through the engine', () => {
       expect(rejected, `${file}: rejected requests`).toEqual([]);
       const busts = results.filter((r) => r.explain?.bust).map((r) => `#${r.index}: ${r.explain!.missedTokens} tokens missed`);
       expect(busts, `${file}: busts`).toEqual([]);
-      for (const r of results) expect(r.explain!.breakpoints.length).toBeLessThanOrEqual(4);
+      for (const r of results) expect(r.explain!.markers.length).toBeLessThanOrEqual(4);
 
       // The conservative policy against the ideal bound of its own requests.
       if (policy === 'conservative') {

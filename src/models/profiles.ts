@@ -43,7 +43,7 @@ export interface ModelProfile {
   readonly id: string;
   /** Context window in tokens. */
   readonly contextWindow: number;
-  /** Below this many prefix tokens a breakpoint writes nothing (no error). */
+  /** Below this many prefix tokens a marker writes nothing (no error). */
   readonly minCacheableTokens: number;
   /** Cache lifetimes in milliseconds. */
   readonly ttlMs: { readonly '5m': number; readonly '1h': number };
@@ -53,7 +53,7 @@ export interface ModelProfile {
    * them when a plain user turn arrives, so every byte after the first one misses.
    */
   readonly keepsThinking: boolean;
-  /** How many positions a breakpoint looks back for an earlier entry (20). */
+  /** How many positions a marker looks back for an earlier entry (20). */
   readonly lookback: number;
   /** The provider whose API this id belongs to (default `anthropic`). */
   readonly provider?: ProviderId;

@@ -8,9 +8,9 @@
  * - before GPT-5.6: automatic prefix caching, no markers, no write premium,
  *   hits in 128-token steps from 1,024 tokens, routing by a hash of the first
  *   ~256 tokens plus `prompt_cache_key`;
- * - GPT-5.6 and later: breakpoints (`prompt_cache_breakpoint` on content
+ * - GPT-5.6 and later: markers (`prompt_cache_breakpoint` on content
  *   parts, at most four written per request, matching against the latest 80
- *   breakpoints with no lookback limit), writes at 1.25× input, 30-minute
+ *   markers with no lookback limit), writes at 1.25× input, 30-minute
  *   minimum lifetime.
  */
 import type { ModelPrices, ModelProfile } from '../models/profiles.js';
@@ -29,8 +29,8 @@ export const OPENAI_AUTOMATIC: CachingRules = Object.freeze({
   overflowPerMinute: 15,
 });
 
-/** GPT-5.6 and later: explicit breakpoints (we turn the implicit one off: see toOpenAIResponses). */
-export const OPENAI_BREAKPOINTS: CachingRules = Object.freeze({
+/** GPT-5.6 and later: explicit markers (we turn the implicit one off: see toOpenAIResponses). */
+export const OPENAI_MARKERS: CachingRules = Object.freeze({
   kind: 'markers',
   maxMarkers: 4,
   // "OpenAI considers up to the latest 80 breakpoints in the conversation, without a
@@ -45,7 +45,7 @@ const IN_MEMORY_MS = 5 * MINUTE;
 /** Extended retention keeps prefixes "up to a maximum of 24 hours"; no minimum is stated: we assume one hour. */
 const EXTENDED_MS = 60 * MINUTE;
 /** GPT-5.6: "The minimum lifetime applied to every … breakpoint … Defaults to `30m`". */
-const BREAKPOINT_MS = 30 * MINUTE;
+const MARKER_MS = 30 * MINUTE;
 
 const dollars = (x: number): number => Math.round(x * 1e9) / 1e9;
 
@@ -53,7 +53,7 @@ function model(
   id: string,
   prices: { input: number; cached: number; output: number },
   contextWindow: number,
-  generation: 'automatic' | 'breakpoints',
+  generation: 'automatic' | 'markers',
 ): ModelProfile {
   const p: ModelPrices = Object.freeze({
     input: prices.input,
@@ -69,13 +69,13 @@ function model(
     contextWindow,
     minCacheableTokens: 1024,
     // '5m' is the default retention class, '1h' the longer one the request can ask for.
-    ttlMs: Object.freeze(automatic ? { '5m': IN_MEMORY_MS, '1h': EXTENDED_MS } : { '5m': BREAKPOINT_MS, '1h': BREAKPOINT_MS }),
+    ttlMs: Object.freeze(automatic ? { '5m': IN_MEMORY_MS, '1h': EXTENDED_MS } : { '5m': MARKER_MS, '1h': MARKER_MS }),
     prices: p,
     keepsThinking: true,
     // No lookback window on either generation (automatic caching has no markers at all).
     lookback: 1_000_000,
     provider: 'openai',
-    caching: automatic ? OPENAI_AUTOMATIC : OPENAI_BREAKPOINTS,
+    caching: automatic ? OPENAI_AUTOMATIC : OPENAI_MARKERS,
   });
 }
 
@@ -85,9 +85,9 @@ const W400K = 400_000;
 export const OPENAI_MODELS: Readonly<Record<string, ModelProfile>> = Object.freeze(
   Object.fromEntries(
     [
-      model('gpt-5.6-terra', { input: 2.5, cached: 0.25, output: 15 }, W400K, 'breakpoints'),
-      model('gpt-5.6-sol', { input: 5, cached: 0.5, output: 30 }, W400K, 'breakpoints'),
-      model('gpt-5.6-luna', { input: 0.75, cached: 0.075, output: 4.5 }, W400K, 'breakpoints'),
+      model('gpt-5.6-terra', { input: 2.5, cached: 0.25, output: 15 }, W400K, 'markers'),
+      model('gpt-5.6-sol', { input: 5, cached: 0.5, output: 30 }, W400K, 'markers'),
+      model('gpt-5.6-luna', { input: 0.75, cached: 0.075, output: 4.5 }, W400K, 'markers'),
       model('gpt-5.5', { input: 5, cached: 0.5, output: 30 }, W400K, 'automatic'),
       model('gpt-5.4', { input: 2.5, cached: 0.25, output: 15 }, W400K, 'automatic'),
       model('gpt-5.4-mini', { input: 0.75, cached: 0.075, output: 4.5 }, W400K, 'automatic'),
@@ -116,7 +116,7 @@ const SOURCES: Readonly<Record<string, Sourced>> = Object.freeze({
     checked: CHECKED,
     estimate: 'we model in-memory as 5 minutes idle (the low end) and 24h retention as 1 hour idle (no minimum is stated)',
   },
-  breakpoints: {
+  markers: {
     source: `${SDK}: prompt_cache_options { mode: 'implicit' | 'explicit', ttl: '30m' }, prompt_cache_breakpoint { mode: 'explicit' } on content parts; "Each request can write up to four breakpoints … up to the latest 80 breakpoints … without a content-block lookback limit"`,
     checked: CHECKED,
   },

@@ -6,7 +6,7 @@
  */
 
 /** Marks the exact end of a reusable prefix (GPT-5.6 and later). */
-export interface OpenAIBreakpoint {
+export interface OpenAIPromptCacheBreakpoint {
   readonly mode: 'explicit';
 }
 
@@ -21,14 +21,14 @@ export interface OpenAIPromptCacheOptions {
 export interface ResponsesInputText {
   type: 'input_text';
   text: string;
-  prompt_cache_breakpoint?: OpenAIBreakpoint;
+  prompt_cache_breakpoint?: OpenAIPromptCacheBreakpoint;
 }
 
 export interface ResponsesInputImage {
   type: 'input_image';
   detail: 'auto';
   image_url: string;
-  prompt_cache_breakpoint?: OpenAIBreakpoint;
+  prompt_cache_breakpoint?: OpenAIPromptCacheBreakpoint;
 }
 
 export type ResponsesContentPart = ResponsesInputText | ResponsesInputImage;
@@ -79,13 +79,13 @@ export interface OpenAIResponsesParams {
 export interface ChatTextPart {
   type: 'text';
   text: string;
-  prompt_cache_breakpoint?: OpenAIBreakpoint;
+  prompt_cache_breakpoint?: OpenAIPromptCacheBreakpoint;
 }
 
 export interface ChatImagePart {
   type: 'image_url';
   image_url: { url: string };
-  prompt_cache_breakpoint?: OpenAIBreakpoint;
+  prompt_cache_breakpoint?: OpenAIPromptCacheBreakpoint;
 }
 
 export interface ChatToolCall {

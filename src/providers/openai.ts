@@ -13,9 +13,9 @@
  * its block produced, moved back to the nearest part that can carry one
  * (function calls and Responses assistant text cannot), and
  * `prompt_cache_options.mode` is `explicit`, so the provider's own implicit
- * breakpoint (near the newest message, i.e. in our volatile tail) does not
+ * marker (near the newest message, i.e. in our volatile tail) does not
  * write what the next request will not read. Before GPT-5.6 caching is
- * automatic: no breakpoints, and `prompt_cache_key` (the conversation) keeps
+ * automatic: no markers, and `prompt_cache_key` (the conversation) keeps
  * a conversation's requests on the machines that hold its prefix.
  *
  * Thinking blocks are Anthropic's and are dropped (OpenAI's reasoning items
@@ -39,8 +39,8 @@ export interface OpenAIExtras {
   readonly promptCacheKey?: string;
   /** `prompt_cache_retention`; default: not sent (the provider's default). */
   readonly retention?: 'in_memory' | '24h';
-  /** Emit breakpoints (default: when the model's profile caches with markers, i.e. GPT-5.6 and later). */
-  readonly breakpoints?: boolean;
+  /** Emit markers (default: when the model's profile caches with markers, i.e. GPT-5.6 and later). */
+  readonly markers?: boolean;
   /** Any other request fields (max_output_tokens, reasoning, temperature, …), passed through. */
   readonly request?: Readonly<Record<string, unknown>>;
 }
@@ -108,9 +108,9 @@ function resultParts(b: StreamBlock, block: Block): Block[] {
   return openAIToolOutput(parts, block.is_error === true);
 }
 
-/** Whether to emit breakpoints for this render. */
-function wantsBreakpoints(rendered: Rendered, extras: OpenAIExtras): boolean {
-  return extras.breakpoints ?? (rendered.profile.provider === 'openai' && rendered.profile.caching?.kind === 'markers');
+/** Whether to emit markers for this render. */
+function wantsMarkers(rendered: Rendered, extras: OpenAIExtras): boolean {
+  return extras.markers ?? (rendered.profile.provider === 'openai' && rendered.profile.caching?.kind === 'markers');
 }
 
 function cacheFields(
@@ -126,11 +126,11 @@ function cacheFields(
 }
 
 /**
- * Puts a breakpoint on the part each cache point's block produced, or on the
+ * Puts a marker on the part each cache point's block produced, or on the
  * nearest earlier one that can carry it. `parts[i]` is what stream block i
- * produced (its last breakpointable part), undefined when it produced none.
+ * produced (its last markerable part), undefined when it produced none.
  */
-function placeBreakpoints(rendered: Rendered, parts: readonly (Part | undefined)[]): void {
+function placeMarkers(rendered: Rendered, parts: readonly (Part | undefined)[]): void {
   for (const point of rendered.cachePoints) {
     for (let i = Math.min(point.index, rendered.tailStart - 1); i >= 0; i--) {
       const part = parts[i];
@@ -151,7 +151,7 @@ function placeBreakpoints(rendered: Rendered, parts: readonly (Part | undefined)
  * const response = await openai.responses.create(params);
  */
 export function toOpenAIResponses(rendered: Rendered, extras: OpenAIExtras = {}): OpenAIResponsesParams {
-  const marked = wantsBreakpoints(rendered, extras);
+  const marked = wantsMarkers(rendered, extras);
   const tools: OpenAIResponsesParams['tools'] = [];
   const input: ResponsesInputItem[] = [];
   const parts: (Part | undefined)[] = [];
@@ -215,7 +215,7 @@ export function toOpenAIResponses(rendered: Rendered, extras: OpenAIExtras = {})
     }
   });
 
-  if (marked) placeBreakpoints(rendered, parts);
+  if (marked) placeMarkers(rendered, parts);
   return {
     model: rendered.model,
     ...(extras.request ?? {}),
@@ -233,7 +233,7 @@ export function toOpenAIResponses(rendered: Rendered, extras: OpenAIExtras = {})
  * const completion = await openai.chat.completions.create(params);
  */
 export function toOpenAIChat(rendered: Rendered, extras: OpenAIExtras = {}): OpenAIChatParams {
-  const marked = wantsBreakpoints(rendered, extras);
+  const marked = wantsMarkers(rendered, extras);
   const tools: NonNullable<OpenAIChatParams['tools']> = [];
   const messages: ChatMessage[] = [];
   const parts: (Part | undefined)[] = [];
@@ -313,7 +313,7 @@ export function toOpenAIChat(rendered: Rendered, extras: OpenAIExtras = {}): Ope
     }
   });
 
-  if (marked) placeBreakpoints(rendered, parts);
+  if (marked) placeMarkers(rendered, parts);
   return {
     model: rendered.model,
     ...(extras.request ?? {}),

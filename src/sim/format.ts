@@ -89,11 +89,11 @@ export function formatExplain(results: readonly SimResult[]): string {
     out.push(
       e.change ? `  changed: position ${e.change.position} (${e.change.tier}), ${e.change.cause}` : '  changed: nothing before the end of the previous request',
     );
-    for (const bp of e.breakpoints) {
+    for (const bp of e.markers) {
       const found = bp.hit ? `found ${int(bp.hit.tokens)} at position ${bp.hit.position} (${bp.hit.back} back)` : 'found nothing';
-      out.push(`  bp${bp.index} ${bp.path} @${bp.position} ${bp.ttl} ${int(bp.tokens)} tok: ${bp.outcome.replace('_', ' ')}; ${found}`);
+      out.push(`  marker${bp.index} ${bp.path} @${bp.position} ${bp.ttl} ${int(bp.tokens)} tok: ${bp.outcome.replace('_', ' ')}; ${found}`);
     }
-    if (e.breakpoints.length === 0) out.push('  no breakpoints');
+    if (e.markers.length === 0) out.push('  no markers');
     const u = r.usage;
     out.push(
       `  usage: read ${int(u.cache_read_input_tokens)}, write 5m ${int(u.cache_creation.ephemeral_5m_input_tokens)}, ` +

@@ -13,7 +13,7 @@
  *
  * Markers:
  * - OpenAI GPT-5.6 (`caching.kind === 'markers'`): `prompt_cache_breakpoint`
- *   → a marker on that block; the implicit breakpoint (unless
+ *   → a marker on that block; the implicit marker (unless
  *   `prompt_cache_options.mode === 'explicit'`) → the top-level marker (on
  *   the newest block), with the latest 3 explicit ones (4 in explicit mode),
  *   as the provider writes no more.
@@ -69,7 +69,7 @@ function openAIMarkers(profile: ModelProfile, p: Json, marked: Json[]): Partial<
   return p.prompt_cache_retention === '24h' ? ({ cache_control: { type: 'ephemeral', ttl: '1h' } } as Partial<SimParams>) : {};
 }
 
-function breakpointOf(part: unknown): Marker | undefined {
+function markerOf(part: unknown): Marker | undefined {
   return isObj(part) && isObj(part.prompt_cache_breakpoint) ? { type: 'ephemeral' } : undefined;
 }
 
@@ -85,7 +85,7 @@ function openAIParts(content: unknown, marked: Json[]): Json[] {
   if (!Array.isArray(content)) return [opaque(content)];
   return content.map((part) => {
     const text = isObj(part) && typeof part.text === 'string' ? { type: 'text', text: part.text } : opaque(part);
-    return withMarker(text, breakpointOf(part), marked);
+    return withMarker(text, markerOf(part), marked);
   });
 }
 
@@ -145,9 +145,9 @@ export function fromOpenAIResponses(params: unknown, profile: ModelProfile): Sim
     } else if (type === 'function_call') {
       blocks.push({ role: 'assistant', block: { type: 'tool_use', id: textOf(item.call_id), name: textOf(item.name), input: parseArgs(item.arguments) } });
     } else if (type === 'function_call_output') {
-      // A breakpoint on the output's last part marks the whole result (nested parts carry none).
+      // A marker on the output's last part marks the whole result (nested parts carry none).
       const content = typeof item.output === 'string' ? item.output : unmarked(openAIParts(item.output, []));
-      const marker = Array.isArray(item.output) ? breakpointOf(item.output.at(-1)) : undefined;
+      const marker = Array.isArray(item.output) ? markerOf(item.output.at(-1)) : undefined;
       const block = { type: 'tool_result', tool_use_id: textOf(item.call_id), content };
       blocks.push({ role: 'user', block: marker ? withMarker(block, marker, marked) : block });
     } else {
@@ -177,7 +177,7 @@ export function fromOpenAIChat(params: unknown, profile: ModelProfile): SimParam
         });
       }
     } else if (m.role === 'tool') {
-      const marker = Array.isArray(m.content) ? breakpointOf(m.content.at(-1)) : undefined;
+      const marker = Array.isArray(m.content) ? markerOf(m.content.at(-1)) : undefined;
       const block = { type: 'tool_result', tool_use_id: textOf(m.tool_call_id), content: unmarked(openAIParts(m.content, [])) };
       blocks.push({ role: 'user', block: withMarker(block, marker, marked) });
     } else {

@@ -3,7 +3,7 @@ export { CacheSimulator, simulateAll } from './simulator.js';
 export type { CacheEntry, SimulatorOptions } from './simulator.js';
 export { contentBlocks, withoutMarker } from '../internal/blocks.js';
 export { buildPrefix, BlockMemo, canonicalBlock, isMarkable, MAX_CACHE_POINTS, REJECTION } from './prefix.js';
-export type { Breakpoint, Prefix, PrefixBlock, PrefixPosition } from './prefix.js';
+export type { PrefixMarker, Prefix, PrefixBlock, PrefixPosition } from './prefix.js';
 export { BASELINES, baselineById, placeMarkers, stripCacheControl } from './strategies.js';
 export type { Baseline, BaselineId } from './strategies.js';
 export { openAIBaselines } from './openai-strategies.js';
@@ -14,7 +14,7 @@ export { compareStrategies, totalsOf } from './summary.js';
 export type { Comparison, ExtraRun, RunTotals, StrategySummary } from './summary.js';
 export { formatExplain, formatRequestTable, formatTotals, simulationJson } from './format.js';
 export type {
-  BreakpointReport,
+  MarkerReport,
   CacheTtl,
   CountTokens,
   MissCause,

@@ -5,12 +5,12 @@
  * mapping, so every run prices the same conversation.
  *
  * - `openai_default`: the full history as is, no retention option (in-memory
- *   caching before GPT-5.6; the implicit breakpoint on GPT-5.6 and later).
+ *   caching before GPT-5.6; the implicit marker on GPT-5.6 and later).
  * - `openai_24h`: the same with `prompt_cache_retention: '24h'` (before 5.6).
  * - `openai_mask10`: naive observation masking: every tool result but the ten
  *   newest replaced by a placeholder, re-decided on every request, so the
  *   window slides through the prefix (a common "keep the context small" edit).
- * - `openai_system_bp` (GPT-5.6 and later): one explicit breakpoint at the end
+ * - `openai_system_bp` (GPT-5.6 and later): one explicit marker at the end
  *   of the instructions plus the implicit one (a published client's choice).
  *
  * A per-conversation `prompt_cache_key` changes routing only, which one
@@ -94,19 +94,19 @@ function peer(id: string, label: string, description: string, apply: (p: SimPara
 }
 
 /**
- * The OpenAI peers for one model profile (the GPT-5.6 implicit breakpoint depends on it).
+ * The OpenAI peers for one model profile (the GPT-5.6 implicit marker depends on it).
  *
  * @example
  * compareStrategies(plainRequests, { profile, strategies: openAIBaselines(profile) });
  */
 export function openAIBaselines(profile: ModelProfile): readonly Baseline[] {
   const implicit = implicitMarker(profile);
-  const breakpoints = profile.caching?.kind === 'markers';
+  const markers = profile.caching?.kind === 'markers';
   const out: Baseline[] = [
     peer(
       'openai_default',
       'full history, provider defaults',
-      'The whole history every request; no retention option; the implicit breakpoint on GPT-5.6+.',
+      'The whole history every request; no retention option; the implicit marker on GPT-5.6+.',
       (p) => ({
         ...plain(p),
         ...implicit,
@@ -117,9 +117,9 @@ export function openAIBaselines(profile: ModelProfile): readonly Baseline[] {
       ...implicit,
     })),
   ];
-  if (breakpoints) {
+  if (markers) {
     out.push(
-      peer('openai_system_bp', 'instructions breakpoint + implicit', 'An explicit breakpoint on the last instruction block, plus the implicit one.', (p) => ({
+      peer('openai_system_bp', 'instructions marker + implicit', 'An explicit marker on the last instruction block, plus the implicit one.', (p) => ({
         ...lastSystemMarked(plain(p)),
         ...implicit,
       })),

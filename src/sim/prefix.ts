@@ -2,7 +2,7 @@
  * A request's prefix as the provider sees it: every block in render order
  * (tools → system → messages) with its cumulative identity hash and prefix
  * token count, the positions the 20-position lookback counts, and the cache
- * breakpoints (validated the way the API validates them).
+ * markers (validated the way the API validates them).
  *
  * Identity decisions (see docs/simulator.md):
  * - A block's identity is the canonical JSON of the block with `cache_control`
@@ -57,8 +57,8 @@ export interface PrefixPosition {
   readonly cumTokens: number;
 }
 
-/** A cache breakpoint: an explicit marker or the automatic one. */
-export interface Breakpoint {
+/** A cache marker: an explicit marker or the automatic one. */
+export interface PrefixMarker {
   readonly block: number;
   readonly path: string;
   readonly tier: Tier;
@@ -75,7 +75,7 @@ export interface Prefix {
   readonly scope: string;
   readonly blocks: readonly PrefixBlock[];
   readonly positions: readonly PrefixPosition[];
-  readonly breakpoints: readonly Breakpoint[];
+  readonly markers: readonly PrefixMarker[];
   readonly totalTokens: number;
   /** The chain value after the tools tier and after the system tier (salts included). */
   readonly toolsEnd: string;
@@ -84,7 +84,7 @@ export interface Prefix {
   readonly rejection: SimRejection | null;
 }
 
-/** The API's maximum number of cache breakpoints per request. */
+/** The API's maximum number of cache markers per request. */
 export const MAX_CACHE_POINTS = 4;
 
 /** The API's 400 texts (quoted from real responses; see anthropic-prompt-cache.md). */
@@ -392,9 +392,9 @@ export function buildPrefix(params: SimParams, profile: ModelProfile, scope: str
   }
   enterTier('messages');
 
-  const breakpoints: Breakpoint[] = [];
+  const markers: PrefixMarker[] = [];
   blocks.forEach((b, i) => {
-    if (b.marker) breakpoints.push(breakpointAt(blocks, i, b.marker.ttl, false));
+    if (b.marker) markers.push(markerAt(blocks, i, b.marker.ttl, false));
   });
 
   // Automatic caching: the last cacheable block, walking back over blocks that cannot carry a marker.
@@ -408,23 +408,23 @@ export function buildPrefix(params: SimParams, profile: ModelProfile, scope: str
       if (i >= 0) {
         const explicit = (blocks[i] as PrefixBlock).marker;
         if (explicit && explicit.ttl !== read) reject({ status: 400, message: REJECTION.autoConflict(explicit.ttl, read) });
-        else if (!explicit) breakpoints.push(breakpointAt(blocks, i, read, true));
+        else if (!explicit) markers.push(markerAt(blocks, i, read, true));
       }
     }
   }
 
-  breakpoints.sort((a, b) => a.block - b.block);
-  if (breakpoints.length > MAX_CACHE_POINTS) reject({ status: 400, message: REJECTION.tooMany(breakpoints.length) });
+  markers.sort((a, b) => a.block - b.block);
+  if (markers.length > MAX_CACHE_POINTS) reject({ status: 400, message: REJECTION.tooMany(markers.length) });
   let seen5m = false;
-  for (const bp of breakpoints) {
+  for (const bp of markers) {
     if (bp.ttl === '5m') seen5m = true;
     else if (seen5m) reject({ status: 400, message: REJECTION.ttlOrder });
   }
 
-  return { scope, blocks, positions, breakpoints, totalTokens: cum, toolsEnd, systemEnd, rejection };
+  return { scope, blocks, positions, markers, totalTokens: cum, toolsEnd, systemEnd, rejection };
 }
 
-function breakpointAt(blocks: readonly PrefixBlock[], i: number, ttl: CacheTtl, auto: boolean): Breakpoint {
+function markerAt(blocks: readonly PrefixBlock[], i: number, ttl: CacheTtl, auto: boolean): PrefixMarker {
   const b = blocks[i] as PrefixBlock;
   return { block: i, path: auto ? `${b.path} (auto)` : b.path, tier: b.tier, position: b.position, ttl, tokens: b.cumTokens, hash: b.hash, auto };
 }

@@ -11,26 +11,26 @@
  *   blocks in one assistant message, or of `tool_result` blocks in one user
  *   message, is one position (the Claude API rule). The window crosses freely
  *   from messages back into system and tools. ◆
- * - Reads: every breakpoint checks its own prefix, then the ends of the
+ * - Reads: every marker checks its own prefix, then the ends of the
  *   `profile.lookback − 1` positions before its own; the first unexpired entry
  *   is its hit. Every hit entry is refreshed (◆ the docs leave open whether
  *   shorter entries along the way are; we refresh only entries that were hit).
  *   A = the largest hit.
- * - Writes: only at breakpoints, only beyond A, only when the breakpoint's
+ * - Writes: only at markers, only beyond A, only when the marker's
  *   prefix has at least `profile.minCacheableTokens` tokens (◆ cumulative).
- *   B = the highest 1h breakpoint that writes (A if none), C = the last one
+ *   B = the highest 1h marker that writes (A if none), C = the last one
  *   that writes (A if none): reads A, 1h writes B − A, 5m writes C − B,
  *   input total − C. read + writes + input = total, always.
  * - Entries are keyed by prefix hash, independent of TTL ◆: a write with a
  *   longer TTL extends an entry; a read refreshes it with its own TTL (a 5m
- *   entry read by a 1h breakpoint stays 5m: nothing was paid for the upgrade).
+ *   entry read by a 1h marker stays 5m: nothing was paid for the upgrade).
  * - Lifetimes run from the request's start `at`; an entry is alive while
  *   `at < written-or-read-at + ttl` (so it is gone at exactly the TTL).
- * - Rejections (400, no usage, no state change): more than 4 breakpoints
- *   (automatic one included), a 1h breakpoint after a 5m one, a marker on a
+ * - Rejections (400, no usage, no state change): more than 4 markers
+ *   (automatic one included), a 1h marker after a 5m one, a marker on a
  *   thinking / redacted_thinking / empty text block, an automatic marker whose
  *   block already has an explicit marker with another TTL.
- * - Not modelled: eviction before the TTL, server-tool automatic breakpoints,
+ * - Not modelled: eviction before the TTL, server-tool automatic markers,
  *   context editing, workspaces (one simulator = one workspace), image
  *   add/remove invalidation.
  */
@@ -38,7 +38,7 @@ import { priceUsage } from '../models/pricing.js';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
 import { BlockTokenCache } from '../tokens/counter.js';
 import { BlockMemo, buildPrefix, type Prefix } from './prefix.js';
-import type { BreakpointReport, CacheTtl, CountTokens, PrefixChange, RequestExplain, SimParams, SimRequest, SimResult, SimUsage } from './types.js';
+import type { MarkerReport, CacheTtl, CountTokens, PrefixChange, RequestExplain, SimParams, SimRequest, SimResult, SimUsage } from './types.js';
 
 // TYPES
 
@@ -78,7 +78,7 @@ export interface CacheEntry {
 }
 
 interface Hit {
-  readonly breakpoint: number;
+  readonly marker: number;
   readonly hash: string;
   readonly position: number;
   readonly tokens: number;
@@ -115,7 +115,7 @@ export class CacheSimulator {
     return this.#options.profile ?? resolveProfile(model, this.#options.profiles ?? {});
   }
 
-  /** The prefix of a request as the simulator sees it (blocks, positions, breakpoints), without sending it. */
+  /** The prefix of a request as the simulator sees it (blocks, positions, markers), without sending it. */
   prefixOf(params: SimParams): Prefix {
     const profile = this.profileFor(params.model);
     return buildPrefix(params, profile, this.#scope(params.model, profile), this.#memo);
@@ -151,9 +151,9 @@ export class CacheSimulator {
       return this.#sendAutomatic(index, params, at, outputTokens, profile, prefix, profile.caching.granularity);
     }
 
-    // Reads: each breakpoint's window, its own prefix first, then earlier position ends.
+    // Reads: each marker's window, its own prefix first, then earlier position ends.
     const hits: Hit[] = [];
-    prefix.breakpoints.forEach((bp, i) => {
+    prefix.markers.forEach((bp, i) => {
       const candidates: { hash: string; position: number; tokens: number }[] = [{ hash: bp.hash, position: bp.position, tokens: bp.tokens }];
       for (let q = bp.position - 1; q >= 0 && q > bp.position - profile.lookback; q--) {
         const pos = prefix.positions[q];
@@ -161,7 +161,7 @@ export class CacheSimulator {
       }
       for (const c of candidates) {
         if (this.#alive(c.hash, at)) {
-          hits.push({ breakpoint: i, hash: c.hash, position: c.position, tokens: c.tokens, back: bp.position - c.position });
+          hits.push({ marker: i, hash: c.hash, position: c.position, tokens: c.tokens, back: bp.position - c.position });
           return;
         }
       }
@@ -173,8 +173,8 @@ export class CacheSimulator {
     const missed = this.#longestWarm(prefix, at);
     const bust = missed !== null && missed.tokens > A;
 
-    // Writes: breakpoints beyond A with enough tokens.
-    const writers = prefix.breakpoints.map((bp, i) => ({ bp, i })).filter(({ bp }) => bp.tokens > A && bp.tokens >= profile.minCacheableTokens);
+    // Writes: markers beyond A with enough tokens.
+    const writers = prefix.markers.map((bp, i) => ({ bp, i })).filter(({ bp }) => bp.tokens > A && bp.tokens >= profile.minCacheableTokens);
     const oneHour = writers.filter(({ bp }) => bp.ttl === '1h');
     const B = oneHour.length > 0 ? Math.max(...oneHour.map(({ bp }) => bp.tokens)) : A;
     const C = writers.length > 0 ? Math.max(...writers.map(({ bp }) => bp.tokens)) : A;
@@ -206,12 +206,12 @@ export class CacheSimulator {
       });
     }
 
-    const hitOf = new Map(hits.map((h) => [h.breakpoint, h]));
+    const hitOf = new Map(hits.map((h) => [h.marker, h]));
     const writerSet = new Set(writers.map(({ i }) => i));
-    const breakpoints: BreakpointReport[] = prefix.breakpoints.map((bp, i) => {
+    const markers: MarkerReport[] = prefix.markers.map((bp, i) => {
       const h = hitOf.get(i);
-      const outcome: BreakpointReport['outcome'] =
-        read && read.breakpoint === i ? 'read' : writerSet.has(i) ? 'write' : h ? 'hit' : bp.tokens <= A ? 'covered' : 'below_minimum';
+      const outcome: MarkerReport['outcome'] =
+        read && read.marker === i ? 'read' : writerSet.has(i) ? 'write' : h ? 'hit' : bp.tokens <= A ? 'covered' : 'below_minimum';
       return {
         index: i,
         path: bp.path,
@@ -226,7 +226,7 @@ export class CacheSimulator {
     });
     let lastWrite = A;
     const writes = writers.map(({ bp, i }) => {
-      const w = { breakpoint: i, position: bp.position, ttl: bp.ttl, tokens: bp.tokens - lastWrite };
+      const w = { marker: i, position: bp.position, ttl: bp.ttl, tokens: bp.tokens - lastWrite };
       lastWrite = bp.tokens;
       return w;
     });
@@ -235,8 +235,8 @@ export class CacheSimulator {
       positions: prefix.positions.length,
       totalTokens: prefix.totalTokens,
       change: this.#change(params.model, prefix),
-      breakpoints,
-      read: read ? { breakpoint: read.breakpoint, position: read.position, tokens: read.tokens } : null,
+      markers,
+      read: read ? { marker: read.marker, position: read.position, tokens: read.tokens } : null,
       writes,
       bust,
       missedTokens: bust && missed ? missed.tokens - A : 0,
@@ -284,8 +284,8 @@ export class CacheSimulator {
       positions: prefix.positions.length,
       totalTokens: prefix.totalTokens,
       change: this.#change(params.model, prefix),
-      breakpoints: [],
-      read: warm && A > 0 ? { breakpoint: -1, position: warm.position, tokens: A } : null,
+      markers: [],
+      read: warm && A > 0 ? { marker: -1, position: warm.position, tokens: A } : null,
       writes: [],
       bust: false,
       missedTokens: 0,

@@ -39,8 +39,8 @@ export interface SimUsage extends PromptUsage {
 /** The price of one request in US dollars, by usage field (see models/pricing.ts). */
 export type SimCost = UsageCost;
 
-/** A cache breakpoint of a request, as the simulator saw it. */
-export interface BreakpointReport {
+/** A cache marker of a request, as the simulator saw it. */
+export interface MarkerReport {
   /** 0-based, in render order. */
   readonly index: number;
   /** Where the marker sits, e.g. `tools.3`, `system.1`, `messages.4.content.0`. */
@@ -53,10 +53,10 @@ export interface BreakpointReport {
   readonly tokens: number;
   /** True for the top-level (automatic caching) marker. */
   readonly auto: boolean;
-  /** What the breakpoint's lookback found: the position and prefix tokens of the entry it hit. */
+  /** What the marker's lookback found: the position and prefix tokens of the entry it hit. */
   readonly hit: { readonly position: number; readonly tokens: number; readonly back: number } | null;
   /**
-   * What happened at this breakpoint: `read` (its hit is the request's read), `hit` (it hit
+   * What happened at this marker: `read` (its hit is the request's read), `hit` (it hit
    * a shorter entry than the read), `write` (a new entry, billed), `covered` (at or below the
    * read, nothing to write), `below_minimum` (shorter than the model's minimum: nothing written).
    */
@@ -72,18 +72,18 @@ export interface PrefixChange {
   readonly cause: MissCause;
 }
 
-/** The per-request plan: what changed, which breakpoint reads, which write, usage, cost, bust. */
+/** The per-request plan: what changed, which marker reads, which write, usage, cost, bust. */
 export interface RequestExplain {
   /** Positions in this request (after run collapsing). */
   readonly positions: number;
   readonly totalTokens: number;
   /** Null when the previous request's prefix is a prefix of this one (or there is no previous request). */
   readonly change: PrefixChange | null;
-  readonly breakpoints: readonly BreakpointReport[];
-  /** The breakpoint whose hit is the read, or null when nothing was read. */
-  readonly read: { readonly breakpoint: number; readonly position: number; readonly tokens: number } | null;
-  /** The breakpoints that wrote an entry, with the tokens each adds beyond the previous write. */
-  readonly writes: readonly { readonly breakpoint: number; readonly position: number; readonly ttl: CacheTtl; readonly tokens: number }[];
+  readonly markers: readonly MarkerReport[];
+  /** The marker whose hit is the read, or null when nothing was read. */
+  readonly read: { readonly marker: number; readonly position: number; readonly tokens: number } | null;
+  /** The markers that wrote an entry, with the tokens each adds beyond the previous write. */
+  readonly writes: readonly { readonly marker: number; readonly position: number; readonly ttl: CacheTtl; readonly tokens: number }[];
   /**
    * True when a warm, valid entry matched a longer prefix of this request than was read:
    * the markers were placed so that the lookback could not find it.

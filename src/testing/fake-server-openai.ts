@@ -83,7 +83,7 @@ function checkResponsesPairs(input: unknown): void {
       if (Array.isArray(content)) {
         content.forEach((part, j) => {
           if (isObj(part) && part.type === 'input_text' && typeof part.text === 'string' && part.text.length === 0 && isObj(part.prompt_cache_breakpoint)) {
-            throw invalid(`A breakpoint cannot close an empty text part (input[${i}].content[${j}]).`, `input[${i}].content[${j}]`);
+            throw invalid(`A marker cannot close an empty text part (input[${i}].content[${j}]).`, `input[${i}].content[${j}]`);
           }
         });
       }

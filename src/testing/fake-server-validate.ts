@@ -42,7 +42,7 @@ interface Turn {
   readonly blocks: readonly Located[];
 }
 
-/** A cache breakpoint in render order. */
+/** A cache marker in render order. */
 interface Marker {
   readonly path: string;
   readonly ttl: '5m' | '1h';

@@ -2,7 +2,7 @@
  * Simulated prompt cost per provider on every committed fixture: Anthropic,
  * Bedrock Converse (Claude, priced through its cachePoint blocks), OpenAI
  * before GPT-5.6 (gpt-5.4, automatic prefix caching) and from GPT-5.6
- * (gpt-5.6-terra, breakpoints). For each: requests the provider would refuse
+ * (gpt-5.6-terra, markers). For each: requests the provider would refuse
  * (every run, ours and the peers'), cachepoint (conservative) ÷ the best peer
  * *of that provider*, and ÷ the ideal bound of its own requests, measured in
  * the same run. Forced recalls are off here (cost.ts prices them); this table

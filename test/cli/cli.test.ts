@@ -144,13 +144,13 @@ describe.concurrent('cachepoint simulate', () => {
     expect(r.stdout).toMatch(/cachepoint vs the ideal bound of its own requests: ×\d\.\d{4}/);
   });
 
-  it('--explain prints what changed and which breakpoint read or wrote, per request', async () => {
+  it('--explain prints what changed and which marker read or wrote, per request', async () => {
     const r = await cli('simulate', DEMO, '--explain');
     expectOk(r);
     const headers = r.stdout.split('\n').filter((l) => /^#\d+ \+/.test(l));
     expect(headers).toHaveLength(DEMO_REQUESTS);
     expect(r.stdout).toContain('changed:');
-    expect(r.stdout).toMatch(/bp\d .*: read; found/);
+    expect(r.stdout).toMatch(/marker\d .*: read; found/);
     expect(r.stdout).toMatch(/usage: read \d/);
   });
 

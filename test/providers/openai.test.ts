@@ -18,7 +18,7 @@ function rendered(rounds: readonly number[], profile = TERRA, tail = true): Rend
   return render(s, { profile, now: 1_000 });
 }
 
-function breakpoints(value: unknown): number {
+function markers(value: unknown): number {
   return (JSON.stringify(value).match(/"prompt_cache_breakpoint"/g) ?? []).length;
 }
 
@@ -44,11 +44,11 @@ describe('toOpenAIResponses', () => {
     expect(JSON.stringify(params)).not.toContain('thinking');
   });
 
-  it('puts at most four breakpoints on GPT-5.6, in explicit mode, never on the tail', () => {
+  it('puts at most four markers on GPT-5.6, in explicit mode, never on the tail', () => {
     const r = rendered([2, 6]);
     const params = toOpenAIResponses(r);
     expect(params.prompt_cache_options).toEqual({ mode: 'explicit' });
-    const n = breakpoints(params);
+    const n = markers(params);
     expect(n).toBeGreaterThan(0);
     expect(n).toBeLessThanOrEqual(4);
     const last = params.input.at(-1) as { role: string; content: { text: string; prompt_cache_breakpoint?: unknown }[] };
@@ -56,9 +56,9 @@ describe('toOpenAIResponses', () => {
     expect(last.content.at(-1)?.prompt_cache_breakpoint).toBeUndefined();
   });
 
-  it('sends no breakpoints and no cache options before GPT-5.6', () => {
+  it('sends no markers and no cache options before GPT-5.6', () => {
     const params = toOpenAIResponses(rendered([2, 6], GPT54), { promptCacheKey: 'c', retention: '24h' });
-    expect(breakpoints(params)).toBe(0);
+    expect(markers(params)).toBe(0);
     expect(params.prompt_cache_options).toBeUndefined();
     expect(params.prompt_cache_retention).toBe('24h');
   });
@@ -100,8 +100,8 @@ describe('toOpenAIChat', () => {
 
   it('marks GPT-5.6 text parts, at most four', () => {
     const params = toOpenAIChat(rendered([2, 5]));
-    expect(breakpoints(params)).toBeGreaterThan(0);
-    expect(breakpoints(params)).toBeLessThanOrEqual(4);
+    expect(markers(params)).toBeGreaterThan(0);
+    expect(markers(params)).toBeLessThanOrEqual(4);
     expect(params.prompt_cache_options).toEqual({ mode: 'explicit' });
   });
 

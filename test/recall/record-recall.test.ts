@@ -92,7 +92,7 @@ describe('handleRecall', () => {
     expect(r).toEqual({ content: original.content, is_error: false, source: 'state' });
   });
 
-  it('drops cache markers from recalled parts, so recall never adds a breakpoint', () => {
+  it('drops cache markers from recalled parts, so recall never adds a marker', () => {
     const store = new MemoryPayloadStore();
     store.put(
       'turns/1/rounds/1/results/toolu_m',

@@ -4,7 +4,7 @@ import { BASELINES, baselineById, buildPrefix, BlockMemo, CacheSimulator, type S
 import { chat, countTokens, M1H, M5, markerCount, OPTIONS, PROFILE, req, sessionArb, text, tool } from './helpers.js';
 
 const memo = new BlockMemo(countTokens);
-const paths = (p: SimParams) => buildPrefix(p, PROFILE, 'x', memo).breakpoints.map((b) => `${b.path} ${b.ttl}`);
+const paths = (p: SimParams) => buildPrefix(p, PROFILE, 'x', memo).markers.map((b) => `${b.path} ${b.ttl}`);
 
 describe('BASELINES', () => {
   it('have stable ids', () => {

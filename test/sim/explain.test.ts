@@ -51,7 +51,7 @@ describe('RequestExplain.bust', () => {
     const r = sim.send(req([text(200, M5)], chat(34, 10, { 33: M5 })), 1000);
     expect(r.usage?.cache_read_input_tokens).toBe(200);
     expect(r.explain).toMatchObject({ bust: true, missedTokens: 40, missedPosition: 4 });
-    expect(r.explain?.read).toEqual({ breakpoint: 0, position: 0, tokens: 200 });
+    expect(r.explain?.read).toEqual({ marker: 0, position: 0, tokens: 200 });
   });
 
   it('is not a bust when the longer entry expired', () => {

@@ -24,17 +24,17 @@ describe('formatRequestTable', () => {
 });
 
 describe('formatExplain', () => {
-  it('prints the change, each breakpoint, the usage and busts', () => {
+  it('prints the change, each marker, the usage and busts', () => {
     expect(formatExplain(simulateAll(session.slice(0, 2), OPTIONS))).toMatchInlineSnapshot(`
       "#0 +0.0s sim-test: 350 tokens in 2 positions
         changed: nothing before the end of the previous request
-        bp0 system.0 @0 5m 300 tok: write; found nothing
-        bp1 messages.0.content.0 @1 5m 350 tok: write; found nothing
+        marker0 system.0 @0 5m 300 tok: write; found nothing
+        marker1 messages.0.content.0 @1 5m 350 tok: write; found nothing
         usage: read 0, write 5m 350, write 1h 0, input 0; cost $0.0004
       #1 +60.0s sim-test: 450 tokens in 4 positions
         changed: nothing before the end of the previous request
-        bp0 system.0 @0 5m 300 tok: hit; found 300 at position 0 (0 back)
-        bp1 messages.2.content.0 @3 5m 450 tok: read; found 350 at position 1 (2 back)
+        marker0 system.0 @0 5m 300 tok: hit; found 300 at position 0 (0 back)
+        marker1 messages.2.content.0 @3 5m 450 tok: read; found 350 at position 1 (2 back)
         usage: read 350, write 5m 100, write 1h 0, input 0; cost $0.0002"
     `);
   });

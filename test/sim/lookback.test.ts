@@ -23,23 +23,23 @@ describe('CacheSimulator lookback', () => {
     // Position 0 is the system block, so "block k" of the docs is message k−2 here.
     const sim = new CacheSimulator(OPTIONS);
     const t1 = accepted(sim.send(req(SYSTEM, chat(9, 10, { 8: M5 })), 0));
-    expect(t1.explain.breakpoints[0]?.position).toBe(9);
+    expect(t1.explain.markers[0]?.position).toBe(9);
     expect(t1.usage.cache_creation_input_tokens).toBe(290);
     const t2 = accepted(sim.send(req(SYSTEM, chat(14, 10, { 13: M5 })), 1000));
     expect(t2.usage.cache_read_input_tokens).toBe(290);
-    expect(t2.explain.breakpoints[0]?.hit).toEqual({ position: 9, tokens: 290, back: 5 });
+    expect(t2.explain.markers[0]?.hit).toEqual({ position: 9, tokens: 290, back: 5 });
     const t3 = accepted(sim.send(req(SYSTEM, chat(34, 10, { 33: M5 })), 2000));
     expect(t3.usage.cache_read_input_tokens).toBe(0);
     expect(t3.usage.cache_creation_input_tokens).toBe(540);
-    // A second breakpoint at the old position would have hit.
+    // A second marker at the old position would have hit.
     const t4 = accepted(sim.send(req(SYSTEM, chat(54, 10, { 33: M5, 53: M5 })), 3000));
     expect(t4.usage.cache_read_input_tokens).toBe(540);
   });
 
-  it('hits an entry 19 positions back (the breakpoint is the first of 20)', () => {
+  it('hits an entry 19 positions back (the marker is the first of 20)', () => {
     const r = accepted(readAcross(19));
     expect(r.usage.cache_read_input_tokens).toBe(240);
-    expect(r.explain.read).toEqual({ breakpoint: 0, position: 4, tokens: 240 });
+    expect(r.explain.read).toEqual({ marker: 0, position: 4, tokens: 240 });
   });
 
   it('misses an entry 20 and 21 positions back, and reports the miss as a bust', () => {
@@ -64,7 +64,7 @@ describe('CacheSimulator lookback', () => {
     }
     const unmarked: MessageParam[] = [{ role: 'user', content: [text(10)] }];
     const hit = accepted(sim.send(req(SYSTEM, [...unmarked, ...rounds, { role: 'assistant', content: [text(5, M5)] }]), 1000));
-    expect(hit.explain.breakpoints[0]?.position).toBe(20);
+    expect(hit.explain.markers[0]?.position).toBe(20);
     expect(hit.usage.cache_read_input_tokens).toBe(210);
     expect(hit.explain.read?.position).toBe(1);
   });

@@ -3,14 +3,14 @@ import { CacheSimulator } from '../../src/sim/index.js';
 import { chat, M5, OPTIONS, req, text } from './helpers.js';
 
 describe('CacheSimulator marker limit', () => {
-  it('accepts 4 breakpoints', () => {
+  it('accepts 4 markers', () => {
     const sim = new CacheSimulator(OPTIONS);
     const r = sim.send(req([text(200, M5)], chat(4, 10, { 0: M5, 1: M5, 3: M5 })), 0);
     expect(r.rejected).toBeNull();
-    expect(r.explain?.breakpoints).toHaveLength(4);
+    expect(r.explain?.markers).toHaveLength(4);
   });
 
-  it('rejects a 5th breakpoint with the API text, and changes nothing', () => {
+  it('rejects a 5th marker with the API text, and changes nothing', () => {
     const sim = new CacheSimulator(OPTIONS);
     const r = sim.send(req([text(200, M5)], chat(4, 10, { 0: M5, 1: M5, 2: M5, 3: M5 })), 0);
     expect(r.rejected?.message).toMatchInlineSnapshot(`"A maximum of 4 blocks with cache_control may be provided. Found 5."`);

@@ -10,7 +10,7 @@ describe('CacheSimulator minimum cacheable length', () => {
       const r = sim.send(params, at);
       expect(r.rejected).toBeNull();
       expect(r.usage).toMatchObject({ input_tokens: 60, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
-      expect(r.explain?.breakpoints[0]?.outcome).toBe('below_minimum');
+      expect(r.explain?.markers[0]?.outcome).toBe('below_minimum');
     }
     expect(sim.entries()).toEqual([]);
   });

@@ -56,8 +56,8 @@ describe('automatic prefix caching (before GPT-5.6)', () => {
   });
 });
 
-describe('GPT-5.6 breakpoints', () => {
-  it('reads through our breakpoints and bills writes at 1.25× input', () => {
+describe('GPT-5.6 markers', () => {
+  it('reads through our markers and bills writes at 1.25× input', () => {
     const results = run(TERRA, 6, 10_000);
     for (const r of results.slice(1)) expect(r.usage.cache_read_input_tokens).toBeGreaterThan(0);
     const w = results[0]!.usage.cache_creation_input_tokens;
@@ -65,10 +65,10 @@ describe('GPT-5.6 breakpoints', () => {
     expect(results[0]!.cost.cacheWrite5m).toBeCloseTo((w * TERRA.prices.input * 1.25) / 1e6, 12);
   });
 
-  it('costs less than the provider implicit breakpoint alone when the tail changes every request', () => {
+  it('costs less than the provider implicit marker alone when the tail changes every request', () => {
     const ours = run(TERRA, 8, 10_000).reduce((a, r) => a + r.cost.total, 0);
-    // The implicit breakpoint sits on the newest block: the volatile tail, written and never read.
-    const implicit = run(TERRA, 8, 10_000, { breakpoints: false }).reduce((a, r) => a + r.cost.total, 0);
+    // The implicit marker sits on the newest block: the volatile tail, written and never read.
+    const implicit = run(TERRA, 8, 10_000, { markers: false }).reduce((a, r) => a + r.cost.total, 0);
     expect(ours).toBeLessThan(implicit);
   });
 });

@@ -3,7 +3,7 @@ import { CacheSimulator, REJECTION } from '../../src/sim/index.js';
 import { chat, M1H, M5, OPTIONS, req, text } from './helpers.js';
 
 describe('CacheSimulator mixed TTLs', () => {
-  it('bills 1h writes up to the last 1h breakpoint and 5m writes after it (A/B/C)', () => {
+  it('bills 1h writes up to the last 1h marker and 5m writes after it (A/B/C)', () => {
     const sim = new CacheSimulator(OPTIONS);
     // system 1000 (1h marker), messages 500 (5m marker on the last), 100 unmarked tail.
     const first = req([text(1000, M1H)], [...chat(1, 500, { 0: M5 }), { role: 'assistant', content: 'y'.repeat(100) }]);
@@ -24,10 +24,10 @@ describe('CacheSimulator mixed TTLs', () => {
       cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: 650 },
       input_tokens: 0,
     });
-    expect(r2.explain?.breakpoints.map((b) => b.outcome)).toEqual(['read', 'write']);
+    expect(r2.explain?.markers.map((b) => b.outcome)).toEqual(['read', 'write']);
   });
 
-  it('bills 1h writes from the read to the 1h breakpoint when a shorter entry is read', () => {
+  it('bills 1h writes from the read to the 1h marker when a shorter entry is read', () => {
     const sim = new CacheSimulator(OPTIONS);
     sim.send(req([text(300, M5)], chat(1)), 0);
     const r = sim.send(req([text(300), text(700, M1H, 'b')], chat(1, 200, { 0: M5 })), 1000);
@@ -39,7 +39,7 @@ describe('CacheSimulator mixed TTLs', () => {
     });
   });
 
-  it('rejects a 1h breakpoint after a 5m one with the API text, and changes nothing', () => {
+  it('rejects a 1h marker after a 5m one with the API text, and changes nothing', () => {
     const sim = new CacheSimulator(OPTIONS);
     const r = sim.send(req([text(500, M5), text(500, M1H, 'b')], chat(1)), 0);
     expect(r.rejected).toEqual({ status: 400, message: REJECTION.ttlOrder });

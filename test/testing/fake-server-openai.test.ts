@@ -81,7 +81,7 @@ describe('the openai SDK against the fake server', () => {
     expect(server.requests.every((q) => q.status === 200)).toBe(true);
   });
 
-  it('Chat Completions with GPT-5.6 breakpoints: writes then reads, at most four breakpoints a request', async () => {
+  it('Chat Completions with GPT-5.6 markers: writes then reads, at most four markers a request', async () => {
     let clock = 0;
     server = await startFakeServer({ script: script(), now: () => (clock += 5_000) });
     const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'test', maxRetries: 0 });

@@ -7,7 +7,7 @@
  *   `googleVertex.anthropic.messages`): `providerOptions.anthropic.cacheControl`.
  * - OpenAI (`@ai-sdk/openai`: `openai.responses`, `openai.chat`): the call's
  *   `providerOptions.openai.promptCacheKey` is the conversation id (routing);
- *   on models with breakpoints (GPT-5.6 and later) `promptCacheBreakpoint:
+ *   on models with markers (GPT-5.6 and later) `promptCacheBreakpoint:
  *   { mode: 'explicit' }` on the parts the cache points fell on and
  *   `promptCacheOptions: { mode: 'explicit' }`; before 5.6, no markers
  *   (automatic prefix caching).
@@ -51,8 +51,8 @@ export function renderOptionsFor(family: ProviderFamily, modelId: string, render
   return { ...render, profile: bedrockProfile(modelId, render?.profiles) };
 }
 
-const OPENAI_BREAKPOINT: MarkerTarget = (_marker, site) =>
-  // A breakpoint goes on a content part or a system message; tools take none.
+const OPENAI_MARKER: MarkerTarget = (_marker, site) =>
+  // A marker goes on a content part or a system message; tools take none.
   site === 'tool' ? undefined : { key: 'openai', options: { promptCacheBreakpoint: { mode: 'explicit' } } };
 
 const BEDROCK_CACHE_POINT: MarkerTarget = (marker: CacheControlEphemeral, site) =>
@@ -63,10 +63,10 @@ const BEDROCK_CACHE_POINT: MarkerTarget = (marker: CacheControlEphemeral, site) 
 export function markerTarget(family: ProviderFamily, profile: ModelProfile): MarkerTarget {
   if (family === 'anthropic') return ANTHROPIC_MARKER;
   if (family === 'bedrock-converse') return BEDROCK_CACHE_POINT;
-  return profile.caching?.kind === 'markers' ? OPENAI_BREAKPOINT : () => undefined;
+  return profile.caching?.kind === 'markers' ? OPENAI_MARKER : () => undefined;
 }
 
-/** The call with its family's call-level cache options (OpenAI: the prompt cache key, explicit mode with breakpoints). */
+/** The call with its family's call-level cache options (OpenAI: the prompt cache key, explicit mode with markers). */
 export function withCallOptions(call: CallOptions, family: ProviderFamily, profile: ModelProfile, conversationId: string, marked: boolean): CallOptions {
   if (family === 'anthropic') return withBetas(call, profile.betas ?? []);
   if (family !== 'openai') return call;

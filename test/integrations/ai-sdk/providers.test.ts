@@ -3,7 +3,7 @@
  * Completions) and `@ai-sdk/amazon-bedrock`'s Converse models, the real
  * packages pointed at the fake server's OpenAI and Converse routes. A
  * `generateText` tool loop of three requests per provider: cache reads on
- * every request after the first, at most four breakpoints / cache points per
+ * every request after the first, at most four markers / cache points per
  * request, the prompt cache key set to the conversation, the tail never marked.
  */
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
@@ -90,13 +90,13 @@ describe('@ai-sdk/openai through cachepointMiddleware', () => {
     const requests = server.requests.filter((r) => r.path === path);
     expect(requests).toHaveLength(3);
     expect(requests.every((r) => r.status === 200)).toBe(true);
-    const breakpoints = modelId.startsWith('gpt-5.6');
+    const markers = modelId.startsWith('gpt-5.6');
     requests.forEach((r, i) => {
       const body = r.body as Record<string, unknown>;
       expect(body['prompt_cache_key']).toBe(`oa-${api}-${modelId}`);
       const marks = count(body, '"prompt_cache_breakpoint"');
-      if (breakpoints) {
-        // one breakpoint per cache point of the render (on the same part), none elsewhere
+      if (markers) {
+        // one marker per cache point of the render (on the same part), none elsewhere
         expect(marks).toBe(promptMarkers(plans[i]!));
         expect(marks).toBeGreaterThanOrEqual(1);
         expect(marks).toBeLessThanOrEqual(4);
@@ -169,7 +169,7 @@ describe('markers of the caller on OpenAI', () => {
     const sent = mock.doGenerateCalls[0]!;
     expect(sent.providerOptions?.['openai']).toMatchObject({ promptCacheKey: 'mine', promptCacheOptions: { mode: 'explicit' } });
     const user = sent.prompt.find((m) => m.role === 'user')!;
-    // the caller's part is re-created without its breakpoint; the tail (last part) carries none
+    // the caller's part is re-created without its marker; the tail (last part) carries none
     expect(JSON.stringify(user.content.at(-1))).not.toContain('promptCacheBreakpoint');
     expect(count(sent.prompt, '"promptCacheBreakpoint"')).toBeLessThanOrEqual(4);
   });
