@@ -428,27 +428,36 @@ function envelopeDigest(params: PrepareParams): EnvelopeDigest {
  * Structural equality of JSON-shaped values. Key order is not compared: a
  * reordered but otherwise equal object keeps the bytes already sent, which is
  * the same request to the API and keeps the cache. No allocation (for-in, not
- * Object.keys): this runs over system and tools on every request of a loop
- * that rebuilds them.
+ * Object.keys) and no call per leaf: this runs over system and tools on every
+ * request of a loop that rebuilds them.
  */
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return sameNode(a, b);
+}
+
+/** Two values equal by identity, or both objects with equal content (primitives compared inline: no call per leaf). */
+function sameValue(x: unknown, y: unknown): boolean {
+  return x === y || (typeof x === 'object' && x !== null && typeof y === 'object' && y !== null && sameNode(x, y));
+}
+
+function sameNode(a: object, b: object): boolean {
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
     return true;
   }
   if (Array.isArray(b)) return false;
+  // for-in without hasOwn: JSON-shaped params inherit nothing enumerable, and both sides are walked the same way.
   const x = a as Record<string, unknown>;
   const y = b as Record<string, unknown>;
   let n = 0;
   for (const k in x) {
-    if (!Object.hasOwn(x, k)) continue;
     n++;
-    if (!Object.hasOwn(y, k) || !sameJson(x[k], y[k])) return false;
+    if (!sameValue(x[k], y[k])) return false;
   }
-  for (const k in y) if (Object.hasOwn(y, k)) n--;
+  for (const _ in y) n--;
   return n === 0;
 }
 
