@@ -232,7 +232,7 @@ function replayOnce(
 
 interface RunFigures {
   /** Per length: median step, render, append, passes, naive, stringify (ns) over the 50 requests ending there. */
-  at: Map<number, { step: number; render: number; append: number; passes: number; naive: number; stringify: number; blocks: number }>;
+  at: Map<number, { step: number; render: number; append: number; passes: number; naive: number; stringify: number; blocks: number; cpu: number }>;
   stepMedian: number;
   stepP99: number;
   stepMax: number;
@@ -253,6 +253,7 @@ function figures(timings: readonly Timing[]): RunFigures {
       naive: median(w.map((t) => t.naive)),
       stringify: median(w.map((t) => t.stringify)),
       blocks: w.at(-1)!.blocks,
+      cpu: median(w.map((t) => t.cpu)),
     });
   }
   const steps = timings.map((t) => t.append + t.render);
@@ -285,6 +286,7 @@ async function setting(label: string, events: readonly TraceEvent[], options: Om
   const us = 1 / 1000;
   const ratio = (f: (r: RunFigures) => number) => spread(runs.map(f));
   const growth = ratio((r) => r.at.get(last)!.step / r.at.get(first)!.step);
+  const cpuGrowth = ratio((r) => r.at.get(last)!.cpu / r.at.get(first)!.cpu);
   const renderGrowth = ratio((r) => r.at.get(last)!.render / r.at.get(first)!.render);
   const appendGrowth = ratio((r) => r.at.get(last)!.append / r.at.get(first)!.append);
   const p99 = ratio((r) => r.stepP99 / r.stepMedian);
@@ -311,13 +313,13 @@ async function setting(label: string, events: readonly TraceEvent[], options: Om
   const lines = [
     `${label}: per-request cost (µs, median of the 50 requests ending there; median over ${RUNS} runs) and heap`,
     '',
-    '| requests | blocks | step | append | render | passes only | naive | stringify | heap MB |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| requests | blocks | step | step CPU | append | render | passes only | naive | stringify | heap MB |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const n of LENGTHS) {
     const m = (f: (x: NonNullable<ReturnType<RunFigures['at']['get']>>) => number) => sig(median(runs.map((r) => f(r.at.get(n)!))) / 1000, 3);
     lines.push(
-      `| ${n} | ${runs[0]!.at.get(n)!.blocks} | ${m((x) => x.step)} | ${m((x) => x.append)} | ${m((x) => x.render)} | ${m((x) => x.passes)} | ${m((x) => x.naive)} | ${m((x) => x.stringify)} | ${sig((heap.get(n) ?? Number.NaN) / 1e6, 3)} |`,
+      `| ${n} | ${runs[0]!.at.get(n)!.blocks} | ${m((x) => x.step)} | ${m((x) => x.cpu)} | ${m((x) => x.append)} | ${m((x) => x.render)} | ${m((x) => x.passes)} | ${m((x) => x.naive)} | ${m((x) => x.stringify)} | ${sig((heap.get(n) ?? Number.NaN) / 1e6, 3)} |`,
     );
   }
   curve += `${lines.join('\n')}\n\n`;
@@ -326,6 +328,7 @@ async function setting(label: string, events: readonly TraceEvent[], options: Om
     { name: `${label}: step at ${first} requests`, value: stepFirst.value, unit: 'µs', baseline: `runs ${stepFirst.range}` },
     { name: `${label}: step at ${last} requests (${blocks} blocks)`, value: stepLast.value, unit: 'µs', baseline: `runs ${stepLast.range}` },
     { name: `${label}: step growth, ${last} ÷ ${first}`, value: growth.value, unit: 'ratio', baseline: `runs ${growth.range}; target ≤ 1.5` },
+    { name: `${label}: step growth in CPU time, ${last} ÷ ${first}`, value: cpuGrowth.value, unit: 'ratio', baseline: `runs ${cpuGrowth.range}` },
     { name: `${label}: render growth, ${last} ÷ ${first}`, value: renderGrowth.value, unit: 'ratio', baseline: `runs ${renderGrowth.range}` },
     { name: `${label}: append growth, ${last} ÷ ${first}`, value: appendGrowth.value, unit: 'ratio', baseline: `runs ${appendGrowth.range}` },
     { name: `${label}: step p99 ÷ median (all requests)`, value: p99.value, unit: 'ratio', baseline: `runs ${p99.range}; target ≤ 3` },
