@@ -178,6 +178,39 @@ function quotedKey(k: string): string {
 }
 
 /**
+ * `JSON.stringify(obj)` when `obj` is a flat plain object of strings, finite numbers, booleans,
+ * nulls and undefined (the shape {@link flatJson} keys), else undefined. Not canonical (keys in
+ * their own order), but for such an object the text fixes every key and value: two objects with
+ * the same text have the same canonical text. The tool cache's hit path remembers the key of a
+ * text it has seen, so a repeat costs one native stringify and one lookup. No allocation besides
+ * the text and the (empty) symbol list.
+ */
+export function flatText(obj: unknown): string | undefined {
+  if (typeof obj !== 'object' || obj === null || Object.getPrototypeOf(obj) !== Object.prototype) return undefined;
+  let n = 0;
+  for (const k in obj) {
+    if (++n > 32) return undefined;
+    const v = (obj as Record<string, unknown>)[k];
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+      case 'undefined':
+        continue;
+      case 'number':
+        if (Number.isFinite(v)) continue;
+        return undefined;
+      case 'object':
+        if (v === null) continue;
+        return undefined;
+      default:
+        return undefined;
+    }
+  }
+  if (Object.getOwnPropertySymbols(obj).length > 0) return undefined;
+  return JSON.stringify(obj);
+}
+
+/**
  * The fast path for the common call, a flat plain object of strings, finite numbers, booleans and
  * nulls (`{ path: 'a.ts', limit: 10 }`): the same text {@link writeObject} writes, without its
  * cycle and sharing bookkeeping. Returns undefined for anything else (then the general writer runs

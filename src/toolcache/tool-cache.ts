@@ -30,7 +30,7 @@ import { InvalidOptionError } from '../errors.js';
 import { copyContent, isRunResult, withMarker } from './content.js';
 import { type FillContext, type FillResult, fill, type ReadCall, type RunOutput } from './fill.js';
 import { belongsTo, expiredByOwnTtl, isExpired } from './freshness.js';
-import { hashArgs, memoryKeyPart, toolOfKey } from './key.js';
+import { flatText, hashArgs, memoryKeyPart, toolOfKey } from './key.js';
 import { MemoryToolCacheStore } from './memory-store.js';
 import { callDependencies, readEntryTags, resolvePolicy, writeInvalidationTags, type ResolvedPolicy, type ToolPolicy } from './policy.js';
 import { SingleFlight, TIMED_OUT } from './singleflight.js';
@@ -46,6 +46,10 @@ const defaultNow = (): number => performance.timeOrigin + performance.now();
 const MEMORY_GET = MemoryToolCacheStore.prototype.get;
 const MEMORY_GET_SYNC = MemoryToolCacheStore.prototype.getSync;
 
+/** Hot keys of the memory hit path: how many, and the longest plain argument text remembered. */
+const MAX_HOT_KEYS = 1024;
+const MAX_HOT_TEXT = 256;
+
 /**
  * Memoizes declared read tools, invalidates on declared writes, and passes
  * every other tool through untouched.
@@ -59,6 +63,7 @@ const MEMORY_GET_SYNC = MemoryToolCacheStore.prototype.getSync;
  * cache.advanceTurn();
  * ```
  */
+
 export class ToolCache {
   readonly store: ToolCacheStore;
   /** The session whose turn clock this cache counts (see {@link ToolCacheOptions.session}). */
@@ -81,6 +86,13 @@ export class ToolCache {
   #scopeEncoded = '';
   /** `~` + the encoded session: what turn-TTL keys end with. */
   readonly #sessionSuffix: string;
+  /**
+   * The memory store's hit path: the key of a flat argument object by its plain JSON text (see
+   * {@link flatText}), per tool and scope. A hit is a repeat, so its key was computed before: the
+   * lookup then costs one native stringify and one Map lookup, and the key string (its hash
+   * already computed) is not built again. Bounded; emptied when full.
+   */
+  readonly #hotKeys = new Map<string, { readonly tool: string; readonly scope: string; readonly key: string }>();
   #turn: number;
 
   constructor(options: ToolCacheOptions = {}) {
@@ -217,7 +229,16 @@ export class ToolCache {
     if (policy === undefined || policy.kind !== 'read' || policy.ttlTurns === 0 || policy.ttlMs === 0) return undefined;
     let key: string;
     try {
-      key = this.keyOf(name, args, scope);
+      const text = flatText(args);
+      const hot = text === undefined ? undefined : this.#hotKeys.get(text);
+      if (hot !== undefined && hot.tool === name && hot.scope === scope) key = hot.key;
+      else {
+        key = this.keyOf(name, args, scope);
+        if (text !== undefined && text.length <= MAX_HOT_TEXT) {
+          if (this.#hotKeys.size >= MAX_HOT_KEYS) this.#hotKeys.clear();
+          this.#hotKeys.set(text, { tool: name, scope, key });
+        }
+      }
     } catch {
       return undefined; // the general path throws it again, as a rejection
     }
@@ -225,7 +246,9 @@ export class ToolCache {
     const entry = store.getSync(key);
     if (entry === undefined) return key;
     // An expired or foreign entry: the general path removes it and counts why.
-    if (!belongsTo(entry, { key, tool: name, scope }) || isExpired(entry, policy, { turn: this.#turn, nowMs: this.#now() })) return key;
+    // The clock is read only when a TTL in ms applies (a turn-TTL entry never looks at it).
+    const nowMs = policy.ttlMs === undefined && entry.expiresAtMs === undefined ? 0 : this.#now();
+    if (!belongsTo(entry, { key, tool: name, scope }) || isExpired(entry, policy, { turn: this.#turn, nowMs })) return key;
     return this.#hit(name, callId, entry);
   }
 
