@@ -42,14 +42,17 @@ if (skipped.length > 0) {
  * clone, where a small file that drives a big harness (the property suite) would start last.
  */
 const HEAVY = [
+  'test/toolcache/redis-multiprocess.test.ts', // mostly waiting on its child processes: overlaps the CPU-bound ones
   'test/docs/code-blocks.test.ts',
   'test/property/timelines.test.ts',
-  'test/toolcache/redis-multiprocess.test.ts',
   'test/cli/malformed-traces.test.ts',
   'test/fixtures.test.ts',
-  'test/tokens/bpe.test.ts',
-  'test/conversation/differential.test.ts',
+  'test/property/ai-sdk.test.ts',
   'test/replay/providers.test.ts',
+  'test/tokens/bpe.test.ts',
+  'test/report/render-report.test.ts',
+  'test/property/doors.test.ts',
+  'test/conversation/differential.test.ts',
 ];
 
 class HeavyFirst extends BaseSequencer {
