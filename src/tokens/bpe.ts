@@ -312,6 +312,8 @@ function vanDerCorput(j: number): number {
 
 /** Relative standard error the estimate stops at (the ±2 % target is then about 3 standard errors). */
 const TARGET_SE = 0.005;
+/** A piece this long is sampled by chunks in an estimate, not merged whole (a chunk boundary costs at most one token in 512 characters). */
+const LONG_PIECE = 512;
 /** At most this many characters are sampled, whatever the error (an 870k-character page). */
 const MAX_SAMPLED = 24_576;
 
@@ -319,8 +321,10 @@ const MAX_SAMPLED = 24_576;
  * Estimated cl100k_base count of a long text from evenly spread sample
  * windows of `width` characters. Each window counts the whole pre-tokenizer
  * pieces that start inside it (the split is re-synchronized a little before
- * the window, so these are the pieces the full text has); the estimate is the
- * sampled tokens per character times the length.
+ * the window, so these are the pieces the full text has), except a piece of
+ * 512 characters or more (one 4 MB word), which counts where it overlaps the
+ * window at the rate of one aligned chunk of it; the estimate is the sampled
+ * tokens per character times the length.
  *
  * Adaptive: it starts with `windows` windows and doubles them (the new ones
  * in between the old, a van der Corput sequence) until the standard error of
@@ -367,12 +371,29 @@ export function cl100kEstimate(text: string, windows = 64, width = 48): number {
     const to = from + width;
     let t = 0;
     let c = 0;
-    re.lastIndex = Math.max(0, from - RESYNC);
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-      if (m.index >= to) break;
-      if (m.index < from) continue;
-      t += pieceTokens(m[0], map);
-      c += m[0].length;
+    // Split a slice, not the text: a piece that runs on for megabytes (one 4 MB word) would make every
+    // window's regex walk to its end. A piece cut at the slice's end is at least LONG_PIECE long.
+    const start0 = Math.max(0, from - RESYNC);
+    const slice = text.slice(start0, Math.min(length, to + LONG_PIECE));
+    re.lastIndex = 0;
+    for (let m = re.exec(slice); m !== null; m = re.exec(slice)) {
+      const start = start0 + m.index;
+      if (start >= to) break;
+      const piece = m[0];
+      if (piece.length >= LONG_PIECE) {
+        // A long piece counts only where it overlaps the window, at the rate of one aligned chunk of
+        // it (merging the whole piece is O(n log n) with a large constant: seconds for a 1M-byte word).
+        const lo = Math.max(start, from);
+        const overlap = Math.min(start + piece.length, to) - lo;
+        if (overlap <= 0) continue;
+        const k = Math.min(Math.floor((lo - start) / LONG_PIECE) * LONG_PIECE, piece.length - LONG_PIECE);
+        t += (overlap * pieceTokens(piece.slice(k, k + LONG_PIECE), map)) / LONG_PIECE;
+        c += overlap;
+        continue;
+      }
+      if (start < from) continue;
+      t += pieceTokens(piece, map);
+      c += piece.length;
     }
     tw.push(t);
     cw.push(c);

@@ -175,9 +175,7 @@ describe('files that are fine though they look odd', () => {
     expect(bad.stderr).toContain(`${file}:4`);
     // The message does not echo 4 MB back.
     expect(bad.stderr.length).toBeLessThan(1000);
-    // Counting the 4 MB one-word result takes seconds of CPU (src/tokens/bpe.ts merges a 4M-byte piece):
-    // up to 30 s on a loaded 2-core machine, so this test gets more than the default 30 s.
-  }, 120_000);
+  });
 });
 
 describe('errors the CLI used to crash on (regressions)', () => {

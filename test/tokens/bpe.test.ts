@@ -54,6 +54,29 @@ describe('cl100kEstimate (sampled count of long payloads)', () => {
     }
   });
 
+  it('samples a piece that runs on for tens of thousands of characters by chunks, within ±2 % of the exact count', () => {
+    // One pre-tokenizer piece (a letter run, a CJK run with no punctuation): merged whole it costs seconds
+    // at a megabyte; the estimate counts only where its windows overlap it.
+    let seed = 7;
+    const rand = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const letters = Array.from({ length: 40_000 }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join('');
+    const cjk = Array.from({ length: 20_000 }, () => String.fromCharCode(0x4e00 + Math.floor(rand() * 2000))).join('');
+    const prose = payload('prose', 20_000, 5);
+    for (const [name, text] of [
+      ['letters', letters],
+      ['x run', 'x'.repeat(40_000)],
+      ['cjk run', cjk],
+      ['prose around a long word', `${prose}${letters.slice(0, 12_000)}${prose}`],
+    ] as const) {
+      const want = cl100kCount(text);
+      const got = cl100kEstimate(text);
+      expect(Math.abs(got / want - 1), `${name}: ${got} vs ${want}`).toBeLessThanOrEqual(0.02);
+    }
+  });
+
   it('is deterministic and exact for short texts', () => {
     const text = payload('code+base64', 40_000, 3);
     expect(cl100kEstimate(text)).toBe(cl100kEstimate(text));
