@@ -177,6 +177,22 @@ function quotedKey(k: string): string {
   return q;
 }
 
+/** A value the flat paths write as JSON.stringify does: a string, a finite number, a boolean, null or undefined. */
+function isPlainScalar(v: unknown): boolean {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return true;
+    case 'number':
+      return Number.isFinite(v);
+    case 'object':
+      return v === null;
+    default:
+      return false;
+  }
+}
+
 /**
  * `JSON.stringify(obj)` when `obj` is a flat plain object of strings, finite numbers, booleans,
  * nulls and undefined (the shape {@link flatJson} keys), else undefined. Not canonical (keys in
@@ -191,20 +207,7 @@ export function flatText(obj: unknown): string | undefined {
   for (const k in obj) {
     if (++n > 32) return undefined;
     const v = (obj as Record<string, unknown>)[k];
-    switch (typeof v) {
-      case 'string':
-      case 'boolean':
-      case 'undefined':
-        continue;
-      case 'number':
-        if (Number.isFinite(v)) continue;
-        return undefined;
-      case 'object':
-        if (v === null) continue;
-        return undefined;
-      default:
-        return undefined;
-    }
+    if (!isPlainScalar(v)) return undefined;
   }
   if (Object.getOwnPropertySymbols(obj).length > 0) return undefined;
   return JSON.stringify(obj);
@@ -225,20 +228,7 @@ function flatJson(obj: object): string | undefined {
     const k = keys[i]!;
     if (i > 0 && !(keys[i - 1]! < k)) sorted = false;
     const v = (obj as Record<string, unknown>)[k];
-    switch (typeof v) {
-      case 'string':
-      case 'boolean':
-      case 'undefined':
-        continue;
-      case 'number':
-        if (Number.isFinite(v)) continue;
-        return undefined;
-      case 'object':
-        if (v === null) continue;
-        return undefined;
-      default:
-        return undefined;
-    }
+    if (!isPlainScalar(v)) return undefined;
   }
   if (Object.getOwnPropertySymbols(obj).length > 0) return undefined;
   let out: string;

@@ -1,6 +1,8 @@
 /** A small in-memory workspace and the tools the tests and the bench cache in front of it. */
 
 import { fileTag } from '../../src/toolcache/policy.js';
+import { MemoryToolCacheStore } from '../../src/toolcache/memory-store.js';
+import type { ToolCacheStore } from '../../src/toolcache/store.js';
 import type { ToolCache } from '../../src/toolcache/tool-cache.js';
 
 export interface FakeClock {
@@ -43,4 +45,15 @@ export function counting<T>(value: T | ((n: number) => T)) {
   };
   f.runs = 0;
   return f;
+}
+
+/** A store that is not the memory store itself (so the cache uses hashed keys and the general path). */
+export function wrapped(inner = new MemoryToolCacheStore()): ToolCacheStore {
+  return {
+    epoch: () => inner.epoch(),
+    get: (k) => inner.get(k),
+    insertIfEpoch: (e, ep) => inner.insertIfEpoch(e, ep),
+    invalidate: (t) => inner.invalidate(t),
+    delete: (k) => inner.delete(k),
+  };
 }

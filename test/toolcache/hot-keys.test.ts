@@ -9,20 +9,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, flatText } from '../../src/toolcache/key.js';
-import { MemoryToolCacheStore } from '../../src/toolcache/memory-store.js';
-import type { ToolCacheStore } from '../../src/toolcache/store.js';
 import { ToolCache } from '../../src/toolcache/tool-cache.js';
-
-function wrapped(): ToolCacheStore {
-  const inner = new MemoryToolCacheStore();
-  return {
-    epoch: () => inner.epoch(),
-    get: (k) => inner.get(k),
-    insertIfEpoch: (e, ep) => inner.insertIfEpoch(e, ep),
-    invalidate: (t) => inner.invalidate(t),
-    delete: (k) => inner.delete(k),
-  };
-}
+import { wrapped } from './helpers.js';
 
 function caches(): ToolCache[] {
   // One fixed clock for both: run durations (and so timeSavedMs) are 0 on both sides.

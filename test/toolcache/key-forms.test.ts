@@ -11,18 +11,7 @@ import { canonicalJson, CanonicalKeyError, hashArgs, MAX_RAW_KEY_TEXT, memoryKey
 import { MemoryToolCacheStore } from '../../src/toolcache/memory-store.js';
 import type { ToolCacheStore } from '../../src/toolcache/store.js';
 import { ToolCache, type ToolCallResult } from '../../src/toolcache/tool-cache.js';
-import { counting, fakeClock, opts, registerCodingTools } from './helpers.js';
-
-/** A store that is not the memory store (so the cache uses hashed keys and the general path). */
-function wrapped(inner = new MemoryToolCacheStore()): ToolCacheStore {
-  return {
-    epoch: () => inner.epoch(),
-    get: (k) => inner.get(k),
-    insertIfEpoch: (e, ep) => inner.insertIfEpoch(e, ep),
-    invalidate: (t) => inner.invalidate(t),
-    delete: (k) => inner.delete(k),
-  };
-}
+import { counting, fakeClock, opts, registerCodingTools, wrapped } from './helpers.js';
 
 /** Values with a canonical form: JSON values (with undefined properties and -0 mixed in). */
 const jsonish: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
