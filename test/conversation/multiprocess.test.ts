@@ -5,7 +5,6 @@
  * cache entries (the fake server's usage, from the bytes it received), and
  * the bytes equal a single-process run kept in memory.
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +13,7 @@ import { prepare } from '../../src/conversation/prepare.js';
 import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
 import type { ScriptEntry } from '../../src/testing/fake-server-script.js';
 import { INSTRUCTIONS, TOOLS, text } from '../helpers/build.js';
-import { bundled } from '../helpers/bundle.js';
+import { spawnRpcWorker } from '../helpers/worker.js';
 import { sharedRedis, uniqueNamespace } from '../toolcache/redis-fixtures/server.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/prepare-worker.ts', import.meta.url));
@@ -30,35 +29,11 @@ interface Worker {
 }
 
 async function spawnWorker(init: object): Promise<Worker> {
-  const child: ChildProcess = fork(await bundled(WORKER), [JSON.stringify(init)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const pending = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();
-  let next = 0;
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`worker exited early with ${String(code)}`)));
-    child.on('message', (raw) => {
-      const m = raw as { event?: string; id?: number; ok?: boolean; value?: never; error?: string };
-      if (m.event === 'ready') resolve();
-      else if (m.id !== undefined) {
-        const p = pending.get(m.id)!;
-        pending.delete(m.id);
-        if (m.ok) p.resolve(m.value!);
-        else p.reject(new Error(m.error));
-      }
-    });
-  });
+  const w = await spawnRpcWorker(WORKER, init);
   return {
-    pid: child.pid!,
-    step: (conversationId, messages, now) =>
-      new Promise((resolve, reject) => {
-        const id = ++next;
-        pending.set(id, { resolve: resolve as never, reject });
-        child.send({ id, op: 'step', conversationId, messages, now });
-      }),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.send({ op: 'stop' });
-      }),
+    pid: w.pid,
+    step: (conversationId, messages, now) => w.call({ op: 'step', conversationId, messages, now }),
+    stop: () => w.stop(),
   };
 }
 

@@ -5,14 +5,13 @@
  * other left it (no resync, revisions continue), so its first request of the
  * turn reads the cache the other process's requests wrote.
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Message } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeMessagesServer } from '../../../src/testing/fake-server.js';
 import { sharedRedis, uniqueNamespace } from '../../toolcache/redis-fixtures/server.js';
-import { bundled } from '../../helpers/bundle.js';
+import { spawnRpcWorker } from '../../helpers/worker.js';
 import { script } from './harness.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/ai-sdk-worker.ts', import.meta.url));
@@ -30,34 +29,10 @@ interface Worker {
 }
 
 async function spawnWorker(init: object): Promise<Worker> {
-  const child: ChildProcess = fork(await bundled(WORKER), [JSON.stringify(init)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const pending = new Map<number, { resolve: (v: TurnResult) => void; reject: (e: Error) => void }>();
-  let next = 0;
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`worker exited early with ${String(code)}`)));
-    child.on('message', (raw) => {
-      const m = raw as { event?: string; id?: number; ok?: boolean; value?: TurnResult; error?: string };
-      if (m.event === 'ready') resolve();
-      else if (m.id !== undefined) {
-        const p = pending.get(m.id)!;
-        pending.delete(m.id);
-        if (m.ok) p.resolve(m.value!);
-        else p.reject(new Error(m.error));
-      }
-    });
-  });
+  const w = await spawnRpcWorker(WORKER, init);
   return {
-    turn: (conversationId, messages) =>
-      new Promise((resolve, reject) => {
-        const id = ++next;
-        pending.set(id, { resolve, reject });
-        child.send({ id, op: 'turn', conversationId, messages });
-      }),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.send({ op: 'stop' });
-      }),
+    turn: (conversationId, messages) => w.call<TurnResult>({ op: 'turn', conversationId, messages }),
+    stop: () => w.stop(),
   };
 }
 
