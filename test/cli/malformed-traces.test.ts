@@ -9,7 +9,7 @@
  * failure prints its seed (`seed: N`), and `CLI_FUZZ_SEED=N` replays it
  * (`CLI_FUZZ_RUNS` sets the number of cases; default 120).
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -210,14 +210,21 @@ describe('errors the CLI used to crash on (regressions)', () => {
     expect(r.stderr).toContain('ENOSPC');
   });
 
-  it.runIf(process.getuid?.() !== 0)('--out to a read-only file: exit 1 naming it', async () => {
-    const file = join(dir, 'read-only.jsonl');
-    writeFileSync(file, '');
-    chmodSync(file, 0o444);
-    const r = await cliIn(dir, 'replay', 'base.jsonl', '--out', 'read-only.jsonl');
+  // Root writes through a 0444 mode, so as root (CI containers) the read-only file is a sysfs attribute that refuses
+  // writes to everyone; the test only skips where neither exists.
+  const asRoot = process.getuid?.() === 0;
+  const sysReadOnly = '/sys/kernel/notes';
+  it.runIf(!asRoot || refusesWrites(sysReadOnly))('--out to a read-only file: exit 1 naming it', async () => {
+    let out = sysReadOnly;
+    if (!asRoot) {
+      out = 'read-only.jsonl';
+      writeFileSync(join(dir, out), '');
+      chmodSync(join(dir, out), 0o444);
+    }
+    const r = await cliIn(dir, 'replay', 'base.jsonl', '--out', out);
     expectClean(r, '--out read-only');
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('read-only.jsonl');
+    expect(r.stderr).toContain(out);
   });
 
   it('a tool input nested 5,000 levels: exit 1 at its line (too_deep), no stack overflow', async () => {
@@ -323,3 +330,13 @@ describe('errors the CLI used to crash on (regressions)', () => {
     expect(readFileSync(join(sub, 'here.out.jsonl'), 'utf8')).toBe(baseReplay);
   });
 });
+
+/** Whether opening the file for writing fails with EACCES (a file nobody may write, root included). */
+function refusesWrites(file: string): boolean {
+  try {
+    closeSync(openSync(file, 'a'));
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EACCES';
+  }
+}
