@@ -192,7 +192,9 @@ describe('committed fixtures through the engine', () => {
       const other = (await replayOf(file, policy === 'economy' ? 'conservative' : 'economy')).at(-1)!.rendered.state;
       const trace = tracePayloads(events);
       const { hidden, summarized } = departedPaths(state);
-      if (policy === 'economy') expect(hidden.length, `${file}: economy prunes something`).toBeGreaterThan(0);
+      // Economy prunes on every fixture but the demo: its 16 requests hold no payload worth the one-time prune
+      // notice's reads (the gate prices it, src/render/gate.ts `noticePrice`), so it sends what conservative sends.
+      if (policy === 'economy' && file !== 'demo.jsonl') expect(hidden.length, `${file}: economy prunes something`).toBeGreaterThan(0);
       for (const path of [...hidden, ...summarized]) {
         const back = recall(state, path);
         const bytes = JSON.stringify(back);

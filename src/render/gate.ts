@@ -11,6 +11,19 @@ import type { ModelProfile } from '../models/profiles.js';
 import type { CacheEntryRecord, TimelineState } from '../timeline/types.js';
 import type { GatePrice } from './types.js';
 
+/**
+ * Dollars the one-time prune notice costs a warm prune that would add it: its
+ * tokens read by the expected remaining requests. Not its write: economy
+ * prunes something in nearly every session (every fixture), and the notice is
+ * written once by whichever prune comes first, so coming first adds only the
+ * reads until then (bounded by the remaining requests). 0 once the state
+ * carries it.
+ */
+export function noticePrice(profile: ModelProfile, state: TimelineState, noticeTokens: number, remaining: number): number {
+  if (state.pruneNotice) return 0;
+  return (noticeTokens * profile.prices.cacheRead * remaining) / 1e6;
+}
+
 /** Expected requests left in the session: the caller's figure, or as many as were made so far (Lindy), within [4, 100]. */
 export function expectedRemaining(state: TimelineState, given?: number): number {
   if (given !== undefined) return given;

@@ -5,9 +5,9 @@
  * remove. Pure functions of the state and the resolved prune options.
  */
 import type { Block, StreamBlock, TimelineState } from '../timeline/types.js';
-import { payloadChars } from './notes.js';
+import { hiddenRecord, payloadChars, PRUNE_NOTICE } from './notes.js';
 import type { PassContext } from './context.js';
-import { expectedRemaining } from './gate.js';
+import { expectedRemaining, noticePrice } from './gate.js';
 import { isCompacted } from './projection.js';
 import { reuseWeigher } from './reuse.js';
 import type { PruneOptions } from './types.js';
@@ -93,10 +93,38 @@ export function doomedFrom(stable: readonly StreamBlock[], state: TimelineState,
       if (first === undefined) return undefined;
       const from = runStart(stable, first);
       for (let j = from; j < stable.length; j++) if (keptAt(j)) return undefined;
+      // The first prune adds the one-time notice: the next request's gate prunes them only if they save more
+      // than it costs (prune.ts), so they are doomed only then; otherwise they are read again and worth writing.
+      if (!state.pruneNotice && !worthTheNotice(stable, from, bulkyAt, state, ctx, weigh)) return undefined;
       return from;
     }
   }
   return undefined;
+}
+
+/**
+ * Whether pruning the bulky payloads from `from` on, by the next request (warm, after every entry: no
+ * re-write), saves more than their expected recalls plus the one-time notice (the next request's batch
+ * rule in prune.ts, for a state that has no notice yet).
+ */
+function worthTheNotice(
+  stable: readonly StreamBlock[],
+  from: number,
+  bulkyAt: (j: number) => boolean,
+  state: TimelineState,
+  ctx: PassContext,
+  weigh: ReturnType<typeof reuseWeigher>,
+): boolean {
+  const remaining = expectedRemaining(state, ctx.options.expectedRemaining);
+  const prices = ctx.profile.prices;
+  let net = -noticePrice(ctx.profile, state, ctx.tokens.tokens({ type: 'text', text: PRUNE_NOTICE }), remaining);
+  for (let j = from; j < stable.length; j++) {
+    if (!bulkyAt(j)) continue;
+    const b = stable[j]!;
+    const removed = Math.max(0, b.tokens - ctx.tokens.tokens({ type: 'text', text: hiddenRecord(state, b.path, 'economy').note }));
+    net += (removed * prices.cacheRead * (1 + remaining)) / 1e6 - (weigh(b.path, removed)?.expectedRecall ?? 0);
+  }
+  return net > 0;
 }
 
 /**

@@ -15,13 +15,15 @@
 import { castDraft, produce } from 'immer';
 import type { Block, CacheEntryRecord, HiddenRecord, TimelineState } from '../timeline/types.js';
 import type { Pass, PassContext } from './context.js';
-import { expectedRemaining, priceChange } from './gate.js';
+import { expectedRemaining, noticePrice, priceChange } from './gate.js';
 import { hiddenRecord, PRUNE_NOTICE } from './notes.js';
 import { dedupe } from './dedupe.js';
 import { cacheStanding } from './projection.js';
 import { pruneCandidates } from './prune-rule.js';
 import { firstChance, reuseWeigher, type ReuseVerdict } from './reuse.js';
 import type { Decision } from './types.js';
+
+const NOTICE_PARAM = { type: 'text' as const, text: PRUNE_NOTICE };
 
 /** Adds the one-time notice to the newest user message, if there is one to carry it. */
 function addNotice(state: TimelineState): TimelineState {
@@ -103,7 +105,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   const items = all.filter((x) => !x.reuse?.keep);
 
   const chosen = timelineWarm
-    ? chooseWarmBatch(items, entries, ctx, remaining)
+    ? chooseWarmBatch(items, entries, ctx, remaining, noticePrice(ctx.profile, state, ctx.tokens.tokens(NOTICE_PARAM), remaining))
     : {
         from: 0,
         price: priceChange(
@@ -154,14 +156,15 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
 
 /**
  * While warm (economy): the batch of candidates from k on, for the k that
- * maximizes saving − expected recalls − re-write, if positive. Later
- * candidates ride along free.
+ * maximizes saving − expected recalls − re-write − the one-time notice (when
+ * this is the first prune), if positive. Later candidates ride along free.
  */
 function chooseWarmBatch(
   items: readonly { at: number; removed: number; reuse?: ReuseVerdict | undefined }[],
   entries: readonly CacheEntryRecord[],
   ctx: PassContext,
   remaining: number,
+  notice: number,
 ): { from: number; price?: ReturnType<typeof priceChange> } {
   let best = { from: items.length, net: 0, price: undefined as ReturnType<typeof priceChange> | undefined };
   let suffix = 0;
@@ -170,7 +173,7 @@ function chooseWarmBatch(
     suffix += items[k]!.removed;
     recalls += items[k]!.reuse?.expectedRecall ?? 0;
     const price = priceChange(ctx.profile, entries, items[k]!.at, suffix, remaining);
-    const net = price.saving - recalls - price.rewrite;
+    const net = price.saving - recalls - price.rewrite - notice;
     if (net > best.net) best = { from: k, net, price };
   }
   return best.price ? { from: best.from, price: best.price } : { from: best.from };

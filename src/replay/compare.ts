@@ -4,6 +4,11 @@
  * requests re-marked the way each peer does it, plus the ideal bounds.
  */
 import { compareStrategies, simulateAll, type Comparison } from '../sim/index.js';
+import type { Baseline } from '../sim/strategies.js';
+import { defaultTokenCache } from '../render/context.js';
+import { recall } from '../render/hide-block.js';
+import { REUSE_MODEL } from '../render/reuse.js';
+import { maskedRecalls } from './masked-recalls.js';
 import type { ModelProfile } from '../models/profiles.js';
 import { idealBound } from '../sim/ideal.js';
 import type { SimParams, SimResult } from '../sim/types.js';
@@ -67,15 +72,17 @@ export async function compareTrace(
   const engineResults = simulateAll(engineRequests, sim);
   const engineIdeal = idealBound(engineRequests, sim).ideal.cost;
   const recalls = recallTally(engine, engineResults);
+  const strategies = provider === 'openai' ? openAIBaselines(simProfile as ModelProfile) : undefined;
   const comparison = compareStrategies(
     plain.map((r) => ({ at: r.at, params: r.request })),
     {
       ...sim,
-      ...(provider === 'openai' ? { strategies: openAIBaselines(simProfile as ModelProfile) } : {}),
+      ...(strategies ? { strategies } : {}),
       extra: [{ id: 'cachepoint', label: `cachepoint (${options.policy ?? 'conservative'})`, results: engineResults, recalls }],
     },
   );
-  return { ...comparison, engine, engineResults, engineIdeal, recalls };
+  const charged = engineOptions.recalls ? chargePeerRecalls(comparison, strategies ?? [], plain) : comparison;
+  return { ...charged, engine, engineResults, engineIdeal, recalls };
 }
 
 /**
@@ -143,6 +150,63 @@ export function recallTally(engine: readonly ReplayedRequest[], results: readonl
     cost: promptCost + outputCost,
     outputCost,
     byReason,
+  };
+}
+
+/**
+ * Charges masking peers (`Baseline.masks`) the recalls they force, as cachepoint
+ * is charged its own: each response that needs a masked result gets one extra
+ * round, priced as the peer's next request (it reads the same cached prefix),
+ * plus the payloads sent back and written, plus the recall calls' output
+ * tokens. An estimate that favours the peer: the round's payloads are not
+ * carried by its later requests. Applied whenever the engine's own recalls are
+ * counted, so "best peer" is compared with recalls on both sides.
+ */
+export function chargePeerRecalls(comparison: Comparison, strategies: readonly Baseline[], plain: readonly ReplayedRequest[]): Comparison {
+  const masking = strategies.filter((s) => s.masks !== undefined);
+  if (masking.length === 0) return comparison;
+  const ideal = comparison.summaries.find((s) => s.id === 'ideal')?.cost ?? 0;
+  const none = comparison.summaries.find((s) => s.id === 'none')?.cost ?? 0;
+  const summaries = comparison.summaries.map((summary) => {
+    const strategy = masking.find((s) => s.id === summary.id);
+    const results = comparison.runs[summary.id];
+    if (!strategy || !results) return summary;
+    const tally = peerRecalls(plain, results, strategy.masks!);
+    const cost = summary.cost + tally.cost;
+    return { ...summary, cost, recalls: tally, vsNone: none > 0 ? cost / none : null, vsIdeal: ideal > 0 ? cost / ideal : null };
+  });
+  return { ...comparison, summaries };
+}
+
+/** The recall rounds masking all but `keep` tool results forces on a session, priced on the peer's own results. */
+export function peerRecalls(plain: readonly ReplayedRequest[], results: readonly SimResult[], keep: number): RecallTally {
+  const forced = maskedRecalls(plain, keep);
+  const tokens = defaultTokenCache();
+  let count = 0;
+  let outputTokens = 0;
+  let outputCost = 0;
+  let promptCost = 0;
+  for (const round of forced.rounds) {
+    const next = plain[round.index + 1]!;
+    const prices = next.rendered.profile.prices;
+    const state = plain[round.index]!.rendered.state;
+    let payload = 0;
+    for (const path of round.paths) payload += tokens.tokens(recall(state, path));
+    count += round.paths.length;
+    const out = round.paths.length * REUSE_MODEL.RECALL_OUTPUT_TOKENS;
+    outputTokens += out;
+    outputCost += (out * prices.output) / 1e6;
+    promptCost += (results[round.index + 1]?.cost?.total ?? 0) + (payload * prices.cacheWrite5m) / 1e6;
+  }
+  return {
+    count,
+    rounds: forced.rounds.length,
+    traceRequests: plain.length,
+    per100: forced.per100,
+    outputTokens,
+    cost: promptCost + outputCost,
+    outputCost,
+    byReason: count > 0 ? { mask: count } : {},
   };
 }
 

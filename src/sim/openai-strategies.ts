@@ -63,6 +63,9 @@ function implicitMarker(profile: ModelProfile): Loose {
   return profile.caching?.kind === 'markers' && profile.caching.implicit ? { cache_control: { type: 'ephemeral' } } : {};
 }
 
+/** Tool outputs `openai_mask10` keeps visible. */
+const MASK_KEEP = 10;
+
 function masked(p: SimParams, keep: number): SimParams {
   let seen = 0;
   const total = p.messages.reduce(
@@ -89,8 +92,8 @@ function lastSystemMarked(p: SimParams): SimParams {
   return { ...p, system: [...system.slice(0, -1), { ...(system.at(-1) as unknown as Loose), cache_control: { type: 'ephemeral' } }] } as SimParams;
 }
 
-function peer(id: string, label: string, description: string, apply: (p: SimParams) => SimParams): Baseline {
-  return Object.freeze({ id, label, description, apply });
+function peer(id: string, label: string, description: string, apply: (p: SimParams) => SimParams, masks?: number): Baseline {
+  return Object.freeze({ id, label, description, apply, ...(masks !== undefined ? { masks } : {}) });
 }
 
 /**
@@ -112,10 +115,16 @@ export function openAIBaselines(profile: ModelProfile): readonly Baseline[] {
         ...implicit,
       }),
     ),
-    peer('openai_mask10', 'mask all but 10 newest tool outputs', 'Tool results older than the ten newest replaced by a placeholder, every request.', (p) => ({
-      ...masked(plain(p), 10),
-      ...implicit,
-    })),
+    peer(
+      'openai_mask10',
+      'mask all but 10 newest tool outputs',
+      'Tool results older than the ten newest replaced by a placeholder, every request.',
+      (p) => ({
+        ...masked(plain(p), MASK_KEEP),
+        ...implicit,
+      }),
+      MASK_KEEP,
+    ),
   ];
   if (markers) {
     out.push(

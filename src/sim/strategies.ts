@@ -35,6 +35,13 @@ export interface Baseline {
   /** Where it puts its markers, in one sentence. */
   readonly description: string;
   apply(params: SimParams): SimParams;
+  /**
+   * Observation masking: every tool result but the `masks` newest is replaced
+   * by a placeholder. Such a peer forces recalls (a later call needs a masked
+   * result), and a comparison over a replayed trace charges them to it
+   * (src/replay/compare.ts).
+   */
+  readonly masks?: number;
 }
 
 /** A place for a marker: `system.i`, `tools.i`, or a message block. */
