@@ -71,6 +71,9 @@ describe('FrontTier', () => {
   });
 });
 
+/** Front-tier options for tests that need the lease held throughout: a late heartbeat (a loaded machine) cannot lapse it. */
+const LONG_LEASE = { frontTier: { leaseMs: 10_000 }, ackTimeoutMs: 20_000 } as const;
+
 describe('RedisToolCacheStore front tier', () => {
   let redis: { readonly url: string; release(): Promise<void> };
   const opened: TestStore[] = [];
@@ -84,8 +87,9 @@ describe('RedisToolCacheStore front tier', () => {
 
   it('answers a hot hit from memory without asking Redis, until another replica invalidates it', async () => {
     const ns = uniqueNamespace('front');
-    const a = await openStore(redis.url, ns, { frontTier: true });
-    const b = await openStore(redis.url, ns);
+    // A lease and an ack wait far above any stall of a loaded machine: this test is about acks, not lapses.
+    const a = await openStore(redis.url, ns, LONG_LEASE);
+    const b = await openStore(redis.url, ns, { ackTimeoutMs: LONG_LEASE.ackTimeoutMs });
     opened.push(a, b);
     expect(await until(() => a.store.frontTierLeased)).toBe(true);
     const e = entry('k', ['file:a']);
@@ -105,7 +109,7 @@ describe('RedisToolCacheStore front tier', () => {
 
   it('ignores malformed messages on its channels and keeps working', async () => {
     const ns = uniqueNamespace('front-garbage');
-    const a = await openStore(redis.url, ns, { frontTier: true });
+    const a = await openStore(redis.url, ns, LONG_LEASE);
     opened.push(a);
     expect(await until(() => a.store.frontTierLeased)).toBe(true);
     await a.store.insertIfEpoch(entry('k', ['t']), await a.store.epoch());

@@ -53,8 +53,12 @@ export async function rawClient(url: string) {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `check` until it returns true or `timeoutMs` passes. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000, stepMs = 20): Promise<boolean> {
+/**
+ * Polls `check` until it returns true or `timeoutMs` passes. The default is far above what anything takes on a
+ * quiet machine (a reconnect, a first heartbeat: milliseconds): it only bounds how long a real failure waits, so
+ * a loaded machine (2 vitest workers, child processes, other jobs) cannot turn a slow success into a failure.
+ */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000, stepMs = 20): Promise<boolean> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (await check()) return true;

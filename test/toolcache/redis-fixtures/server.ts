@@ -41,7 +41,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function pingable(port: number): Promise<boolean> {
+/**
+ * Whether the redis-server listening on `port` is the process `pid`. Not just any answer: between a stop and a
+ * restart on the same port, another process (the other vitest worker, another job on the machine) may have taken
+ * the port, and a test must fail loudly rather than run against someone else's server.
+ */
+async function answersAs(port: number, pid: number): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = new Socket();
     let buf = '';
@@ -53,9 +58,10 @@ async function pingable(port: number): Promise<boolean> {
     sock.on('error', () => done(false));
     sock.on('data', (d) => {
       buf += d.toString();
-      if (buf.includes('PONG')) done(true);
+      const m = /process_id:(\d+)\r\n/.exec(buf);
+      if (m) done(Number(m[1]) === pid);
     });
-    sock.connect(port, '127.0.0.1', () => sock.write('PING\r\n'));
+    sock.connect(port, '127.0.0.1', () => sock.write('INFO server\r\n'));
   });
 }
 
@@ -77,8 +83,8 @@ export async function startRedisServer(options: { readonly port?: number; readon
     );
     const ready = (async () => {
       for (let i = 0; i < 100; i += 1) {
-        if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
-        if (await pingable(port)) return;
+        if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode} (is port ${port} taken by another process?)`);
+        if (child.pid !== undefined && (await answersAs(port, child.pid))) return;
         await new Promise((r) => setTimeout(r, 50));
       }
       throw new Error(`redis-server did not answer on port ${port}`);
