@@ -53,7 +53,8 @@ function copyData<T>(value: T): T {
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = copyData((value as Record<string, unknown>)[key]);
+  const from = value as Record<string, unknown>;
+  for (const key in from) if (Object.hasOwn(from, key)) out[key] = copyData(from[key]);
   return out as T;
 }
 
@@ -129,12 +130,26 @@ function reuseUnchanged(old: Envelope, next: Envelope): Envelope {
   return { ...next, tools, instructions, ...(skillCatalog ? { skillCatalog } : {}) };
 }
 
-/** Freezes a new object and everything under it that is not frozen yet (shared, already-frozen parts stop the walk). */
+/**
+ * Freezes a new object and everything under it that is not frozen yet (shared,
+ * already-frozen parts stop the walk). Arrays are walked by index and objects
+ * with for-in (no key list allocated: this runs on every append).
+ */
 function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
   Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+  } else {
+    const o = value as Record<string, unknown>;
+    for (const key in o) if (Object.hasOwn(o, key)) deepFreeze(o[key]);
+  }
   return value;
+}
+
+/** A frozen copy of a frozen array with one more item (spread, not slice: slice of a frozen array takes V8's slow path). */
+function frozenWith<T>(items: readonly T[], item: T): readonly T[] {
+  return Object.freeze([...items, item]);
 }
 
 /**
@@ -145,8 +160,10 @@ function deepFreeze<T>(value: T): T {
  * append would cost in proportion to the whole history.
  */
 function withLastTurn(state: TimelineState, turn: Turn): TimelineState {
-  const turns = state.turns.slice();
-  turns[turns.length - 1] = deepFreeze(turn);
+  // The caller froze what it built (the new round and its blocks); the turn and its rounds array are new here.
+  Object.freeze(turn.rounds);
+  const turns = [...state.turns];
+  turns[turns.length - 1] = Object.freeze(turn);
   return Object.freeze({ ...state, turns: Object.freeze(turns) });
 }
 
@@ -184,7 +201,7 @@ export function startTurn(state: TimelineState, content: string | readonly Conte
     return { id: path, path, param: stripMarker(b) };
   });
   const turn: Turn = deepFreeze({ index, user, rounds: [], ...(at === undefined ? {} : { at }) });
-  const next: TimelineState = Object.freeze({ ...state, turns: Object.freeze([...state.turns, turn]) });
+  const next: TimelineState = Object.freeze({ ...state, turns: frozenWith(state.turns, turn) });
   return carryIndex(state, next);
 }
 
@@ -232,25 +249,28 @@ export function appendResponse(state: TimelineState, response: Message | readonl
   const content = Array.isArray(response) ? response : (response as Message).content;
   // The API rejects whitespace-only text blocks in a request ("text content blocks must contain
   // non-whitespace text"); models sometimes emit one before a tool call. They carry nothing: drop them.
-  const kept = content.map((raw, i) => ({ raw, i })).filter(({ raw }) => !isBlankText(raw));
-  if (kept.length === 0) throw new TimelineError(base, 'an assistant response needs at least one non-empty block');
   const known = knownToolUseIds(state);
   const ids: string[] = [];
-  const blocks: Block[] = kept.map(({ raw, i }) => {
+  const blocks: Block[] = [];
+  for (let i = 0; i < content.length; i++) {
+    const raw = content[i]!;
+    if (isBlankText(raw)) continue;
     const param = toParam(raw as ContentBlock);
     if (param.type === 'tool_use') {
       const path = paths.call(turn.index, index, param.id);
       if (known.has(param.id) || ids.includes(param.id)) throw new TimelineError(path, `duplicate tool_use id "${param.id}"`);
       ids.push(param.id);
-      return { id: param.id, path, param };
+      blocks.push({ id: param.id, path, param });
+    } else {
+      const path = paths.response(turn.index, index, i);
+      blocks.push({ id: path, path, param });
     }
-    const path = paths.response(turn.index, index, i);
-    return { id: path, path, param };
-  });
-  const round: Round = { index, response: blocks, results: [], open: ids, ...(at === undefined ? {} : { at }) };
+  }
+  if (blocks.length === 0) throw new TimelineError(base, 'an assistant response needs at least one non-empty block');
+  const round: Round = deepFreeze({ index, response: blocks, results: [], open: ids, ...(at === undefined ? {} : { at }) });
   const next = withLastTurn(state, { ...turn, rounds: [...turn.rounds, round] });
   for (const id of ids) known.add(id);
-  toolUseIndex.set(next.turns, { ids: known, size: known.size });
+  rememberIndex(state.turns, next.turns, { ids: known, size: known.size });
   return next;
 }
 
@@ -289,20 +309,41 @@ interface IdIndex {
 }
 const toolUseIndex = new WeakMap<readonly Turn[], IdIndex>();
 
+/**
+ * The newest entry of the chain being extended is held here, not in the
+ * WeakMap: an append that extends it replaces it (the state it extended is
+ * behind its chain now; appending to it again is a branch, which rescans
+ * once). It reaches the WeakMap only when another chain (an interleaved
+ * conversation) replaces it, so one conversation's appends cost no WeakMap
+ * write and interleaved ones still find their index.
+ */
+let lastTurns: readonly Turn[] | undefined;
+let lastIndex: IdIndex | undefined;
+
+function rememberIndex(from: readonly Turn[], turns: readonly Turn[], index: IdIndex): void {
+  if (lastTurns !== undefined && lastTurns !== from && lastTurns !== turns) toolUseIndex.set(lastTurns, lastIndex!);
+  lastTurns = turns;
+  lastIndex = index;
+}
+
+function indexOf(turns: readonly Turn[]): IdIndex | undefined {
+  return turns === lastTurns ? lastIndex : toolUseIndex.get(turns);
+}
+
 /** Hands the index on to an edit that added no tool_use (a user message, tool results). */
 function carryIndex(from: TimelineState, to: TimelineState): TimelineState {
-  const hit = toolUseIndex.get(from.turns);
-  if (hit && hit.ids.size === hit.size) toolUseIndex.set(to.turns, hit);
+  const hit = indexOf(from.turns);
+  if (hit && hit.ids.size === hit.size) rememberIndex(from.turns, to.turns, hit);
   return to;
 }
 
 function knownToolUseIds(state: TimelineState): Set<string> {
-  const hit = toolUseIndex.get(state.turns);
+  const hit = indexOf(state.turns);
   if (hit && hit.ids.size === hit.size) return hit.ids;
   // Only the current turn can collide in practice, but ids must be unique in the whole request.
   const ids = new Set<string>();
   for (const turn of state.turns) for (const round of turn.rounds) for (const b of round.response) if (b.param.type === 'tool_use') ids.add(b.param.id);
-  toolUseIndex.set(state.turns, { ids, size: ids.size });
+  rememberIndex(state.turns, state.turns, { ids, size: ids.size });
   return ids;
 }
 
@@ -345,15 +386,21 @@ export function appendToolResults(
       return { id: path, path, param };
     });
   if (added.length === 0 && texts.length === 0) throw new TimelineError(base, 'nothing to append');
-  const firstText = round.results.findIndex((b) => b.param.type !== 'tool_result');
-  const at0 = firstText < 0 ? round.results.length : firstText;
-  const answeredRound: Round = {
+  // Results before any injected text, new text last (loops, not slices: slice of a frozen array is V8's slow path).
+  const before = round.results;
+  const merged: Block[] = [];
+  let k = 0;
+  while (k < before.length && before[k]!.param.type === 'tool_result') merged.push(before[k++]!);
+  for (const b of added) merged.push(deepFreeze(b));
+  while (k < before.length) merged.push(before[k++]!);
+  for (const b of texts) merged.push(deepFreeze(b));
+  const answeredRound: Round = Object.freeze({
     ...round,
-    results: [...round.results.slice(0, at0), ...added, ...round.results.slice(at0), ...texts],
-    open: [...open],
+    results: Object.freeze(merged),
+    open: Object.freeze([...open]),
     ...(at !== undefined && round.at === undefined ? { at } : {}),
-  };
-  const rounds = turn.rounds.slice();
+  });
+  const rounds = [...turn.rounds];
   rounds[rounds.length - 1] = answeredRound;
   const next = withLastTurn(state, { ...turn, rounds });
   return carryIndex(state, next);
