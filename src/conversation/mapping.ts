@@ -12,7 +12,7 @@ import { InvalidParamsError, TimelineError } from '../errors.js';
 import { appendResponse, appendToolResults, startTurn } from '../timeline/edit.js';
 import { findBlock } from '../timeline/paths.js';
 import type { TimelineState } from '../timeline/types.js';
-import type { ConsumedMessage, MessageMark, SentMessage } from './types.js';
+import type { ConsumedMessage, ConversationRecord, EnvelopeDigest, MessageMark, SentEnvelope, SentMessage } from './types.js';
 
 // TYPES
 
@@ -111,6 +111,59 @@ export function sameMessage(message: MessageLike, c: ConsumedMessage): boolean {
     }
   }
   return messageDigest(message) === consumedDigest(c);
+}
+
+// Envelope digests, memoized per array / string: a loop passes the same `tools` and `system` every time.
+const arrayDigests = new WeakMap<object, { items: readonly unknown[]; digest: string }>();
+const stringDigests = new Map<string, string>();
+const jsonDigests = new Map<string, string>();
+
+function digestValue(value: unknown): string {
+  if (value === undefined) return '-';
+  if (typeof value === 'string') {
+    let d = stringDigests.get(value);
+    if (d === undefined) {
+      d = digestOf(JSON.stringify([{ type: 'text', text: value }]));
+      if (stringDigests.size > 256) stringDigests.clear();
+      stringDigests.set(value, d);
+    }
+    return d;
+  }
+  const arr = value as readonly unknown[];
+  const hit = arrayDigests.get(arr);
+  if (hit && hit.items.length === arr.length && hit.items.every((x, i) => x === arr[i])) return hit.digest;
+  // A new array with the same content (a loop that rebuilds its params) hashes nothing: the JSON text is the key.
+  const json = unmarked(arr);
+  let digest = jsonDigests.get(json);
+  if (digest === undefined) {
+    digest = digestOf(json);
+    if (jsonDigests.size > 256) jsonDigests.clear();
+    jsonDigests.set(json, digest);
+  }
+  arrayDigests.set(arr, { items: [...arr], digest });
+  return digest;
+}
+
+/** Digests of the model, system and tools a request was rendered from. */
+export function envelopeDigest(params: { readonly model: string; readonly system?: unknown; readonly tools?: readonly unknown[] }): EnvelopeDigest {
+  return { model: params.model, system: digestValue(params.system), tools: digestValue(params.tools ?? []) };
+}
+
+const lazyEnvelopes = new WeakMap<SentEnvelope, EnvelopeDigest>();
+
+/**
+ * A record's envelope digest: stored (imported records, or computed when the
+ * envelope changed), or computed once from what was sent. In process a record
+ * keeps what it sent, so the hash (SHA-1 of ~20 kB of tools, in plain JS) is
+ * paid only when the state is exported or the envelope changes.
+ */
+export function envelopeOf(record: ConversationRecord): EnvelopeDigest {
+  if (record.envelope) return record.envelope;
+  const sent = record.sentEnvelope;
+  if (!sent) throw new TypeError(`conversation "${record.id}": a record needs \`envelope\` or \`sentEnvelope\``);
+  let d = lazyEnvelopes.get(sent);
+  if (d === undefined) lazyEnvelopes.set(sent, (d = envelopeDigest(sent)));
+  return d;
 }
 
 // MAPPING

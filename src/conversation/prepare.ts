@@ -18,10 +18,10 @@ import { formatRequests, pendingOf, requestRecord, totalsOf, type RequestRecord,
 import { Calibration, type CalibrationSnapshot } from '../tokens/calibration.js';
 import { createTimeline, setEnvelope, setTail } from '../timeline/edit.js';
 import type { TimelineState } from '../timeline/types.js';
-import { applyMessages, digestOf, sameMessage, truncateTo, unmarked, type MessageLike } from './mapping.js';
+import { applyMessages, envelopeDigest, envelopeOf, sameMessage, truncateTo, unmarked, type MessageLike } from './mapping.js';
 import { MemoryConversationStore } from './memory-store.js';
 import { rehydrate } from './state.js';
-import type { ConsumedMessage, ConversationRecord, ConversationStore, EnvelopeDigest } from './types.js';
+import type { ConsumedMessage, ConversationRecord, ConversationStore, EnvelopeDigest, SentEnvelope } from './types.js';
 
 // TYPES
 
@@ -386,43 +386,7 @@ function instructionsOf(system: PrepareParams['system']): (string | TextBlockPar
   return system.filter((b) => b.text.trim().length > 0);
 }
 
-// Envelope digests, memoized per array / string: a loop passes the same `tools` and `system` every time.
-const arrayDigests = new WeakMap<object, { items: readonly unknown[]; digest: string }>();
-const stringDigests = new Map<string, string>();
-const jsonDigests = new Map<string, string>();
-
 const unmarkedJson = unmarked;
-
-function digestValue(value: unknown): string {
-  if (value === undefined) return '-';
-  if (typeof value === 'string') {
-    let d = stringDigests.get(value);
-    if (d === undefined) {
-      d = digestOf(JSON.stringify([{ type: 'text', text: value }]));
-      if (stringDigests.size > 256) stringDigests.clear();
-      stringDigests.set(value, d);
-    }
-    return d;
-  }
-  const arr = value as readonly unknown[];
-  const hit = arrayDigests.get(arr);
-  if (hit && hit.items.length === arr.length && hit.items.every((x, i) => x === arr[i])) return hit.digest;
-  // A new array with the same content (a loop that rebuilds its params) hashes nothing: the JSON text is the key.
-  const json = unmarkedJson(arr);
-  let digest = jsonDigests.get(json);
-  if (digest === undefined) {
-    digest = digestOf(json);
-    if (jsonDigests.size > 256) jsonDigests.clear();
-    jsonDigests.set(json, digest);
-  }
-  arrayDigests.set(arr, { items: [...arr], digest });
-  return digest;
-}
-
-function envelopeDigest(params: PrepareParams): EnvelopeDigest {
-  const system = typeof params.system === 'string' || params.system === undefined ? params.system : params.system;
-  return { model: params.model, system: digestValue(system), tools: digestValue(params.tools ?? []) };
-}
 
 /**
  * Structural equality of JSON-shaped values. Key order is not compared: a
@@ -462,18 +426,19 @@ function sameNode(a: object, b: object): boolean {
 }
 
 /**
- * The stored envelope digest when this request's model, system and tools are
- * the ones the previous request sent (by identity, or structurally for a loop
- * that rebuilds them): no JSON text, no hashing. Undefined when they differ.
+ * Whether this request's model, system and tools are the ones the previous
+ * request sent (by identity, or structurally for a loop that rebuilds them):
+ * no JSON text, no hashing. False when they differ or were not kept (an
+ * imported record): then the digests decide.
  */
-function unchangedEnvelope(record: ConversationRecord | undefined, params: PrepareParams): EnvelopeDigest | undefined {
+function unchangedEnvelope(record: ConversationRecord | undefined, params: PrepareParams): boolean {
   const sent = record?.sentEnvelope;
-  if (!sent || sent.model !== params.model) return undefined;
-  return sameJson(params.system, sent.system) && sameJson(params.tools ?? [], sent.tools) ? record.envelope : undefined;
+  if (!sent || sent.model !== params.model) return false;
+  return sameJson(params.system, sent.system) && sameJson(params.tools ?? [], sent.tools);
 }
 
 /** What the envelope was built from, for {@link unchangedEnvelope} (arrays copied: an in-place push is a change). */
-function sentEnvelopeOf(params: PrepareParams): NonNullable<ConversationRecord['sentEnvelope']> {
+function sentEnvelopeOf(params: PrepareParams): SentEnvelope {
   const system = params.system;
   return { model: params.model, system: Array.isArray(system) ? [...system] : system, tools: [...(params.tools ?? [])] };
 }
@@ -497,7 +462,7 @@ interface Built {
 }
 
 /** Extends (or resynchronises) the stored timeline with the incoming params. */
-function build(record: ConversationRecord | undefined, params: PrepareParams, digest: EnvelopeDigest, now: number, offset: number): Built {
+function build(record: ConversationRecord | undefined, params: PrepareParams, digest: EnvelopeDigest | undefined, now: number, offset: number): Built {
   const messages = params.messages;
   const at = () => now;
   if (!record) {
@@ -507,8 +472,9 @@ function build(record: ConversationRecord | undefined, params: PrepareParams, di
   }
   let state = record.state;
   let resync: Resync | undefined;
-  const old = record.envelope;
-  if (old.model !== digest.model || old.system !== digest.system || old.tools !== digest.tools) {
+  // `digest` is set only when the envelope was not recognised as the one sent before: compare the digests.
+  const old = digest ? envelopeOf(record) : undefined;
+  if (old && digest && (old.model !== digest.model || old.system !== digest.system || old.tools !== digest.tools)) {
     state = setEnvelope(state, envelopeInput(params));
     const reason: ResyncReason = old.model !== digest.model ? 'model_changed' : old.tools !== digest.tools ? 'tools_changed' : 'system_changed';
     const what =
@@ -642,7 +608,10 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   if (record?.imported) record = rehydrate(record, profile, ctxTokens);
 
   const { params: input, offset, prefill } = split(params);
-  const digest = unchangedEnvelope(record, input) ?? envelopeDigest(input);
+  // An envelope sent before keeps its record's digest (computed only when exported); the first request's is
+  // computed only when needed too (export, or the next request's envelope differs); a changed one now.
+  const unchanged = record === undefined || unchangedEnvelope(record, input);
+  const digest = unchanged ? undefined : envelopeDigest(input);
   const built = build(record, input, digest, now, offset);
   let state = built.state;
   let hides: HideOutcome[] | undefined;
@@ -674,8 +643,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
       revision,
       state: rendered.state,
       consumed: built.consumed,
-      envelope: digest,
-      sentEnvelope: sentEnvelopeOf(input),
+      sentEnvelope: unchanged && record?.sentEnvelope ? record.sentEnvelope : sentEnvelopeOf(input),
       prices: profile.prices,
       pending: pendingOf(
         rendered,
@@ -686,6 +654,8 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
       requests: record?.requests ?? [],
       updatedAt: now,
     };
+    if (digest) next.envelope = digest;
+    else if (record?.envelope) next.envelope = record.envelope;
     if (rendered.tailStart < rendered.stream.length) next.lastHadTail = true;
     if (record?.calibration) next.calibration = record.calibration;
     if (record?.lastMessageId) next.lastMessageId = record.lastMessageId;

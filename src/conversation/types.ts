@@ -41,6 +41,13 @@ export interface SentMessage {
   readonly blocks?: readonly object[];
 }
 
+/** The model, system and tools a request was rendered from (arrays copied, items as the caller sent them). */
+export interface SentEnvelope {
+  readonly model: string;
+  readonly system: unknown;
+  readonly tools: readonly unknown[];
+}
+
 /** Digests of the envelope the state was built from. */
 export interface EnvelopeDigest {
   readonly model: string;
@@ -60,12 +67,17 @@ export interface ConversationRecord {
   readonly state: TimelineState;
   /** The messages mapped onto the timeline so far, in order. */
   readonly consumed: readonly ConsumedMessage[];
-  readonly envelope: EnvelopeDigest;
   /**
-   * In process only, never exported: the model, system and tools `envelope` was
-   * computed from, so an unchanged envelope is recognised without hashing it.
+   * Digests of the model, system and tools the state was rendered from. Always
+   * present in exported state; in process it is computed only when needed
+   * (from `sentEnvelope`).
    */
-  readonly sentEnvelope?: { readonly model: string; readonly system: unknown; readonly tools: readonly unknown[] };
+  readonly envelope?: EnvelopeDigest;
+  /**
+   * In process only, never exported: the model, system and tools the state was
+   * rendered from, so an unchanged envelope is recognised without hashing it.
+   */
+  readonly sentEnvelope?: SentEnvelope;
   /** Prices of the model profile the latest render used. */
   readonly prices: ModelPrices;
   /** The latest render waiting for its usage (see `recordUsage`). */
