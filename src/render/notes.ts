@@ -33,6 +33,9 @@ export function hiddenNote(path: BlockPath, what: string, chars: number, reason:
   return `[${VERB[reason]}: ${what}, ${chars.toLocaleString('en-US')} chars;${extra} recall("${path}")]`;
 }
 
+/** Matches the start of a hidden note (`[pruned: …]`, `[hidden: …]`) or a compaction summary (`[Summary of …]`). */
+export const hiddenNotePattern = /^\[(pruned|hidden): |^\[Summary of /;
+
 /** What a block is, for notes. */
 export function describe(param: ContentBlockParam, toolName?: string): string {
   switch (param.type) {

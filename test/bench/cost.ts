@@ -24,6 +24,7 @@
 import { compareTrace, type TraceComparison } from '../../src/replay/compare.js';
 import { pruneFloor } from '../../src/replay/floor.js';
 import { replayAll } from '../../src/replay/replay.js';
+import { SPEND_KINDS, spendByKind, type KindSpend, type SpendKind } from '../../src/replay/spend.js';
 import { idealBound } from '../../src/sim/ideal.js';
 import type { StrategySummary } from '../../src/sim/summary.js';
 import { formatTrace } from '../../src/trace/format.js';
@@ -40,6 +41,8 @@ interface FixtureResult {
   readonly economy?: TraceComparison;
   /** The prune floor of the session (src/replay/floor.ts), dollars. */
   readonly floor: number;
+  /** Where economy's dollars go (src/replay/spend.ts). */
+  readonly spend?: Readonly<Record<SpendKind, KindSpend>>;
   /** Conservative's excess over its own ideal, split by where it arises (dollars). */
   readonly gap: OwnIdealGap;
   readonly seconds: number;
@@ -205,8 +208,8 @@ function wide(results: readonly FixtureResult[]): string {
     ...results.map((r) => (r.conservative.engineIdeal > 0 ? ((100 * r.gap.last) / r.conservative.engineIdeal).toFixed(2) : '—')),
   ]);
   cost.push(['ideal bound ($)', ...results.map((r) => byId(r.conservative, 'ideal')!.cost.toFixed(4))]);
-  const table = (rs: string[][]): string => {
-    const all = [head, ...rs];
+  const table = (rs: string[][], first = 'strategy'): string => {
+    const all = [[first, ...head.slice(1)], ...rs];
     const w = head.map((_, c) => Math.max(...all.map((row) => row[c]!.length)));
     return all
       .map((row) =>
@@ -217,9 +220,20 @@ function wide(results: readonly FixtureResult[]): string {
       )
       .join('\n');
   };
+  const spend: string[][] = SPEND_KINDS.map((k) => [
+    k,
+    ...results.map((r) => {
+      const e = r.economy ? byId(r.economy, 'cachepoint')!.cost : 0;
+      const s = r.spend?.[k];
+      return s && e > 0 ? `${((100 * s.total) / e).toFixed(1)} (${((100 * s.read) / e).toFixed(1)})` : '—';
+    }),
+  ]);
   return [
     "cost ÷ ideal bound (conservative replay; peers are the same under both policies; cachepoint's cost includes its forced recalls):",
     table(cost),
+    '',
+    "where economy's dollars go, % of its cost (in brackets: re-reads from cache, the most removing that kind after its first showing could save):",
+    table(spend, 'kind'),
     '',
     'busts / rejected requests:',
     table(busts),
@@ -240,7 +254,7 @@ export default async function bench(): Promise<Row[]> {
       name,
       requests: conservative.engine.length,
       conservative,
-      ...(economy ? { economy } : {}),
+      ...(economy ? { economy, spend: spendByKind(economy) } : {}),
       floor,
       gap: ownIdealGap(conservative),
       seconds: (performance.now() - t0) / 1000,
