@@ -10,8 +10,9 @@ import { ConversationConflictError, ConversationStateError, HideRefusedError, In
 import { hideBlock, recall } from '../render/hide-block.js';
 import { paths } from '../timeline/paths.js';
 import { canonicalModelId, resolveProfile, type ModelProfile } from '../models/profiles.js';
-import type { ReportedUsage } from '../models/pricing.js';
+import { promptCost, usageTokens, type ReportedUsage } from '../models/pricing.js';
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
+import { defaultTokenCache } from '../render/options.js';
 import { render, renderAsync } from '../render/render.js';
 import type { CachePoint, Decision, MissCause, Rendered, RenderOptions, RenderPlan, SegmentTokens } from '../render/types.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type RequestRecord, type SessionTotals } from '../session/stats.js';
@@ -148,6 +149,12 @@ export interface PreparePlan extends RenderPlan {
   readonly tokens: SegmentTokens;
   /** What became of `options.hide`, in order (absent when none was passed). */
   readonly hides?: readonly HideOutcome[];
+  /**
+   * Tokens of the prefill (a trailing assistant message), absent without one. It
+   * is sent after the tail, so the API bills it as uncached input: it is counted
+   * in `usage.input_tokens`, `cost` and `tokens.total` (`rendered.plan` leaves it out).
+   */
+  readonly prefillTokens?: number;
 }
 
 /** The result of {@link prepare}. */
@@ -628,6 +635,18 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   // The prefill goes last, after the tail: volatile, never marked, never kept.
   if (prefill) out = { ...out, messages: [...out.messages, { role: 'assistant', content: prefill }] };
 
+  // The prefill is input the API bills (after the last marker: uncached, in input_tokens), so the plan's usage,
+  // cost and token total, and what recordUsage calibrates against, include it.
+  let priced: Rendered = rendered;
+  let prefillTokens = 0;
+  if (prefill) {
+    const counter = renderOptions.tokens ?? defaultTokenCache();
+    for (const b of prefill) prefillTokens += counter.tokens(b);
+    const usage = { ...rendered.plan.usage, input_tokens: rendered.plan.usage.input_tokens + prefillTokens };
+    const cost = promptCost(rendered.profile.prices, usageTokens(usage));
+    priced = { ...rendered, tokens: { ...rendered.tokens, total: rendered.tokens.total + prefillTokens }, plan: { ...rendered.plan, usage, cost } };
+  }
+
   const resync: Resync | undefined = storeDown
     ? {
         reason: 'store_unavailable',
@@ -646,7 +665,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
       sentEnvelope: unchanged && record?.sentEnvelope ? record.sentEnvelope : sentEnvelopeOf(input),
       prices: profile.prices,
       pending: pendingOf(
-        rendered,
+        priced,
         options.diagnostics
           ? { previousHadTail: record?.lastHadTail === true, diagnostics: { previousMessageId: record?.lastMessageId ?? null } }
           : { previousHadTail: record?.lastHadTail === true },
@@ -656,7 +675,8 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
     };
     if (digest) next.envelope = digest;
     else if (record?.envelope) next.envelope = record.envelope;
-    if (rendered.tailStart < rendered.stream.length) next.lastHadTail = true;
+    // A tail or a prefill: the next request's messages differ from this one's (the API's diagnostics see a change).
+    if (rendered.tailStart < rendered.stream.length || prefill) next.lastHadTail = true;
     if (record?.calibration) next.calibration = record.calibration;
     if (record?.lastMessageId) next.lastMessageId = record.lastMessageId;
     try {
@@ -667,7 +687,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
       unsaved = `the conversation store failed to save (${err instanceof Error ? err.message : String(err)}); the next request resynchronises`;
     }
   }
-  const plan: Writable<PreparePlan> = Object.assign({}, rendered.plan) as Writable<PreparePlan>;
+  const plan: Writable<PreparePlan> = Object.assign({}, priced.plan) as Writable<PreparePlan>;
   plan.conversationId = id;
   plan.revision = revision;
   plan.turn = rendered.turn;
@@ -677,7 +697,8 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   if (unsaved) plan.unsaved = unsaved;
   plan.cachePoints = rendered.cachePoints;
   plan.decisions = rendered.decisions;
-  plan.tokens = rendered.tokens;
+  plan.tokens = priced.tokens;
+  if (prefill) plan.prefillTokens = prefillTokens;
   if (hides) plan.hides = hides;
   return { params: out, headers: anthropicHeaders(rendered), plan, rendered };
 }

@@ -1,13 +1,16 @@
 /**
  * prepare with a prefill (a trailing assistant message) and with system-role
  * messages inside `messages`, against the fake Messages API with the real SDK:
- * the prefill is sent last, after the tail, never marked and never kept; a
+ * the prefill is sent last, after the tail, never marked and never kept, and
+ * priced as uncached input in the plan; a
  * model or setting the API refuses it with is a typed error naming the index.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
-import { prepare, recordUsage, type PrepareParams } from '../../src/conversation/prepare.js';
+import { conversationStats, prepare, recordUsage, type PrepareParams } from '../../src/conversation/prepare.js';
+import { promptCost, usageTokens } from '../../src/models/pricing.js';
+import { resolveProfile } from '../../src/models/profiles.js';
 import { InvalidParamsError } from '../../src/errors.js';
 import { Session } from '../../src/session/session.js';
 import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
@@ -43,7 +46,7 @@ describe('prepare with a prefill', () => {
       // The loop prefills when it wants the final JSON answer (requests 3 and 5).
       const withPrefill = i === 2 || i === 4;
       const tail = `live view ${i}`;
-      const { params, plan } = await prepare({ ...base, messages: withPrefill ? [...messages, prefill] : messages }, { ...ref, tail });
+      const { params, plan, rendered } = await prepare({ ...base, messages: withPrefill ? [...messages, prefill] : messages }, { ...ref, tail });
       expect(plan.resync).toBeUndefined();
       expect(markers(params)).toBeLessThanOrEqual(4);
       // Session path for the same conversation: the same bytes, plus the prefill as the last message.
@@ -57,7 +60,23 @@ describe('prepare with a prefill', () => {
         expect(JSON.stringify(params)).toBe(JSON.stringify(expected));
       }
       const message = await client.messages.create(params);
+      // The prefill is billed as uncached input: the plan predicts the usage the API reports (the fake API counts
+      // with the same tokenizer), prefill included, and prices it.
+      const u = message.usage;
+      expect(plan.usage.input_tokens).toBe(u.input_tokens);
+      expect(plan.usage.cache_read_input_tokens + plan.usage.cache_creation_input_tokens).toBe(
+        (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0),
+      );
+      expect(plan.tokens.total).toBe(u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0));
+      expect(plan.cost).toBeCloseTo(promptCost(resolveProfile(MODEL).prices, usageTokens(plan.usage)), 12);
+      if (withPrefill) {
+        expect(plan.prefillTokens).toBeGreaterThan(0);
+        expect(plan.usage.input_tokens).toBe(rendered.plan.usage.input_tokens + plan.prefillTokens!);
+        expect(plan.cost).toBeGreaterThan(rendered.plan.cost);
+      } else expect(plan.prefillTokens).toBeUndefined();
       await recordUsage(message, ref);
+      // What recordUsage compared (local estimate vs reported input) includes the prefill: the calibration stays exact.
+      expect((await conversationStats(ref))!.calibration).toBe(1);
       session.recordResponse(
         withPrefill ? ({ ...message, content: [{ type: 'text', text: `{${(message.content[0] as { text: string }).text}` }] } as Anthropic.Message) : message,
       );
