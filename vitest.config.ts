@@ -52,6 +52,7 @@ const HEAVY = [
   'test/tokens/bpe.test.ts',
   'test/report/render-report.test.ts',
   'test/property/doors.test.ts',
+  'test/property/doors-redis.test.ts',
   'test/conversation/differential.test.ts',
 ];
 

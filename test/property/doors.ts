@@ -13,7 +13,12 @@
  * - change its system prompt (resync `system_changed`, timeline kept);
  * - send a prefill (a trailing assistant message) instead of a request;
  * - ask for hides through `options.hide` (as the script's hides);
- * - switch conversation stores (memory ⇄ file) through an export/import round trip.
+ * - switch conversation stores (memory → file → Redis → memory, Redis when the
+ *   run has one) through an export/import round trip;
+ * - feed every response's usage back with `recordUsage` (the usage the plan
+ *   predicted: the calibration must stay exactly 1, so the plan's usage, prefill
+ *   included, adds up to the estimate recordUsage compares; the Session path
+ *   stamps each response at the time its usage was recorded, as prepare does).
  *
  * Checks, every request: no throw; our validator accepts it; ≤ 4 markers; no
  * marker on the tail or the prefill; while the loop only appended (fresh
@@ -31,7 +36,15 @@ import type { ContentBlockParam, MessageParam, TextBlockParam, Tool, ToolResultB
 import fc from 'fast-check';
 import { FileConversationStore } from '../../src/conversation/file-store.js';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
-import { prepare, recallFromConversation, type HideRequest, type Prepared, type PrepareParams } from '../../src/conversation/prepare.js';
+import {
+  conversationStats,
+  prepare,
+  recallFromConversation,
+  recordUsage,
+  type HideRequest,
+  type Prepared,
+  type PrepareParams,
+} from '../../src/conversation/prepare.js';
 import { exportState, importState } from '../../src/conversation/state.js';
 import type { ConversationStore } from '../../src/conversation/types.js';
 import { customProfile } from '../../src/models/profiles.js';
@@ -63,14 +76,20 @@ export interface DoorScript {
   readonly session: SessionScript;
   /** Re-send every message as a new object each request. */
   readonly fresh: boolean;
-  readonly store: 'memory' | 'file';
+  /** `redis` runs on Redis when the run has it (see {@link DoorEnv}), else in memory. */
+  readonly store: StoreKind;
+  /** Feed every response's usage back with `recordUsage`. */
+  readonly usage: boolean;
   readonly mutations: readonly Mutation[];
 }
+
+type StoreKind = 'memory' | 'file' | 'redis';
 
 export const doorScript: fc.Arbitrary<DoorScript> = fc.record({
   session: sessionScript,
   fresh: fc.boolean(),
-  store: fc.constantFrom('memory' as const, 'memory' as const, 'file' as const),
+  store: fc.constantFrom<StoreKind>('memory', 'memory', 'file', 'redis'),
+  usage: fc.boolean(),
   mutations: fc.array(
     fc.record({
       at: fc.nat(),
@@ -90,10 +109,19 @@ export interface DoorStats {
   recalled: number;
   prefills: number;
   roundTrips: number;
+  /** Requests prepared with a Redis conversation store. */
+  redisRequests: number;
+  /** Responses fed back with recordUsage. */
+  usageRecorded: number;
 }
 
 export function emptyDoorStats(): DoorStats {
-  return { requests: 0, sameBytes: 0, resyncs: 0, contentChecks: 0, recalled: 0, prefills: 0, roundTrips: 0 };
+  return { requests: 0, sameBytes: 0, resyncs: 0, contentChecks: 0, recalled: 0, prefills: 0, roundTrips: 0, redisRequests: 0, usageRecorded: 0 };
+}
+
+/** What a run offers the loops: a Redis conversation store (one per loop, under its own namespace), when there is one. */
+export interface DoorEnv {
+  readonly redis?: (namespace: string) => ConversationStore;
 }
 
 // RUNNER
@@ -128,7 +156,7 @@ function describeError(e: unknown): string {
  * Plays a script through `prepare` and the Session path side by side and
  * checks every request. Throws (with the request and what failed) on a violation.
  */
-export async function runDoorScript(script: DoorScript, stats: DoorStats = emptyDoorStats()): Promise<void> {
+export async function runDoorScript(script: DoorScript, stats: DoorStats = emptyDoorStats(), env: DoorEnv = {}): Promise<void> {
   const s = script.session;
   const profile = customProfile(`doors-${s.window}-${s.keepsThinking}`, { contextWindow: s.window, keepsThinking: s.keepsThinking, prices: { input: 3 } });
   // prepare keeps the token factor to itself (calibration); the rest of the script's options as they are.
@@ -141,13 +169,20 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
   let system: TextBlockParam[] = instructions.map(text);
 
   const dirs: string[] = [];
-  const newStore = (kind: 'memory' | 'file'): ConversationStore => {
-    if (kind === 'memory') return new MemoryConversationStore();
+  const redisStores: ConversationStore[] = [];
+  const newStore = (kind: StoreKind): ConversationStore => {
+    if (kind === 'redis' && env.redis) {
+      const store = env.redis(`doors-${++namespaces}-${Math.random().toString(36).slice(2, 8)}`);
+      redisStores.push(store);
+      return store;
+    }
+    if (kind !== 'file') return new MemoryConversationStore();
     const dir = mkdtempSync(join(tmpdir(), 'cachepoint-doors-'));
     dirs.push(dir);
     return new FileConversationStore({ dir });
   };
-  let storeKind = script.store;
+  let namespaces = 0;
+  let storeKind: StoreKind = script.store === 'redis' && !env.redis ? 'memory' : script.store;
   let store = newStore(storeKind);
   const id = 'doors';
 
@@ -167,12 +202,18 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
   let requestNo = 0;
   const totalRequests = s.turns.reduce((n, t) => n + t.rounds.length + 1, 0);
   const pending = [...script.mutations].map((m) => ({ ...m, at: m.at % totalRequests }));
+  // With recordUsage: when the latest response's usage was recorded (prepare stamps that response with it), and
+  // the calibration the Session path renders with (prepare's, read back: it must stay exactly 1).
+  let respondedAt: number | undefined;
+  let tokenFactor = 1;
 
   const applyRef = () => {
+    const first = refSent;
     for (; refSent < messages.length; refSent++) {
       const m = messages[refSent]!;
       const blocks = (typeof m.content === 'string' ? [text(m.content)] : m.content) as ContentBlockParam[];
-      if (m.role === 'assistant') ref = appendResponse(ref, blocks, now);
+      // The response right after the previous request is stamped with the time its usage was recorded (as prepare does).
+      if (m.role === 'assistant') ref = appendResponse(ref, blocks, refSent === first && respondedAt !== undefined ? respondedAt : now);
       else {
         const results = blocks.filter((b): b is ToolResultBlockParam => b.type === 'tool_result');
         ref =
@@ -204,6 +245,7 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
       throw new Error(`${label}: prepare threw ${describeError(e)}`, { cause: e });
     }
     stats.requests++;
+    if (storeKind === 'redis') stats.redisRequests++;
     const { params: req, plan, rendered } = out;
     const issue = validateRequest(req as never);
     if (issue) throw new Error(`${label}: request refused by the validator: ${issue.message}`);
@@ -222,7 +264,29 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
     } else if (plan.resync && !diverged) {
       throw new Error(`${label}: unexpected resync ${plan.resync.reason}: ${plan.resync.detail}`);
     }
+    if (script.usage) await feedUsage(label, out);
     return out;
+  };
+
+  /** The response's usage, as the plan predicted it, fed back; the calibration must stay exactly 1. */
+  const feedUsage = async (label: string, out: Prepared<PrepareParams>) => {
+    const u = out.plan.usage;
+    const total = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
+    if (total !== out.plan.tokens.total) throw new Error(`${label}: the plan's usage adds up to ${total}, its tokens to ${out.plan.tokens.total}`);
+    const conversation = { conversationId: id, store, now };
+    let recorded: boolean;
+    try {
+      recorded = await recordUsage({ id: `msg_${++seq}`, usage: { ...u, output_tokens: 10 } }, conversation);
+    } catch (e) {
+      throw new Error(`${label}: recordUsage threw ${describeError(e)}`, { cause: e });
+    }
+    if (!recorded) throw new Error(`${label}: recordUsage found no prepared request waiting`);
+    const st = await conversationStats(conversation);
+    if (!st || st.pendingUsage || st.calibration !== 1)
+      throw new Error(`${label}: after recordUsage: ${JSON.stringify(st && { pending: st.pendingUsage, calibration: st.calibration })}`);
+    respondedAt = now;
+    tokenFactor = st.calibration;
+    stats.usageRecorded++;
   };
 
   /** A wrong request is never sent: markers aside, the same as a fresh conversation renders from the same array (when neither removed anything). */
@@ -332,7 +396,7 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
           const rec = await store.load(id);
           if (!rec) break;
           const back = importState(exportState(rec), id);
-          storeKind = storeKind === 'memory' ? 'file' : 'memory';
+          storeKind = storeKind === 'memory' ? 'file' : storeKind === 'file' && env.redis ? 'redis' : 'memory';
           store = newStore(storeKind);
           await store.save(back, null);
           stats.roundTrips++;
@@ -364,7 +428,7 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
     const list = prefill ? [...messages, { role: 'assistant' as const, content: `{"prefill": ${++seq}` }] : messages;
     const out = await send(label, list, { hide, prefill });
     sentCount = messages.length;
-    const r = render(ref, { ...renderOptions, now });
+    const r = render(ref, { ...renderOptions, now, tokenFactor });
     ref = r.state;
     if (!diverged) {
       const want = JSON.stringify(toAnthropic(r, { max_tokens: 1024 }));
@@ -418,6 +482,7 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
     if (rec) await checkRecall(rec.state, 'end', true);
   } finally {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    for (const r of redisStores) await r.delete(id).catch(() => undefined);
   }
 }
 

@@ -16,6 +16,8 @@ import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { startFakeServer } from '../../src/testing/fake-server.js';
 import { aiSdkScript, emptyAiSdkStats, runAiSdkScript } from './ai-sdk.js';
+import { RedisConversationStore } from '../../src/conversation/redis-store.js';
+import { nodeRedisClient } from '../../src/toolcache/stores/redis-node.js';
 import { doorScript, emptyDoorStats, runDoorScript } from './doors.js';
 import { emptyStats, runScript, sessionScript } from './timelines.js';
 
@@ -81,6 +83,9 @@ async function fuzzDoors(): Promise<void> {
     process.exit(2);
   }
   const stats = emptyDoorStats();
+  // With REDIS_URL, loops that draw the Redis conversation store run on it (else in memory).
+  const client = process.env.REDIS_URL ? await nodeRedisClient({ url: process.env.REDIS_URL }) : undefined;
+  const env = client ? { redis: (ns: string) => new RedisConversationStore({ client, namespace: `fuzz-${process.pid}-${ns}` }) } : {};
   let cases = 0;
   const started = Date.now();
   console.log(`fuzz doors: ${path ? `replaying path ${path} of` : `${doorRuns.toLocaleString('en-US')} random loops through prepare,`} seed ${seed}`);
@@ -91,10 +96,11 @@ async function fuzzDoors(): Promise<void> {
         console.log(
           `  ${cases.toLocaleString('en-US')} loops, ${stats.requests.toLocaleString('en-US')} requests, ${((Date.now() - started) / 1000).toFixed(0)} s`,
         );
-      await runDoorScript(script, stats);
+      await runDoorScript(script, stats, env);
     }),
     { numRuns: doorRuns, seed, ...(path === undefined ? {} : { path }) },
   );
+  await client?.close();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (result.failed) {
     const error = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
@@ -107,7 +113,7 @@ async function fuzzDoors(): Promise<void> {
     `fuzz doors: ${result.numRuns.toLocaleString('en-US')} random loops passed in ${seconds} s (seed ${seed}): ` +
       `${stats.requests.toLocaleString('en-US')} prepared requests validated, ${stats.sameBytes.toLocaleString('en-US')} byte-identical to the Session path, ` +
       `${stats.resyncs.toLocaleString('en-US')} expected resyncs, ${stats.contentChecks.toLocaleString('en-US')} content checks against a fresh conversation, ` +
-      `${stats.prefills.toLocaleString('en-US')} prefills, ${stats.roundTrips.toLocaleString('en-US')} store round trips, ${stats.recalled.toLocaleString('en-US')} byte-identical recalls, 0 throws`,
+      `${stats.prefills.toLocaleString('en-US')} prefills, ${stats.roundTrips.toLocaleString('en-US')} store round trips, ${stats.redisRequests.toLocaleString('en-US')} requests on Redis${client ? '' : ' (no REDIS_URL)'}, ${stats.usageRecorded.toLocaleString('en-US')} usages recorded, ${stats.recalled.toLocaleString('en-US')} byte-identical recalls, 0 throws`,
   );
 }
 
