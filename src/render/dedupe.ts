@@ -16,13 +16,29 @@
  *   (replay/recalls.ts).
  * `recall` of the duplicate's path returns its own payload, byte-identical.
  *
+ * A partial re-read is the same case: a new result of a read call whose text
+ * is contained, byte for byte, in a visible earlier result of a read of the
+ * same file (a Read with offset/limit after the whole file was read; the
+ * numbered lines are the same bytes) becomes a note naming that copy ("part
+ * of …"). Only results of the same file are searched, so the check costs one
+ * substring search per earlier read of that file. Unlike an identical copy,
+ * the earlier read is usually larger, and it now carries the partial read's
+ * chance of being needed, so it stays visible where it would otherwise have
+ * been pruned as superseded: the pointer is used only when keeping the
+ * container costs less than sending the partial read and pruning the
+ * container at the re-write the gate would pay ({@link partWorthIt}).
+ *
  * Errors and results at or under `prune.minChars` are left alone, as are
  * copies that are hidden or inside a compaction summary.
  */
 import { castDraft, produce } from 'immer';
 import type { Block, BlockPath, HiddenRecord, TimelineState } from '../timeline/types.js';
+import { callTargets } from '../toolcache/targets.js';
 import type { PassContext } from './context.js';
+import { expectedRemaining, priceChange } from './gate.js';
 import { hiddenRecord, payloadChars } from './notes.js';
+import { cacheStanding } from './projection.js';
+import { reuseEstimates } from './reuse.js';
 import type { Decision } from './types.js';
 
 const keys = new WeakMap<object, string>();
@@ -35,6 +51,19 @@ function contentKey(param: { readonly content?: unknown }): string {
     keys.set(param, k);
   }
   return k;
+}
+
+/** The text of a result made only of text (string content or text parts), else undefined. */
+function textOf(param: { readonly content?: unknown }): string | undefined {
+  const c = param.content;
+  if (typeof c === 'string') return c;
+  if (!Array.isArray(c)) return undefined;
+  let out = '';
+  for (const part of c as { type?: string; text?: string }[]) {
+    if (part.type !== 'text' || typeof part.text !== 'string') return undefined;
+    out += part.text;
+  }
+  return out;
 }
 
 /**
@@ -59,20 +88,38 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
   for (const s of state.summaries) for (const p of s.paths) summarized.add(p);
   /** Visible copies by content. */
   const copies = new Map<string, BlockPath>();
-  const found: { path: BlockPath; sameAs: BlockPath }[] = [];
+  /** Visible results of file reads, by file: where a partial re-read's text may be contained. */
+  const reads = new Map<string, { path: BlockPath; text: string }[]>();
+  const found: { path: BlockPath; sameAs: BlockPath; part: boolean }[] = [];
   for (const turn of state.turns) {
     for (const round of turn.rounds) {
       for (const b of round.results) {
         if (!bulky(b) || summarized.has(b.path)) continue;
         const key = contentKey(b.param as { content?: unknown });
         const copy = copies.get(key);
-        if (copy === undefined) copies.set(key, b.path);
-        else if (isNew(turn.index, round.index)) found.push({ path: b.path, sameAs: copy });
+        if (copy !== undefined) {
+          if (isNew(turn.index, round.index)) found.push({ path: b.path, sameAs: copy, part: false });
+          continue;
+        }
+        const files = readFiles(round.response, b.id);
+        const text = files.length > 0 ? textOf(b.param as { content?: unknown }) : undefined;
+        if (text !== undefined && isNew(turn.index, round.index)) {
+          const container = files.flatMap((f) => reads.get(f) ?? []).find((r) => r.text.length > text.length && r.text.includes(text));
+          if (container && partWorthIt(state, ctx, container.path, b)) {
+            found.push({ path: b.path, sameAs: container.path, part: true });
+            continue;
+          }
+        }
+        copies.set(key, b.path);
+        if (text !== undefined) for (const f of files) reads.set(f, [...(reads.get(f) ?? []), { path: b.path, text }]);
       }
     }
   }
   if (found.length === 0) return { state, decisions: [] };
-  const records: HiddenRecord[] = found.map(({ path, sameAs }) => ({ ...hiddenRecord(state, path, 'economy', `identical to ${sameAs}, shown above`), sameAs }));
+  const records: HiddenRecord[] = found.map(({ path, sameAs, part }) => ({
+    ...hiddenRecord(state, path, 'economy', `${part ? 'part of' : 'identical to'} ${sameAs}, shown above`),
+    sameAs,
+  }));
   const decisions: Decision[] = records.map((r) => {
     const b = ctx.tokens.tokens({ type: 'text', text: r.note });
     const block = findResult(state, r.path);
@@ -82,6 +129,43 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
     for (const r of records) draft.hidden[r.path] = castDraft(r);
   });
   return { state: next, decisions };
+}
+
+/**
+ * Whether pointing a partial re-read at the visible read that contains it is
+ * cheaper than sending it. Pointing: the container stays visible (it carries
+ * the partial read's chance of being needed), read by every remaining
+ * request. Sending: the partial is written once and read, and the container
+ * stays too, unless nothing targets it any more (its own chance is 0, so the
+ * gate weighs it again) and the gate prunes it at the re-write that causes. Prices from the profile, remaining requests as the gate
+ * expects them (gate.ts).
+ */
+function partWorthIt(state: TimelineState, ctx: PassContext, containerPath: BlockPath, partial: Block): boolean {
+  const { stream, entries } = cacheStanding(state, ctx);
+  const at = stream.findIndex((x) => x.path === containerPath);
+  if (at < 0) return false;
+  const p = ctx.profile.prices;
+  const remaining = expectedRemaining(state, ctx.options.expectedRemaining);
+  const container = stream[at]!.tokens;
+  const part = ctx.tokens.tokens(partial.param);
+  const keepContainer = (container * p.cacheRead * remaining) / 1e6;
+  // The gate weighs a warm payload again only once nothing targets it any more (its own p is 0: reuse.ts).
+  const gate = priceChange(ctx.profile, entries, at, container, remaining);
+  // Cold, every payload is weighed (for free): count the container as pruned, i.e. send the partial (no change).
+  const weighedAgain = entries.length === 0 || (reuseEstimates(state).get(containerPath)?.p ?? 0) === 0;
+  const containerInB = weighedAgain && gate.saving > gate.rewrite ? gate.rewrite : keepContainer;
+  const sendPart = (part * (p.cacheWrite5m + p.cacheRead * remaining)) / 1e6;
+  return keepContainer < sendPart + containerInB;
+}
+
+/** The files a read call names, for the call whose result has id `id` (none for writes and file-less calls). */
+function readFiles(response: readonly Block[], id: string): readonly string[] {
+  for (const c of response) {
+    if (c.param.type !== 'tool_use' || c.param.id !== id) continue;
+    const t = callTargets(c.param.name, c.param.input);
+    return t.kind === 'read' ? t.files : [];
+  }
+  return [];
 }
 
 function findResult(state: TimelineState, path: BlockPath): unknown {

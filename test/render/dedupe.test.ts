@@ -49,4 +49,53 @@ describe('duplicate payloads (economy)', () => {
     expect(reqs.at(-1)!.rendered.state.hidden[SECOND]).toBeUndefined();
     expect(count(JSON.stringify(reqs.at(-1)!.request), 'ledger line 59 sums')).toBe(2);
   });
+
+  it('a partial re-read contained in a visible read of the same file points at it, when keeping that read is cheaper', async () => {
+    const full = lines('ledger', 60);
+    // Lines 11–50 of the same file: the same numbered lines, byte for byte.
+    const part = full.split('\n').slice(10, 50).join('\n');
+    const partial: Call = ['Read', { file_path: A, offset: 11, limit: 40 }, part];
+    const reqs = await replayAll(parseTrace(oneTurnTrace([read, grep(1), partial, grep(2), edit])), { policy: 'economy', recalls: true });
+    const state = reqs.at(-1)!.rendered.state;
+    const hidden = state.hidden[SECOND]!;
+    expect(hidden).toMatchObject({ reason: 'economy', sameAs: FIRST });
+    expect(hidden.note).toContain(`part of ${FIRST}, shown above`);
+    // Free: it never was in an earlier request; the text is sent once (in the full read).
+    expect(reqs[2]!.rendered.stream.some((b) => b.path === SECOND)).toBe(false);
+    expect(count(JSON.stringify(reqs[3]!.request), 'ledger line 30 sums')).toBe(1);
+    // The full read carries the partial's chance of being needed, so the Edit finds the text: no forced recall.
+    expect(reuseOf(state, FIRST).why).toContain(`via its duplicate ${SECOND}`);
+    expect(reqs.filter((x) => x.forced)).toHaveLength(0);
+    expect(payloadAsContent(recall(state, SECOND))).toBe(part);
+  });
+
+  it('a partial re-read of another file, or a text not contained, is sent as it is', async () => {
+    const other: Call = ['Read', { file_path: '/repo/src/other.ts', offset: 11, limit: 40 }, lines('ledger', 60).split('\n').slice(10, 50).join('\n')];
+    const changed: Call = ['Read', { file_path: A, offset: 11, limit: 40 }, lines('ledger', 60, 'adds the').split('\n').slice(10, 50).join('\n')];
+    for (const second of [other, changed]) {
+      const reqs = await replayAll(parseTrace(oneTurnTrace([read, grep(1), second, grep(2)])), { policy: 'economy' });
+      expect(reqs.at(-1)!.rendered.state.hidden[SECOND]).toBeUndefined();
+    }
+  });
+
+  it('a small partial re-read of a large read that nothing else targets is pointed at it: keeping the read costs nothing extra', async () => {
+    // The container's own chance stays above 0 (the same full Read may be asked again), so the gate would not
+    // weigh it again while warm: it stays either way, and the partial's text is sent once.
+    const big: Call = ['Read', { file_path: A }, lines('ledger', 400)];
+    const small: Call = ['Read', { file_path: A, offset: 11, limit: 10 }, lines('ledger', 400).split('\n').slice(10, 20).join('\n')];
+    const reqs = await replayAll(parseTrace(oneTurnTrace([big, grep(1), grep(2), grep(3), small, grep(4)])), { policy: 'economy' });
+    expect(reqs.at(-1)!.rendered.state.hidden['turns/1/rounds/5/results/toolu_4']).toMatchObject({ sameAs: FIRST });
+  });
+
+  it('a small partial re-read after an edit is sent as it is: the stale full read is pruned instead, which costs less', async () => {
+    // After the Edit nothing targets the full read any more (a re-run needs a fresh result, and the partial read is
+    // the file's newest text), so the gate weighs it again and prunes it; pointing at it would keep it visible.
+    const big: Call = ['Read', { file_path: A }, lines('ledger', 400)];
+    const small: Call = ['Read', { file_path: A, offset: 11, limit: 10 }, lines('ledger', 400).split('\n').slice(10, 20).join('\n')];
+    const reqs = await replayAll(parseTrace(oneTurnTrace([big, edit, grep(1), small, grep(2), grep(3)])), { policy: 'economy' });
+    const state = reqs.at(-1)!.rendered.state;
+    expect(state.hidden['turns/1/rounds/4/results/toolu_3']).toBeUndefined();
+    expect(state.hidden[FIRST]).toMatchObject({ reason: 'economy' });
+    expect(state.hidden[FIRST]!.sameAs).toBeUndefined();
+  });
 });
