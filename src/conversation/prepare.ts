@@ -14,6 +14,7 @@ import { promptCost, usageTokens, type ReportedUsage } from '../models/pricing.j
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { defaultTokenCache } from '../render/options.js';
 import { render, renderAsync } from '../render/render.js';
+import { streamLength } from '../render/projection.js';
 import type { CachePoint, Decision, MissCause, Rendered, RenderOptions, RenderPlan, SegmentTokens } from '../render/types.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type RequestRecord, type SessionTotals } from '../session/stats.js';
 import { Calibration, type CalibrationSnapshot } from '../tokens/calibration.js';
@@ -676,7 +677,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
     if (digest) next.envelope = digest;
     else if (record?.envelope) next.envelope = record.envelope;
     // A tail or a prefill: the next request's messages differ from this one's (the API's diagnostics see a change).
-    if (rendered.tailStart < rendered.stream.length || prefill) next.lastHadTail = true;
+    if (rendered.tailStart < streamLength(rendered) || prefill) next.lastHadTail = true;
     if (record?.calibration) next.calibration = record.calibration;
     if (record?.lastMessageId) next.lastMessageId = record.lastMessageId;
     try {

@@ -13,7 +13,7 @@ import type {
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { apiModelId } from '../models/profiles.js';
-import { streamLayout } from '../render/projection.js';
+import { streamLayout, streamParts } from '../render/projection.js';
 import type { CachePoint, Rendered, StreamBlock } from '../render/types.js';
 
 /** Request fields the caller adds (max_tokens, thinking, temperature, metadata, …). */
@@ -100,12 +100,23 @@ const chainMessages = new WeakMap<object, ChainMessages>();
  * (envelope first, then only user and assistant blocks) do not hold.
  */
 function mapLaidOut(rendered: Rendered): Mapped | undefined {
-  const { stream, cachePoints } = rendered;
-  const layout = streamLayout(stream);
+  const { cachePoints } = rendered;
+  // The stable stream and the tail: apart when the render kept them apart (then the whole stream is
+  // never built here), else the stable part is the start of `rendered.stream`.
+  const parts = streamParts(rendered);
+  const base = parts ? parts.stable : rendered.stream;
+  const layout = streamLayout(base);
   if (!layout) return undefined;
   const stable = layout.length;
+  if (parts && stable !== base.length) return undefined;
+  const tailBlocks = parts ? parts.tail : base;
+  const tailFrom = parts ? 0 : stable;
+  const length = parts ? stable + parts.tail.length : base.length;
+  /** Block i of the whole stream. */
+  const at = (i: number): StreamBlock => (i < stable ? base[i]! : tailBlocks[i - stable + tailFrom]!);
+  const stream = base;
   const first = layout.envelopeEnd + 1;
-  for (let i = stable; i < stream.length; i++) if (!isMessageRole(stream[i]!.role)) return undefined;
+  for (let i = stable; i < length; i++) if (!isMessageRole(at(i).role)) return undefined;
   let memo = chainMessages.get(layout.chain);
   if (!memo) chainMessages.set(layout.chain, (memo = { messages: [], starts: [], upTo: first }));
   if (memo.upTo < stable && !extend(memo, stream, stable)) return undefined;
@@ -147,8 +158,8 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
     }
   }
   // The tail: joins the last message when the roles match, else starts new ones.
-  for (let i = stable; i < stream.length; i++) {
-    const b = stream[i]!;
+  for (let i = stable; i < length; i++) {
+    const b = at(i);
     const k = messages.length - 1;
     if (k >= 0 && messages[k]!.role === b.role) own(k).push(b.param as ContentBlockParam);
     else {
@@ -159,11 +170,10 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
   }
   // The markers: a copy of each marked message, with a copy of the marked block.
   for (const p of cachePoints) {
-    if (p.index < first || p.index >= stream.length || marks.get(p.index) !== p) continue;
+    if (p.index < first || p.index >= length || marks.get(p.index) !== p) continue;
     const k = p.index < stable ? countBelow(memo.starts, p.index + 1) - 1 : count + countBelow(tailStarts, p.index + 1) - 1;
     const content = own(k);
-    const at = p.index - startOf(k);
-    content[at] = { ...stream[p.index]!.param, cache_control: marker(p) } as ContentBlockParam;
+    content[p.index - startOf(k)] = { ...at(p.index).param, cache_control: marker(p) } as ContentBlockParam;
   }
   return { tools, system, messages };
 }

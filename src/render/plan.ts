@@ -13,8 +13,10 @@ import type { CachePoint, PlannedUsage, RenderPlan } from './types.js';
 
 /** What {@link planRequest} weighs: one request's stream and points, and the cache as it stands. */
 export interface PlanInput {
-  /** The whole stream (stable blocks, then the tail). */
+  /** The whole stream (stable blocks, then the tail), or only the stable blocks when `tail` is given. */
   readonly stream: readonly StreamBlock[];
+  /** The tail's blocks, when `stream` holds only the stable ones (the render keeps them apart). */
+  readonly tail?: readonly StreamBlock[];
   /** Stable blocks before the tail (= `stream.length` without one). */
   readonly stableLength: number;
   readonly points: readonly CachePoint[];
@@ -45,8 +47,12 @@ const LEDGER_SIZE = 48;
  * Predicts reads and writes for the placed points, and the ledger after the request.
  */
 export function planRequest(input: PlanInput): { plan: RenderPlan; entries: CacheEntryRecord[] } {
-  const { stream, stableLength, points, entries, profile, now, change, prev } = input;
+  const { stableLength, points, entries, profile, now, change, prev } = input;
   const model = input.model ?? profile.id;
+  const stream = input.stream;
+  const tail = input.tail ?? stream.slice(stableLength);
+  /** Block i of the whole stream (stable, then tail). */
+  const at = (i: number): StreamBlock => (i < stableLength ? stream[i]! : tail[i - stableLength]!);
   const pos = positionsOf(stream, stableLength);
   const byIndex = new Map(entries.map((e) => [e.index, e]));
   const reach = profile.lookback - 1;
@@ -71,7 +77,7 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
   const C = after.at(-1)?.prefixTokens ?? A;
   // In stream order, as one loop would add them: the stable part's sum is its layout's last prefix.
   let total = tokensOf(stream, stableLength);
-  for (let i = stableLength; i < stream.length; i++) total += stream[i]!.tokens;
+  for (const b of tail) total += b.tokens;
   const usage: PlannedUsage = {
     input_tokens: total - C,
     cache_read_input_tokens: A,
@@ -93,7 +99,7 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
     next.set(p.index, {
       path: p.path,
       index: p.index,
-      block: stream[p.index]!,
+      block: at(p.index),
       prefixTokens: p.prefixTokens,
       ttl,
       expiresAt: Math.max(old?.expiresAt ?? 0, now + profile.ttlMs[p.ttl]),

@@ -397,6 +397,45 @@ export function appendTail(stable: readonly StreamBlock[], tail: readonly Stream
   return out;
 }
 
+/** A rendered stream kept as its two parts: the stable stream (with its layout) and the tail's blocks. */
+export interface StreamParts {
+  readonly stable: readonly StreamBlock[];
+  readonly tail: readonly StreamBlock[];
+}
+
+const partsOf = new WeakMap<object, StreamParts>();
+
+/**
+ * Gives `holder` a `stream` property that is the stable stream followed by the
+ * tail, built as one array only when it is read (then kept). A render that only
+ * appended then allocates no array of the session's length for its stream with
+ * the tail: past 16,383 blocks such an array is a large object, which V8
+ * allocates on fresh pages (~8 ns per element, against ~1.5 for a small one),
+ * and that cost grew the step with the session. The engine's own readers (the
+ * plan, the mapper) take the parts through {@link streamParts}.
+ */
+export function withLazyStream<T extends object>(holder: T, parts: StreamParts): T & { readonly stream: readonly StreamBlock[] } {
+  let built: readonly StreamBlock[] | undefined;
+  Object.defineProperty(holder, 'stream', {
+    enumerable: true,
+    configurable: true,
+    get: () => (built ??= appendTail(parts.stable, parts.tail)),
+  });
+  partsOf.set(holder, parts);
+  return holder as T & { readonly stream: readonly StreamBlock[] };
+}
+
+/** The parts of a stream made by {@link withLazyStream} (undefined for a plain `stream` array). */
+export function streamParts(holder: object): StreamParts | undefined {
+  return partsOf.get(holder);
+}
+
+/** Blocks in `holder.stream`, without building it when it is kept as parts. */
+export function streamLength(holder: { readonly stream: readonly StreamBlock[] }): number {
+  const parts = partsOf.get(holder);
+  return parts ? parts.stable.length + parts.tail.length : holder.stream.length;
+}
+
 /** Lookback positions of a stream's first `length` blocks: the layout's when it has one (shared: do not write). */
 export function positionsOf(stream: readonly StreamBlock[], length = stream.length): Int32Array {
   const layout = streamLayout(stream);

@@ -14,7 +14,7 @@ import { planCompaction } from './compact.js';
 import { contextOf, passContext, type PassContext, type RenderWork } from './context.js';
 import { PASSES, runPasses } from './pipeline.js';
 import { planRequest } from './plan.js';
-import { cacheStanding, streamLayout } from './projection.js';
+import { cacheStanding, type StreamParts, streamLayout, streamParts, withLazyStream } from './projection.js';
 import { prune } from './prune.js';
 import type { Rendered, RenderOptions, SegmentTokens } from './types.js';
 
@@ -40,11 +40,15 @@ function renderWith(state: TimelineState, ctx: PassContext): Rendered {
 
 /** The plan of the request the passes built, and the state that remembers this render. */
 function finish(work: RenderWork, ctx: PassContext): Rendered {
-  const { state: next, stream, tailStart, cachePoints, decisions } = work;
+  const { state: next, tailStart, cachePoints, decisions } = work;
+  // The stream as its stable part and the tail (the tail pass keeps them apart; reading `work.stream`
+  // would build the whole array, see withLazyStream).
+  const parts = streamParts(work) ?? { stable: work.stream, tail: [] };
   // The stable part is the hide pass's stream (placement marks it, the tail pass appends to a copy).
   const { stream: stable, change, entries } = cacheStanding(next, ctx);
   const { plan, entries: ledger } = planRequest({
-    stream,
+    stream: parts.stable,
+    ...(parts.tail.length > 0 ? { tail: parts.tail } : {}),
     stableLength: tailStart,
     points: cachePoints,
     entries,
@@ -56,20 +60,6 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
   });
 
   const turn = next.turns.at(-1);
-  const rendered: Omit<Rendered, 'state'> = {
-    model: next.model,
-    profile: ctx.profile,
-    stream,
-    tailStart,
-    cachePoints,
-    tokens: segmentTokens(stream, tailStart),
-    decisions,
-    turn: turn?.index ?? 0,
-    round: (turn?.rounds.length ?? 0) + 1,
-    at: ctx.now,
-    firstChange: change,
-    plan,
-  };
   const finalState: TimelineState = freeze(
     {
       ...next,
@@ -78,21 +68,37 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
         model: next.model,
         stream: stable,
         entries: ledger,
-        turn: rendered.turn,
-        round: rendered.round,
+        turn: turn?.index ?? 0,
+        round: (turn?.rounds.length ?? 0) + 1,
         requests: (next.lastRender?.requests ?? 0) + 1,
         idleGaps: (next.lastRender?.idleGaps ?? 0) + (next.lastRender && ctx.now - next.lastRender.at >= ctx.profile.ttlMs['5m'] ? 1 : 0),
       },
     },
     false,
   );
-  return { ...rendered, state: finalState };
+  const fields: Rendered = {
+    model: next.model,
+    profile: ctx.profile,
+    stream: parts.stable,
+    tailStart,
+    cachePoints,
+    tokens: segmentTokens(parts, tailStart),
+    decisions,
+    turn: turn?.index ?? 0,
+    round: (turn?.rounds.length ?? 0) + 1,
+    at: ctx.now,
+    firstChange: change,
+    plan,
+    state: finalState,
+  };
+  // With a tail, `stream` (same place among the keys) is built when read.
+  return parts.tail.length === 0 ? fields : withLazyStream(fields, parts);
 }
 
-function segmentTokens(stream: readonly StreamBlock[], stableLength: number): SegmentTokens {
+function segmentTokens({ stable: stream, tail }: StreamParts, stableLength: number): SegmentTokens {
   let envelope = 0;
   let timeline = 0;
-  let tail = 0;
+  let tailTokens = 0;
   // The stable part from its layout: envelope first, then timeline. Differences of prefix sums equal
   // the loop's sums only when every count is an integer (always, with the built-in counters).
   const layout = streamLayout(stream);
@@ -102,13 +108,14 @@ function segmentTokens(stream: readonly StreamBlock[], stableLength: number): Se
     timeline = layout.prefix[stableLength - 1]! - envelope;
     from = stableLength;
   }
-  for (let i = from; i < stream.length; i++) {
-    const b = stream[i]!;
+  const add = (b: StreamBlock): void => {
     if (b.segment === 'envelope') envelope += b.tokens;
-    else if (b.segment === 'tail') tail += b.tokens;
+    else if (b.segment === 'tail') tailTokens += b.tokens;
     else timeline += b.tokens;
-  }
-  return { envelope, timeline, tail, total: envelope + timeline + tail };
+  };
+  for (let i = from; i < stream.length; i++) add(stream[i]!);
+  for (const b of tail) add(b);
+  return { envelope, timeline, tail: tailTokens, total: envelope + timeline + tailTokens };
 }
 
 /**

@@ -6,13 +6,16 @@
  * the tail is always last. Not idempotent by design: it runs once per render.
  */
 import type { Pass } from './context.js';
-import { appendTail, tailStream } from './projection.js';
+import { tailStream, withLazyStream } from './projection.js';
 
 /** Pass 5: appends the tail's blocks to the work's stream. */
 export const tailPass: Pass = {
   name: 'tail',
   run(work, ctx) {
     const tail = tailStream(work.state, ctx);
-    return { ...work, stream: appendTail(work.stream, tail), tailStart: work.stream.length };
+    const stable = work.stream;
+    if (tail.length === 0) return { ...work, tailStart: stable.length };
+    // The stream with the tail is built only when read (see withLazyStream): the plan and the mapper read the parts.
+    return withLazyStream({ ...work, tailStart: stable.length }, { stable, tail });
   },
 };

@@ -17,6 +17,7 @@ import { formatRequests, pendingOf, requestRecord, totalsOf, type PendingRequest
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { hideBlock, recall, type HideOptions, type HideResult } from '../render/hide-block.js';
 import { render, renderAsync } from '../render/render.js';
+import { streamLength } from '../render/projection.js';
 import type { Rendered, RenderOptions } from '../render/types.js';
 import { Calibration } from '../tokens/calibration.js';
 import { appendResponse, appendToolResults, createTimeline, setTail, startTurn, type CreateTimelineInput } from '../timeline/edit.js';
@@ -167,7 +168,7 @@ export class Session {
     const r = await this.render();
     const diagnostics = this.#options.diagnostics ? { previousMessageId: this.#lastMessageId ?? null } : undefined;
     this.#pending = pendingOf(r, {
-      previousHadTail: previous !== undefined && previous.tailStart < previous.stream.length,
+      previousHadTail: previous !== undefined && previous.tailStart < streamLength(previous),
       ...(diagnostics ? { diagnostics } : {}),
     });
     const params = toAnthropic(r, { ...this.#options.request, ...extras });

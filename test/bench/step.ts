@@ -35,6 +35,7 @@
 import type { ContentBlockParam, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { resolveProfile } from '../../src/models/profiles.js';
 import { toAnthropic } from '../../src/providers/anthropic.js';
+import { streamLength } from '../../src/render/projection.js';
 import { render } from '../../src/render/render.js';
 import type { RenderOptions } from '../../src/render/types.js';
 import { appendResponse, appendToolResults, createTimeline, setEnvelope, setTail, startTurn } from '../../src/timeline/edit.js';
@@ -176,7 +177,7 @@ function replayOnce(
             forceGc();
             heap.set(timings.length + 1, process.memoryUsage().heapUsed);
           }
-          timings.push({ append: 0, render: 0, passes: 0, naive: 0, stringify: 0, blocks: r.stream.length, cpu: 0 });
+          timings.push({ append: 0, render: 0, passes: 0, naive: 0, stringify: 0, blocks: streamLength(r), cpu: 0 });
           state = appendResponse(r.state, e.content, e.at);
           break;
         }
@@ -212,7 +213,7 @@ function replayOnce(
           passes: passesNs,
           naive: naiveNs,
           stringify: stringifyNs,
-          blocks: rendered.stream.length,
+          blocks: streamLength(rendered),
           cpu: appendCpu + renderCpu,
         });
         appendNs = ns(a0);
