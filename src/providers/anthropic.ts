@@ -13,7 +13,7 @@ import type {
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { apiModelId } from '../models/profiles.js';
-import { streamLayout, streamParts } from '../render/projection.js';
+import { partsLayout, streamLayout, streamParts } from '../render/projection.js';
 import type { CachePoint, Rendered, StreamBlock } from '../render/types.js';
 
 /** Request fields the caller adds (max_tokens, thinking, temperature, metadata, …). */
@@ -105,10 +105,11 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
   // never built here), else the stable part is the start of `rendered.stream`.
   const parts = streamParts(rendered);
   const base = parts ? parts.stable : rendered.stream;
-  const layout = streamLayout(base);
+  // With parts, the stable array may be the chain's, grown by later renders: only its first `stable` blocks are this render's.
+  const layout = parts ? partsLayout(parts) : streamLayout(base);
   if (!layout) return undefined;
   const stable = layout.length;
-  if (parts && stable !== base.length) return undefined;
+  if (parts && stable !== parts.stableLength) return undefined;
   const tailBlocks = parts ? parts.tail : base;
   const tailFrom = parts ? 0 : stable;
   const length = parts ? stable + parts.tail.length : base.length;

@@ -8,7 +8,7 @@
 import type { ModelProfile } from '../models/profiles.js';
 import { promptCost, usageTokens } from '../models/pricing.js';
 import type { CacheEntryRecord, LastRender, StreamBlock } from '../timeline/types.js';
-import { positionsOf, tokensOf } from './projection.js';
+import { positionsOf, previousBlock, previousLength, tokensOf } from './projection.js';
 import type { CachePoint, PlannedUsage, RenderPlan } from './types.js';
 
 /** What {@link planRequest} weighs: one request's stream and points, and the cache as it stands. */
@@ -35,8 +35,8 @@ export interface PlanInput {
 function missCause(stream: readonly StreamBlock[], stableLength: number, change: number, prev: LastRender | undefined, model: string): RenderPlan['cause'] {
   if (!prev) return null;
   if (prev.model !== undefined && prev.model !== model) return 'model_changed';
-  if (change >= prev.stream.length) return null;
-  const role = (change < stableLength ? stream[change]! : prev.stream[change]!).role;
+  if (change >= previousLength(prev)) return null;
+  const role = (change < stableLength ? stream[change]! : previousBlock(prev, change)).role;
   return role === 'tools' ? 'tools_changed' : role === 'system' ? 'system_changed' : 'messages_changed';
 }
 
@@ -110,7 +110,7 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
   const plan: RenderPlan = {
     warm: timelineWarm,
     firstChange: change,
-    ...(change < stableLength && prev && change < prev.stream.length ? { firstChangePath: stream[change]!.path } : {}),
+    ...(change < stableLength && prev && change < previousLength(prev) ? { firstChangePath: stream[change]!.path } : {}),
     cause: missCause(stream, stableLength, change, prev, model),
     ...(read ? { read: { path: read.point.path, tokens: A, entry: read.entry.path } } : {}),
     writes: after.map((p) => ({ path: p.path, ttl: p.ttl, prefixTokens: p.prefixTokens })),

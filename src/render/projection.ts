@@ -154,11 +154,71 @@ interface BuildInfo {
   readonly against: number | undefined;
   readonly change: number;
   readonly layout: StreamLayout;
+  /**
+   * The blocks: an array shared by the renders of a chain that only appended.
+   * A render that extends the array's newest build pushes its blocks onto it
+   * (no copy of the session's length: past 16,383 blocks that copy is a V8
+   * large object, allocated on fresh pages each render), so the array may have
+   * grown past `length` since; read it through {@link blocksOf}.
+   */
+  readonly blocks: StreamBlock[];
+  /** Blocks of this build (the layout's length). */
+  readonly length: number;
+  /** A copy of exactly `length` blocks, made when the shared array had grown past it or for the public API. */
+  copy?: readonly StreamBlock[];
 }
 
+/** The build each array holds now: for a shared array, its newest build (whose length is the array's). */
 const builds = new WeakMap<readonly StreamBlock[], BuildInfo>();
 let builtSoFar = 0;
-const byState = new WeakMap<TimelineState, readonly StreamBlock[]>();
+const byState = new WeakMap<TimelineState, BuildInfo>();
+/** The build of each LastRender the renderer made (its public `stream` is a copy made when read). */
+const lastBuilds = new WeakMap<LastRender, BuildInfo>();
+
+/** A build's blocks as an array of its own length: the shared array while no later build grew it, else a copy. */
+function blocksOf(info: BuildInfo): readonly StreamBlock[] {
+  if (builds.get(info.blocks) === info) return info.blocks;
+  return copyOf(info);
+}
+
+function copyOf(info: BuildInfo): readonly StreamBlock[] {
+  if (!info.copy) {
+    info.copy = info.blocks.slice(0, info.length);
+    builds.set(info.copy, info);
+  }
+  return info.copy;
+}
+
+/** The previous render's stable blocks (indices below `length` only) and their build when the renderer made them. */
+function previousOf(last: LastRender | undefined): { blocks: readonly StreamBlock[]; length: number; info: BuildInfo | undefined } | undefined {
+  if (!last) return undefined;
+  const info = lastBuilds.get(last);
+  if (info) return { blocks: info.blocks, length: info.length, info };
+  return { blocks: last.stream, length: last.stream.length, info: builds.get(last.stream) };
+}
+
+/**
+ * The LastRender fields with `stream` = the stable stream `stable` (built
+ * here): a copy of its blocks made when `stream` is read, since the array the
+ * renderer keeps grows with later renders of the chain.
+ */
+export function withStableStream<T extends { stream: readonly StreamBlock[] }>(last: T, stable: readonly StreamBlock[]): T {
+  const info = builds.get(stable);
+  if (!info || info.length !== stable.length) return last;
+  Object.defineProperty(last, 'stream', { enumerable: true, configurable: true, get: () => copyOf(info) });
+  lastBuilds.set(last as unknown as LastRender, info);
+  return last;
+}
+
+/** Blocks of the previous render's stable stream (without building its public copy). */
+export function previousLength(last: LastRender): number {
+  return previousOf(last)!.length;
+}
+
+/** Block `i` (below {@link previousLength}) of the previous render's stable stream. */
+export function previousBlock(last: LastRender, i: number): StreamBlock {
+  return previousOf(last)!.blocks[i]!;
+}
 
 /**
  * Builds the stable stream: envelope, summaries, then every visible turn with
@@ -171,13 +231,14 @@ const byState = new WeakMap<TimelineState, readonly StreamBlock[]>();
  * returned array is shared and must not be mutated.
  */
 export function stableStream(state: TimelineState, ctx: PassContext): readonly StreamBlock[] {
-  const memo = byState.get(state);
-  const memoInfo = memo && builds.get(memo);
-  if (memo && memoInfo && memoInfo.tokens === ctx.tokens && memoInfo.keepsThinking === ctx.profile.keepsThinking) return memo;
+  const memoInfo = byState.get(state);
+  if (memoInfo && memoInfo.tokens === ctx.tokens && memoInfo.keepsThinking === ctx.profile.keepsThinking) return blocksOf(memoInfo);
 
   const from = visibleFrom(state);
-  const prev = state.lastRender?.stream;
-  const info = prev ? builds.get(prev) : undefined;
+  const previous = previousOf(state.lastRender);
+  const prev = previous?.blocks;
+  const prevLength = previous?.length ?? 0;
+  const info = previous?.info;
   // The blocks projected here: the whole stream, or what follows the `reused` blocks taken over from the previous one.
   let out: StreamBlock[] = [];
   let turnStarts: number[] = [];
@@ -198,7 +259,7 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
     // Older models drop thinking once a later turn exists: the previous last turn renders anew.
     if (!ctx.profile.keepsThinking && state.turns.length !== info.state.turns.length) k = Math.min(k, info.state.turns.length - 1);
     k = Math.max(k, t);
-    const start = k < info.state.turns.length ? info.turnStarts[k] : prev.length;
+    const start = k < info.state.turns.length ? info.turnStarts[k] : prevLength;
     if (start !== undefined && start > 0) {
       turnStarts = info.turnStarts.slice(0, k);
       t = k;
@@ -236,18 +297,27 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   // reused slice is the same by construction, so only the re-projected part is compared.
   let change = 0;
   if (prev) {
-    const n = Math.min(reused + out.length, prev.length);
+    const n = Math.min(reused + out.length, prevLength);
     change = Math.min(reused, n);
     while (change < n && out[change - reused] === prev[change]) change++;
   }
-  // One array of the stream's length: the previous stream and what it lacks when it is a prefix
-  // of this one (a render that only appended), else the reused part and the blocks projected here.
+  // The previous stream and what it lacks when it is a prefix of this one (a render that only
+  // appended): pushed onto the previous render's array when that render is the newest build of it
+  // (the chain's newest), else one new array; otherwise the reused part and the blocks projected here.
   let stream: StreamBlock[] = out;
-  if (reused > 0) stream = change === prev!.length ? prev!.concat(out.slice(change - reused)) : prev!.slice(0, reused).concat(out);
+  if (reused > 0) {
+    if (change === prevLength && info && info.blocks === prev && builds.get(prev) === info) {
+      stream = info.blocks;
+      for (let i = change - reused; i < out.length; i++) stream.push(out[i]!);
+    } else if (change === prevLength) {
+      stream = prev!.slice(0, prevLength);
+      for (let i = change - reused; i < out.length; i++) stream.push(out[i]!);
+    } else stream = prev!.slice(0, reused).concat(out);
+  }
   const layout = extendLayout(stream, turnStarts, prev && info ? info.layout : undefined, prev ? change : 0);
   // Only the pieces compared next time: holding the state itself would chain every earlier render.
   const source = { envelope: state.envelope, summaries: state.summaries, hidden: state.hidden, turns: state.turns };
-  builds.set(stream, {
+  const built: BuildInfo = {
     state: source,
     tokens: ctx.tokens,
     keepsThinking: ctx.profile.keepsThinking,
@@ -256,8 +326,11 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
     against: info?.id,
     change,
     layout,
-  });
-  byState.set(state, stream);
+    blocks: stream,
+    length: stream.length,
+  };
+  builds.set(stream, built);
+  byState.set(state, built);
   return stream;
 }
 
@@ -399,41 +472,62 @@ export function appendTail(stable: readonly StreamBlock[], tail: readonly Stream
 
 /** A rendered stream kept as its two parts: the stable stream (with its layout) and the tail's blocks. */
 export interface StreamParts {
+  /** The stable blocks: the first `stableLength` of this array (a chain's shared array may have grown since). */
   readonly stable: readonly StreamBlock[];
+  readonly stableLength: number;
+  /** The stable part's build when it was built here (its layout, its public copy). */
+  readonly build?: object;
   readonly tail: readonly StreamBlock[];
 }
 
-const partsOf = new WeakMap<object, StreamParts>();
+/** The parts of a render's stream: `stable` as it is now (its build remembered), then `tail`. */
+export function partsOf(stable: readonly StreamBlock[], tail: readonly StreamBlock[]): StreamParts {
+  const info = builds.get(stable);
+  return info && info.length === stable.length ? { stable, stableLength: stable.length, build: info, tail } : { stable, stableLength: stable.length, tail };
+}
+
+/** The stable part's layout (undefined when it was not built here). */
+export function partsLayout(parts: StreamParts): StreamLayout | undefined {
+  return (parts.build as BuildInfo | undefined)?.layout;
+}
+
+const partsByHolder = new WeakMap<object, StreamParts>();
 
 /**
  * Gives `holder` a `stream` property that is the stable stream followed by the
- * tail, built as one array only when it is read (then kept). A render that only
- * appended then allocates no array of the session's length for its stream with
- * the tail: past 16,383 blocks such an array is a large object, which V8
- * allocates on fresh pages (~8 ns per element, against ~1.5 for a small one),
- * and that cost grew the step with the session. The engine's own readers (the
- * plan, the mapper) take the parts through {@link streamParts}.
+ * tail, built as one array only when it is read (then kept). A render then
+ * allocates no array of the session's length for its stream: past 16,383
+ * blocks such an array is a V8 large object, allocated on fresh pages (~8 ns
+ * per element, against ~1.5 for a small one), and that cost grew the step with
+ * the session. The engine's own readers (the plan, the mapper) take the parts
+ * through {@link streamParts}.
  */
 export function withLazyStream<T extends object>(holder: T, parts: StreamParts): T & { readonly stream: readonly StreamBlock[] } {
   let built: readonly StreamBlock[] | undefined;
+  const build = parts.build as BuildInfo | undefined;
   Object.defineProperty(holder, 'stream', {
     enumerable: true,
     configurable: true,
-    get: () => (built ??= appendTail(parts.stable, parts.tail)),
+    get: () => {
+      if (built) return built;
+      const head = build ? copyOf(build) : parts.stable.length === parts.stableLength ? parts.stable : parts.stable.slice(0, parts.stableLength);
+      built = appendTail(head, parts.tail);
+      return built;
+    },
   });
-  partsOf.set(holder, parts);
+  partsByHolder.set(holder, parts);
   return holder as T & { readonly stream: readonly StreamBlock[] };
 }
 
 /** The parts of a stream made by {@link withLazyStream} (undefined for a plain `stream` array). */
 export function streamParts(holder: object): StreamParts | undefined {
-  return partsOf.get(holder);
+  return partsByHolder.get(holder);
 }
 
 /** Blocks in `holder.stream`, without building it when it is kept as parts. */
 export function streamLength(holder: { readonly stream: readonly StreamBlock[] }): number {
-  const parts = partsOf.get(holder);
-  return parts ? parts.stable.length + parts.tail.length : holder.stream.length;
+  const parts = partsByHolder.get(holder);
+  return parts ? parts.stableLength + parts.tail.length : holder.stream.length;
 }
 
 /** Lookback positions of a stream's first `length` blocks: the layout's when it has one (shared: do not write). */
@@ -493,12 +587,13 @@ export function prefixTokens(stream: readonly StreamBlock[]): Float64Array {
 
 /** First index where the stream differs from the previous render's stable stream. */
 export function firstChange(stream: readonly StreamBlock[], prev: LastRender | undefined): number {
-  if (!prev) return 0;
+  const previous = previousOf(prev);
+  if (!previous) return 0;
   // A stream built here was compared with the previous render's when it was built.
   const info = builds.get(stream);
-  if (info?.against !== undefined && builds.get(prev.stream)?.id === info.against) return info.change;
-  const n = Math.min(stream.length, prev.stream.length);
-  for (let i = 0; i < n; i++) if (stream[i] !== prev.stream[i]) return i;
+  if (info?.against !== undefined && previous.info?.id === info.against) return info.change;
+  const n = Math.min(stream.length, previous.length);
+  for (let i = 0; i < n; i++) if (stream[i] !== previous.blocks[i]) return i;
   return n;
 }
 
@@ -523,7 +618,11 @@ const standings = new WeakMap<TimelineState, { readonly ctx: PassContext; readon
  */
 export function cacheStanding(state: TimelineState, ctx: PassContext): CacheStanding {
   const hit = standings.get(state);
-  if (hit && hit.ctx.now === ctx.now && hit.ctx.tokens === ctx.tokens && hit.ctx.profile === ctx.profile) return hit.standing;
+  if (hit && hit.ctx.now === ctx.now && hit.ctx.tokens === ctx.tokens && hit.ctx.profile === ctx.profile) {
+    // The stream array is the chain's shared one: when a later render has grown it since, this state's own blocks.
+    const stream = stableStream(state, ctx);
+    return stream === hit.standing.stream ? hit.standing : { ...hit.standing, stream };
+  }
   const stream = stableStream(state, ctx);
   const change = firstChange(stream, state.lastRender);
   const standing = { stream, change, entries: validEntries(state.lastRender, stream, change, ctx.now) };

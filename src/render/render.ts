@@ -14,7 +14,7 @@ import { planCompaction } from './compact.js';
 import { contextOf, passContext, type PassContext, type RenderWork } from './context.js';
 import { PASSES, runPasses } from './pipeline.js';
 import { planRequest } from './plan.js';
-import { cacheStanding, type StreamParts, streamLayout, streamParts, withLazyStream } from './projection.js';
+import { cacheStanding, partsLayout, partsOf, type StreamParts, streamParts, withLazyStream, withStableStream } from './projection.js';
 import { prune } from './prune.js';
 import type { Rendered, RenderOptions, SegmentTokens } from './types.js';
 
@@ -43,7 +43,7 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
   const { state: next, tailStart, cachePoints, decisions } = work;
   // The stream as its stable part and the tail (the tail pass keeps them apart; reading `work.stream`
   // would build the whole array, see withLazyStream).
-  const parts = streamParts(work) ?? { stable: work.stream, tail: [] };
+  const parts = streamParts(work) ?? partsOf(work.stream, []);
   // The stable part is the hide pass's stream (placement marks it, the tail pass appends to a copy).
   const { stream: stable, change, entries } = cacheStanding(next, ctx);
   const { plan, entries: ledger } = planRequest({
@@ -63,16 +63,19 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
   const finalState: TimelineState = freeze(
     {
       ...next,
-      lastRender: {
-        at: ctx.now,
-        model: next.model,
-        stream: stable,
-        entries: ledger,
-        turn: turn?.index ?? 0,
-        round: (turn?.rounds.length ?? 0) + 1,
-        requests: (next.lastRender?.requests ?? 0) + 1,
-        idleGaps: (next.lastRender?.idleGaps ?? 0) + (next.lastRender && ctx.now - next.lastRender.at >= ctx.profile.ttlMs['5m'] ? 1 : 0),
-      },
+      lastRender: withStableStream(
+        {
+          at: ctx.now,
+          model: next.model,
+          stream: stable,
+          entries: ledger,
+          turn: turn?.index ?? 0,
+          round: (turn?.rounds.length ?? 0) + 1,
+          requests: (next.lastRender?.requests ?? 0) + 1,
+          idleGaps: (next.lastRender?.idleGaps ?? 0) + (next.lastRender && ctx.now - next.lastRender.at >= ctx.profile.ttlMs['5m'] ? 1 : 0),
+        },
+        stable,
+      ),
     },
     false,
   );
@@ -91,17 +94,19 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
     plan,
     state: finalState,
   };
-  // With a tail, `stream` (same place among the keys) is built when read.
-  return parts.tail.length === 0 ? fields : withLazyStream(fields, parts);
+  // `stream` (same place among the keys) is built when read: the stable array is the chain's, which
+  // later renders extend in place.
+  return withLazyStream(fields, parts);
 }
 
-function segmentTokens({ stable: stream, tail }: StreamParts, stableLength: number): SegmentTokens {
+function segmentTokens(parts: StreamParts, stableLength: number): SegmentTokens {
+  const { stable: stream, tail } = parts;
   let envelope = 0;
   let timeline = 0;
   let tailTokens = 0;
   // The stable part from its layout: envelope first, then timeline. Differences of prefix sums equal
   // the loop's sums only when every count is an integer (always, with the built-in counters).
-  const layout = streamLayout(stream);
+  const layout = partsLayout(parts);
   let from = 0;
   if (layout?.integral && layout.length === stableLength && stableLength > 0) {
     envelope = layout.envelopeEnd >= 0 ? layout.prefix[layout.envelopeEnd]! : 0;
@@ -113,7 +118,7 @@ function segmentTokens({ stable: stream, tail }: StreamParts, stableLength: numb
     else if (b.segment === 'tail') tailTokens += b.tokens;
     else timeline += b.tokens;
   };
-  for (let i = from; i < stream.length; i++) add(stream[i]!);
+  for (let i = from; i < parts.stableLength; i++) add(stream[i]!);
   for (const b of tail) add(b);
   return { envelope, timeline, tail: tailTokens, total: envelope + timeline + tailTokens };
 }

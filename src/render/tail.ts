@@ -6,7 +6,7 @@
  * the tail is always last. Not idempotent by design: it runs once per render.
  */
 import type { Pass } from './context.js';
-import { tailStream, withLazyStream } from './projection.js';
+import { partsOf, tailStream, withLazyStream } from './projection.js';
 
 /** Pass 5: appends the tail's blocks to the work's stream. */
 export const tailPass: Pass = {
@@ -16,6 +16,6 @@ export const tailPass: Pass = {
     const stable = work.stream;
     if (tail.length === 0) return { ...work, tailStart: stable.length };
     // The stream with the tail is built only when read (see withLazyStream): the plan and the mapper read the parts.
-    return withLazyStream({ ...work, tailStart: stable.length }, { stable, tail });
+    return withLazyStream({ ...work, tailStart: stable.length }, partsOf(stable, tail));
   },
 };

@@ -192,6 +192,42 @@ describe('incremental render and mapping', () => {
     expect([...replayOps(...EVERY_CHANGE)].sort()).toEqual(expect.arrayContaining(['changed', 'compact', 'prune', 'tail']));
   });
 
+  it('keeps an earlier render, its state and its request unchanged when later renders extend the chain in place', () => {
+    // The stable blocks of a chain live in one array that later renders push onto: everything an earlier
+    // render handed out (its stream, its state's previous stream, its request) must still be its own.
+    let s = startTurn(newSession(), 'start');
+    for (let i = 0; i < 4; i++) s = render(toolRound(s), { now: 1000 * i }).state;
+    const tailed = render(setTail(toolRound(s), [{ type: 'text', text: 'budget: 3 left' }]), { now: 5000 });
+    const plain = render(toolRound(setTail(tailed.state, [])), { now: 6000 });
+    const early = plain.state.lastRender!.stream; // read now: a copy that must not grow later
+    const before = [tailed, plain].map((r) => ({
+      stream: r.stream.map((b) => b.path),
+      last: r.state.lastRender!.stream.map((b) => b.path),
+      params: JSON.stringify(toAnthropic(r)),
+    }));
+    const earlyLength = early.length;
+    let t = plain.state;
+    for (let i = 0; i < 5; i++) t = render(toolRound(t), { now: 7000 + 1000 * i }).state;
+    // Read again after the chain went further, and mapped again (first mapping of the tailed one's copy too).
+    [tailed, plain].forEach((r, k) => {
+      expect(r.stream.map((b) => b.path)).toEqual(before[k]!.stream);
+      expect(r.state.lastRender!.stream.map((b) => b.path)).toEqual(before[k]!.last);
+      expect(JSON.stringify(toAnthropic(r))).toBe(before[k]!.params);
+    });
+    expect(early.length).toBe(earlyLength);
+    // A branch from the earlier state renders what a build from scratch renders.
+    const branch = toolRound(plain.state, 2);
+    const r = render(branch, { now: 20_000 });
+    const fresh = render(withoutReuse(branch), { now: 20_000 });
+    expect(r.stream).toEqual(fresh.stream);
+    expect(JSON.stringify(toAnthropic(r))).toBe(JSON.stringify(toAnthropic(fresh)));
+    // And the main line goes on from where it was, unaffected by the branch.
+    const next = toolRound(t);
+    const main = render(next, { now: 30_000 });
+    const mainFresh = render(withoutReuse(next), { now: 30_000 });
+    expect(JSON.stringify(toAnthropic(main))).toBe(JSON.stringify(toAnthropic(mainFresh)));
+  });
+
   it('hands out requests whose shared messages cannot be written, and fresh copies where the markers are', () => {
     let s = startTurn(newSession(), 'start');
     for (let i = 0; i < 6; i++) s = render(toolRound(s), { now: 1000 * i }).state;
