@@ -31,6 +31,8 @@ export interface MemoryConversationStoreOptions {
  */
 export class MemoryConversationStore implements ConversationStore {
   readonly #entries = new Map<string, { record: ConversationRecord; touched: number }>();
+  /** The id last in the map's order (the most recently used), if known. */
+  #last: string | undefined;
   readonly #max: number;
   readonly #idleMs: number;
   readonly #now: () => number;
@@ -58,12 +60,17 @@ export class MemoryConversationStore implements ConversationStore {
     const now = this.#now();
     if (now - e.touched >= this.#idleMs) {
       this.#entries.delete(id);
+      if (this.#last === id) this.#last = undefined;
       this.#onEvict?.(id, 'idle');
       return undefined;
     }
-    // Re-insert: Map order is the LRU order.
-    this.#entries.delete(id);
-    this.#entries.set(id, { record: e.record, touched: now });
+    // Re-insert: Map order is the LRU order (the most recent one already is last: a loop's next request).
+    e.touched = now;
+    if (this.#last !== id) {
+      this.#entries.delete(id);
+      this.#entries.set(id, e);
+      this.#last = id;
+    }
     return e.record;
   }
 
@@ -87,6 +94,7 @@ export class MemoryConversationStore implements ConversationStore {
     if (actual !== expected) throw new ConversationConflictError(record.id, expected, actual);
     this.#entries.delete(record.id);
     this.#entries.set(record.id, { record, touched: this.#now() });
+    this.#last = record.id;
     while (this.#entries.size > this.#max) {
       const oldest = this.#entries.keys().next().value as string;
       this.#entries.delete(oldest);
@@ -96,5 +104,6 @@ export class MemoryConversationStore implements ConversationStore {
 
   async delete(id: string): Promise<void> {
     this.#entries.delete(id);
+    if (this.#last === id) this.#last = undefined;
   }
 }

@@ -45,17 +45,21 @@ function stripMarker<T extends object>(param: T): T {
  * A deep copy of JSON-shaped data (plain objects and arrays) that keeps key
  * order and shares the strings: they are immutable, and structuredClone would
  * copy an 800k-character tool result on every append. Anything else
- * (a Date, a typed array) goes through structuredClone.
+ * (a Date, a typed array) goes through structuredClone. The copy is frozen.
  */
 function copyData<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(copyData) as T;
+  // Frozen as it is built: the state freezes it anyway, and the deep freeze of the new block then stops at once.
+  if (Array.isArray(value)) return Object.freeze(value.map(copyData)) as T;
   const proto = Object.getPrototypeOf(value) as unknown;
-  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
-  const out: Record<string, unknown> = {};
-  const from = value as Record<string, unknown>;
-  for (const key in from) if (Object.hasOwn(from, key)) out[key] = copyData(from[key]);
-  return out as T;
+  if (proto !== Object.prototype && proto !== null) return deepFreeze(structuredClone(value));
+  // A spread copies the own properties in order (one builtin); then only the nested objects are copied in turn.
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key in out) {
+    const v = out[key];
+    if (v !== null && typeof v === 'object' && Object.hasOwn(out, key)) out[key] = copyData(v);
+  }
+  return Object.freeze(out) as T;
 }
 
 function renderSkills(skills: readonly Skill[]): string {
@@ -142,7 +146,10 @@ function deepFreeze<T>(value: T): T {
     for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
   } else {
     const o = value as Record<string, unknown>;
-    for (const key in o) if (Object.hasOwn(o, key)) deepFreeze(o[key]);
+    for (const key in o) {
+      const v = o[key];
+      if (v !== null && typeof v === 'object' && Object.hasOwn(o, key)) deepFreeze(v);
+    }
   }
   return value;
 }
