@@ -30,6 +30,16 @@ export function newSession(model = 'claude-sonnet-4-6'): TimelineState {
 }
 
 let seq = 0;
+
+/**
+ * Restarts the tool-use numbering. test/helpers/setup.ts calls it before every test file: files share their
+ * worker's modules (`isolate: false`), and without it a file's ids, paths and token counts would depend on
+ * how many responses the files that ran before it in the same worker built.
+ */
+export function resetToolIds(): void {
+  seq = 0;
+}
+
 /** A tool-using response: optional thinking, then `calls` parallel Read calls. */
 export function toolResponse(calls = 1, thinking = true): ContentBlockParam[] {
   const out: ContentBlockParam[] = [];

@@ -16,9 +16,14 @@
  */
 import fc from 'fast-check';
 import { afterAll, vi } from 'vitest';
+import { resetToolIds } from './build.js';
 import { fastCheckSeed } from './fc-seed.js';
 
 fc.configureGlobal({ ...fc.readConfigureGlobal(), seed: fastCheckSeed() });
+
+// The same numbering whichever files ran before in this worker (here, not in a hook: a file may build
+// sessions while it is collected, before any hook runs).
+resetToolIds();
 
 afterAll(() => {
   vi.useRealTimers();
