@@ -67,15 +67,35 @@ async function answersAs(port: number, pid: number): Promise<boolean> {
 
 /** Spawns a private redis-server (on `port`, or a free one). */
 export async function startRedisServer(options: { readonly port?: number; readonly start?: boolean } = {}): Promise<RedisServerHandle> {
-  const port = options.port ?? (await freePort());
+  if (options.port !== undefined || options.start === false) return serverOn(options.port ?? (await freePort()), options.start !== false);
+  // freePort() finds a port that was free a moment ago; another process may bind it before redis-server does: try another.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await serverOn(await freePort(), true);
+    } catch (error) {
+      if (attempt >= 5 || !(error instanceof PortTakenError)) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function serverOn(port: number, startNow: boolean): Promise<RedisServerHandle> {
   const dir = mkdtempSync(join(tmpdir(), 'cachepoint-redis-'));
   let proc: ChildProcess | undefined;
 
   const start = async (): Promise<void> => {
     const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     proc = child;
+    // Its log (stdout) says why it stopped, e.g. "bind: Address already in use".
+    let log = '';
+    const collect = (d: Buffer): void => {
+      log = (log + d.toString()).slice(-2000);
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
     const spawnError = new Promise<never>((_, reject) =>
       child.once('error', (e) =>
         reject(new Error(`cannot start redis-server (${e.message}): install it (apt install redis-server, or brew install redis) or set REDIS_URL`)),
@@ -83,7 +103,10 @@ export async function startRedisServer(options: { readonly port?: number; readon
     );
     const ready = (async () => {
       for (let i = 0; i < 100; i += 1) {
-        if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode} (is port ${port} taken by another process?)`);
+        if (child.exitCode !== null) {
+          const message = `redis-server exited with ${child.exitCode} on port ${port}: ${log.trim().split('\n').slice(-2).join(' / ')}`;
+          throw /already in use/i.test(log) ? new PortTakenError(message) : new Error(message);
+        }
         if (child.pid !== undefined && (await answersAs(port, child.pid))) return;
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -102,7 +125,14 @@ export async function startRedisServer(options: { readonly port?: number; readon
     await exited;
   };
 
-  if (options.start !== false) await start();
+  if (startNow) {
+    try {
+      await start();
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
