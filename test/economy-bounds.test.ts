@@ -19,7 +19,7 @@ import { readTrace } from '../src/trace/reader.js';
 /** Economy's cost including forced recalls ÷ the best peer's, as measured (2026-11-30). */
 const MEASURED: Readonly<Record<string, number>> = {
   'coding.jsonl': 0.955,
-  'compaction.jsonl': 0.513,
+  'compaction.jsonl': 0.499,
   'demo.jsonl': 0.841,
   'fanout.jsonl': 0.973,
   'long-idle.jsonl': 0.528,
