@@ -12,7 +12,7 @@ import { InvalidParamsError, TimelineError } from '../errors.js';
 import { appendResponse, appendToolResults, startTurn } from '../timeline/edit.js';
 import { findBlock } from '../timeline/paths.js';
 import type { TimelineState } from '../timeline/types.js';
-import type { ConsumedMessage, ConversationRecord, EnvelopeDigest, MessageMark, SentEnvelope, SentMessage } from './types.js';
+import type { ConsumedMessage, ConversationRecord, EnvelopeDigest, MessageMark, SentEnvelope, SentIndex, SentMessage } from './types.js';
 
 // TYPES
 
@@ -164,6 +164,66 @@ export function envelopeOf(record: ConversationRecord): EnvelopeDigest {
   let d = lazyEnvelopes.get(sent);
   if (d === undefined) lazyEnvelopes.set(sent, (d = envelopeDigest(sent)));
   return d;
+}
+
+/** An index of `messages[0..n)` (fresh arrays). */
+export function newSentIndex(messages: readonly MessageLike[], n: number): SentIndex {
+  const idx: SentIndex = { messages: [], contents: [], roles: [], starts: [0], blocks: [] };
+  addToIndex(idx, messages, 0, n);
+  return idx;
+}
+
+/** Appends `messages[from..to)` to the index. */
+export function addToIndex(idx: SentIndex, messages: readonly MessageLike[], from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const m = messages[i]!;
+    const content = m.content;
+    idx.messages.push(m);
+    idx.contents.push(content);
+    idx.roles.push(m.role);
+    if (typeof content !== 'string') for (let j = 0; j < content.length; j++) idx.blocks.push(content[j]!);
+    idx.starts.push(idx.blocks.length);
+  }
+}
+
+/**
+ * Index of the first message that differs from the consumed ones (the shorter
+ * length when one extends the other): by identity against the index (message,
+ * content, role and every block), else by content digest. `identical` says
+ * whether every message up to there was recognised by identity (otherwise the
+ * index should be rebuilt from this request's objects).
+ */
+export function firstMismatchIndexed(
+  messages: readonly MessageLike[],
+  consumed: readonly ConsumedMessage[],
+  idx: SentIndex,
+): { at: number; identical: boolean } {
+  const n = Math.min(messages.length, consumed.length);
+  const { messages: ms, contents, roles, starts, blocks } = idx;
+  let identical = true;
+  for (let i = 0; i < n; i++) {
+    const m = messages[i]!;
+    let same = m === ms[i];
+    if (same) {
+      const content = m.content;
+      same = content === contents[i] && m.role === roles[i];
+      if (same && typeof content !== 'string') {
+        const s = starts[i]!;
+        if (content.length !== starts[i + 1]! - s) same = false;
+        else
+          for (let j = 0; j < content.length; j++)
+            if (content[j] !== blocks[s + j]) {
+              same = false;
+              break;
+            }
+      }
+    }
+    if (same) continue;
+    identical = false;
+    // Not a message object: a mismatch here, refused with a typed error where it is mapped.
+    if (m === null || typeof m !== 'object' || messageDigest(m) !== consumedDigest(consumed[i]!)) return { at: i, identical };
+  }
+  return { at: n, identical };
 }
 
 // MAPPING

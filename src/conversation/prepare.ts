@@ -20,10 +20,21 @@ import { formatRequests, pendingOf, requestRecord, totalsOf, type RequestRecord,
 import { Calibration, type CalibrationSnapshot } from '../tokens/calibration.js';
 import { createTimeline, setEnvelope, setTail } from '../timeline/edit.js';
 import type { TimelineState } from '../timeline/types.js';
-import { applyMessages, envelopeDigest, envelopeOf, sameMessage, truncateTo, unmarked, type MessageLike } from './mapping.js';
+import {
+  addToIndex,
+  applyMessages,
+  envelopeDigest,
+  envelopeOf,
+  firstMismatchIndexed,
+  newSentIndex,
+  sameMessage,
+  truncateTo,
+  unmarked,
+  type MessageLike,
+} from './mapping.js';
 import { MemoryConversationStore } from './memory-store.js';
 import { rehydrate } from './state.js';
-import type { ConsumedMessage, ConversationRecord, ConversationStore, EnvelopeDigest, SentEnvelope } from './types.js';
+import type { ConsumedMessage, ConversationRecord, ConversationStore, EnvelopeDigest, SentEnvelope, SentIndex } from './types.js';
 
 // TYPES
 
@@ -323,14 +334,8 @@ function split(params: PrepareParams): Split {
     prefill = texts.length > 0 ? texts : undefined;
     end--;
   }
-  for (let i = lead; i < end; i++) {
-    if (messages[i]?.role === 'system') {
-      throw new InvalidParamsError(
-        `messages[${i}].role`,
-        'a system-role message after the conversation started: only system messages at the start of messages are taken (appended to `system`); put this text in `system`, or send it as user text',
-      );
-    }
-  }
+  // A system-role message after the start is refused where it is mapped (applyMessage, same words); a message
+  // already mapped was recognised as the one sent (role included), so it cannot be one.
   if (end === lead) throw new InvalidParamsError('messages', 'at least one user message is required (besides system-role messages and a prefill)');
   if (messages[end - 1]?.role === 'assistant') {
     throw new InvalidParamsError(
@@ -465,6 +470,8 @@ function firstMismatch(messages: readonly MessageLike[], consumed: readonly Cons
 interface Built {
   state: TimelineState;
   consumed: ConsumedMessage[];
+  /** The consumed messages' objects (see SentIndex). */
+  index: SentIndex;
   appended: number;
   resync?: Resync;
 }
@@ -476,7 +483,7 @@ function build(record: ConversationRecord | undefined, params: PrepareParams, di
   if (!record) {
     const consumed: ConsumedMessage[] = [];
     const state = applyMessages(createTimeline(envelopeInput(params)), messages, 0, consumed, at, offset);
-    return { state, consumed, appended: messages.length };
+    return { state, consumed, index: newSentIndex(messages, messages.length), appended: messages.length };
   }
   let state = record.state;
   let resync: Resync | undefined;
@@ -494,7 +501,10 @@ function build(record: ConversationRecord | undefined, params: PrepareParams, di
     resync = { reason, detail: `${what}: envelope replaced, timeline and decisions kept` };
   }
   const consumedBefore = record.consumed;
-  const d = firstMismatch(messages, consumedBefore);
+  // The index is usable when it covers the consumed messages (an imported record has none: digests decide).
+  const before = record.sentIndex && record.sentIndex.messages.length >= consumedBefore.length ? record.sentIndex : undefined;
+  const found = before ? firstMismatchIndexed(messages, consumedBefore, before) : { at: firstMismatch(messages, consumedBefore), identical: false };
+  const d = found.at;
   let consumed: ConsumedMessage[];
   if (d < consumedBefore.length) {
     state = truncateTo(state, consumedBefore[d]!.mark);
@@ -512,8 +522,16 @@ function build(record: ConversationRecord | undefined, params: PrepareParams, di
   }
   // The response right after the previous request is stamped with the time it was recorded.
   const stamp = (i: number, m: MessageLike) => (i === consumedBefore.length && m.role === 'assistant' ? (record.respondedAt ?? now) : now);
-  state = applyMessages(state, messages, consumed.length, consumed, stamp, offset);
-  return { state, consumed, appended: messages.length - d, ...(resync ? { resync } : {}) };
+  const from = consumed.length;
+  state = applyMessages(state, messages, from, consumed, stamp, offset);
+  // Extend the index in place when this request re-sent exactly its objects and nothing extended it meanwhile;
+  // otherwise index this request's objects (the next request re-sends these).
+  let index: SentIndex;
+  if (before && found.identical && from === consumedBefore.length && before.messages.length === from) {
+    index = before;
+    addToIndex(index, messages, from, messages.length);
+  } else index = newSentIndex(messages, messages.length);
+  return { state, consumed, index, appended: messages.length - d, ...(resync ? { resync } : {}) };
 }
 
 /**
@@ -663,6 +681,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
       revision,
       state: rendered.state,
       consumed: built.consumed,
+      sentIndex: built.index,
       sentEnvelope: unchanged && record?.sentEnvelope ? record.sentEnvelope : sentEnvelopeOf(input),
       prices: profile.prices,
       pending: pendingOf(

@@ -71,7 +71,7 @@ function exportRender(state: TimelineState, imported: ImportedRender | undefined
  * await fs.writeFile('chat-42.json', exportState(record));
  */
 export function exportState(record: ConversationRecord): string {
-  const { state, imported: _imported, sentEnvelope: _sent, envelope: _envelope, ...rest } = record;
+  const { state, imported: _imported, sentEnvelope: _sent, sentIndex: _index, envelope: _envelope, ...rest } = record;
   const { lastRender: _lr, ...plain } = state;
   const lastRender = exportRender(state, record.imported);
   const out: ExportedConversation = {

@@ -117,6 +117,34 @@ describe('prepare', () => {
     expect(plan.resync).toMatchObject({ reason: 'history_edited', at: 2 });
   });
 
+  it('two continuations prepared from the same stored revision each keep their own messages (what records share is never overwritten)', async () => {
+    const store = new MemoryConversationStore();
+    const first: MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: 'start' }] }];
+    await prepare({ ...base, messages: first }, { conversationId: 'b', store, now: 1 });
+    const r1 = (await store.load('b'))!;
+    // One worker continues: its record extends what r1 knew about the messages.
+    const a: MessageParam[] = [...first, { role: 'assistant', content: 'reply A' }, { role: 'user', content: 'question A' }];
+    expect((await prepare({ ...base, messages: a }, { conversationId: 'b', store, now: 2 })).plan.resync).toBeUndefined();
+    // Another worker had read r1 and continues differently, in a store of its own.
+    const side = new MemoryConversationStore();
+    await side.save(r1, null);
+    const b: MessageParam[] = [...first, { role: 'assistant', content: 'reply B' }, { role: 'user', content: 'question B' }];
+    const other = await prepare({ ...base, messages: b }, { conversationId: 'b', store: side, now: 2 });
+    expect(other.plan.resync).toBeUndefined();
+    expect(JSON.stringify(other.params.messages)).toContain('question B');
+    expect(JSON.stringify(other.params.messages)).not.toContain('question A');
+    // Each branch recognises its own messages, and only its own: A's objects sent to B's record are an edit.
+    const a2: MessageParam[] = [...a, { role: 'assistant', content: 'reply A2' }, { role: 'user', content: 'question A2' }];
+    const next = await prepare({ ...base, messages: a2 }, { conversationId: 'b', store, now: 3 });
+    expect(next.plan).toMatchObject({ appended: 2 });
+    expect(next.plan.resync).toBeUndefined();
+    expect(JSON.stringify(next.params.messages)).not.toContain('B');
+    const crossed = await prepare({ ...base, messages: a }, { conversationId: 'b', store: side, now: 3 });
+    expect(crossed.plan.resync).toMatchObject({ reason: 'history_edited', at: 1 });
+    expect(JSON.stringify(crossed.params.messages)).toContain('question A');
+    expect(JSON.stringify(crossed.params.messages)).not.toContain('B');
+  });
+
   it('hides what the agent asks to hide: sticky in the store, recallable by path, the same bytes as Session.hide', async () => {
     const store = new MemoryConversationStore();
     const session = new Session({ model: 'claude-sonnet-4-6', instructions: [SYSTEM], tools: TOOLS, request: { max_tokens: 1024 }, now: () => 5_000 });
@@ -215,6 +243,20 @@ describe('prepare', () => {
     await expect(prepare({ ...base, messages: [{ role: 'user', content: 'hi' }] }, { conversationId: '' })).rejects.toThrow(/conversationId/);
     // Nothing was stored by the failures.
     expect(await store.load('bad')).toBeUndefined();
+    // A message that is not an object where the conversation already holds one, or a system-role message after
+    // the start (first sent or replacing a mapped one): typed errors naming the index.
+    const first: MessageParam[] = [{ role: 'user', content: 'hi' }];
+    await prepare({ ...base, messages: first }, { conversationId: 'held', store });
+    const held = { conversationId: 'held', store };
+    await expect(prepare({ ...base, messages: [null as never, { role: 'assistant', content: 'a' }, { role: 'user', content: 'b' }] }, held)).rejects.toThrow(
+      /messages\[0\]/,
+    );
+    const system = { role: 'system', content: 'late' } as unknown as MessageParam;
+    await expect(prepare({ ...base, messages: [...first, { role: 'assistant', content: 'a' }, system, { role: 'user', content: 'b' }] }, held)).rejects.toThrow(
+      /messages\[2\]\.role.*system-role/,
+    );
+    await expect(prepare({ ...base, messages: [system, { role: 'user', content: 'b' }] }, held)).resolves.toBeDefined(); // leading: taken into system
+    expect((await store.load('held'))!.revision).toBe(2);
   });
 
   it('two writers of one conversation: one wins, the other gets a typed conflict and can retry', async () => {
