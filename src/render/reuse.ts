@@ -63,6 +63,8 @@ export const REUSE_MODEL = Object.freeze({
 export interface ReuseEstimate {
   /** Probability that a later call needs this payload (0 when nothing will). */
   readonly p: number;
+  /** True when it is the newest text of a file (what an edit of that file needs). */
+  readonly file?: boolean;
   /** What it is the newest source of, in a few words (for the plan's decisions). */
   readonly why: string;
 }
@@ -173,7 +175,11 @@ function analyze(state: TimelineState): Analysis {
     if (target.startsWith('f:')) {
       const file = target.slice(2);
       const t = now - (touched.get(file) ?? src.at);
-      est = { p: M.FILE_BASE + M.FILE_PEAK * Math.exp(-t / M.FILE_DECAY), why: `newest text of ${file}, touched ${t} request${t === 1 ? '' : 's'} ago` };
+      est = {
+        p: M.FILE_BASE + M.FILE_PEAK * Math.exp(-t / M.FILE_DECAY),
+        file: true,
+        why: `newest text of ${file}, touched ${t} request${t === 1 ? '' : 's'} ago`,
+      };
     } else {
       const key = target.slice(2);
       const files = keyFiles.get(key) ?? [];
@@ -211,7 +217,7 @@ export function reuseOf(state: TimelineState, path: BlockPath): ReuseEstimate {
   for (const h of Object.values(state.hidden)) {
     if (h.sameAs !== path) continue;
     const dup = all.get(h.path);
-    if (dup && dup.p > est.p) est = { p: dup.p, why: `${dup.why} (via its duplicate ${h.path})` };
+    if (dup && dup.p > est.p) est = { ...dup, why: `${dup.why} (via its duplicate ${h.path})` };
   }
   return est;
 }
@@ -237,6 +243,8 @@ export function expectedRecallCost(p: number, extraRound: number, saving: number
 /** One prune candidate weighed with the re-use model. */
 export interface ReuseVerdict {
   readonly p: number;
+  /** The payload is the newest text of a file (see {@link ReuseEstimate.file}). */
+  readonly file: boolean;
   readonly why: string;
   /** Dollars the removal saves over the expected remaining requests. */
   readonly saving: number;
@@ -267,12 +275,12 @@ export function reuseWeigher(
   let context = 0;
   for (const b of stream) context += b.tokens;
   return (path, removed) => {
-    const { p, why } = reuseOf(state, path);
+    const { p, why, file = false } = reuseOf(state, path);
     if (p <= 0) return undefined;
     const saving = (removed * ((warm ? prices.cacheRead : prices.cacheWrite5m) + prices.cacheRead * remaining)) / 1e6;
     const round = extraRoundPrice(ctx.profile, context, removed, o.recallPenaltyTokens);
     const expectedRecall = expectedRecallCost(p, round, saving);
-    return { p, why, saving, expectedRecall, keep: expectedRecall >= saving };
+    return { p, why, file, saving, expectedRecall, keep: expectedRecall >= saving };
   };
 }
 
