@@ -109,6 +109,20 @@ function splitter(): RegExp {
   return (pattern ??= new RegExp(cl100k.pat_str, 'gu'));
 }
 
+let stickyPattern: RegExp | undefined;
+
+/**
+ * The same pattern, sticky: `test` at a position moves `lastIndex` to the end
+ * of the piece that starts there, without building a match array (the match
+ * arrays and their strings were a third of what a session allocated). Every
+ * character starts a piece (letters, numbers, whitespace and anything else
+ * each have an alternative), so the pieces tile the text and each one starts
+ * where the previous ended.
+ */
+function sticky(): RegExp {
+  return (stickyPattern ??= new RegExp(cl100k.pat_str, 'yu'));
+}
+
 /** UTF-8 bytes of `s` as a binary string (one char per byte); ASCII comes back as is. Lone surrogates become U+FFFD, as TextEncoder does. */
 export function utf8Binary(s: string): string {
   let ascii = true;
@@ -295,8 +309,24 @@ function pieceTokens(piece: string, map: Map<string, number>): number {
 export function cl100kCount(text: string): number {
   if (text.length === 0) return 0;
   const map = rankMap();
+  const re = sticky();
+  let n = 0;
+  let at = 0;
+  while (at < text.length) {
+    re.lastIndex = at;
+    if (!re.test(text)) return n + countFrom(text, at, map); // never: every character starts a piece
+    const end = re.lastIndex;
+    // A one-character ASCII piece is one token: no string made for it.
+    n += end - at === 1 && text.charCodeAt(at) < 0x80 ? 1 : pieceTokens(text.slice(at, end), map);
+    at = end;
+  }
+  return n;
+}
+
+/** The match-array loop from `at` (a fallback the sticky loop never needs). */
+function countFrom(text: string, at: number, map: Map<string, number>): number {
   const re = splitter();
-  re.lastIndex = 0;
+  re.lastIndex = at;
   let n = 0;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) n += pieceTokens(m[0], map);
   return n;
@@ -337,7 +367,7 @@ export function cl100kEstimate(text: string, windows = 64, width = 48): number {
   const length = text.length;
   if (length <= 2 * windows * width) return cl100kCount(text);
   const map = rankMap();
-  const re = splitter();
+  const re = sticky();
   const RESYNC = 24;
   const tw: number[] = [];
   const cw: number[] = [];
@@ -375,25 +405,30 @@ export function cl100kEstimate(text: string, windows = 64, width = 48): number {
     // window's regex walk to its end. A piece cut at the slice's end is at least LONG_PIECE long.
     const start0 = Math.max(0, from - RESYNC);
     const slice = text.slice(start0, Math.min(length, to + LONG_PIECE));
-    re.lastIndex = 0;
-    for (let m = re.exec(slice); m !== null; m = re.exec(slice)) {
-      const start = start0 + m.index;
+    // The pieces tile the slice (see sticky()): each starts where the previous ended.
+    for (let at = 0; at < slice.length; ) {
+      re.lastIndex = at;
+      if (!re.test(slice)) break; // never: every character starts a piece
+      const end = re.lastIndex;
+      const start = start0 + at;
+      const length = end - at;
+      const from0 = at;
+      at = end;
       if (start >= to) break;
-      const piece = m[0];
-      if (piece.length >= LONG_PIECE) {
+      if (length >= LONG_PIECE) {
         // A long piece counts only where it overlaps the window, at the rate of one aligned chunk of
         // it (merging the whole piece is O(n log n) with a large constant: seconds for a 1M-byte word).
         const lo = Math.max(start, from);
-        const overlap = Math.min(start + piece.length, to) - lo;
+        const overlap = Math.min(start + length, to) - lo;
         if (overlap <= 0) continue;
-        const k = Math.min(Math.floor((lo - start) / LONG_PIECE) * LONG_PIECE, piece.length - LONG_PIECE);
-        t += (overlap * pieceTokens(piece.slice(k, k + LONG_PIECE), map)) / LONG_PIECE;
+        const k = Math.min(Math.floor((lo - start) / LONG_PIECE) * LONG_PIECE, length - LONG_PIECE);
+        t += (overlap * pieceTokens(slice.slice(from0 + k, from0 + k + LONG_PIECE), map)) / LONG_PIECE;
         c += overlap;
         continue;
       }
       if (start < from) continue;
-      t += pieceTokens(piece, map);
-      c += piece.length;
+      t += length === 1 && slice.charCodeAt(from0) < 0x80 ? 1 : pieceTokens(slice.slice(from0, end), map);
+      c += length;
     }
     tw.push(t);
     cw.push(c);

@@ -32,6 +32,64 @@ describe('cl100kCount (the counting-only BPE)', () => {
     for (const text of cases) expect(cl100kCount(text), JSON.stringify(text.slice(0, 20))).toBe(exact(text));
   });
 
+  it('counts what js-tiktoken counts on random mixes of every character class (fixed seed)', () => {
+    // The count walks the pre-tokenizer's pieces end to end (each starts where the previous ended):
+    // mixes of letters, numbers, contractions, whitespace kinds, punctuation, CJK, emoji, combining
+    // marks and lone surrogates check that the pieces tile the text as the pattern splits it.
+    const atoms = [
+      'a',
+      'Z',
+      'word',
+      ' the',
+      "'s",
+      "'LL",
+      "'d",
+      '7',
+      '12345',
+      ' ',
+      '  ',
+      '\t',
+      '\n',
+      '\r\n',
+      '\n\n ',
+      '\u00a0',
+      '\u2003',
+      '\u3000',
+      '.',
+      ',',
+      '!?',
+      '->',
+      '{"k":',
+      '}',
+      '/',
+      '+',
+      '=',
+      '_',
+      '数据',
+      '。',
+      'ｔｅｓｔ',
+      '😀',
+      '👩‍👩‍👧',
+      'é',
+      'e\u0301',
+      '\u0661\u0662',
+      '\uD800',
+      '\uDC00',
+      'Ω',
+    ];
+    let seed = 20_261_130;
+    const rand = (n: number): number => {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      return seed % n;
+    };
+    for (let k = 0; k < 300; k++) {
+      let text = '';
+      const parts = 1 + rand(60);
+      for (let i = 0; i < parts; i++) text += atoms[rand(atoms.length)]!;
+      expect(cl100kCount(text), JSON.stringify(text)).toBe(exact(text));
+    }
+  });
+
   it('encodes UTF-8 like TextEncoder (lone surrogates as U+FFFD)', () => {
     for (const s of ['héllo', '数据', '😀', 'a\uD800', '\uDC00z']) {
       const bytes = new TextEncoder().encode(s);
