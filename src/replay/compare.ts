@@ -165,15 +165,21 @@ export function recallTally(engine: readonly ReplayedRequest[], results: readonl
 export function chargePeerRecalls(comparison: Comparison, strategies: readonly Baseline[], plain: readonly ReplayedRequest[]): Comparison {
   const masking = strategies.filter((s) => s.masks !== undefined);
   if (masking.length === 0) return comparison;
-  const ideal = comparison.summaries.find((s) => s.id === 'ideal')?.cost ?? 0;
-  const none = comparison.summaries.find((s) => s.id === 'none')?.cost ?? 0;
   const summaries = comparison.summaries.map((summary) => {
     const strategy = masking.find((s) => s.id === summary.id);
     const results = comparison.runs[summary.id];
     if (!strategy || !results) return summary;
     const tally = peerRecalls(plain, results, strategy.masks!);
     const cost = summary.cost + tally.cost;
-    return { ...summary, cost, recalls: tally, vsNone: none > 0 ? cost / none : null, vsIdeal: ideal > 0 ? cost / ideal : null };
+    // The ratios keep their bases (the no-cache price, the ideal bound): scaled with the cost.
+    const scale = summary.cost > 0 ? cost / summary.cost : 1;
+    return {
+      ...summary,
+      cost,
+      recalls: tally,
+      vsNone: summary.vsNone === null ? null : summary.vsNone * scale,
+      vsIdeal: summary.vsIdeal === null ? null : summary.vsIdeal * scale,
+    };
   });
   return { ...comparison, summaries };
 }

@@ -25,6 +25,11 @@ describe('masking peers pay their forced recalls', () => {
     expect(mask.recalls!.cost).toBeGreaterThan(0);
     expect(mask.cost).toBeCloseTo(plainMask.cost + mask.recalls!.cost, 10);
     expect(mask.vsIdeal).toBeCloseTo(mask.cost / charged.summaries.find((s) => s.id === 'ideal')!.cost, 10);
+    // vs none keeps its base (the no-cache price of the session), like every other row.
+    expect(mask.vsNone! / mask.cost).toBeCloseTo(
+      charged.summaries.find((s) => s.id === 'openai_default')!.vsNone! / charged.summaries.find((s) => s.id === 'openai_default')!.cost,
+      8,
+    );
     // Measured on 2026-11-30: without the charge the masking peer is the cheapest (×0.87 of the full-history
     // peers); with it, a full-history peer is the best peer again.
     const best = (ss: typeof charged.summaries) =>
