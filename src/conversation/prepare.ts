@@ -656,14 +656,23 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
 
   // The prefill is input the API bills (after the last marker: uncached, in input_tokens), so the plan's usage,
   // cost and token total, and what recordUsage calibrates against, include it.
-  let priced: Rendered = rendered;
+  // (What pendingOf reads, not a copy of `rendered`: its stream is built only when read.)
+  let priced: Pick<Rendered, 'turn' | 'round' | 'at' | 'model' | 'tokens' | 'plan' | 'profile'> = rendered;
   let prefillTokens = 0;
   if (prefill) {
     const counter = renderOptions.tokens ?? defaultTokenCache();
     for (const b of prefill) prefillTokens += counter.tokens(b);
     const usage = { ...rendered.plan.usage, input_tokens: rendered.plan.usage.input_tokens + prefillTokens };
     const cost = promptCost(rendered.profile.prices, usageTokens(usage));
-    priced = { ...rendered, tokens: { ...rendered.tokens, total: rendered.tokens.total + prefillTokens }, plan: { ...rendered.plan, usage, cost } };
+    priced = {
+      turn: rendered.turn,
+      round: rendered.round,
+      at: rendered.at,
+      model: rendered.model,
+      profile: rendered.profile,
+      tokens: { ...rendered.tokens, total: rendered.tokens.total + prefillTokens },
+      plan: { ...rendered.plan, usage, cost },
+    };
   }
 
   const resync: Resync | undefined = storeDown
