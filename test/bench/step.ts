@@ -40,7 +40,7 @@ import { render } from '../../src/render/render.js';
 import type { RenderOptions } from '../../src/render/types.js';
 import { appendResponse, appendToolResults, createTimeline, setEnvelope, setTail, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
-import { BlockTokenCache } from '../../src/tokens/counter.js';
+import { BlockTokenCache, HUGE_TEXT } from '../../src/tokens/counter.js';
 import { generateTrace } from '../../src/synthetic/generate.js';
 import { payload, type PayloadKind } from '../../src/synthetic/payloads.js';
 import { Rng } from '../../src/synthetic/rng.js';
@@ -117,6 +117,8 @@ interface Timing {
   blocks: number;
   /** CPU time of the step (append + render + toAnthropic), ns: what the process spent, not waiting for a core. */
   cpu: number;
+  /** Characters of the longest tool result appended since the previous request (0: none). */
+  newResult: number;
 }
 
 const ns = (t0: bigint): number => Number(process.hrtime.bigint() - t0);
@@ -145,7 +147,12 @@ function replayOnce(
   let lastAt = 0;
   let appendNs = 0;
   let appendCpu = 0;
+  let newResult = 0;
+  // The longest result each tool_results event brings, computed outside the timed step.
+  const longest = new Map<TraceEvent, number>();
+  for (const e of events) if (e.type === 'tool_results') longest.set(e, Math.max(0, ...resultSizes([e])));
   for (const e of events) {
+    if (e.type === 'tool_results') newResult = Math.max(newResult, longest.get(e)!);
     const t0 = process.hrtime.bigint();
     const c0 = cpuNs();
     switch (e.type) {
@@ -177,7 +184,8 @@ function replayOnce(
             forceGc();
             heap.set(timings.length + 1, process.memoryUsage().heapUsed);
           }
-          timings.push({ append: 0, render: 0, passes: 0, naive: 0, stringify: 0, blocks: streamLength(r), cpu: 0 });
+          timings.push({ append: 0, render: 0, passes: 0, naive: 0, stringify: 0, blocks: streamLength(r), cpu: 0, newResult });
+          newResult = 0;
           state = appendResponse(r.state, e.content, e.at);
           break;
         }
@@ -215,7 +223,9 @@ function replayOnce(
           stringify: stringifyNs,
           blocks: streamLength(rendered),
           cpu: appendCpu + renderCpu,
+          newResult,
         });
+        newResult = 0;
         appendNs = ns(a0);
         appendCpu = cpuNs() - ac0;
         continue;
@@ -243,6 +253,10 @@ interface RunFigures {
   /** The same in CPU time (a loaded machine's waits for a core left out). */
   cpuMedian: number;
   cpuP99: number;
+  /** Share of all requests that bring a result of more than HUGE_TEXT characters (its tokens are estimated). */
+  bigShare: number;
+  /** Share of the requests at or above the CPU p99 that bring such a result. */
+  topBigShare: number;
 }
 
 function figures(timings: readonly Timing[]): RunFigures {
@@ -269,6 +283,8 @@ function figures(timings: readonly Timing[]): RunFigures {
     stepMax: Math.max(...steps),
     cpuMedian: median(cpu),
     cpuP99: percentile(cpu, 99),
+    bigShare: timings.filter((t) => t.newResult > HUGE_TEXT).length / timings.length,
+    topBigShare: ((top) => top.filter((t) => t.newResult > HUGE_TEXT).length / Math.max(1, top.length))(timings.filter((t) => t.cpu >= percentile(cpu, 99))),
   };
 }
 
@@ -301,6 +317,14 @@ async function setting(label: string, events: readonly TraceEvent[], options: Om
   const appendGrowth = ratio((r) => r.at.get(last)!.append / r.at.get(first)!.append);
   const p99 = ratio((r) => r.stepP99 / r.stepMedian);
   const cpuP99 = ratio((r) => r.cpuP99 / r.cpuMedian);
+  const topBig = spread(
+    runs.map((r) => r.topBigShare),
+    100,
+  );
+  const big = spread(
+    runs.map((r) => r.bigShare),
+    100,
+  );
   const cpuMedian = spread(
     runs.map((r) => r.cpuMedian),
     us,
@@ -347,6 +371,13 @@ async function setting(label: string, events: readonly TraceEvent[], options: Om
       value: cpuP99.value,
       unit: 'ratio',
       baseline: `runs ${cpuP99.range}; median step ${cpuMedian.value} µs CPU (runs ${cpuMedian.range})`,
+    },
+    {
+      // What the top 1 % is made of: requests whose new result is estimated (the rest are mostly GC).
+      name: `${label}: top 1 % (CPU) bringing a result > ${HUGE_TEXT} chars`,
+      value: topBig.value,
+      unit: '%',
+      baseline: `runs ${topBig.range}; of all requests ${big.value} % (runs ${big.range})`,
     },
     {
       name: `${label}: step ÷ naive renderer at ${last}`,
