@@ -181,9 +181,14 @@ function blocksOf(info: BuildInfo): readonly StreamBlock[] {
   return copyOf(info);
 }
 
+/**
+ * The build's blocks as an array of their own (kept). Frozen: it is what `Rendered.stream` (without a tail) and
+ * `lastRender.stream` hand out, and also what a later render of the same state reuses, so a caller that writes to
+ * it past `readonly` would change what a retry sends.
+ */
 function copyOf(info: BuildInfo): readonly StreamBlock[] {
   if (!info.copy) {
-    info.copy = info.blocks.slice(0, info.length);
+    info.copy = Object.freeze(info.blocks.slice(0, info.length));
     builds.set(info.copy, info);
   }
   return info.copy;

@@ -91,3 +91,16 @@ describe('render along branching chains', () => {
     replay(steps, 'claude-haiku-4-5');
   });
 });
+
+describe('what a render hands out', () => {
+  it('cannot be changed by the caller where the renderer keeps it (a retry of the same state renders what a fresh render does)', () => {
+    const s = toolRound(toolRound(startTurn(newSession(), 'start')));
+    const r = render(s, { now: 1000 });
+    // Without a tail the stream is the stable blocks the renderer keeps for this state (and its next state's
+    // previous stream): a caller that ignores `readonly` must not change what a retry of the same state sends.
+    expect(() => (r.stream as unknown[]).pop()).toThrow(TypeError);
+    expect(() => (r.state.lastRender!.stream as unknown[]).push(r.stream[0])).toThrow(TypeError);
+    const retry = render(s, { now: 1000 });
+    expect(seen(retry)).toBe(seen(render(withoutReuse(s), { now: 1000 })));
+  });
+});
