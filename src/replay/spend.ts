@@ -16,7 +16,7 @@
  * own, with their recall calls' output tokens; output tokens of the trace's
  * own requests are never part of a comparison and are not counted.
  */
-import { hiddenNotePattern } from '../render/notes.js';
+import { hiddenNotePattern, PRUNE_NOTICE } from '../render/notes.js';
 import { CacheSimulator } from '../sim/simulator.js';
 import type { SimParams } from '../sim/types.js';
 import { callTargets } from '../toolcache/targets.js';
@@ -80,7 +80,7 @@ function kindOf(params: SimParams, path: string, calls: ReadonlyMap<string, Bloc
     case 'text': {
       const text = b.text ?? '';
       if (message.role === 'assistant') return 'assistant text';
-      return hiddenNotePattern.test(text) || text.startsWith('Note from the runtime') ? 'notes, notices, summaries' : 'user text';
+      return hiddenNotePattern.test(text) || text === PRUNE_NOTICE ? 'notes, notices, summaries' : 'user text';
     }
     default:
       return message.role === 'assistant' ? 'assistant text' : 'user text';
