@@ -516,7 +516,7 @@ export function withLazyStream<T extends object>(holder: T, parts: StreamParts):
     get: () => {
       if (built) return built;
       const head = build ? copyOf(build) : parts.stable.length === parts.stableLength ? parts.stable : parts.stable.slice(0, parts.stableLength);
-      built = appendTail(head, parts.tail);
+      built = Object.freeze(appendTail(head, parts.tail));
       return built;
     },
   });

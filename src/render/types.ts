@@ -160,7 +160,12 @@ export interface Rendered {
   readonly model: string;
   /** The profile the render priced and placed for. */
   readonly profile: ModelProfile;
-  /** The whole stream: envelope, timeline, then the tail. */
+  /**
+   * The whole stream: envelope, timeline, then the tail. Built when first read
+   * (then kept, frozen): the renderer keeps the stable part and the tail apart
+   * and shares the stable blocks along a chain of renders, so the engine's own
+   * readers (the plan, `toAnthropic`) never need this array.
+   */
   readonly stream: readonly StreamBlock[];
   /** Index of the first tail block (= stream.length when there is no tail). */
   readonly tailStart: number;

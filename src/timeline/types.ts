@@ -148,7 +148,7 @@ export interface LastRender {
   readonly at: number;
   /** The model it was for (a model switch misses everything). */
   readonly model?: string;
-  /** The stable part of the stream it sent (memoized blocks: identity compares are exact and cheap). */
+  /** The stable part of the stream it sent (memoized blocks: identity compares are exact and cheap). Made by the renderer: built when first read, frozen. */
   readonly stream: readonly StreamBlock[];
   /** Entries believed to exist after that request, oldest position first. */
   readonly entries: readonly CacheEntryRecord[];

@@ -100,6 +100,10 @@ describe('what a render hands out', () => {
     // previous stream): a caller that ignores `readonly` must not change what a retry of the same state sends.
     expect(() => (r.stream as unknown[]).pop()).toThrow(TypeError);
     expect(() => (r.state.lastRender!.stream as unknown[]).push(r.stream[0])).toThrow(TypeError);
+    // With a tail too (its own array, frozen alike).
+    const tailed = render(setTail(s, [{ type: 'text', text: 'budget: 3 left' }]), { now: 1000 });
+    expect(tailed.tailStart).toBeLessThan(tailed.stream.length);
+    expect(Object.isFrozen(tailed.stream)).toBe(true);
     const retry = render(s, { now: 1000 });
     expect(seen(retry)).toBe(seen(render(withoutReuse(s), { now: 1000 })));
   });
