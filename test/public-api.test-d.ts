@@ -8,6 +8,8 @@ import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resource
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   type CachePoint,
+  type ConversationRecord,
+  type PreparePlan,
   type CacheStatus,
   type Decision,
   type Rendered,
@@ -76,6 +78,14 @@ describe('rendering', () => {
   it('hides and recalls by path', () => {
     expectTypeOf(hideBlock).parameter(1).toEqualTypeOf<string>();
     expectTypeOf(recall).parameters.toEqualTypeOf<[TimelineState, string]>();
+  });
+});
+
+describe('prepare', () => {
+  it('reports the prefill tokens in the plan; the envelope digest of a record may be absent in process', () => {
+    expectTypeOf<PreparePlan['prefillTokens']>().toEqualTypeOf<number | undefined>();
+    // Computed only when needed (export, a changed envelope): a store must not count on it.
+    expectTypeOf<ConversationRecord['envelope']>().toEqualTypeOf<{ readonly model: string; readonly system: string; readonly tools: string } | undefined>();
   });
 });
 
