@@ -111,7 +111,13 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
           }
         }
         copies.set(key, b.path);
-        if (text !== undefined) for (const f of files) reads.set(f, [...(reads.get(f) ?? []), { path: b.path, text }]);
+        if (text !== undefined) {
+          for (const f of files) {
+            const list = reads.get(f);
+            if (list) list.push({ path: b.path, text });
+            else reads.set(f, [{ path: b.path, text }]);
+          }
+        }
       }
     }
   }
