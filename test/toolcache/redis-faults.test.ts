@@ -120,18 +120,20 @@ describe('RedisToolCacheStore faults', () => {
   it('never serves a stale hit when redis-server freezes (slow) while another replica writes', async () => {
     const files = new Map([['a', 'v1']]);
     const ns = uniqueNamespace('freeze');
-    const a = replica(await open({ frontTier: { leaseMs: 200 }, ackTimeoutMs: 400 }, ns), files);
-    const bStore = await open({ frontTier: { leaseMs: 200 }, ackTimeoutMs: 400 }, ns);
+    // A gives up on a command sooner than B's lease lasts: its failed invalidation alone does not outwait that lease.
+    const a = replica(await open({ commandTimeoutMs: 100, frontTier: { leaseMs: 400 }, ackTimeoutMs: 800 }, ns), files);
+    const bStore = await open({ frontTier: { leaseMs: 400 }, ackTimeoutMs: 800 }, ns);
     const b = replica(bStore, files);
     expect(await until(() => bStore.store.frontTierLeased)).toBe(true);
     await b.read('a');
     expect((await b.read('a')).cache.type).toBe('hit'); // from B's front tier
 
     server.freeze();
-    // A's write succeeds; its invalidation cannot complete, so A remembers it.
+    // A's write succeeds; its invalidation cannot complete, so A remembers it, and returns only once B's lease
+    // (which rests on a heartbeat sent before the freeze) has lapsed: B, asked right after, serves nothing stale.
     const w = await a.write('a', 'v2');
     expect(w.cache).toEqual({ type: 'write', ok: true, evicted: [] });
-    await sleep(250); // past B's lease: no heartbeat came back
+    expect(bStore.store.frontTierLeased).toBe(false);
     for (const r of [a, b]) {
       const x = await r.read('a');
       expect(x.content).toBe('v2');

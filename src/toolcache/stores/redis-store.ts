@@ -273,6 +273,8 @@ export class RedisToolCacheStore implements ToolCacheStore {
   // IMPLEMENTATION
 
   async #invalidate(tags: readonly string[]): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }> {
+    // A write's own tags (not a re-send of pending ones): if they cannot reach Redis, the write outwaits the leases.
+    const fresh = tags.some((t) => !this.#pending.has(t));
     // Tags whose invalidation failed earlier ride along: over-evicting is safe.
     const all = [...new Set([...this.#pending, ...tags])];
     const id = randomBytes(8).toString('hex');
@@ -296,6 +298,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
         `Redis tool-cache store: an invalidation of ${all.length} tag(s) did not reach Redis; this process reads nothing from Redis until it is re-sent.`,
         error,
       );
+      if (fresh) await this.#outwaitLeases();
       throw error;
     }
     for (const t of all) this.#pending.delete(t);
@@ -321,6 +324,18 @@ export class RedisToolCacheStore implements ToolCacheStore {
       );
     }
     return { evicted: evicted.map(String), epoch: toEpoch(epoch) };
+  }
+
+  /**
+   * A write whose invalidation failed returns only once no replica can still serve from a lease granted before Redis
+   * became unreachable: every lease rests on a heartbeat Redis answered, so it ends within `leaseMs` (< `ackTimeoutMs`)
+   * of that moment, which is no later than this failure. A read that starts after the write returned then finds no
+   * front tier to serve the old entry, as with a missed ack. (Anchored at each failure, not the outage's first: Redis
+   * may have answered other replicas in between without this store seeing it.) A re-send of tags already pending
+   * does not wait again: their write did, and reads that retry them stay fast.
+   */
+  async #outwaitLeases(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, this.#ackTimeoutMs));
   }
 
   async #flushPending(): Promise<void> {
