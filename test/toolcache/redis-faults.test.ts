@@ -160,6 +160,27 @@ describe('RedisToolCacheStore faults', () => {
     ).toBe(true);
   }, 30_000);
 
+  it('re-sends a pending invalidation by itself, so a replica that reads first after the outage gets no stale hit', async () => {
+    const files = new Map([['a', 'v1']]);
+    const ns = uniqueNamespace('resend');
+    const aStore = await open({ ackTimeoutMs: 400 }, ns);
+    const a = replica(aStore, files);
+    const b = replica(await open({ ackTimeoutMs: 400 }, ns), files);
+    await b.read('a');
+    expect((await b.read('a')).cache.type).toBe('hit');
+
+    server.freeze();
+    // A's write succeeds; its invalidation cannot reach Redis (kept pending), and the entry stays in Redis.
+    expect((await a.write('a', 'v2')).cache).toEqual({ type: 'write', ok: true, evicted: [] });
+    server.thaw();
+    // A does nothing more: its store re-sends the invalidation on its own once Redis answers.
+    expect(await until(() => aStore.store.stats.pendingInvalidationTags === 0)).toBe(true);
+    // B, which never saw the write, reads first: the truth, not the entry A's write made stale.
+    const x = await b.read('a');
+    expect(x.content).toBe('v2');
+    expect(x.cache.type).not.toBe('hit');
+  });
+
   it('starts against an unreachable Redis without failing and connects when it appears', async () => {
     const port = await freePort();
     const late = await startRedisServer({ port, start: false });

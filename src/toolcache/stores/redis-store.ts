@@ -83,6 +83,8 @@ export class RedisToolCacheStore implements ToolCacheStore {
   readonly #acks = new Map<string, AckWaiter>();
   readonly #pending = new Set<string>();
   #flushing: Promise<void> | undefined;
+  /** The background re-send of pending invalidations (see {@link #retryPending}). */
+  #retry: NodeJS.Timeout | undefined;
   #degraded = false;
   #subscribed = false;
   #closed = false;
@@ -262,6 +264,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
+    if (this.#retry !== undefined) clearTimeout(this.#retry);
     this.#front?.reset();
     for (const w of this.#acks.values()) w.done();
     this.#acks.clear();
@@ -272,7 +275,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
 
   // IMPLEMENTATION
 
-  async #invalidate(tags: readonly string[]): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }> {
+  async #invalidate(tags: readonly string[], background = false): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }> {
     // A write's own tags (not a re-send of pending ones): if they cannot reach Redis, the write outwaits the leases.
     const fresh = tags.some((t) => !this.#pending.has(t));
     // Tags whose invalidation failed earlier ride along: over-evicting is safe.
@@ -293,11 +296,15 @@ export class RedisToolCacheStore implements ToolCacheStore {
     } catch (error) {
       this.#acks.delete(id);
       for (const t of tags) this.#pending.add(t);
-      this.#warn(
-        'invalidation_pending',
-        `Redis tool-cache store: an invalidation of ${all.length} tag(s) did not reach Redis; this process reads nothing from Redis until it is re-sent.`,
-        error,
-      );
+      // Warned once per failed write, not per background attempt (one every ackTimeoutMs during an outage).
+      if (!background) {
+        this.#warn(
+          'invalidation_pending',
+          `Redis tool-cache store: an invalidation of ${all.length} tag(s) did not reach Redis; this process reads nothing from Redis until it is re-sent.`,
+          error,
+        );
+      }
+      this.#retryPending();
       if (fresh) await this.#outwaitLeases();
       throw error;
     }
@@ -338,9 +345,24 @@ export class RedisToolCacheStore implements ToolCacheStore {
     await new Promise((resolve) => setTimeout(resolve, this.#ackTimeoutMs));
   }
 
-  async #flushPending(): Promise<void> {
+  /**
+   * Re-sends pending invalidations in the background, every `ackTimeoutMs` until one gets through. Other replicas
+   * read the entries this process's write should have evicted straight from Redis once it answers again: without
+   * this, they were served until this process next touched the store (never, if it sat idle or exited).
+   */
+  #retryPending(): void {
+    if (this.#closed || this.#retry !== undefined) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      // A failure schedules the next attempt itself (the catch in #invalidate).
+      if (!this.#closed) this.#flushPending(true).catch(() => undefined);
+    }, this.#ackTimeoutMs);
+    this.#retry.unref();
+  }
+
+  async #flushPending(background = false): Promise<void> {
     if (this.#pending.size === 0) return;
-    this.#flushing ??= this.#invalidate([])
+    this.#flushing ??= this.#invalidate([], background)
       .then(() => undefined)
       .finally(() => {
         this.#flushing = undefined;
