@@ -234,6 +234,8 @@ export type {
   ResponseOrUsage,
   Resync,
   ResyncReason,
+  SentEnvelope,
+  SentIndex,
 } from './conversation/index.js';
 
 // Replay and measurement
