@@ -21,14 +21,9 @@ import { nodeRedisClient } from '../../src/toolcache/stores/redis-node.js';
 import { doorScript, emptyDoorStats, runDoorScript } from './doors.js';
 import { emptyStats, runScript, sessionScript } from './timelines.js';
 
-const runs = Number(process.env.FUZZ_RUNS ?? 10_000);
+const runs = positiveRuns('FUZZ_RUNS', 10_000);
 const seed = process.env.FUZZ_SEED === undefined ? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0 : Number(process.env.FUZZ_SEED);
 const path = process.env.FUZZ_PATH;
-if (!Number.isInteger(runs) || runs < 1) {
-  console.error(`FUZZ_RUNS must be a positive integer, got ${process.env.FUZZ_RUNS}`);
-  process.exit(2);
-}
-
 const only = process.env.FUZZ_ONLY;
 if (only !== undefined && !['sessions', 'doors', 'ai-sdk', 'cli'].includes(only)) {
   console.error(`FUZZ_ONLY must be sessions, doors, ai-sdk or cli, got ${only}`);
@@ -37,6 +32,26 @@ if (only !== undefined && !['sessions', 'doors', 'ai-sdk', 'cli'].includes(only)
 
 function cut(value: unknown): string {
   return JSON.stringify(value, (_k, v) => (typeof v === 'string' && v.length > 80 ? `${v.slice(0, 40)}…(${v.length} chars)` : v)).slice(0, 6000);
+}
+
+/** A run count from the environment (a positive integer), else exit 2 naming the variable. */
+function positiveRuns(name: string, fallback: number): number {
+  const n = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`${name} must be a positive integer, got ${process.env[name]}`);
+    process.exit(2);
+  }
+  return n;
+}
+
+/** On a failed check: the error, the counterexample and the command that replays it; exit 1. */
+function exitIfFailed<T>(result: fc.RunDetails<T>, label: string, noun: string, seconds: string, onlyPart: string): void {
+  if (!result.failed) return;
+  const error = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
+  console.error(`${label}: FAILED after ${result.numRuns} passing ${noun} (${result.numShrinks} shrinks, ${seconds} s): ${error}`);
+  console.error(`counterexample (long strings cut): ${cut(result.counterexample)}`);
+  console.error(`reproduce: ${onlyPart}FUZZ_SEED=${result.seed} FUZZ_PATH=${result.counterexamplePath} npm run fuzz`);
+  process.exit(1);
 }
 
 if (only === undefined || only === 'sessions') fuzzSessions();
@@ -61,14 +76,7 @@ function fuzzSessions(): void {
     { numRuns: runs, seed, ...(path === undefined ? {} : { path }) },
   );
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (result.failed) {
-    const error = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
-    const example = JSON.stringify(result.counterexample, (_k, v) => (typeof v === 'string' && v.length > 80 ? `${v.slice(0, 40)}…(${v.length} chars)` : v));
-    console.error(`fuzz: FAILED after ${result.numRuns} passing sessions (${result.numShrinks} shrinks, ${seconds} s): ${error}`);
-    console.error(`counterexample (long strings cut): ${example.slice(0, 6000)}`);
-    console.error(`reproduce: FUZZ_SEED=${result.seed} FUZZ_PATH=${result.counterexamplePath} npm run fuzz`);
-    process.exit(1);
-  }
+  exitIfFailed(result, 'fuzz', 'sessions', seconds, '');
   console.log(
     `fuzz: ${result.numRuns.toLocaleString('en-US')} random sessions passed in ${seconds} s (seed ${seed}): ` +
       `${stats.renders.toLocaleString('en-US')} requests validated, ${stats.stabilityChecks.toLocaleString('en-US')} prefix-stability checks, ` +
@@ -77,11 +85,7 @@ function fuzzSessions(): void {
 }
 
 async function fuzzDoors(): Promise<void> {
-  const doorRuns = Number(process.env.FUZZ_DOORS_RUNS ?? 2_000);
-  if (!Number.isInteger(doorRuns) || doorRuns < 1) {
-    console.error(`FUZZ_DOORS_RUNS must be a positive integer, got ${process.env.FUZZ_DOORS_RUNS}`);
-    process.exit(2);
-  }
+  const doorRuns = positiveRuns('FUZZ_DOORS_RUNS', 2_000);
   const stats = emptyDoorStats();
   // With REDIS_URL, loops that draw the Redis conversation store run on it (else in memory).
   const client = process.env.REDIS_URL ? await nodeRedisClient({ url: process.env.REDIS_URL }) : undefined;
@@ -102,13 +106,7 @@ async function fuzzDoors(): Promise<void> {
   );
   await client?.close();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (result.failed) {
-    const error = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
-    console.error(`fuzz doors: FAILED after ${result.numRuns} passing loops (${result.numShrinks} shrinks, ${seconds} s): ${error}`);
-    console.error(`counterexample (long strings cut): ${cut(result.counterexample)}`);
-    console.error(`reproduce: FUZZ_ONLY=doors FUZZ_SEED=${result.seed} FUZZ_PATH=${result.counterexamplePath} npm run fuzz`);
-    process.exit(1);
-  }
+  exitIfFailed(result, 'fuzz doors', 'loops', seconds, 'FUZZ_ONLY=doors ');
   console.log(
     `fuzz doors: ${result.numRuns.toLocaleString('en-US')} random loops passed in ${seconds} s (seed ${seed}): ` +
       `${stats.requests.toLocaleString('en-US')} prepared requests validated, ${stats.sameBytes.toLocaleString('en-US')} byte-identical to the Session path, ` +
@@ -118,11 +116,7 @@ async function fuzzDoors(): Promise<void> {
 }
 
 async function fuzzAiSdk(): Promise<void> {
-  const aiRuns = Number(process.env.FUZZ_AI_SDK_RUNS ?? 500);
-  if (!Number.isInteger(aiRuns) || aiRuns < 1) {
-    console.error(`FUZZ_AI_SDK_RUNS must be a positive integer, got ${process.env.FUZZ_AI_SDK_RUNS}`);
-    process.exit(2);
-  }
+  const aiRuns = positiveRuns('FUZZ_AI_SDK_RUNS', 500);
   const stats = emptyAiSdkStats();
   const server = await startFakeServer({ now: () => 0 });
   const started = Date.now();
@@ -133,13 +127,7 @@ async function fuzzAiSdk(): Promise<void> {
       { numRuns: aiRuns, seed, ...(path === undefined ? {} : { path }) },
     );
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    if (result.failed) {
-      const error = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
-      console.error(`fuzz ai-sdk: FAILED after ${result.numRuns} passing sessions (${result.numShrinks} shrinks, ${seconds} s): ${error}`);
-      console.error(`counterexample (long strings cut): ${cut(result.counterexample)}`);
-      console.error(`reproduce: FUZZ_ONLY=ai-sdk FUZZ_SEED=${result.seed} FUZZ_PATH=${result.counterexamplePath} npm run fuzz`);
-      process.exit(1);
-    }
+    exitIfFailed(result, 'fuzz ai-sdk', 'sessions', seconds, 'FUZZ_ONLY=ai-sdk ');
     console.log(
       `fuzz ai-sdk: ${result.numRuns.toLocaleString('en-US')} random sessions passed in ${seconds} s (seed ${seed}): ` +
         `${stats.calls.toLocaleString('en-US')} calls through the middleware and the provider accepted by the fake API, ` +
@@ -152,11 +140,7 @@ async function fuzzAiSdk(): Promise<void> {
 
 /** The CLI fuzz (a vitest file: it drives main() with its own harness) at a larger count. */
 function fuzzCli(): void {
-  const cliRuns = Number(process.env.FUZZ_CLI_RUNS ?? 1_000);
-  if (!Number.isInteger(cliRuns) || cliRuns < 1) {
-    console.error(`FUZZ_CLI_RUNS must be a positive integer, got ${process.env.FUZZ_CLI_RUNS}`);
-    process.exit(2);
-  }
+  const cliRuns = positiveRuns('FUZZ_CLI_RUNS', 1_000);
   console.log(`fuzz cli: ${cliRuns.toLocaleString('en-US')} mutated traces through replay, render and simulate, seed ${seed}`);
   const started = Date.now();
   const r = spawnSync('npx', ['vitest', 'run', 'test/cli/malformed-traces.test.ts', '-t', 'mutated traces'], {
