@@ -230,9 +230,16 @@ export function firstMismatchIndexed(
 
 /** Where the timeline stands now. */
 export function markOf(state: TimelineState): MessageMark {
-  const turn = state.turns.at(-1);
-  const round = turn?.rounds.at(-1);
-  return { turns: state.turns.length, rounds: turn?.rounds.length ?? 0, results: round?.results.length ?? 0 };
+  const turns = state.turns;
+  const turn = turns.length > 0 ? turns[turns.length - 1] : undefined;
+  const rounds = turn?.rounds.length ?? 0;
+  return { turns: turns.length, rounds, results: rounds > 0 ? turn!.rounds[rounds - 1]!.results.length : 0 };
+}
+
+function lastRound(state: TimelineState) {
+  const turns = state.turns;
+  const turn = turns.length > 0 ? turns[turns.length - 1]! : undefined;
+  return turn && turn.rounds.length > 0 ? turn.rounds[turn.rounds.length - 1] : undefined;
 }
 
 function blocksOf(message: MessageLike): ContentBlockParam[] {
@@ -260,21 +267,26 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
   if (typeof message.content !== 'string' && !Array.isArray(message.content))
     throw new InvalidParamsError(`${where}.content`, 'expected a string or an array of content blocks');
   const blocks = blocksOf(message);
+  // One pass: validate each block and split tool results from the rest (this runs for every new message).
+  const results: ToolResultBlockParam[] = [];
+  let others: ContentBlockParam[] | undefined;
   for (let i = 0; i < blocks.length; i++) {
     const b = blocks[i];
     if (b === null || typeof b !== 'object' || typeof (b as { type?: unknown }).type !== 'string') {
       throw new InvalidParamsError(`${where}.content[${i}]`, 'expected a content block with a "type"');
     }
+    if (b.type === 'tool_result') results.push(b);
+    else (others ??= []).push(b);
   }
   try {
     if (message.role === 'assistant') {
       if (index === 0) throw new InvalidParamsError(where, 'the first message must be a user message');
       return appendResponse(state, blocks, at);
     }
-    const results = blocks.filter((b): b is ToolResultBlockParam => b.type === 'tool_result');
     if (results.length === 0) {
-      if (index > 0 && (state.turns.at(-1)?.rounds.at(-1)?.open.length ?? 0) > 0) {
-        const open = state.turns.at(-1)!.rounds.at(-1)!.open;
+      const round = lastRound(state);
+      if (index > 0 && round !== undefined && round.open.length > 0) {
+        const open = round.open;
         throw new InvalidParamsError(
           where,
           `tool_use ${open.join(', ')} of the previous assistant message ${open.length === 1 ? 'has' : 'have'} no tool_result (the API requires them right after it)`,
@@ -282,35 +294,40 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
       }
       return startTurn(state, blocks, at);
     }
-    const others = blocks.filter((b) => b.type !== 'tool_result');
-    const odd = others.find((b) => b.type !== 'text');
+    const odd = others?.find((b) => b.type !== 'text');
     if (odd) {
       throw new InvalidParamsError(
         `${where}.content`,
         `a "${odd.type}" block next to tool results: put it inside the tool_result's content (only text may follow tool results here)`,
       );
     }
-    return appendToolResults(state, results, others as TextBlockParam[], at);
+    return appendToolResults(state, results, (others ?? []) as TextBlockParam[], at);
   } catch (err) {
     if (err instanceof TimelineError) throw new InvalidParamsError(where, err.message, { cause: err });
     throw err;
   }
 }
 
-/** Maps messages `from..` onto the state, recording a digest and a mark per message. */
+/**
+ * Maps messages `from..` onto the state, recording a mark per message. Every
+ * message is stamped `now`, except an assistant message at `respondedIndex`
+ * (the response to the previous request), stamped `respondedAt`.
+ */
 export function applyMessages(
   state: TimelineState,
   messages: readonly MessageLike[],
   from: number,
   consumed: ConsumedMessage[],
-  at: (index: number, message: MessageLike) => number | undefined,
+  now: number,
+  respondedIndex = -1,
+  respondedAt = now,
   offset = 0,
 ): TimelineState {
   let s = state;
   for (let i = from; i < messages.length; i++) {
     const m = messages[i]!;
     const mark = markOf(s);
-    s = applyMessage(s, m, i, at(i, m), offset);
+    s = applyMessage(s, m, i, i === respondedIndex && m?.role === 'assistant' ? respondedAt : now, offset);
     consumed.push({ mark, sent: sentOf(m) });
   }
   return s;

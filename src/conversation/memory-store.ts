@@ -54,7 +54,7 @@ export class MemoryConversationStore implements ConversationStore {
     return this.#entries.size;
   }
 
-  #live(id: string): ConversationRecord | undefined {
+  #live(id: string): { record: ConversationRecord; touched: number } | undefined {
     const e = this.#entries.get(id);
     if (!e) return undefined;
     const now = this.#now();
@@ -71,7 +71,7 @@ export class MemoryConversationStore implements ConversationStore {
       this.#entries.set(id, e);
       this.#last = id;
     }
-    return e.record;
+    return e;
   }
 
   async load(id: string): Promise<ConversationRecord | undefined> {
@@ -84,15 +84,20 @@ export class MemoryConversationStore implements ConversationStore {
 
   /** {@link load} without the promise (what `prepare` uses for this store). */
   loadSync(id: string): ConversationRecord | undefined {
-    return this.#live(id);
+    return this.#live(id)?.record;
   }
 
   /** {@link save} without the promise (what `prepare` uses for this store). */
   saveSync(record: ConversationRecord, expected: number | null): void {
     const current = this.#live(record.id);
-    const actual = current?.revision ?? null;
+    const actual = current?.record.revision ?? null;
     if (actual !== expected) throw new ConversationConflictError(record.id, expected, actual);
-    this.#entries.delete(record.id);
+    if (current) {
+      // Already the most recent one (#live moved it last): replaced in place, no Map delete and re-insert.
+      current.record = record;
+      current.touched = this.#now();
+      return;
+    }
     this.#entries.set(record.id, { record, touched: this.#now() });
     this.#last = record.id;
     while (this.#entries.size > this.#max) {

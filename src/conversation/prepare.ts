@@ -225,9 +225,11 @@ function validate(params: PrepareParams, options: PrepareOptions): void {
     throw new InvalidParamsError('system', 'expected a string or an array of text blocks');
   }
   if (Array.isArray(params.system)) {
-    params.system.forEach((b, i) => {
+    const system = params.system;
+    for (let i = 0; i < system.length; i++) {
+      const b = system[i];
       if (b?.type !== 'text' || typeof b.text !== 'string') throw new InvalidParamsError(`system[${i}]`, 'expected a text block');
-    });
+    }
   }
   if (params.tools !== undefined && !Array.isArray(params.tools)) throw new InvalidParamsError('tools', 'expected an array of tool definitions');
   if (options.hide !== undefined) {
@@ -479,10 +481,9 @@ interface Built {
 /** Extends (or resynchronises) the stored timeline with the incoming params. */
 function build(record: ConversationRecord | undefined, params: PrepareParams, digest: EnvelopeDigest | undefined, now: number, offset: number): Built {
   const messages = params.messages;
-  const at = () => now;
   if (!record) {
     const consumed: ConsumedMessage[] = [];
-    const state = applyMessages(createTimeline(envelopeInput(params)), messages, 0, consumed, at, offset);
+    const state = applyMessages(createTimeline(envelopeInput(params)), messages, 0, consumed, now, -1, now, offset);
     return { state, consumed, index: newSentIndex(messages, messages.length), appended: messages.length };
   }
   let state = record.state;
@@ -520,10 +521,9 @@ function build(record: ConversationRecord | undefined, params: PrepareParams, di
   } else {
     consumed = [...consumedBefore];
   }
-  // The response right after the previous request is stamped with the time it was recorded.
-  const stamp = (i: number, m: MessageLike) => (i === consumedBefore.length && m.role === 'assistant' ? (record.respondedAt ?? now) : now);
+  // The response right after the previous request is stamped with the time it was recorded (no closure: this runs per request).
   const from = consumed.length;
-  state = applyMessages(state, messages, from, consumed, stamp, offset);
+  state = applyMessages(state, messages, from, consumed, now, consumedBefore.length, record.respondedAt ?? now, offset);
   // Extend the index in place when this request re-sent exactly its objects and nothing extended it meanwhile;
   // otherwise index this request's objects (the next request re-sends these).
   let index: SentIndex;
@@ -531,7 +531,9 @@ function build(record: ConversationRecord | undefined, params: PrepareParams, di
     index = before;
     addToIndex(index, messages, from, messages.length);
   } else index = newSentIndex(messages, messages.length);
-  return { state, consumed, index, appended: messages.length - d, ...(resync ? { resync } : {}) };
+  const built: Built = { state, consumed, index, appended: messages.length - d };
+  if (resync) built.resync = resync;
+  return built;
 }
 
 /**

@@ -249,8 +249,9 @@ export function appendResponse(state: TimelineState, response: Message | readonl
   if (open.length > 0) {
     throw new TimelineError(base, `a new round started while tool_use ${open.join(', ')} of round ${index - 1} is unanswered`);
   }
-  const last = turn.rounds.at(-1);
-  if (last && !last.response.some((b) => b.param.type === 'tool_use')) {
+  const rounds = turn.rounds;
+  const last = rounds.length > 0 ? rounds[rounds.length - 1] : undefined;
+  if (last && !hasToolUse(last.response)) {
     throw new TimelineError(base, `turn ${turn.index} ended with round ${last.index} (no tool_use); start a new turn first`);
   }
   const content = Array.isArray(response) ? response : (response as Message).content;
@@ -262,23 +263,33 @@ export function appendResponse(state: TimelineState, response: Message | readonl
   for (let i = 0; i < content.length; i++) {
     const raw = content[i]!;
     if (isBlankText(raw)) continue;
-    const param = toParam(raw as ContentBlock);
+    // Frozen as built (the param's nested data is copied frozen by toParam): no deep walk of the new round after.
+    const param = deepFreeze(toParam(raw as ContentBlock));
     if (param.type === 'tool_use') {
       const path = paths.call(turn.index, index, param.id);
       if (known.has(param.id) || ids.includes(param.id)) throw new TimelineError(path, `duplicate tool_use id "${param.id}"`);
       ids.push(param.id);
-      blocks.push({ id: param.id, path, param });
+      blocks.push(Object.freeze({ id: param.id, path, param }));
     } else {
       const path = paths.response(turn.index, index, i);
-      blocks.push({ id: path, path, param });
+      blocks.push(Object.freeze({ id: path, path, param }));
     }
   }
   if (blocks.length === 0) throw new TimelineError(base, 'an assistant response needs at least one non-empty block');
-  const round: Round = deepFreeze({ index, response: blocks, results: [], open: ids, ...(at === undefined ? {} : { at }) });
-  const next = withLastTurn(state, { ...turn, rounds: [...turn.rounds, round] });
-  for (const id of ids) known.add(id);
+  const round: Round = Object.freeze(
+    at === undefined
+      ? { index, response: Object.freeze(blocks), results: Object.freeze([]), open: Object.freeze(ids) }
+      : { index, response: Object.freeze(blocks), results: Object.freeze([]), open: Object.freeze(ids), at },
+  );
+  const next = withLastTurn(state, { ...turn, rounds: [...rounds, round] });
+  for (let i = 0; i < ids.length; i++) known.add(ids[i]!);
   rememberIndex(state.turns, next.turns, { ids: known, size: known.size });
   return next;
+}
+
+function hasToolUse(blocks: readonly Block[]): boolean {
+  for (let i = 0; i < blocks.length; i++) if (blocks[i]!.param.type === 'tool_use') return true;
+  return false;
 }
 
 /**
@@ -370,47 +381,50 @@ export function appendToolResults(
   const turn = state.turns.at(-1);
   const round = turn?.rounds.at(-1);
   if (!turn || !round) throw new TimelineError('turns', 'no round to answer: append the model response first');
-  const base = `turns/${turn.index}/rounds/${round.index}`;
-  const open = new Set(round.open);
-  const answered = new Set(round.results.map((b) => b.id));
-  const added: Block[] = results.map((r) => {
-    const path = paths.result(turn.index, round.index, r.tool_use_id);
-    if ((r as { type?: string }).type !== 'tool_result') throw new TimelineError(path, 'expected a tool_result block');
-    if (answered.has(r.tool_use_id)) throw new TimelineError(path, `tool_use "${r.tool_use_id}" is already answered`);
-    if (!open.has(r.tool_use_id)) {
-      throw new TimelineError(path, `tool_result for unknown tool_use "${r.tool_use_id}" (open: ${[...open].join(', ') || 'none'})`);
-    }
-    open.delete(r.tool_use_id);
-    answered.add(r.tool_use_id);
-    return { id: r.tool_use_id, path, param: withoutBlankParts(stripMarker(r)) };
-  });
-  const textCount = round.results.filter((b) => b.param.type !== 'tool_result').length;
-  const texts: Block[] = injected
-    .map(textParam)
-    .filter((param) => !isBlankText(param))
-    .map((param, i) => {
-      const path = paths.injected(turn.index, round.index, textCount + i);
-      return { id: path, path, param };
-    });
-  if (added.length === 0 && texts.length === 0) throw new TimelineError(base, 'nothing to append');
-  // Results before any injected text, new text last (loops, not slices: slice of a frozen array is V8's slow path).
   const before = round.results;
+  // Plain arrays, not Sets: a round has a few open calls and results, and this runs on every append.
+  const open = [...round.open];
+  const added: Block[] = [];
+  for (let i = 0; i < results.length; i++) {
+    const r = results[i]!;
+    const id = r.tool_use_id;
+    const path = paths.result(turn.index, round.index, id);
+    if ((r as { type?: string }).type !== 'tool_result') throw new TimelineError(path, 'expected a tool_result block');
+    if (hasId(before, id) || hasId(added, id)) throw new TimelineError(path, `tool_use "${id}" is already answered`);
+    const o = open.indexOf(id);
+    if (o < 0) throw new TimelineError(path, `tool_result for unknown tool_use "${id}" (open: ${open.join(', ') || 'none'})`);
+    open.splice(o, 1);
+    added.push({ id, path, param: withoutBlankParts(stripMarker(r)) });
+  }
+  let textCount = 0;
+  for (let i = 0; i < before.length; i++) if (before[i]!.param.type !== 'tool_result') textCount++;
+  const texts: Block[] = [];
+  for (let i = 0; i < injected.length; i++) {
+    const param = textParam(injected[i]!);
+    if (isBlankText(param)) continue;
+    const path = paths.injected(turn.index, round.index, textCount + texts.length);
+    texts.push({ id: path, path, param });
+  }
+  if (added.length === 0 && texts.length === 0) throw new TimelineError(`turns/${turn.index}/rounds/${round.index}`, 'nothing to append');
+  // Results before any injected text, new text last (loops, not slices: slice of a frozen array is V8's slow path).
   const merged: Block[] = [];
   let k = 0;
   while (k < before.length && before[k]!.param.type === 'tool_result') merged.push(before[k++]!);
-  for (const b of added) merged.push(deepFreeze(b));
+  for (let i = 0; i < added.length; i++) merged.push(deepFreeze(added[i]!));
   while (k < before.length) merged.push(before[k++]!);
-  for (const b of texts) merged.push(deepFreeze(b));
-  const answeredRound: Round = Object.freeze({
-    ...round,
-    results: Object.freeze(merged),
-    open: Object.freeze([...open]),
-    ...(at !== undefined && round.at === undefined ? { at } : {}),
-  });
+  for (let i = 0; i < texts.length; i++) merged.push(deepFreeze(texts[i]!));
+  // A spread keeps the round's key order (an `at` it lacks goes last); no conditional spread (a slow runtime copy).
+  const answeredRound: { -readonly [K in keyof Round]: Round[K] } = { ...round, results: Object.freeze(merged), open: Object.freeze(open) };
+  if (at !== undefined && round.at === undefined) answeredRound.at = at;
   const rounds = [...turn.rounds];
-  rounds[rounds.length - 1] = answeredRound;
+  rounds[rounds.length - 1] = Object.freeze(answeredRound);
   const next = withLastTurn(state, { ...turn, rounds });
   return carryIndex(state, next);
+}
+
+function hasId(blocks: readonly Block[], id: string): boolean {
+  for (let i = 0; i < blocks.length; i++) if (blocks[i]!.id === id) return true;
+  return false;
 }
 
 /** Sets the volatile tail of the next request (replaces the previous one). */

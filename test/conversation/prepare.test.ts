@@ -251,6 +251,9 @@ describe('prepare', () => {
     await expect(prepare({ ...base, messages: [null as never, { role: 'assistant', content: 'a' }, { role: 'user', content: 'b' }] }, held)).rejects.toThrow(
       /messages\[0\]/,
     );
+    // Not an object right after the messages already held (where the previous response is stamped): typed too.
+    await expect(prepare({ ...base, messages: [...first, null as never, { role: 'user', content: 'b' }] }, held)).rejects.toThrow(InvalidParamsError);
+    await expect(prepare({ ...base, messages: [...first, null as never, { role: 'user', content: 'b' }] }, held)).rejects.toThrow(/messages\[1\]/);
     const system = { role: 'system', content: 'late' } as unknown as MessageParam;
     await expect(prepare({ ...base, messages: [...first, { role: 'assistant', content: 'a' }, system, { role: 'user', content: 'b' }] }, held)).rejects.toThrow(
       /messages\[2\]\.role.*system-role/,
