@@ -1,56 +1,195 @@
 /**
- * A counting-only cl100k_base tokenizer: the same pre-tokenizer regex and the
+ * A counting-only cl100k_base tokenizer: the same pre-tokenizer split and the
  * same byte-pair merges as js-tiktoken (so the same counts), without its costs.
  *
- * - One rank table (cl100k_base, ~1 MB of text) instead of js-tiktoken's main
- *   entry, which bundles every encoding (~5.6 MB).
- * - The rank map is built on the first count, not at import (about 40 ms,
- *   against 0.3–1.5 s for js-tiktoken's encoder), keyed by "binary strings"
- *   (one char per byte): an ASCII piece is its own key, no byte array joined
- *   with commas per lookup.
- * - Merges use a heap over a linked list: O(n log n) per piece instead of
- *   js-tiktoken's O(n²) rescans, which made a 4k-character CJK run (one long
- *   piece) take ~200 ms.
- * - Pieces that take several tokens are memoized (bounded).
+ * - One rank table (cl100k_base) instead of js-tiktoken's main entry, which
+ *   bundles every encoding (~5.6 MB). It is built on the first count, not at
+ *   import: the token bytes go into one byte array, indexed by an
+ *   open-addressing hash table of integers (no string per token).
+ * - The pre-tokenizer is hand-written, not the regex: it walks the text's
+ *   code units and tiles it into the pieces cl100k's pattern matches
+ *   (contractions, letter runs with one leading non-letter, digit groups of
+ *   1–3, punctuation runs, the whitespace rules), classifying characters by
+ *   table (the Unicode classes of a character outside ASCII are asked of the
+ *   regex engine once and remembered). No string is made per piece.
+ * - A piece's UTF-8 bytes are hashed in a scratch buffer: a piece that is one
+ *   token is a table probe; pieces of several tokens are memoized by their
+ *   bytes (bounded); merges look a pair up by the two tokens' ranks.
+ * - Long pieces (a CJK run) merge with a heap: O(n log n), allocation-free.
  *
- * Uses only string operations: no Node built-ins, so it runs on
- * edge runtimes too.
+ * No Node built-ins, so it runs on edge runtimes too.
  */
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 
-let ranks: Map<string, number> | undefined;
-/** The bytes (binary string) of each token, by rank: what a merged pair is looked up from. */
-let tokenBytes: string[] = [];
+// THE RANK TABLE
+
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+const TABLE_BITS = 18;
+const TABLE_MASK = (1 << TABLE_BITS) - 1;
+const NONE = 0x7fffffff;
+
+/** Slot s holds [hash, rank + 1] at 2s, 2s + 1 (rank + 1 = 0: empty), probed linearly from the slot of a byte string's hash. Undefined until the first count. */
+let table: Int32Array | undefined;
+/** Bytes of every token; token r is pool[tokStart[r], tokEnd[r]). */
+let pool = new Uint8Array(0);
+let tokStart = new Int32Array(0);
+let tokEnd = new Int32Array(0);
+/** FNV-1a hash of each token's bytes (compared before the bytes). */
+let tokHash = new Int32Array(0);
 /** Rank of each single byte (every byte is a token of cl100k). */
 const byteRank = new Int32Array(256);
-let pattern: RegExp | undefined;
 
-/** Builds the rank map (binary string of the token's bytes → rank) once. */
-function rankMap(): Map<string, number> {
-  if (ranks) return ranks;
-  const map = new Map<string, number>();
-  const bytes: string[] = [];
-  for (const line of cl100k.bpe_ranks.split('\n')) {
-    if (!line) continue;
-    const parts = line.split(' ');
-    const offset = Number.parseInt(parts[1]!, 10);
-    for (let i = 2; i < parts.length; i++) {
-      const b = decodeBase64(parts[i]!);
-      map.set(b, offset + i - 2);
-      bytes[offset + i - 2] = b;
+const slotOf = (h: number): number => Math.imul(h, 0x9e3779b1) >>> (32 - TABLE_BITS);
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const B64_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < B64.length; i++) B64_VALUE[B64.charCodeAt(i)] = i;
+
+/**
+ * Parses the rank file ("prefix offset token token …" lines, tokens in
+ * base64, ranks consecutive from the offset) straight into the byte pool
+ * and the hash table, once.
+ */
+function build(): void {
+  if (table) return;
+  const s = cl100k.bpe_ranks;
+  const bytes = new Uint8Array(s.length);
+  const ranks: number[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let maxRank = -1;
+  let p = 0;
+  let i = 0;
+  while (i < s.length) {
+    // prefix field
+    while (i < s.length && s.charCodeAt(i) !== 32 && s.charCodeAt(i) !== 10) i++;
+    if (i >= s.length || s.charCodeAt(i) === 10) {
+      i++;
+      continue;
     }
+    i++;
+    let rank = 0;
+    while (i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57) rank = rank * 10 + s.charCodeAt(i++) - 48;
+    while (i < s.length && s.charCodeAt(i) !== 10) {
+      i++; // the space before a token
+      const start = p;
+      let acc = 0;
+      let bits = 0;
+      for (; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c === 32 || c === 10) break;
+        const v = c < 128 ? B64_VALUE[c]! : -1;
+        if (v < 0) continue; // '=' padding
+        acc = ((acc << 6) | v) & 0xffffff;
+        bits += 6;
+        if (bits >= 8) {
+          bits -= 8;
+          bytes[p++] = (acc >> bits) & 0xff;
+        }
+      }
+      ranks.push(rank);
+      starts.push(start);
+      ends.push(p);
+      if (rank > maxRank) maxRank = rank;
+      rank++;
+    }
+    i++;
   }
-  for (let b = 0; b < 256; b++) byteRank[b] = map.get(String.fromCharCode(b)) ?? -1;
-  tokenBytes = bytes;
-  ranks = map;
-  return map;
+  pool = bytes;
+  tokStart = new Int32Array(maxRank + 1);
+  tokEnd = new Int32Array(maxRank + 1);
+  tokHash = new Int32Array(maxRank + 1);
+  const t = new Int32Array(2 << TABLE_BITS);
+  for (let k = 0; k < ranks.length; k++) {
+    const r = ranks[k]!;
+    tokStart[r] = starts[k]!;
+    tokEnd[r] = ends[k]!;
+    const h = hashBytes(bytes, starts[k]!, ends[k]!);
+    tokHash[r] = h;
+    let slot = slotOf(h);
+    while (t[2 * slot + 1] !== 0) slot = (slot + 1) & TABLE_MASK;
+    t[2 * slot] = h;
+    t[2 * slot + 1] = r + 1;
+    if (ends[k]! - starts[k]! === 1) byteRank[bytes[starts[k]!]!] = r;
+  }
+  table = t;
+}
+
+function hashBytes(b: Uint8Array, from: number, to: number): number {
+  let h = FNV_OFFSET;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ b[i]!, FNV_PRIME);
+  return h;
+}
+
+/** Rank of the token whose bytes are b[0, len) (hash h), or -1. */
+function rankOf(b: Uint8Array, len: number, h: number): number {
+  const t = table!;
+  for (let slot = slotOf(h); ; slot = (slot + 1) & TABLE_MASK) {
+    const e = t[2 * slot + 1]!;
+    if (e === 0) return -1;
+    if (t[2 * slot] !== h) continue;
+    const r = e - 1;
+    let k = tokStart[r]!;
+    if (tokEnd[r]! - k !== len) continue;
+    let i = 0;
+    while (i < len && pool[k] === b[i]) {
+      i++;
+      k++;
+    }
+    if (i === len) return r;
+  }
+}
+
+/** Whether the ASCII text t[from, to) (hash h) is one token. */
+function asciiIsToken(t: string, from: number, to: number, h: number): boolean {
+  const tab = table!;
+  const len = to - from;
+  for (let slot = slotOf(h); ; slot = (slot + 1) & TABLE_MASK) {
+    const e = tab[2 * slot + 1]!;
+    if (e === 0) return false;
+    if (tab[2 * slot] !== h) continue;
+    const r = e - 1;
+    let k = tokStart[r]!;
+    if (tokEnd[r]! - k !== len) continue;
+    let i = from;
+    while (i < to && pool[k] === t.charCodeAt(i)) {
+      i++;
+      k++;
+    }
+    if (i === to) return true;
+  }
+}
+
+/** Rank of the token whose bytes are token a's then token b's, or NONE. FNV-1a runs on from a's hash. */
+function concatRank(a: number, b: number): number {
+  const a0 = tokStart[a]!;
+  const b0 = tokStart[b]!;
+  const b1 = tokEnd[b]!;
+  const la = tokEnd[a]! - a0;
+  const len = la + b1 - b0;
+  let h = tokHash[a]!;
+  for (let k = b0; k < b1; k++) h = Math.imul(h ^ pool[k]!, FNV_PRIME);
+  const t = table!;
+  for (let slot = slotOf(h); ; slot = (slot + 1) & TABLE_MASK) {
+    const e = t[2 * slot + 1]!;
+    if (e === 0) return NONE;
+    if (t[2 * slot] !== h) continue;
+    const r = e - 1;
+    const k0 = tokStart[r]!;
+    if (tokEnd[r]! - k0 !== len) continue;
+    let i = 0;
+    while (i < la && pool[k0 + i] === pool[a0 + i]) i++;
+    if (i < la) continue;
+    while (i < len && pool[k0 + i] === pool[b0 + i - la]) i++;
+    if (i === len) return r;
+  }
 }
 
 /**
  * Rank of the token two adjacent tokens merge into (NONE when their bytes are
  * not a token), memoized by the pair of ranks in an open-addressing table of
- * integers: a merge step is an integer probe, not a substring hashed. Bounded:
- * emptied when it is 3/4 full.
+ * integers. Bounded: emptied when it is 3/4 full.
  */
 const PAIR_BITS = 18;
 const PAIR_SLOTS = 1 << PAIR_BITS;
@@ -61,7 +200,7 @@ const pairB = new Int32Array(PAIR_SLOTS);
 const pairV = new Int32Array(PAIR_SLOTS);
 let pairUsed = 0;
 
-function pairRank(a: number, b: number, map: Map<string, number>): number {
+function pairRank(a: number, b: number): number {
   let h = (Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b)) >>> (32 - PAIR_BITS);
   for (;;) {
     const k = pairA[h]!;
@@ -69,7 +208,7 @@ function pairRank(a: number, b: number, map: Map<string, number>): number {
     if (k === a + 1 && pairB[h] === b) return pairV[h]!;
     h = (h + 1) & PAIR_MASK;
   }
-  const rank = map.get(tokenBytes[a]! + tokenBytes[b]!) ?? NONE;
+  const rank = concatRank(a, b);
   if (pairUsed >= (PAIR_SLOTS * 3) >> 2) {
     pairA.fill(0);
     pairUsed = 0;
@@ -82,102 +221,95 @@ function pairRank(a: number, b: number, map: Map<string, number>): number {
   return rank;
 }
 
-const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const B64_VALUE = new Int8Array(128).fill(-1);
-for (let i = 0; i < B64.length; i++) B64_VALUE[B64.charCodeAt(i)] = i;
+// THE PIECE MEMO
 
-/** Base64 → binary string (one char per byte). `atob` is slow in Node and 100k tokens are decoded at start. */
-function decodeBase64(s: string): string {
-  let out = '';
-  let bits = 0;
-  let acc = 0;
-  for (let i = 0; i < s.length; i++) {
-    const v = B64_VALUE[s.charCodeAt(i)]!;
-    if (v < 0) break; // '=' padding
-    acc = (acc << 6) | v;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += String.fromCharCode((acc >> bits) & 0xff);
+/** Pieces of several tokens seen recently (identifiers, paths, CJK phrases repeat a lot), keyed by their bytes. */
+const MEMO_BITS = 16;
+const MEMO_MASK = (1 << MEMO_BITS) - 1;
+const MEMO_MAX = (3 << MEMO_BITS) >> 2;
+/** Pieces longer than this many bytes are not memoized. */
+const MEMO_PIECE_MAX = 1024;
+const memoSlots = new Int32Array(1 << MEMO_BITS);
+const memoHash = new Int32Array(MEMO_MAX);
+const memoStart = new Int32Array(MEMO_MAX);
+const memoLen = new Int32Array(MEMO_MAX);
+const memoCount = new Int32Array(MEMO_MAX);
+const memoPool = new Uint8Array(1 << 20);
+let memoUsed = 0;
+let memoBytes = 0;
+
+const memoSlotOf = (h: number): number => Math.imul(h, 0x85ebca6b) >>> (32 - MEMO_BITS);
+
+/** The memoized count of b[0, len) (hash h), or 0. */
+function memoGet(b: Uint8Array, len: number, h: number): number {
+  for (let slot = memoSlotOf(h); ; slot = (slot + 1) & MEMO_MASK) {
+    const e = memoSlots[slot]!;
+    if (e === 0) return 0;
+    const m = e - 1;
+    if (memoHash[m] !== h || memoLen[m] !== len) continue;
+    let k = memoStart[m]!;
+    let i = 0;
+    while (i < len && memoPool[k] === b[i]) {
+      i++;
+      k++;
     }
+    if (i === len) return memoCount[m]!;
   }
-  return out;
 }
 
-/** The pre-tokenizer (cl100k's split pattern), compiled once. */
-function splitter(): RegExp {
-  return (pattern ??= new RegExp(cl100k.pat_str, 'gu'));
+function memoPut(b: Uint8Array, len: number, h: number, count: number): void {
+  if (len > MEMO_PIECE_MAX) return;
+  if (memoUsed >= MEMO_MAX || memoBytes + len > memoPool.length) {
+    memoSlots.fill(0);
+    memoUsed = 0;
+    memoBytes = 0;
+  }
+  let slot = memoSlotOf(h);
+  while (memoSlots[slot] !== 0) slot = (slot + 1) & MEMO_MASK;
+  const m = memoUsed++;
+  memoSlots[slot] = m + 1;
+  memoHash[m] = h;
+  memoStart[m] = memoBytes;
+  memoLen[m] = len;
+  memoCount[m] = count;
+  for (let i = 0; i < len; i++) memoPool[memoBytes + i] = b[i]!;
+  memoBytes += len;
 }
 
-let stickyPattern: RegExp | undefined;
+// MERGING
+
+/** Scratch space of the merges, grown on demand and reused (no allocation per piece). */
+let ids = new Int32Array(64);
+let prs = new Int32Array(64);
+let nexts = new Int32Array(64);
+let prevs = new Int32Array(64);
+let heapKey = new Float64Array(192);
+let heapEnd = new Int32Array(192);
+let heapSize = 0;
+
+/** Pieces of more bytes than this merge with a heap (O(n log n)); shorter ones rescan for the minimum (less overhead). */
+const HEAP_ABOVE = 24;
 
 /**
- * The same pattern, sticky: `test` at a position moves `lastIndex` to the end
- * of the piece that starts there, without building a match array (the match
- * arrays and their strings were a third of what a session allocated). Every
- * character starts a piece (letters, numbers, whitespace and anything else
- * each have an alternative), so the pieces tile the text and each one starts
- * where the previous ended.
+ * Tokens of the piece b[0, n) after byte-pair merging: repeatedly merge the
+ * adjacent pair with the lowest rank (leftmost on ties) until no pair is a
+ * token. Each part is held as its token's rank (a merged pair's rank is the
+ * merged token's), so a pair is looked up by two integers; as in tiktoken's
+ * own implementation, only the pairs next to a merge are looked up again.
  */
-function sticky(): RegExp {
-  return (stickyPattern ??= new RegExp(cl100k.pat_str, 'yu'));
-}
-
-/** UTF-8 bytes of `s` as a binary string (one char per byte); ASCII comes back as is. Lone surrogates become U+FFFD, as TextEncoder does. */
-export function utf8Binary(s: string): string {
-  let ascii = true;
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) > 0x7f) {
-      ascii = false;
-      break;
-    }
-  }
-  if (ascii) return s;
-  const bytes: number[] = [];
-  for (let i = 0; i < s.length; i++) {
-    let c = s.charCodeAt(i);
-    if (c < 0x80) bytes.push(c);
-    else if (c < 0x800) bytes.push(0xc0 | (c >> 6), 0x80 | (c & 63));
-    else if (c >= 0xd800 && c <= 0xdfff) {
-      const d = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
-      if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
-        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-        i++;
-        bytes.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-      } else bytes.push(0xef, 0xbf, 0xbd);
-    } else bytes.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-  }
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 4096) out += String.fromCharCode(...bytes.slice(i, i + 4096));
-  return out;
-}
-
-const NONE = 0x7fffffff;
-
-/** Scratch space of {@link mergeCount}, grown on demand and reused (no allocation per piece). */
-let ids = new Int32Array(256);
-let pairs = new Int32Array(256);
-
-/**
- * Tokens of one piece (a binary string) after byte-pair merging: repeatedly
- * merge the adjacent pair with the lowest rank (leftmost on ties) until no
- * pair is a token. Each part is held as its token's rank (a merged pair's
- * rank is the merged token's), so a pair is looked up by two integers; as in
- * tiktoken's own implementation, only the two pairs next to a merge are
- * looked up again, and finding the minimum is a scan over integers.
- */
-function mergeCount(bytes: string, map: Map<string, number>): number {
-  const n = bytes.length;
+function mergeCount(b: Uint8Array, n: number): number {
   if (n <= 1) return n;
-  if (n > HEAP_ABOVE) return heapMergeCount(bytes, map);
   if (ids.length < n + 1) {
     ids = new Int32Array(2 * n + 2);
-    pairs = new Int32Array(2 * n + 2);
+    prs = new Int32Array(2 * n + 2);
+    nexts = new Int32Array(2 * n + 2);
+    prevs = new Int32Array(2 * n + 2);
   }
+  if (n > HEAP_ABOVE) return heapMergeCount(b, n);
   const id = ids;
-  const pr = pairs;
-  for (let i = 0; i < n; i++) id[i] = byteRank[bytes.charCodeAt(i)]!;
-  for (let i = 0; i < n - 1; i++) pr[i] = pairRank(id[i]!, id[i + 1]!, map);
+  const pr = prs;
+  for (let i = 0; i < n; i++) id[i] = byteRank[b[i]!]!;
+  for (let i = 0; i < n - 1; i++) pr[i] = pairRank(id[i]!, id[i + 1]!);
   let m = n; // parts; part i is the token id[i]
   while (m > 1) {
     let min = NONE;
@@ -194,112 +326,314 @@ function mergeCount(bytes: string, map: Map<string, number>): number {
     for (let i = at + 1; i < m - 1; i++) id[i] = id[i + 1]!;
     for (let i = at; i < m - 2; i++) pr[i] = pr[i + 1]!;
     m--;
-    pr[at] = at < m - 1 ? pairRank(min, id[at + 1]!, map) : NONE;
-    if (at > 0) pr[at - 1] = pairRank(id[at - 1]!, min, map);
+    pr[at] = at < m - 1 ? pairRank(min, id[at + 1]!) : NONE;
+    if (at > 0) pr[at - 1] = pairRank(id[at - 1]!, min);
   }
   return m;
 }
 
-/** Pieces longer than this (a CJK run, a long identifier) merge with a heap: O(n log n) instead of O(n²). */
-const HEAP_ABOVE = 256;
+const START_SPAN = 4294967296; // heap key = rank × 2^32 + start: ordered by rank, then leftmost
 
-/** The same merge order as {@link mergeCount}, with a min-heap of candidate pairs and lazy invalidation. */
-function heapMergeCount(bytes: string, map: Map<string, number>): number {
-  const n = bytes.length;
-  // Linked list of parts: part i spans [i, next[i]) and is the token tok[i]; merged-away parts are dead.
-  const next = new Int32Array(n);
-  const prev = new Int32Array(n);
-  const tok = new Int32Array(n);
+function heapPush(key: number, end: number): void {
+  let k = heapSize++;
+  while (k > 0) {
+    const p = (k - 1) >> 1;
+    if (heapKey[p]! <= key) break;
+    heapKey[k] = heapKey[p]!;
+    heapEnd[k] = heapEnd[p]!;
+    k = p;
+  }
+  heapKey[k] = key;
+  heapEnd[k] = end;
+}
+
+function heapPop(): void {
+  const size = --heapSize;
+  const key = heapKey[size]!;
+  const end = heapEnd[size]!;
+  let k = 0;
+  for (;;) {
+    let c = 2 * k + 1;
+    if (c >= size) break;
+    if (c + 1 < size && heapKey[c + 1]! < heapKey[c]!) c++;
+    if (heapKey[c]! >= key) break;
+    heapKey[k] = heapKey[c]!;
+    heapEnd[k] = heapEnd[c]!;
+    k = c;
+  }
+  heapKey[k] = key;
+  heapEnd[k] = end;
+}
+
+/** The same merge order as {@link mergeCount}: a linked list of parts and a min-heap of candidate pairs, invalidated lazily. */
+function heapMergeCount(b: Uint8Array, n: number): number {
+  if (heapKey.length < 3 * n) {
+    heapKey = new Float64Array(6 * n);
+    heapEnd = new Int32Array(6 * n);
+  }
+  // Part i spans bytes [i, next[i]) and is the token tok[i]; a merged-away part has tok -1.
+  const next = nexts;
+  const prev = prevs;
+  const tok = ids;
   for (let i = 0; i < n; i++) {
     next[i] = i + 1;
     prev[i] = i - 1;
-    tok[i] = byteRank[bytes.charCodeAt(i)]!;
+    tok[i] = byteRank[b[i]!]!;
   }
-  const alive = new Uint8Array(n).fill(1);
-  // Heap of (rank, start, end) triples; ordered by rank, then start (leftmost first).
-  const hr: number[] = [];
-  const hs: number[] = [];
-  const he: number[] = [];
-  const less = (a: number, b: number): boolean => hr[a]! < hr[b]! || (hr[a] === hr[b] && hs[a]! < hs[b]!);
-  const swap = (a: number, b: number): void => {
-    let t = hr[a]!;
-    hr[a] = hr[b]!;
-    hr[b] = t;
-    t = hs[a]!;
-    hs[a] = hs[b]!;
-    hs[b] = t;
-    t = he[a]!;
-    he[a] = he[b]!;
-    he[b] = t;
-  };
-  const push = (i: number): void => {
-    const j = next[i]!;
-    if (j >= n) return;
-    const end = next[j]!;
-    const rank = pairRank(tok[i]!, tok[j]!, map);
-    if (rank === NONE) return;
-    hr.push(rank);
-    hs.push(i);
-    he.push(end);
-    let k = hr.length - 1;
-    while (k > 0) {
-      const p = (k - 1) >> 1;
-      if (!less(k, p)) break;
-      swap(k, p);
-      k = p;
-    }
-  };
-  const pop = (): void => {
-    swap(0, hr.length - 1);
-    hr.pop();
-    hs.pop();
-    he.pop();
-    let k = 0;
-    for (;;) {
-      const l = 2 * k + 1;
-      const r = l + 1;
-      let m = k;
-      if (l < hr.length && less(l, m)) m = l;
-      if (r < hr.length && less(r, m)) m = r;
-      if (m === k) break;
-      swap(k, m);
-      k = m;
-    }
-  };
-  for (let i = 0; i < n - 1; i++) push(i);
+  heapSize = 0;
+  for (let i = 0; i < n - 1; i++) {
+    const r = pairRank(tok[i]!, tok[i + 1]!);
+    if (r !== NONE) heapPush(r * START_SPAN + i, i + 2);
+  }
   let parts = n;
-  while (hr.length > 0) {
-    const i = hs[0]!;
-    const end = he[0]!;
-    const rank = hr[0]!;
-    pop();
+  while (heapSize > 0) {
+    const key = heapKey[0]!;
+    const end = heapEnd[0]!;
+    heapPop();
+    const rank = Math.floor(key / START_SPAN);
+    const i = key - rank * START_SPAN;
+    if (tok[i] === -1) continue;
     const j = next[i]!;
-    // Stale: part i was merged away, or its pair no longer ends where it did when pushed.
-    if (!alive[i] || j >= n || next[j] !== end) continue;
-    alive[j] = 0;
+    // Stale: its pair no longer ends where it did when pushed.
+    if (j >= n || next[j] !== end) continue;
+    tok[j] = -1;
     next[i] = end;
     tok[i] = rank;
     if (end < n) prev[end] = i;
     parts--;
-    push(i);
-    if (prev[i]! >= 0) push(prev[i]!);
+    if (end < n) {
+      const r = pairRank(rank, tok[end]!);
+      if (r !== NONE) heapPush(r * START_SPAN + i, next[end]!);
+    }
+    const h = prev[i]!;
+    if (h >= 0) {
+      const r = pairRank(tok[h]!, rank);
+      if (r !== NONE) heapPush(r * START_SPAN + h, end);
+    }
   }
   return parts;
 }
 
-/** Multi-token pieces seen recently (identifiers, paths, base64 runs repeat a lot). */
-const pieceMemo = new Map<string, number>();
-const PIECE_MEMO_MAX = 50_000;
+// THE PRE-TOKENIZER
 
-function pieceTokens(piece: string, map: Map<string, number>): number {
-  if (piece.length === 1 && piece.charCodeAt(0) < 0x80) return 1;
-  const hit = pieceMemo.get(piece);
-  if (hit !== undefined) return hit;
-  const bytes = utf8Binary(piece);
-  const n = map.has(bytes) ? 1 : mergeCount(bytes, map);
-  if (pieceMemo.size >= PIECE_MEMO_MAX) pieceMemo.clear();
-  pieceMemo.set(piece, n);
+/** Character classes of cl100k's pattern: letter, number, whitespace other than \r \n, \r or \n, anything else. */
+const L = 1;
+const N = 2;
+const S = 3;
+const NL = 4;
+const P = 5;
+const ASCII_CLASS = new Uint8Array(128).fill(P);
+for (let c = 65; c <= 90; c++) ASCII_CLASS[c] = ASCII_CLASS[c + 32] = L;
+for (let c = 48; c <= 57; c++) ASCII_CLASS[c] = N;
+for (const c of [9, 11, 12, 32]) ASCII_CLASS[c] = S;
+ASCII_CLASS[10] = ASCII_CLASS[13] = NL;
+/** Classes of BMP characters outside ASCII, asked of the regex engine on first sight (0: not yet). */
+const BMP_CLASS = new Uint8Array(65536);
+const ASTRAL_CLASS = new Map<number, number>();
+const IS_LETTER = /^\p{L}$/u;
+const IS_NUMBER = /^\p{N}$/u;
+const IS_SPACE = /^\s$/u;
+
+function classOf(ch: string): number {
+  return IS_LETTER.test(ch) ? L : IS_NUMBER.test(ch) ? N : IS_SPACE.test(ch) ? S : P;
+}
+
+/** Width (code units) of the character {@link classAt} classified last. */
+let width = 1;
+
+/** Class of the character (code point) at i; sets {@link width}. A lone surrogate is a character of class P, as in the `u` regex. */
+function classAt(t: string, i: number, end: number): number {
+  const c = t.charCodeAt(i);
+  width = 1;
+  if (c < 128) return ASCII_CLASS[c]!;
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < end) {
+    const d = t.charCodeAt(i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) {
+      width = 2;
+      const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+      let k = ASTRAL_CLASS.get(cp);
+      if (k === undefined) {
+        k = classOf(String.fromCodePoint(cp));
+        if (ASTRAL_CLASS.size < 4096) ASTRAL_CLASS.set(cp, k);
+      }
+      return k;
+    }
+  }
+  const k = BMP_CLASS[c]!;
+  if (k !== 0) return k;
+  return (BMP_CLASS[c] = c >= 0xd800 && c <= 0xdfff ? P : classOf(String.fromCharCode(c)));
+}
+
+/**
+ * End of the piece cl100k's pattern matches at i, reading no further than
+ * `end` (treated as the end of the text):
+ * `'s|'t|'re|'ve|'m|'ll|'d` (any case) | `[^\r\n\p{L}\p{N}]?\p{L}+` |
+ * `\p{N}{1,3}` | ` ?[^\s\p{L}\p{N}]+[\r\n]*` | `\s*[\r\n]+` | `\s+(?!\S)` | `\s+`,
+ * the first alternative that matches.
+ */
+function pieceEnd(t: string, i: number, end: number): number {
+  const c = t.charCodeAt(i);
+  if (c === 39 && i + 1 < end) {
+    const d = t.charCodeAt(i + 1) | 0x20;
+    if (d === 0x73 || d === 0x74 || d === 0x6d || d === 0x64) return i + 2; // 's 't 'm 'd
+    if (i + 2 < end) {
+      const e = t.charCodeAt(i + 2) | 0x20;
+      if ((d === 0x72 && e === 0x65) || (d === 0x76 && e === 0x65) || (d === 0x6c && e === 0x6c)) return i + 3; // 're 've 'll
+    }
+  }
+  const k0 = classAt(t, i, end);
+  let j = i + width;
+  if (k0 === L) return letters(t, j, end);
+  if (k0 !== NL && k0 !== N && j < end && classAt(t, j, end) === L) return letters(t, j + width, end);
+  if (k0 === N) {
+    for (let k = 1; k < 3 && j < end && classAt(t, j, end) === N; k++) j += width;
+    return j;
+  }
+  if (k0 === P) return punctuation(t, j, end);
+  if (c === 32 && j < end && classAt(t, j, end) === P) return punctuation(t, j + width, end);
+  // Whitespace (every whitespace character is one code unit).
+  let lastNewline = -1;
+  for (j = i; j < end; j++) {
+    const u = t.charCodeAt(j);
+    const k = u < 128 ? ASCII_CLASS[u]! : classAt(t, j, end);
+    if (k === NL) lastNewline = j;
+    else if (k !== S) break;
+  }
+  if (lastNewline >= 0) return lastNewline + 1;
+  if (j >= end || j - i === 1) return j;
+  return j - 1;
+}
+
+function letters(t: string, j: number, end: number): number {
+  while (j < end) {
+    const c = t.charCodeAt(j);
+    if (c < 128) {
+      if (((c | 32) - 97) >>> 0 >= 26) break; // an ASCII letter: (c | 32) in a–z
+      j++;
+    } else if (classAt(t, j, end) === L) j += width;
+    else break;
+  }
+  return j;
+}
+
+function punctuation(t: string, j: number, end: number): number {
+  while (j < end) {
+    const c = t.charCodeAt(j);
+    if (c < 128) {
+      if (ASCII_CLASS[c] !== P) break;
+      j++;
+    } else if (classAt(t, j, end) === P) j += width;
+    else break;
+  }
+  while (j < end) {
+    const c = t.charCodeAt(j);
+    if (c !== 10 && c !== 13) break;
+    j++;
+  }
+  return j;
+}
+
+// COUNTING
+
+/** The direct-mapped cache of short ASCII pieces: [packed characters 0–3 and length, characters 4–7, tokens, unused] per slot. */
+const HOT_BITS = 13;
+const hot = new Int32Array(4 << HOT_BITS);
+
+/** UTF-8 bytes of the piece being counted. */
+let buf = new Uint8Array(1024);
+
+/** UTF-8 bytes of t[from, to) into {@link buf}; lone surrogates become U+FFFD, as TextEncoder does. Returns the byte length. */
+function encode(t: string, from: number, to: number): number {
+  if (buf.length < 3 * (to - from)) buf = new Uint8Array(6 * (to - from));
+  const b = buf;
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    let c = t.charCodeAt(i);
+    if (c < 0x80) b[n++] = c;
+    else if (c < 0x800) {
+      b[n++] = 0xc0 | (c >> 6);
+      b[n++] = 0x80 | (c & 63);
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      const d = i + 1 < to ? t.charCodeAt(i + 1) : 0;
+      if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        i++;
+        b[n++] = 0xf0 | (c >> 18);
+        b[n++] = 0x80 | ((c >> 12) & 63);
+        b[n++] = 0x80 | ((c >> 6) & 63);
+        b[n++] = 0x80 | (c & 63);
+      } else {
+        b[n++] = 0xef;
+        b[n++] = 0xbf;
+        b[n++] = 0xbd;
+      }
+    } else {
+      b[n++] = 0xe0 | (c >> 12);
+      b[n++] = 0x80 | ((c >> 6) & 63);
+      b[n++] = 0x80 | (c & 63);
+    }
+  }
   return n;
+}
+
+/** Tokens of the piece t[from, to). */
+function pieceTokens(t: string, from: number, to: number): number {
+  // An ASCII piece is its own bytes: hashed and looked up from the text. One of up to 8 characters is packed
+  // into two integers (exactly: 7 bits a character and its length) and looked up in a small direct-mapped
+  // cache first, which stays in the CPU's cache: no probe of the big table for the common pieces.
+  const len = to - from;
+  let h = FNV_OFFSET;
+  let k1 = len;
+  let k2 = 0;
+  let i = from;
+  for (; i < to; i++) {
+    const c = t.charCodeAt(i);
+    if (c >= 0x80) break;
+    h = Math.imul(h ^ c, FNV_PRIME);
+    const at = i - from;
+    if (at < 4) k1 |= c << (3 + 7 * at);
+    else k2 |= c << (7 * (at - 4));
+  }
+  let n: number;
+  if (i === to) {
+    let slot = -1;
+    if (len <= 8) {
+      slot = (Math.imul(k1 ^ Math.imul(k2, 0x85ebca6b), 0x9e3779b1) >>> (32 - HOT_BITS)) << 2;
+      if (hot[slot] === k1 && hot[slot + 1] === k2) return hot[slot + 2]!;
+    }
+    let count = 1;
+    if (!asciiIsToken(t, from, to, h)) {
+      n = encode(t, from, to);
+      count = memoGet(buf, n, h);
+      if (count === 0) {
+        count = mergeCount(buf, n);
+        memoPut(buf, n, h, count);
+      }
+    }
+    if (slot >= 0) {
+      hot[slot] = k1;
+      hot[slot + 1] = k2;
+      hot[slot + 2] = count;
+    }
+    return count;
+  } else {
+    n = encode(t, from, to);
+    h = hashBytes(buf, 0, n);
+    if (rankOf(buf, n, h) >= 0) return 1;
+  }
+  const hit = memoGet(buf, n, h);
+  if (hit > 0) return hit;
+  const count = mergeCount(buf, n);
+  memoPut(buf, n, h, count);
+  return count;
+}
+
+/** UTF-8 bytes of `s` as a binary string (one char per byte); ASCII comes back as is. Lone surrogates become U+FFFD, as TextEncoder does. */
+export function utf8Binary(s: string): string {
+  const n = encode(s, 0, s.length);
+  let out = '';
+  for (let i = 0; i < n; i += 4096) out += String.fromCharCode(...buf.subarray(i, Math.min(n, i + 4096)));
+  return out;
 }
 
 /**
@@ -307,28 +641,15 @@ function pieceTokens(piece: string, map: Map<string, number>): number {
  * plain text, like js-tiktoken's `encode(text, [], [])`).
  */
 export function cl100kCount(text: string): number {
-  if (text.length === 0) return 0;
-  const map = rankMap();
-  const re = sticky();
+  const length = text.length;
+  if (length === 0) return 0;
+  build();
   let n = 0;
-  let at = 0;
-  while (at < text.length) {
-    re.lastIndex = at;
-    if (!re.test(text)) return n + countFrom(text, at, map); // never: every character starts a piece
-    const end = re.lastIndex;
-    // A one-character ASCII piece is one token: no string made for it.
-    n += end - at === 1 && text.charCodeAt(at) < 0x80 ? 1 : pieceTokens(text.slice(at, end), map);
+  for (let at = 0; at < length; ) {
+    const end = pieceEnd(text, at, length);
+    n += end - at === 1 && text.charCodeAt(at) < 0x80 ? 1 : pieceTokens(text, at, end);
     at = end;
   }
-  return n;
-}
-
-/** The match-array loop from `at` (a fallback the sticky loop never needs). */
-function countFrom(text: string, at: number, map: Map<string, number>): number {
-  const re = splitter();
-  re.lastIndex = at;
-  let n = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) n += pieceTokens(m[0], map);
   return n;
 }
 
@@ -366,8 +687,7 @@ const MAX_SAMPLED = 24_576;
 export function cl100kEstimate(text: string, windows = 64, width = 48): number {
   const length = text.length;
   if (length <= 2 * windows * width) return cl100kCount(text);
-  const map = rankMap();
-  const re = sticky();
+  build();
   const RESYNC = 24;
   const tw: number[] = [];
   const cw: number[] = [];
@@ -401,34 +721,30 @@ export function cl100kEstimate(text: string, windows = 64, width = 48): number {
     const to = from + width;
     let t = 0;
     let c = 0;
-    // Split a slice, not the text: a piece that runs on for megabytes (one 4 MB word) would make every
-    // window's regex walk to its end. A piece cut at the slice's end is at least LONG_PIECE long.
+    // Pieces are read no further than LONG_PIECE past the window: a piece that runs on for megabytes (one
+    // 4 MB word) would make every window walk to its end. A piece cut there is at least LONG_PIECE long.
     const start0 = Math.max(0, from - RESYNC);
-    const slice = text.slice(start0, Math.min(length, to + LONG_PIECE));
-    // The pieces tile the slice (see sticky()): each starts where the previous ended.
-    for (let at = 0; at < slice.length; ) {
-      re.lastIndex = at;
-      if (!re.test(slice)) break; // never: every character starts a piece
-      const end = re.lastIndex;
-      const start = start0 + at;
-      const length = end - at;
-      const from0 = at;
+    const limit = Math.min(length, to + LONG_PIECE);
+    for (let at = start0; at < limit; ) {
+      const end = pieceEnd(text, at, limit);
+      const start = at;
+      const n = end - at;
       at = end;
       if (start >= to) break;
-      if (length >= LONG_PIECE) {
+      if (n >= LONG_PIECE) {
         // A long piece counts only where it overlaps the window, at the rate of one aligned chunk of
         // it (merging the whole piece is O(n log n) with a large constant: seconds for a 1M-byte word).
         const lo = Math.max(start, from);
-        const overlap = Math.min(start + length, to) - lo;
+        const overlap = Math.min(end, to) - lo;
         if (overlap <= 0) continue;
-        const k = Math.min(Math.floor((lo - start) / LONG_PIECE) * LONG_PIECE, length - LONG_PIECE);
-        t += (overlap * pieceTokens(slice.slice(from0 + k, from0 + k + LONG_PIECE), map)) / LONG_PIECE;
+        const k = Math.min(Math.floor((lo - start) / LONG_PIECE) * LONG_PIECE, n - LONG_PIECE);
+        t += (overlap * pieceTokens(text, start + k, start + k + LONG_PIECE)) / LONG_PIECE;
         c += overlap;
         continue;
       }
       if (start < from) continue;
-      t += length === 1 && slice.charCodeAt(from0) < 0x80 ? 1 : pieceTokens(slice.slice(from0, end), map);
-      c += length;
+      t += n === 1 && text.charCodeAt(start) < 0x80 ? 1 : pieceTokens(text, start, end);
+      c += n;
     }
     tw.push(t);
     cw.push(c);
@@ -436,4 +752,15 @@ export function cl100kEstimate(text: string, windows = 64, width = 48): number {
     chars += c;
   }
   return Math.round((tokens / chars) * length);
+}
+
+/** The pre-tokenizer's pieces of `text` (what cl100k's pattern matches, in order): for tests. */
+export function cl100kPieces(text: string): string[] {
+  const pieces: string[] = [];
+  for (let at = 0; at < text.length; ) {
+    const end = pieceEnd(text, at, text.length);
+    pieces.push(text.slice(at, end));
+    at = end;
+  }
+  return pieces;
 }

@@ -1,17 +1,22 @@
 import { getEncoding } from 'js-tiktoken';
 import { describe, expect, it } from 'vitest';
-import { cl100kCount, cl100kEstimate, utf8Binary } from '../../src/tokens/bpe.js';
+import cl100k from 'js-tiktoken/ranks/cl100k_base';
+import { cl100kCount, cl100kEstimate, cl100kPieces, utf8Binary } from '../../src/tokens/bpe.js';
 import { BlockTokenCache, HUGE_TEXT, tiktokenCounter } from '../../src/tokens/counter.js';
 import { PAYLOAD_KINDS, payload } from '../../src/synthetic/payloads.js';
 
 const reference = getEncoding('cl100k_base');
 const exact = (text: string): number => reference.encode(text, [], []).length;
+/** The pieces cl100k's own pattern splits a text into (what js-tiktoken merges). */
+const pattern = new RegExp(cl100k.pat_str, 'gu');
+const regexPieces = (text: string): string[] => text.match(pattern) ?? [];
 
 describe('cl100kCount (the counting-only BPE)', () => {
   it('counts exactly what js-tiktoken counts, on every payload kind', () => {
     for (const kind of PAYLOAD_KINDS) {
       for (const size of [1, 37, 500, 3000]) {
         const text = payload(kind, size, 11);
+        expect(cl100kPieces(text), `${kind} ${size}`).toEqual(regexPieces(text));
         expect(cl100kCount(text), `${kind} ${size}`).toBe(exact(text));
       }
     }
@@ -76,17 +81,74 @@ describe('cl100kCount (the counting-only BPE)', () => {
       '\uD800',
       '\uDC00',
       'Ω',
+      // The hand-written pre-tokenizer's corners: every contraction case, an apostrophe before letters or
+      // digits, \v \f, a lone \r, U+2028 (whitespace that is not [\r\n]), letters and digits outside the
+      // BMP, an emoji before letters, digit runs longer than 3, Devanagari with its marks, Arabic, Hangul.
+      "'S",
+      "'t",
+      "'Re",
+      "'rE",
+      "'VE",
+      "'lL",
+      "'M",
+      "'D",
+      "'x",
+      "'9",
+      "''",
+      '\v',
+      '\f',
+      '\r',
+      '\u2028',
+      '\u200b',
+      '\ufeff',
+      '𝐀𝐁',
+      '𝟘𝟙𝟚𝟛',
+      '😀x',
+      '1234567',
+      'हिन्दी',
+      'مرحبا',
+      '한국어',
+      ' ',
+      '\t ',
+      ' .',
+      '...',
     ];
-    let seed = 20_261_130;
+    for (const seed0 of [20_261_130, 7, 99]) {
+      let seed = seed0;
+      const rand = (n: number): number => {
+        seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+        return (seed >>> 8) % n;
+      };
+      for (let k = 0; k < 400; k++) {
+        let text = '';
+        const parts = 1 + rand(60);
+        for (let i = 0; i < parts; i++) text += atoms[rand(atoms.length)]!;
+        expect(cl100kPieces(text), JSON.stringify(text)).toEqual(regexPieces(text));
+        expect(cl100kCount(text), JSON.stringify(text)).toBe(exact(text));
+      }
+    }
+  });
+
+  it('counts long pieces (merged with a heap) like js-tiktoken: CJK runs, base64-like letter runs, one repeated letter', () => {
+    let seed = 11;
     const rand = (n: number): number => {
       seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
-      return seed % n;
+      return (seed >>> 8) % n;
     };
-    for (let k = 0; k < 300; k++) {
-      let text = '';
-      const parts = 1 + rand(60);
-      for (let i = 0; i < parts; i++) text += atoms[rand(atoms.length)]!;
-      expect(cl100kCount(text), JSON.stringify(text)).toBe(exact(text));
+    const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+    for (let k = 0; k < 12; k++) {
+      const n = 10 + rand(300);
+      let cjk = '';
+      let run = '';
+      for (let i = 0; i < n; i++) {
+        cjk += String.fromCharCode(0x4e00 + rand(k < 6 ? 300 : 20_000));
+        run += letters[rand(letters.length)];
+      }
+      expect(cl100kCount(cjk), cjk.slice(0, 20)).toBe(exact(cjk));
+      expect(cl100kCount(run), run.slice(0, 20)).toBe(exact(run));
+    }
+    for (const text of ['a'.repeat(1000), 'ab'.repeat(700), ' '.repeat(500), '\n'.repeat(300), '='.repeat(400)]) {
+      expect(cl100kCount(text), JSON.stringify(text.slice(0, 10))).toBe(exact(text));
     }
   });
 
