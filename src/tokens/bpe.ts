@@ -579,7 +579,7 @@ function encode(t: string, from: number, to: number): number {
 /** Tokens of the piece t[from, to). */
 function pieceTokens(t: string, from: number, to: number): number {
   // An ASCII piece is its own bytes: hashed and looked up from the text. One of up to 8 characters is packed
-  // into two integers (exactly: 7 bits a character and its length) and looked up in a small direct-mapped
+  // into two integers (exactly: 4 bits for its length, 7 a character) and looked up in a small direct-mapped
   // cache first, which stays in the CPU's cache: no probe of the big table for the common pieces.
   const len = to - from;
   let h = FNV_OFFSET;
@@ -591,7 +591,8 @@ function pieceTokens(t: string, from: number, to: number): number {
     if (c >= 0x80) break;
     h = Math.imul(h ^ c, FNV_PRIME);
     const at = i - from;
-    if (at < 4) k1 |= c << (3 + 7 * at);
+    if (at < 4)
+      k1 |= c << (4 + 7 * at); // the length (2–8) takes bits 0–3
     else k2 |= c << (7 * (at - 4));
   }
   let n: number;

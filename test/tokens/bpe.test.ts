@@ -152,6 +152,18 @@ describe('cl100kCount (the counting-only BPE)', () => {
     }
   });
 
+  it('counts short ASCII pieces apart that differ in one bit of one character (the packed cache key is exact)', () => {
+    // Pieces of up to 8 ASCII characters are cached under their characters packed into two integers: a
+    // collision would serve one piece's count for another, depending on which was counted first.
+    for (const base of ['internal', ' counter', 'abcdefgh', 'Hello', 'xy', '12ab']) {
+      const texts = [base];
+      for (let p = 0; p < base.length; p++) {
+        for (let bit = 0; bit < 7; bit++) texts.push(base.slice(0, p) + String.fromCharCode(base.charCodeAt(p) ^ (1 << bit)) + base.slice(p + 1));
+      }
+      for (const text of [...texts, ...texts.reverse()]) expect(cl100kCount(text), JSON.stringify(text)).toBe(exact(text));
+    }
+  });
+
   it('encodes UTF-8 like TextEncoder (lone surrogates as U+FFFD)', () => {
     for (const s of ['héllo', '数据', '😀', 'a\uD800', '\uDC00z']) {
       const bytes = new TextEncoder().encode(s);
