@@ -28,7 +28,21 @@
  * the median over the runs of the per-run value, with the range (min–max) of
  * the runs beside it. Per-request cost at length L is the median over the 50
  * requests ending at L. Heap is measured after a forced GC at each length, in
- * a separate untimed replay.
+ * a separate untimed replay, which also gives the bytes allocated per request
+ * (a sampling heap profile that keeps collected objects).
+ *
+ * Growth, two ways. The previous figure divides the medians of the 50 requests
+ * ending at 5,000 and at 50: different requests, bringing different payloads
+ * (what a request brings is counted once, and dominates its cost), so it moved
+ * 0.48–1.89 between runs of the same code. The target figure replays the same
+ * GROWTH_WINDOW (100) requests, from another session of the generator, after
+ * each length (forked at the first user turn once that many requests were
+ * made; ids renamed, times shifted, texts tagged so each fork counts its
+ * payloads afresh), and divides their median steps: cost against history
+ * length with what the requests bring held fixed.
+ *
+ * GC: scavenges per 100 requests in the step replay (PerformanceObserver
+ * 'gc'), and the share of the top 1 % of steps (CPU) during which one started.
  *
  * Run: `npm run bench -- step` or `npx tsx test/bench/step.ts`.
  */
@@ -45,6 +59,8 @@ import { generateTrace } from '../../src/synthetic/generate.js';
 import { payload, type PayloadKind } from '../../src/synthetic/payloads.js';
 import { Rng } from '../../src/synthetic/rng.js';
 import type { TraceEvent } from '../../src/trace/types.js';
+import { Session as InspectorSession } from 'node:inspector';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { consume, forceGc, formatRows, isMain, median, percentile, sig, type Row } from './util.js';
 
 const REQUESTS = Number(process.env.BENCH_STEP_REQUESTS ?? 5_000);
@@ -57,9 +73,9 @@ const LENGTHS = [50, 500, 1_000, 2_000, 3_000, 4_000, 5_000].filter((n) => n <= 
 const REWRITE: readonly PayloadKind[] = ['json', 'base64', 'cjk', 'code+base64', 'log+json', 'markdown+cjk'];
 
 /** The generator's session with one tool result in eight rewritten as another payload kind of the same length. */
-export function stepTrace(requests = REQUESTS): TraceEvent[] {
-  const events = generateTrace({ seed: 'bench-step', profile: 'coding', requests, hides: false });
-  const rng = new Rng('bench-step-payloads');
+export function stepTrace(requests = REQUESTS, seed = 'bench-step'): TraceEvent[] {
+  const events = generateTrace({ seed, profile: 'coding', requests, hides: false });
+  const rng = new Rng(`${seed}-payloads`);
   let n = 0;
   return events.map((e) => {
     if (e.type !== 'tool_results') return e;
@@ -119,6 +135,8 @@ interface Timing {
   cpu: number;
   /** Characters of the longest tool result appended since the previous request (0: none). */
   newResult: number;
+  /** performance.now() when the request's step ended (ms): a GC that starts after the previous one's end ran during it. */
+  end: number;
 }
 
 const ns = (t0: bigint): number => Number(process.hrtime.bigint() - t0);
@@ -130,21 +148,51 @@ const cpuNs = (): number => {
   return (u.user + u.system) * 1000;
 };
 
+/** Applies an event that is not a model response (envelope, user turn, tool results, tail). */
+function applyEvent(state: TimelineState | undefined, e: TraceEvent): TimelineState | undefined {
+  switch (e.type) {
+    case 'envelope': {
+      const input = { instructions: e.instructions, tools: e.tools, ...(e.skills ? { skills: e.skills } : {}), model: e.model ?? 'claude-sonnet-4-6' };
+      return state ? setEnvelope(state, input) : createTimeline(input);
+    }
+    case 'user':
+      return startTurn(state!, e.content, e.at);
+    case 'tool_results': {
+      const results = e.content.filter((b) => b.type === 'tool_result').map(({ duration_ms: _d, ...b }) => b);
+      const texts = e.content.filter((b) => b.type === 'text');
+      return appendToolResults(state!, results as never, texts as never, e.at);
+    }
+    case 'tail':
+      return setTail(state!, e.content);
+    default:
+      return state;
+  }
+}
+
+/** Where a replay starts when it continues a session (the window replays): its state, token cache and clock. */
+interface Start {
+  state: TimelineState;
+  tokens: BlockTokenCache;
+  lastAt: number;
+}
+
 /**
  * Replays the session; per request, the timings above. With `heapAt`, no
- * timing: a forced GC and the heap at those request counts instead.
+ * timing: a forced GC and the heap at those request counts instead. With
+ * `start`, the events continue that state (a window replayed after some history).
  */
 function replayOnce(
   events: readonly TraceEvent[],
   options: Omit<RenderOptions, 'now' | 'tokens'>,
   heapAt?: ReadonlySet<number>,
   extras = false,
+  start?: Start,
 ): { timings: Timing[]; heap: Map<number, number> } {
-  const tokens = new BlockTokenCache();
+  const tokens = start?.tokens ?? new BlockTokenCache();
   const timings: Timing[] = [];
   const heap = new Map<number, number>();
-  let state: TimelineState | undefined;
-  let lastAt = 0;
+  let state: TimelineState | undefined = start?.state;
+  let lastAt = start?.lastAt ?? 0;
   let appendNs = 0;
   let appendCpu = 0;
   let newResult = 0;
@@ -155,91 +203,208 @@ function replayOnce(
     if (e.type === 'tool_results') newResult = Math.max(newResult, longest.get(e)!);
     const t0 = process.hrtime.bigint();
     const c0 = cpuNs();
-    switch (e.type) {
-      case 'envelope': {
-        const input = { instructions: e.instructions, tools: e.tools, ...(e.skills ? { skills: e.skills } : {}), model: e.model ?? 'claude-sonnet-4-6' };
-        state = state ? setEnvelope(state, input) : createTimeline(input);
-        break;
-      }
-      case 'user':
-        state = startTurn(state!, e.content, e.at);
-        break;
-      case 'tool_results': {
-        const results = e.content.filter((b) => b.type === 'tool_result').map(({ duration_ms: _d, ...b }) => b);
-        const texts = e.content.filter((b) => b.type === 'text');
-        state = appendToolResults(state!, results as never, texts as never, e.at);
-        break;
-      }
-      case 'tail':
-        state = setTail(state!, e.content);
-        break;
-      case 'assistant': {
-        appendNs += ns(t0);
-        appendCpu += cpuNs() - c0;
-        const opts = { ...options, now: lastAt, tokens };
-        if (heapAt) {
-          const r = render(state!, opts);
-          consume(toAnthropic(r));
-          if (heapAt.has(timings.length + 1)) {
-            forceGc();
-            heap.set(timings.length + 1, process.memoryUsage().heapUsed);
-          }
-          timings.push({ append: 0, render: 0, passes: 0, naive: 0, stringify: 0, blocks: streamLength(r), cpu: 0, newResult });
-          newResult = 0;
-          state = appendResponse(r.state, e.content, e.at);
-          break;
-        }
-        const rc0 = cpuNs();
-        const r0 = process.hrtime.bigint();
-        const rendered = render(state!, opts);
-        const params = toAnthropic(rendered);
-        const renderNs = ns(r0);
-        const renderCpu = cpuNs() - rc0;
-        // Outside the step, in a replay of their own and only in the windows the figures read
-        // (stringify of a 1M-window request takes tens of ms): the same request again from a shallow
-        // copy of the state (per-state caches miss), the naive renderer, and JSON.stringify.
-        let passesNs = Number.NaN;
-        let naiveNs = Number.NaN;
-        let stringifyNs = Number.NaN;
-        if (extras && inWindow(timings.length + 1)) {
-          const p0 = process.hrtime.bigint();
-          consume(toAnthropic(render({ ...state! }, opts)));
-          passesNs = ns(p0);
-          const n0 = process.hrtime.bigint();
-          consume(naiveRender(state!));
-          naiveNs = ns(n0);
-          const s0 = process.hrtime.bigint();
-          consume(JSON.stringify(params));
-          stringifyNs = ns(s0);
-        }
-        const ac0 = cpuNs();
-        const a0 = process.hrtime.bigint();
-        state = appendResponse(rendered.state, e.content, e.at);
-        timings.push({
-          append: appendNs,
-          render: renderNs,
-          passes: passesNs,
-          naive: naiveNs,
-          stringify: stringifyNs,
-          blocks: streamLength(rendered),
-          cpu: appendCpu + renderCpu,
-          newResult,
-        });
-        newResult = 0;
-        appendNs = ns(a0);
-        appendCpu = cpuNs() - ac0;
-        continue;
-      }
-      default:
-        break;
-    }
-    if (e.type !== 'assistant') {
+    if (e.type === 'assistant') {
       appendNs += ns(t0);
       appendCpu += cpuNs() - c0;
+      const opts = { ...options, now: lastAt, tokens };
+      if (heapAt) {
+        const r = render(state!, opts);
+        consume(toAnthropic(r));
+        if (heapAt.has(timings.length + 1)) {
+          forceGc();
+          heap.set(timings.length + 1, process.memoryUsage().heapUsed);
+        }
+        timings.push({ append: 0, render: 0, passes: 0, naive: 0, stringify: 0, blocks: streamLength(r), cpu: 0, newResult, end: 0 });
+        newResult = 0;
+        state = appendResponse(r.state, e.content, e.at);
+        continue;
+      }
+      const rc0 = cpuNs();
+      const r0 = process.hrtime.bigint();
+      const rendered = render(state!, opts);
+      const params = toAnthropic(rendered);
+      const renderNs = ns(r0);
+      const renderCpu = cpuNs() - rc0;
+      const end = performance.now();
+      // Outside the step, in a replay of their own and only in the windows the figures read
+      // (stringify of a 1M-window request takes tens of ms): the same request again from a shallow
+      // copy of the state (per-state caches miss), the naive renderer, and JSON.stringify.
+      let passesNs = Number.NaN;
+      let naiveNs = Number.NaN;
+      let stringifyNs = Number.NaN;
+      if (extras && inWindow(timings.length + 1)) {
+        const p0 = process.hrtime.bigint();
+        consume(toAnthropic(render({ ...state! }, opts)));
+        passesNs = ns(p0);
+        const n0 = process.hrtime.bigint();
+        consume(naiveRender(state!));
+        naiveNs = ns(n0);
+        const s0 = process.hrtime.bigint();
+        consume(JSON.stringify(params));
+        stringifyNs = ns(s0);
+      }
+      const ac0 = cpuNs();
+      const a0 = process.hrtime.bigint();
+      state = appendResponse(rendered.state, e.content, e.at);
+      timings.push({
+        append: appendNs,
+        render: renderNs,
+        passes: passesNs,
+        naive: naiveNs,
+        stringify: stringifyNs,
+        blocks: streamLength(rendered),
+        cpu: appendCpu + renderCpu,
+        newResult,
+        end,
+      });
+      newResult = 0;
+      appendNs = ns(a0);
+      appendCpu = cpuNs() - ac0;
+      continue;
     }
+    state = applyEvent(state, e);
+    appendNs += ns(t0);
+    appendCpu += cpuNs() - c0;
     if ('at' in e && typeof e.at === 'number') lastAt = e.at;
   }
   return { timings, heap };
+}
+
+// THE SAME REQUESTS AT EVERY LENGTH
+
+/** Requests of the window replayed after each length. */
+const GROWTH_WINDOW = 100;
+
+/**
+ * The window: the first GROWTH_WINDOW requests of another session of the same
+ * generator (its own seed), from its first user turn (envelope left out), so
+ * it can continue any state at a turn boundary.
+ */
+function windowEvents(): TraceEvent[] {
+  const events = stepTrace(GROWTH_WINDOW + 50, 'bench-step-window');
+  const out: TraceEvent[] = [];
+  let n = 0;
+  for (let i = events.findIndex((e) => e.type === 'user'); i < events.length && n < GROWTH_WINDOW; i++) {
+    const e = events[i]!;
+    if (e.type === 'envelope') continue;
+    out.push(e);
+    if (e.type === 'assistant') n++;
+  }
+  return out;
+}
+
+/**
+ * The window as replayed after one length: every time shifted so its first
+ * user turn comes when the session's next one would; tool ids renamed (no
+ * clash with the history); and every text tagged with the fork, so no fork
+ * finds another's payloads in the token counter's memo by text: each fork
+ * counts what its requests bring, exactly as the first one does.
+ */
+function forkOf(window: readonly TraceEvent[], fork: number, firstAt: number): TraceEvent[] {
+  const tag = `#f${String(fork).padStart(5, '0')}`;
+  const shift = firstAt - (window.find((e) => 'at' in e && typeof e.at === 'number') as { at: number }).at;
+  const block = (b: Record<string, unknown>): Record<string, unknown> => {
+    const out = { ...b };
+    if (typeof out.text === 'string') out.text = `${out.text} ${tag}`;
+    if (typeof out.thinking === 'string') out.thinking = `${out.thinking} ${tag}`;
+    if (out.type === 'tool_use') {
+      out.id = `${out.id}${tag.slice(1)}`;
+      out.input = { ...(out.input as object), fork: tag };
+    }
+    if (out.type === 'tool_result') {
+      out.tool_use_id = `${out.tool_use_id}${tag.slice(1)}`;
+      if (typeof out.content === 'string') out.content = `${out.content} ${tag}`;
+      else if (Array.isArray(out.content)) out.content = out.content.map((c) => block(c as Record<string, unknown>));
+    }
+    return out;
+  };
+  return window.map((e) => {
+    const copy = { ...e } as Record<string, unknown>;
+    if (typeof copy.at === 'number') copy.at = (copy.at as number) + shift;
+    if (Array.isArray(copy.content)) copy.content = (copy.content as Record<string, unknown>[]).map(block);
+    return copy as unknown as TraceEvent;
+  });
+}
+
+/**
+ * The same window of requests continued from the session at each length (at
+ * the first user turn once that many requests were made), then dropped: the
+ * session goes on from where it forked (states are immutable). Per length, the
+ * timings of the window's requests (time to reach the fork is not timed).
+ */
+function replayForks(
+  events: readonly TraceEvent[],
+  window: readonly TraceEvent[],
+  options: Omit<RenderOptions, 'now' | 'tokens'>,
+): Map<number, { after: number; timings: Timing[] }> {
+  const tokens = new BlockTokenCache();
+  const out = new Map<number, { after: number; timings: Timing[] }>();
+  const pending = [...LENGTHS];
+  let state: TimelineState | undefined;
+  let lastAt = 0;
+  let requests = 0;
+  for (const e of events) {
+    if (e.type === 'user' && pending.length > 0 && requests >= pending[0]!) {
+      const fork = forkOf(window, pending[0]!, e.at);
+      out.set(pending.shift()!, { after: requests, timings: replayOnce(fork, options, undefined, false, { state: state!, tokens, lastAt }).timings });
+    }
+    if (e.type === 'assistant') {
+      const r = render(state!, { ...options, now: lastAt, tokens });
+      consume(toAnthropic(r));
+      state = appendResponse(r.state, e.content, e.at);
+      requests++;
+      continue;
+    }
+    state = applyEvent(state, e);
+    if ('at' in e && typeof e.at === 'number') lastAt = e.at;
+  }
+  // A length the session reached only at its end: the window continues the final state.
+  if (pending.length > 0 && pending[0]! <= requests && state) {
+    const fork = forkOf(window, pending[0]!, lastAt + 60_000);
+    out.set(pending.shift()!, { after: requests, timings: replayOnce(fork, options, undefined, false, { state, tokens, lastAt }).timings });
+  }
+  return out;
+}
+
+// GC AND ALLOCATION
+
+/** Scavenges (young-generation GCs) and other GCs, by start time (performance.now, ms), observed from now on. */
+function watchGc(): { stop: () => Promise<{ minor: number[]; major: number[]; pauseMs: number }> } {
+  const minor: number[] = [];
+  const major: number[] = [];
+  let pauseMs = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+      (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? minor : major).push(entry.startTime);
+      pauseMs += entry.duration;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    // GC entries are delivered from the event loop: let it turn before reading them.
+    stop: async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      observer.disconnect();
+      return { minor, major, pauseMs };
+    },
+  };
+}
+
+/** Bytes a function allocates (a sampling heap profile that keeps what GC collected: an estimate, ±a few %). */
+async function allocated(fn: () => void): Promise<number> {
+  const session = new InspectorSession();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
+  try {
+    await post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    fn();
+    const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: { samples: { size: number }[] } };
+    return profile.samples.reduce((sum, s) => sum + s.size, 0);
+  } finally {
+    session.disconnect();
+  }
 }
 
 // FIGURES
@@ -257,9 +422,27 @@ interface RunFigures {
   bigShare: number;
   /** Share of the requests at or above the CPU p99 that bring such a result. */
   topBigShare: number;
+  /** Scavenges per 100 requests during the step replay, and share of the requests at or above the CPU p99 during which one started. */
+  scavenges: number;
+  topGcShare: number;
+  /** Per length: median step and CPU (ns) of the same GROWTH_WINDOW requests replayed after that many requests. */
+  forks: Map<number, { step: number; cpu: number; after: number }>;
 }
 
-function figures(timings: readonly Timing[]): RunFigures {
+/** The requests during whose step a GC (of `starts`, performance.now ms) started. */
+function withGc(timings: readonly Timing[], starts: readonly number[]): Set<Timing> {
+  const out = new Set<Timing>();
+  const sorted = [...starts].sort((a, b) => a - b);
+  let k = 0;
+  for (let i = 0; i < timings.length; i++) {
+    const from = i > 0 ? timings[i - 1]!.end : Number.NEGATIVE_INFINITY;
+    while (k < sorted.length && sorted[k]! <= from) k++;
+    if (k < sorted.length && sorted[k]! <= timings[i]!.end) out.add(timings[i]!);
+  }
+  return out;
+}
+
+function figures(timings: readonly Timing[], gc: { minor: number[] }, forks: Map<number, { after: number; timings: Timing[] }>): RunFigures {
   const at = new Map<number, RunFigures['at'] extends Map<number, infer V> ? V : never>();
   for (const n of LENGTHS) {
     const w = timings.slice(Math.max(0, n - WINDOW), n);
@@ -276,6 +459,11 @@ function figures(timings: readonly Timing[]): RunFigures {
   }
   const steps = timings.map((t) => t.append + t.render);
   const cpu = timings.map((t) => t.cpu);
+  const top = timings.filter((t) => t.cpu >= percentile(cpu, 99));
+  const scavenged = withGc(timings, gc.minor);
+  const forkFigures = new Map<number, { step: number; cpu: number; after: number }>();
+  for (const [n, f] of forks)
+    forkFigures.set(n, { step: median(f.timings.map((t) => t.append + t.render)), cpu: median(f.timings.map((t) => t.cpu)), after: f.after });
   return {
     at,
     stepMedian: median(steps),
@@ -284,7 +472,10 @@ function figures(timings: readonly Timing[]): RunFigures {
     cpuMedian: median(cpu),
     cpuP99: percentile(cpu, 99),
     bigShare: timings.filter((t) => t.newResult > HUGE_TEXT).length / timings.length,
-    topBigShare: ((top) => top.filter((t) => t.newResult > HUGE_TEXT).length / Math.max(1, top.length))(timings.filter((t) => t.cpu >= percentile(cpu, 99))),
+    topBigShare: top.filter((t) => t.newResult > HUGE_TEXT).length / Math.max(1, top.length),
+    scavenges: (100 * gc.minor.length) / timings.length,
+    topGcShare: top.filter((t) => scavenged.has(t)).length / Math.max(1, top.length),
+    forks: forkFigures,
   };
 }
 
@@ -299,19 +490,40 @@ let curve = '';
 async function setting(label: string, events: readonly TraceEvent[], options: Omit<RenderOptions, 'now' | 'tokens'>): Promise<Row[]> {
   replayOnce(events.slice(0, Math.min(events.length, 2_000)), options); // warm-up: JIT, the rank table
   const runs: RunFigures[] = [];
+  const window = windowEvents();
   for (let i = 0; i < RUNS; i++) {
     // The step in a replay of its own: the comparisons allocate a lot (the naive renderer and
     // stringify build whole requests), and their garbage would be collected during the next step.
+    const gc = watchGc();
     const steps = replayOnce(events, options).timings;
+    const seen = await gc.stop();
     const others = replayOnce(events, options, undefined, true).timings;
-    runs.push(figures(steps.map((t, k) => ({ ...t, passes: others[k]!.passes, naive: others[k]!.naive, stringify: others[k]!.stringify }))));
+    const forks = replayForks(events, window, options);
+    runs.push(
+      figures(
+        steps.map((t, k) => ({ ...t, passes: others[k]!.passes, naive: others[k]!.naive, stringify: others[k]!.stringify })),
+        seen,
+        forks,
+      ),
+    );
   }
-  const { heap } = replayOnce(events, options, new Set(LENGTHS));
+  // Heap after a forced GC at each length, and what the whole replay allocates (sampled), in one untimed replay.
+  let heap = new Map<number, number>();
+  const bytes = await allocated(() => {
+    heap = replayOnce(events, options, new Set(LENGTHS)).heap;
+  });
   const first = LENGTHS[0]!;
   const last = LENGTHS.at(-1)!;
   const us = 1 / 1000;
   const ratio = (f: (r: RunFigures) => number) => spread(runs.map(f));
   const growth = ratio((r) => r.at.get(last)!.step / r.at.get(first)!.step);
+  const sameGrowth = ratio((r) => r.forks.get(last)!.step / r.forks.get(first)!.step);
+  const sameCpuGrowth = ratio((r) => r.forks.get(last)!.cpu / r.forks.get(first)!.cpu);
+  const scavenges = ratio((r) => r.scavenges);
+  const topGc = spread(
+    runs.map((r) => r.topGcShare),
+    100,
+  );
   const cpuGrowth = ratio((r) => r.at.get(last)!.cpu / r.at.get(first)!.cpu);
   const renderGrowth = ratio((r) => r.at.get(last)!.render / r.at.get(first)!.render);
   const appendGrowth = ratio((r) => r.at.get(last)!.append / r.at.get(first)!.append);
@@ -347,13 +559,17 @@ async function setting(label: string, events: readonly TraceEvent[], options: Om
   const lines = [
     `${label}: per-request cost (µs, median of the 50 requests ending there; median over ${RUNS} runs) and heap`,
     '',
-    '| requests | blocks | step | step CPU | append | render | passes only | naive | stringify | heap MB |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `(window step: the same ${GROWTH_WINDOW} requests of another session replayed after that many requests, median step, wall and CPU)`,
+    '',
+    '| requests | blocks | step | step CPU | window step | window CPU | append | render | passes only | naive | stringify | heap MB |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const n of LENGTHS) {
     const m = (f: (x: NonNullable<ReturnType<RunFigures['at']['get']>>) => number) => sig(median(runs.map((r) => f(r.at.get(n)!))) / 1000, 3);
+    const w = (f: (x: NonNullable<ReturnType<RunFigures['forks']['get']>>) => number) =>
+      runs.every((r) => r.forks.has(n)) ? sig(median(runs.map((r) => f(r.forks.get(n)!))) / 1000, 3) : '–';
     lines.push(
-      `| ${n} | ${runs[0]!.at.get(n)!.blocks} | ${m((x) => x.step)} | ${m((x) => x.cpu)} | ${m((x) => x.append)} | ${m((x) => x.render)} | ${m((x) => x.passes)} | ${m((x) => x.naive)} | ${m((x) => x.stringify)} | ${sig((heap.get(n) ?? Number.NaN) / 1e6, 3)} |`,
+      `| ${n} | ${runs[0]!.at.get(n)!.blocks} | ${m((x) => x.step)} | ${m((x) => x.cpu)} | ${w((x) => x.step)} | ${w((x) => x.cpu)} | ${m((x) => x.append)} | ${m((x) => x.render)} | ${m((x) => x.passes)} | ${m((x) => x.naive)} | ${m((x) => x.stringify)} | ${sig((heap.get(n) ?? Number.NaN) / 1e6, 3)} |`,
     );
   }
   curve += `${lines.join('\n')}\n\n`;
@@ -361,7 +577,18 @@ async function setting(label: string, events: readonly TraceEvent[], options: Om
   return [
     { name: `${label}: step at ${first} requests`, value: stepFirst.value, unit: 'µs', baseline: `runs ${stepFirst.range}` },
     { name: `${label}: step at ${last} requests (${blocks} blocks)`, value: stepLast.value, unit: 'µs', baseline: `runs ${stepLast.range}` },
-    { name: `${label}: step growth, ${last} ÷ ${first}`, value: growth.value, unit: 'ratio', baseline: `runs ${growth.range}; target ≤ 1.5` },
+    {
+      name: `${label}: step growth, same ${GROWTH_WINDOW} requests after ${last} ÷ after ${first}`,
+      value: sameGrowth.value,
+      unit: 'ratio',
+      baseline: `runs ${sameGrowth.range}; target ≤ 1.5; CPU ${sameCpuGrowth.value} (runs ${sameCpuGrowth.range})`,
+    },
+    {
+      name: `${label}: step growth, ${WINDOW} requests ending at ${last} ÷ at ${first} (different requests)`,
+      value: growth.value,
+      unit: 'ratio',
+      baseline: `runs ${growth.range}; the previous figure`,
+    },
     { name: `${label}: step growth in CPU time, ${last} ÷ ${first}`, value: cpuGrowth.value, unit: 'ratio', baseline: `runs ${cpuGrowth.range}` },
     { name: `${label}: render growth, ${last} ÷ ${first}`, value: renderGrowth.value, unit: 'ratio', baseline: `runs ${renderGrowth.range}` },
     { name: `${label}: append growth, ${last} ÷ ${first}`, value: appendGrowth.value, unit: 'ratio', baseline: `runs ${appendGrowth.range}` },
@@ -378,6 +605,19 @@ async function setting(label: string, events: readonly TraceEvent[], options: Om
       value: topBig.value,
       unit: '%',
       baseline: `runs ${topBig.range}; of all requests ${big.value} % (runs ${big.range})`,
+    },
+    {
+      name: `${label}: top 1 % (CPU) during which a scavenge started`,
+      value: topGc.value,
+      unit: '%',
+      baseline: `runs ${topGc.range}`,
+    },
+    { name: `${label}: scavenges per 100 requests (step replay)`, value: scavenges.value, unit: 'per 100', baseline: `runs ${scavenges.range}` },
+    {
+      name: `${label}: allocated per request (sampled heap profile, whole replay)`,
+      value: sig(bytes / REQUESTS / 1000, 3),
+      unit: 'KB',
+      baseline: `${sig(bytes / 1e6, 3)} MB over ${REQUESTS} requests (one replay)`,
     },
     {
       name: `${label}: step ÷ naive renderer at ${last}`,
