@@ -54,17 +54,26 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
   /** Block i of the whole stream (stable, then tail). */
   const at = (i: number): StreamBlock => (i < stableLength ? stream[i]! : tail[i - stableLength]!);
   const pos = positionsOf(stream, stableLength);
-  const byIndex = new Map(entries.map((e) => [e.index, e]));
+  // The ledger is kept sorted by index (see below), so lookups walk it instead of building a map per request.
+  const sorted = ascending(entries, (e) => e.index);
+  const byIndex = sorted ? undefined : new Map(entries.map((e) => [e.index, e]));
   const reach = profile.lookback - 1;
   let read: { point: CachePoint; entry: CacheEntryRecord } | undefined;
-  const touched = new Set<CacheEntryRecord>();
+  const touched: CacheEntryRecord[] = [];
   for (const p of points) {
     // Walk back from the point over at most `lookback` positions; the first entry found is the hit.
+    let j = sorted ? countAtMost(entries, p.index) - 1 : -1;
     for (let i = p.index; i >= 0 && pos[p.index]! - pos[i]! <= reach; i--) {
-      const e = byIndex.get(i);
+      let e: CacheEntryRecord | undefined;
+      if (byIndex) e = byIndex.get(i);
+      else {
+        while (j >= 0 && entries[j]!.index > i) j--;
+        if (j < 0) break;
+        if (entries[j]!.index === i) e = entries[j];
+      }
       // Inside a tool_use/tool_result run only the run's last block is a lookback position.
       if (!e || (i !== p.index && i + 1 < pos.length && pos[i + 1] === pos[i])) continue;
-      touched.add(e);
+      if (!touched.includes(e)) touched.push(e);
       if (!read || e.prefixTokens > read.entry.prefixTokens) read = { point: p, entry: e };
       break;
     }
@@ -87,25 +96,38 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
   const cost = promptCost(profile.prices, usageTokens(usage));
   const best = entries.reduce((m, e) => Math.max(m, e.prefixTokens), 0);
 
-  const next = new Map<number, CacheEntryRecord>();
-  for (const e of entries) {
-    next.set(e.index, touched.has(e) ? { ...e, expiresAt: Math.max(e.expiresAt, now + profile.ttlMs[e.ttl]) } : e);
-  }
+  // The ledger after the request: every entry (a read one refreshed), and a new record per point beyond the
+  // read, replacing the entry at its index; sorted by index, the newest LEDGER_SIZE kept.
+  const refreshed = (e: CacheEntryRecord): CacheEntryRecord =>
+    touched.includes(e) ? { ...e, expiresAt: Math.max(e.expiresAt, now + profile.ttlMs[e.ttl]) } : e;
   // Only points beyond the read are billed as writes; a point at or below it creates
   // no entry of its own (the provider bills no bytes for one, so assume none exists).
-  for (const p of after) {
-    const old = next.get(p.index);
-    const ttl = old && old.ttl === '1h' ? '1h' : p.ttl;
-    next.set(p.index, {
-      path: p.path,
-      index: p.index,
-      block: at(p.index),
-      prefixTokens: p.prefixTokens,
-      ttl,
-      expiresAt: Math.max(old?.expiresAt ?? 0, now + profile.ttlMs[p.ttl]),
-    });
+  const record = (p: CachePoint, old: CacheEntryRecord | undefined): CacheEntryRecord => ({
+    path: p.path,
+    index: p.index,
+    block: at(p.index),
+    prefixTokens: p.prefixTokens,
+    ttl: old && old.ttl === '1h' ? '1h' : p.ttl,
+    expiresAt: Math.max(old?.expiresAt ?? 0, now + profile.ttlMs[p.ttl]),
+  });
+  let ledger: CacheEntryRecord[];
+  if (sorted && ascending(after, (p) => p.index)) {
+    // Both sorted: one merge.
+    ledger = [];
+    let k = 0;
+    for (const e of entries) {
+      for (; k < after.length && after[k]!.index < e.index; k++) ledger.push(record(after[k]!, undefined));
+      if (k < after.length && after[k]!.index === e.index) ledger.push(record(after[k++]!, refreshed(e)));
+      else ledger.push(refreshed(e));
+    }
+    for (; k < after.length; k++) ledger.push(record(after[k]!, undefined));
+    if (ledger.length > LEDGER_SIZE) ledger = ledger.slice(-LEDGER_SIZE);
+  } else {
+    const next = new Map<number, CacheEntryRecord>();
+    for (const e of entries) next.set(e.index, refreshed(e));
+    for (const p of after) next.set(p.index, record(p, next.get(p.index)));
+    ledger = [...next.values()].sort((a, b) => a.index - b.index).slice(-LEDGER_SIZE);
   }
-  const ledger = [...next.values()].sort((a, b) => a.index - b.index).slice(-LEDGER_SIZE);
   const timelineWarm = prev !== undefined && entries.some((e) => e.block.segment !== 'envelope');
   const plan: RenderPlan = {
     warm: timelineWarm,
@@ -120,6 +142,24 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
     ...belowMinimum(points, profile),
   };
   return { plan, entries: ledger };
+}
+
+/** Whether `key` strictly ascends along `xs` (then an index is found by walking, not by a map). */
+function ascending<T>(xs: readonly T[], key: (x: T) => number): boolean {
+  for (let i = 1; i < xs.length; i++) if (!(key(xs[i - 1]!) < key(xs[i]!))) return false;
+  return true;
+}
+
+/** How many of the entries (ascending by index) have an index ≤ `index` (binary search). */
+function countAtMost(entries: readonly CacheEntryRecord[], index: number): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (entries[mid]!.index <= index) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The plain-words note when even the longest marked prefix is below the model's minimum. */

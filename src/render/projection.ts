@@ -145,7 +145,10 @@ interface BuildInfo {
   readonly state: Pick<TimelineState, 'envelope' | 'summaries' | 'hidden' | 'turns'>;
   readonly tokens: PassContext['tokens'];
   readonly keepsThinking: boolean;
-  /** turnStarts[t] = stream index of the first block of turns[t] (0-based), for visible turns. */
+  /**
+   * turnStarts[t] = stream index of the first block of turns[t] (0-based), for visible turns. Shared along a
+   * chain like `blocks`: it may hold later builds' turns past this build's (read only this build's turns).
+   */
   readonly turnStarts: readonly number[];
   /** The previous render's stable stream it was compared with, and the first index where they differ. */
   /** This build's number, and the number of the previous render's build it was compared with (not the
@@ -246,7 +249,6 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   const info = previous?.info;
   // The blocks projected here: the whole stream, or what follows the `reused` blocks taken over from the previous one.
   let out: StreamBlock[] = [];
-  let turnStarts: number[] = [];
   let t = from.turn - 1;
   let reused = 0;
   if (
@@ -266,33 +268,47 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
     k = Math.max(k, t);
     const start = k < info.state.turns.length ? info.turnStarts[k] : prevLength;
     if (start !== undefined && start > 0) {
-      turnStarts = info.turnStarts.slice(0, k);
       t = k;
       reused = start;
     }
   }
   if (reused === 0) {
     out = envelopeStream(state, ctx);
-    for (const s of state.summaries) out.push(summaryStream(s, ctx));
-    turnStarts = [];
+    const summaries = state.summaries;
+    for (let s = 0; s < summaries.length; s++) out.push(summaryStream(summaries[s]!, ctx));
     t = from.turn - 1;
   }
   const hidden = state.hidden;
+  // starts[i] = stream index of the first block of turns[firstTurn + i].
+  const firstTurn = t;
+  const starts: number[] = [];
   for (; t < state.turns.length; t++) {
     const turn = state.turns[t]!;
-    turnStarts[t] = reused + out.length;
+    starts.push(reused + out.length);
     const at = { turn: turn.index };
     const partial = turn.index === from.turn && from.round > 0;
-    if (!partial) for (const b of turn.user) out.push(fromBlock(b, 'user', b.path === 'notices/prune' ? 'notice' : 'user', ctx, hidden[b.path], at));
+    if (!partial) {
+      const user = turn.user;
+      for (let i = 0; i < user.length; i++) {
+        const b = user[i]!;
+        out.push(fromBlock(b, 'user', b.path === 'notices/prune' ? 'notice' : 'user', ctx, hidden[b.path], at));
+      }
+    }
     const strip = stripsThinking(state, turn.index, ctx);
-    for (const round of partial ? turn.rounds.slice(from.round - 1) : turn.rounds) {
+    const rounds = turn.rounds;
+    for (let r = partial ? from.round - 1 : 0; r < rounds.length; r++) {
+      const round = rounds[r]!;
       const where = { turn: turn.index, round: round.index };
       const kept = strip ? round.response.filter((b) => !isThinking(b)) : round.response;
       // A response that is only thinking keeps it: an empty assistant message is invalid.
-      for (const b of kept.length > 0 ? kept : round.response) {
+      const response = kept.length > 0 ? kept : round.response;
+      for (let i = 0; i < response.length; i++) {
+        const b = response[i]!;
         out.push(fromBlock(b, 'assistant', b.param.type === 'tool_use' ? 'call' : 'response', ctx, hidden[b.path], where));
       }
-      for (const b of round.results) {
+      const results = round.results;
+      for (let i = 0; i < results.length; i++) {
+        const b = results[i]!;
         const kind = b.param.type === 'tool_result' ? 'result' : b.path === 'notices/prune' ? 'notice' : 'injected';
         out.push(fromBlock(b, 'user', kind, ctx, hidden[b.path], where));
       }
@@ -309,16 +325,24 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   // The previous stream and what it lacks when it is a prefix of this one (a render that only
   // appended): pushed onto the previous render's array when that render is the newest build of it
   // (the chain's newest), else one new array; otherwise the reused part and the blocks projected here.
+  // The turn starts go the same way: the newest build's array is written in place (entries below
+  // `firstTurn` never change along a chain that only appended, and each reader reads only its own turns).
   let stream: StreamBlock[] = out;
+  let turnStarts: number[] = [];
   if (reused > 0) {
     if (change === prevLength && info && info.blocks === prev && builds.get(prev) === info) {
       stream = info.blocks;
       for (let i = change - reused; i < out.length; i++) stream.push(out[i]!);
-    } else if (change === prevLength) {
-      stream = prev!.slice(0, prevLength);
-      for (let i = change - reused; i < out.length; i++) stream.push(out[i]!);
-    } else stream = prev!.slice(0, reused).concat(out);
+      turnStarts = info.turnStarts as number[];
+    } else {
+      if (change === prevLength) {
+        stream = prev!.slice(0, prevLength);
+        for (let i = change - reused; i < out.length; i++) stream.push(out[i]!);
+      } else stream = prev!.slice(0, reused).concat(out);
+      turnStarts = info!.turnStarts.slice(0, firstTurn);
+    }
   }
+  for (let i = 0; i < starts.length; i++) turnStarts[firstTurn + i] = starts[i]!;
   const layout = extendLayout(stream, turnStarts, prev && info ? info.layout : undefined, prev ? change : 0);
   // Only the pieces compared next time: holding the state itself would chain every earlier render.
   const source = { envelope: state.envelope, summaries: state.summaries, hidden: state.hidden, turns: state.turns };
@@ -366,7 +390,10 @@ export interface StreamLayout {
   /** Index of the last envelope block (-1 when there is none), and of the last tool definition. */
   readonly envelopeEnd: number;
   readonly lastTool: number;
-  /** turnStarts[t] = index of the first block of turns[t] (0-based), for visible turns. */
+  /**
+   * turnStarts[t] = index of the first block of turns[t] (0-based), for visible turns. Shared along the chain:
+   * entries past this stream's turns may belong to later streams of it (read only this stream's turns).
+   */
   readonly turnStarts: readonly number[];
   /** Whether every block's token count is an integer: then a stretch's tokens are exact prefix differences. */
   readonly integral: boolean;
