@@ -51,7 +51,14 @@ export interface ResolvedRenderOptions {
   readonly summarizerTimeoutMs: number;
 }
 
-type Check = (value: unknown, name: string) => void;
+/**
+ * Checks one value. Called as `check(value, name)`, or as `check(object[key], name, key)` for a field of an
+ * object (the field's full name, `name.key`, is only built for a message: validation allocates nothing).
+ */
+type Check = (value: unknown, name: string, key?: string) => void;
+
+/** The full name of a field. */
+const at = (name: string, key: string | undefined): string => (key === undefined ? name : `${name}.${key}`);
 
 // IMPLEMENTATION
 
@@ -77,41 +84,42 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 const integer =
   (min: number, max = Number.MAX_SAFE_INTEGER): Check =>
-  (v, name) => {
+  (v, name, key) => {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-      bad(name, v, max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer in [${min}, ${max}]`);
+      bad(at(name, key), v, max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer in [${min}, ${max}]`);
     }
   };
 
 const finite =
   (min: number, open: boolean, expected: string): Check =>
-  (v, name) => {
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || (open && v === min)) bad(name, v, expected);
+  (v, name, key) => {
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || (open && v === min)) bad(at(name, key), v, expected);
   };
 
-const boolean: Check = (v, name) => {
-  if (typeof v !== 'boolean') bad(name, v, 'true or false');
+const boolean: Check = (v, name, key) => {
+  if (typeof v !== 'boolean') bad(at(name, key), v, 'true or false');
 };
 
 const oneOf =
   (...values: readonly string[]): Check =>
-  (v, name) => {
-    if (!values.includes(v as string)) bad(name, v, `one of ${values.map((x) => `'${x}'`).join(', ')}`);
+  (v, name, key) => {
+    if (!values.includes(v as string)) bad(at(name, key), v, `one of ${values.map((x) => `'${x}'`).join(', ')}`);
   };
 
-const fraction: Check = (v, name) => {
-  if (typeof v !== 'number' || !(v > 0 && v <= 1)) bad(name, v, 'a fraction in (0, 1]');
+const fraction: Check = (v, name, key) => {
+  if (typeof v !== 'number' || !(v > 0 && v <= 1)) bad(at(name, key), v, 'a fraction in (0, 1]');
 };
 
-/** Refuses keys outside `known`, naming the nearest known one when there is a likely typo. */
-function refuseUnknown(value: Record<string, unknown>, known: readonly string[], prefix: string): void {
-  for (const key of Object.keys(value)) {
-    if (known.includes(key)) continue;
-    const near = known.find((k) => distance(k.toLowerCase(), key.toLowerCase()) <= 2);
+/** Refuses keys outside the fields of `known`, naming the nearest known one when there is a likely typo. */
+function refuseUnknown(value: Record<string, unknown>, known: readonly Readonly<Record<string, Check>>[], prefix: string): void {
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || known.some((fields) => Object.hasOwn(fields, key))) continue;
+    const keys = known.flatMap((fields) => Object.keys(fields));
+    const near = keys.find((k) => distance(k.toLowerCase(), key.toLowerCase()) <= 2);
     const name = `${prefix}${key}`;
-    throw new InvalidOptionError(name, `unknown option${near ? ` (did you mean ${prefix}${near}?)` : ''}; accepted: ${known.join(', ')}`, {
+    throw new InvalidOptionError(name, `unknown option${near ? ` (did you mean ${prefix}${near}?)` : ''}; accepted: ${keys.join(', ')}`, {
       value: value[key],
-      expected: `one of the keys ${known.join(', ')}`,
+      expected: `one of the keys ${keys.join(', ')}`,
     });
   }
 }
@@ -134,91 +142,107 @@ function distance(a: string, b: string): number {
 
 function checkObject(v: unknown, name: string, fields: Readonly<Record<string, Check>>): Record<string, unknown> {
   if (!isRecord(v)) bad(name, v, `an object with keys ${Object.keys(fields).join(', ')}`);
-  refuseUnknown(v, Object.keys(fields), `${name}.`);
-  for (const [key, check] of Object.entries(fields)) if (v[key] !== undefined) check(v[key], `${name}.${key}`);
+  const known = KNOWN.get(fields) ?? KNOWN.set(fields, [fields]).get(fields)!;
+  for (const key in v) if (!Object.hasOwn(fields, key)) refuseUnknown(v, known, `${name}.`);
+  for (const key in fields) if (v[key] !== undefined) fields[key]!(v[key], name, key);
   return v;
 }
 
+/** `[fields]` per field table, for refuseUnknown (one array per table, not per check). */
+const KNOWN = new WeakMap<object, readonly Readonly<Record<string, Check>>[]>();
+
+const TTL_MS_FIELDS: Readonly<Record<string, Check>> = { '5m': finite(0, true, 'a number of ms > 0'), '1h': finite(0, true, 'a number of ms > 0') };
+const price = finite(0, false, 'a price ≥ 0 (dollars per million tokens)');
+const PRICE_FIELDS: Readonly<Record<string, Check>> = { input: price, cacheWrite5m: price, cacheWrite1h: price, cacheRead: price, output: price };
+const LONG_CONTEXT_FIELDS: Readonly<Record<string, Check>> = { ...PRICE_FIELDS, aboveInputTokens: integer(0) };
+const PRICES_FIELDS: Readonly<Record<string, Check>> = {
+  ...PRICE_FIELDS,
+  longContext: (l, n, key) => checkObject(l, at(n, key), LONG_CONTEXT_FIELDS),
+};
+const MARKERS_FIELDS: Readonly<Record<string, Check>> = { kind: oneOf('markers'), maxMarkers: integer(1), lookback: integer(1), implicit: boolean };
+const AUTOMATIC_FIELDS: Readonly<Record<string, Check>> = {
+  kind: oneOf('automatic'),
+  granularity: integer(1),
+  routingPrefixTokens: integer(0),
+  overflowPerMinute: integer(1),
+};
+
 const PROFILE_FIELDS: Readonly<Record<string, Check>> = {
-  id: (v, name) => {
-    if (typeof v !== 'string' || v.length === 0) bad(name, v, 'a non-empty model id');
+  id: (v, name, key) => {
+    if (typeof v !== 'string' || v.length === 0) bad(at(name, key), v, 'a non-empty model id');
   },
   contextWindow: integer(1),
   minCacheableTokens: integer(0),
-  ttlMs: (v, name) => checkObject(v, name, { '5m': finite(0, true, 'a number of ms > 0'), '1h': finite(0, true, 'a number of ms > 0') }),
-  prices: (v, name) => {
-    const price = finite(0, false, 'a price ≥ 0 (dollars per million tokens)');
-    const prices = { input: price, cacheWrite5m: price, cacheWrite1h: price, cacheRead: price, output: price };
-    checkObject(v, name, {
-      ...prices,
-      longContext: (l, n) => checkObject(l, n, { ...prices, aboveInputTokens: integer(0) }),
-    });
-  },
+  ttlMs: (v, name, key) => checkObject(v, at(name, key), TTL_MS_FIELDS),
+  prices: (v, name, key) => checkObject(v, at(name, key), PRICES_FIELDS),
   keepsThinking: boolean,
   lookback: integer(1),
   provider: oneOf('anthropic', 'bedrock', 'openai'),
-  caching: (v, name) => {
-    if (!isRecord(v)) bad(name, v, "an object with kind 'markers' or 'automatic' (see models/caching.ts)");
-    if (v.kind === 'markers') checkObject(v, name, { kind: oneOf('markers'), maxMarkers: integer(1), lookback: integer(1), implicit: boolean });
-    else if (v.kind === 'automatic') {
-      checkObject(v, name, { kind: oneOf('automatic'), granularity: integer(1), routingPrefixTokens: integer(0), overflowPerMinute: integer(1) });
-    } else bad(`${name}.kind`, v.kind, "'markers' or 'automatic'");
+  caching: (v, name, key) => {
+    const full = at(name, key);
+    if (!isRecord(v)) bad(full, v, "an object with kind 'markers' or 'automatic' (see models/caching.ts)");
+    if (v.kind === 'markers') checkObject(v, full, MARKERS_FIELDS);
+    else if (v.kind === 'automatic') checkObject(v, full, AUTOMATIC_FIELDS);
+    else bad(`${full}.kind`, v.kind, "'markers' or 'automatic'");
   },
-  betas: (v, name) => {
+  betas: (v, name, key) => {
     if (!Array.isArray(v) || !v.every((b) => typeof b === 'string' && b.length > 0))
-      bad(name, v, "a list of anthropic-beta values, e.g. ['context-1m-2025-08-07']");
+      bad(at(name, key), v, "a list of anthropic-beta values, e.g. ['context-1m-2025-08-07']");
   },
-  apiModel: (v, name) => {
-    if (typeof v !== 'string' || v.length === 0) bad(name, v, 'a non-empty model id');
+  apiModel: (v, name, key) => {
+    if (typeof v !== 'string' || v.length === 0) bad(at(name, key), v, 'a non-empty model id');
   },
 };
 
 /** Profile fields a profile may leave out (the provider defaults to Anthropic and its rules). */
 const OPTIONAL_PROFILE_FIELDS = new Set(['provider', 'caching', 'betas', 'apiModel']);
 
-const checkProfile: Check = (v, name) => {
-  checkObject(v, name, PROFILE_FIELDS);
+const checkProfile: Check = (v, name, key) => {
+  const full = at(name, key);
+  checkObject(v, full, PROFILE_FIELDS);
   const p = v as Record<string, unknown>;
-  for (const key of Object.keys(PROFILE_FIELDS))
-    if (!OPTIONAL_PROFILE_FIELDS.has(key) && p[key] === undefined)
-      bad(`${name}.${key}`, undefined, 'set (a model profile needs every field; see customProfile)');
+  for (const field in PROFILE_FIELDS)
+    if (!OPTIONAL_PROFILE_FIELDS.has(field) && p[field] === undefined)
+      bad(`${full}.${field}`, undefined, 'set (a model profile needs every field; see customProfile)');
 };
 
 const TTL_KEYS = ['envelope', 'previousTurn', 'preTail', 'tail'] as const;
 const TTL_RANK: Record<CacheTtl, number> = { '1h': 2, '5m': 1 };
 
 /** Checks of every render option, by key. */
+const TTL_FIELDS: Readonly<Record<string, Check>> = Object.fromEntries(TTL_KEYS.map((k) => [k, oneOf('5m', '1h')]));
+const PRUNE_FIELDS: Readonly<Record<string, Check>> = {
+  keepTurns: integer(0),
+  keepRounds: integer(0),
+  minChars: integer(0),
+  enabled: boolean,
+  reuse: boolean,
+  recallPenaltyTokens: finite(0, false, 'a number of tokens ≥ 0'),
+};
+const COMPACT_FIELDS: Readonly<Record<string, Check>> = { threshold: fraction, target: fraction, enabled: boolean };
+
+/** Checks of every render option, by key. */
 const RENDER_FIELDS: Readonly<Record<keyof RenderOptions, Check>> = {
   profile: checkProfile,
-  profiles: (v, name) => {
-    if (!isRecord(v)) bad(name, v, 'an object of model profiles by id');
-    for (const [id, p] of Object.entries(v)) checkProfile(p, `${name}.${id}`);
+  profiles: (v, name, key) => {
+    const full = at(name, key);
+    if (!isRecord(v)) bad(full, v, 'an object of model profiles by id');
+    for (const [id, p] of Object.entries(v)) checkProfile(p, full, id);
   },
   now: finite(Number.NEGATIVE_INFINITY, false, 'a time in ms since the epoch (a finite number)'),
   preTailOffset: integer(0, 1000),
-  ttl: (v, name) => {
-    const ttl = oneOf('5m', '1h');
-    checkObject(v, name, Object.fromEntries(TTL_KEYS.map((k) => [k, ttl])));
-  },
+  ttl: (v, name, key) => checkObject(v, at(name, key), TTL_FIELDS),
   adaptiveTtl: boolean,
-  prune: (v, name) =>
-    checkObject(v, name, {
-      keepTurns: integer(0),
-      keepRounds: integer(0),
-      minChars: integer(0),
-      enabled: boolean,
-      reuse: boolean,
-      recallPenaltyTokens: finite(0, false, 'a number of tokens ≥ 0'),
-    }),
-  compact: (v, name) => checkObject(v, name, { threshold: fraction, target: fraction, enabled: boolean }),
+  prune: (v, name, key) => checkObject(v, at(name, key), PRUNE_FIELDS),
+  compact: (v, name, key) => checkObject(v, at(name, key), COMPACT_FIELDS),
   policy: oneOf('conservative', 'economy'),
-  tokens: (v, name) => {
-    if (!(v instanceof BlockTokenCache) && !(isRecord(v) && typeof v.tokens === 'function')) bad(name, v, 'a BlockTokenCache');
+  tokens: (v, name, key) => {
+    if (!(v instanceof BlockTokenCache) && !(isRecord(v) && typeof v.tokens === 'function')) bad(at(name, key), v, 'a BlockTokenCache');
   },
   expectedRemaining: finite(0, false, 'a number of requests ≥ 0'),
   tokenFactor: finite(0, true, 'a finite factor > 0'),
-  summarizer: (v, name) => {
-    if (!isRecord(v) || typeof v.summarize !== 'function' || typeof v.name !== 'string') bad(name, v, 'a Summarizer ({ name, summarize })');
+  summarizer: (v, name, key) => {
+    if (!isRecord(v) || typeof v.summarize !== 'function' || typeof v.name !== 'string') bad(at(name, key), v, 'a Summarizer ({ name, summarize })');
   },
   summarizerTimeoutMs: finite(0, true, 'a number of ms > 0'),
 };
@@ -230,8 +254,8 @@ export const RENDER_OPTION_KEYS: readonly string[] = Object.keys(RENDER_FIELDS);
 export type ExtraOptionChecks = Readonly<Record<string, Check>>;
 
 export const HIDE_OPTION_CHECKS: ExtraOptionChecks = {
-  note: (v, name) => {
-    if (typeof v !== 'string') bad(name, v, 'a string');
+  note: (v, name, key) => {
+    if (typeof v !== 'string') bad(at(name, key), v, 'a string');
   },
   defer: boolean,
   force: boolean,
@@ -243,6 +267,11 @@ export function pruneDefaults(policy: RenderOptions['policy']): Required<PruneOp
     ? { keepTurns: 0, keepRounds: 1, minChars: 300, enabled: true, reuse: true, recallPenaltyTokens: 100_000 }
     : { keepTurns: 2, keepRounds: 8, minChars: 1000, enabled: true, reuse: true, recallPenaltyTokens: 100_000 };
 }
+
+const PRUNE_DEFAULTS: Readonly<Record<RenderPolicy, Readonly<Required<PruneOptions>>>> = {
+  conservative: Object.freeze(pruneDefaults('conservative')),
+  economy: Object.freeze(pruneDefaults('economy')),
+};
 
 /** Defaults of compaction. */
 export const COMPACT_DEFAULTS: Readonly<Required<CompactOptions>> = Object.freeze({ threshold: 0.9, target: 0.6, enabled: true });
@@ -283,13 +312,14 @@ export function resolveRenderOptions(options: unknown = {}, extra: ExtraOptionCh
   if (options === undefined || options === null) options = {};
   if (!isRecord(options)) bad('options', options, 'an object of render options');
   const o = options as RenderOptions & Record<string, unknown>;
-  refuseUnknown(o, [...RENDER_OPTION_KEYS, ...Object.keys(extra)], '');
-  for (const [key, check] of Object.entries(RENDER_FIELDS)) if (o[key] !== undefined) check(o[key], key);
-  for (const [key, check] of Object.entries(extra)) if (o[key] !== undefined) check(o[key], key);
+  for (const key in o) if (!Object.hasOwn(RENDER_FIELDS, key) && !Object.hasOwn(extra, key)) refuseUnknown(o, [RENDER_FIELDS, extra], '');
+  for (const key in RENDER_FIELDS) if (o[key] !== undefined) RENDER_FIELDS[key as keyof RenderOptions](o[key], key);
+  for (const key in extra) if (o[key] !== undefined) extra[key]!(o[key], key);
 
   const policy: RenderPolicy = o.policy ?? 'conservative';
-  const prune = { ...pruneDefaults(policy), ...definedOnly(o.prune) };
-  const compact = { ...COMPACT_DEFAULTS, ...definedOnly(o.compact) };
+  // Without a prune or compact option, the defaults themselves (frozen, shared by every render).
+  const prune = o.prune === undefined ? PRUNE_DEFAULTS[policy] : { ...pruneDefaults(policy), ...definedOnly(o.prune) };
+  const compact = o.compact === undefined ? COMPACT_DEFAULTS : { ...COMPACT_DEFAULTS, ...definedOnly(o.compact) };
   if (compact.target >= compact.threshold) {
     const which = o.compact?.target !== undefined ? 'compact.target' : 'compact.threshold';
     throw new InvalidOptionError(
@@ -308,7 +338,7 @@ export function resolveRenderOptions(options: unknown = {}, extra: ExtraOptionCh
     ttl: ttl && Object.freeze(ttl),
     adaptiveTtl: o.adaptiveTtl ?? false,
     prune: Object.freeze(prune),
-    pruneOnCompaction: Object.freeze({ ...pruneDefaults('conservative'), ...definedOnly(o.prune) }),
+    pruneOnCompaction: o.prune === undefined ? PRUNE_DEFAULTS.conservative : Object.freeze({ ...pruneDefaults('conservative'), ...definedOnly(o.prune) }),
     compact: Object.freeze(compact),
     tokens: o.tokens ?? defaultTokenCache(),
     expectedRemaining: o.expectedRemaining,

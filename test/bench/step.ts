@@ -38,8 +38,9 @@
  * GROWTH_WINDOW (100) requests, from another session of the generator, after
  * each length (forked at the first user turn once that many requests were
  * made; ids renamed, times shifted, texts tagged so each fork counts its
- * payloads afresh), and divides their median steps: cost against history
- * length with what the requests bring held fixed.
+ * payloads afresh), in GROWTH_ROUNDS (3) interleaved rounds, and divides their
+ * median steps: cost against history length with what the requests bring held
+ * fixed and the machine's load drift spread over every length.
  *
  * GC: scavenges per 100 requests in the step replay (PerformanceObserver
  * 'gc'), and the share of the top 1 % of steps (CPU) during which one started.
@@ -326,11 +327,17 @@ function forkOf(window: readonly TraceEvent[], fork: number, firstAt: number): T
   });
 }
 
+/** Rounds of window replays per run: each round replays the window after every length in turn. */
+const GROWTH_ROUNDS = 3;
+
 /**
  * The same window of requests continued from the session at each length (at
- * the first user turn once that many requests were made), then dropped: the
- * session goes on from where it forked (states are immutable). Per length, the
- * timings of the window's requests (time to reach the fork is not timed).
+ * the first user turn once that many requests were made), then dropped
+ * (states are immutable: each replay is a branch). The session is replayed
+ * once, untimed, keeping its state at each length; then the window is
+ * replayed after every length in turn, GROWTH_ROUNDS times, so a change of the
+ * machine's load during the run falls on every length alike. Per length, the
+ * timings of the window's requests over all rounds.
  */
 function replayForks(
   events: readonly TraceEvent[],
@@ -338,15 +345,14 @@ function replayForks(
   options: Omit<RenderOptions, 'now' | 'tokens'>,
 ): Map<number, { after: number; timings: Timing[] }> {
   const tokens = new BlockTokenCache();
-  const out = new Map<number, { after: number; timings: Timing[] }>();
+  const forks: { length: number; after: number; start: Start; firstAt: number }[] = [];
   const pending = [...LENGTHS];
   let state: TimelineState | undefined;
   let lastAt = 0;
   let requests = 0;
   for (const e of events) {
     if (e.type === 'user' && pending.length > 0 && requests >= pending[0]!) {
-      const fork = forkOf(window, pending[0]!, e.at);
-      out.set(pending.shift()!, { after: requests, timings: replayOnce(fork, options, undefined, false, { state: state!, tokens, lastAt }).timings });
+      forks.push({ length: pending.shift()!, after: requests, start: { state: state!, tokens, lastAt }, firstAt: e.at });
     }
     if (e.type === 'assistant') {
       const r = render(state!, { ...options, now: lastAt, tokens });
@@ -360,8 +366,16 @@ function replayForks(
   }
   // A length the session reached only at its end: the window continues the final state.
   if (pending.length > 0 && pending[0]! <= requests && state) {
-    const fork = forkOf(window, pending[0]!, lastAt + 60_000);
-    out.set(pending.shift()!, { after: requests, timings: replayOnce(fork, options, undefined, false, { state, tokens, lastAt }).timings });
+    forks.push({ length: pending.shift()!, after: requests, start: { state, tokens, lastAt }, firstAt: lastAt + 60_000 });
+  }
+  const out = new Map<number, { after: number; timings: Timing[] }>();
+  for (const f of forks) out.set(f.length, { after: f.after, timings: [] });
+  let n = 0;
+  for (let round = 0; round < GROWTH_ROUNDS; round++) {
+    for (const f of forks) {
+      const fork = forkOf(window, ++n, f.firstAt);
+      out.get(f.length)!.timings.push(...replayOnce(fork, options, undefined, false, f.start).timings);
+    }
   }
   return out;
 }
@@ -559,7 +573,7 @@ async function setting(label: string, events: readonly TraceEvent[], options: Om
   const lines = [
     `${label}: per-request cost (µs, median of the 50 requests ending there; median over ${RUNS} runs) and heap`,
     '',
-    `(window step: the same ${GROWTH_WINDOW} requests of another session replayed after that many requests, median step, wall and CPU)`,
+    `(window step: the same ${GROWTH_WINDOW} requests of another session replayed after that many requests, ${GROWTH_ROUNDS} rounds, median step, wall and CPU)`,
     '',
     '| requests | blocks | step | step CPU | window step | window CPU | append | render | passes only | naive | stringify | heap MB |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
