@@ -122,13 +122,11 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
   if (!memo) chainMessages.set(layout.chain, (memo = { messages: [], starts: [], upTo: first }));
   if (memo.upTo < stable && !extend(memo, stream, stable)) return undefined;
 
-  const marks = new Map<number, CachePoint>();
-  for (const p of cachePoints) marks.set(p.index, p);
   const tools: ToolUnion[] = [];
   const system: TextBlockParam[] = [];
   for (let i = 0; i < first; i++) {
     const b = stream[i]!;
-    const point = marks.get(i);
+    const point = pointAt(cachePoints, i);
     const param = point ? { ...b.param, cache_control: marker(point) } : b.param;
     if (b.role === 'tools') tools.push(param as ToolUnion);
     else system.push(param as TextBlockParam);
@@ -140,12 +138,13 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
   // Where each message starts: the memo's for the stable part, this render's own for the tail's messages.
   const tailStarts: number[] = [];
   const startOf = (k: number): number => (k < count ? memo.starts[k]! : tailStarts[k - count]!);
-  const owned = new Set<number>();
+  // The messages this request owns (fresh copies it may write to): a few, so an array, not a set.
+  const owned: number[] = [];
   const own = (k: number): ContentBlockParam[] => {
-    if (!owned.has(k)) {
+    if (!owned.includes(k)) {
       const m = messages[k]!;
       messages[k] = { role: m.role, content: [...(m.content as ContentBlockParam[])] } as MessageParam;
-      owned.add(k);
+      owned.push(k);
     }
     return messages[k]!.content as ContentBlockParam[];
   };
@@ -155,7 +154,7 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
       const k = count - 1;
       const m = messages[k]!;
       messages[k] = { role: m.role, content: (m.content as ContentBlockParam[]).slice(0, stable - startOf(k)) } as MessageParam;
-      owned.add(k);
+      owned.push(k);
     }
   }
   // The tail: joins the last message when the roles match, else starts new ones.
@@ -166,17 +165,24 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
     else {
       messages.push({ role: b.role, content: [b.param as ContentBlockParam] } as MessageParam);
       tailStarts.push(i);
-      owned.add(k + 1);
+      owned.push(k + 1);
     }
   }
   // The markers: a copy of each marked message, with a copy of the marked block.
   for (const p of cachePoints) {
-    if (p.index < first || p.index >= length || marks.get(p.index) !== p) continue;
+    if (p.index < first || p.index >= length || pointAt(cachePoints, p.index) !== p) continue;
     const k = p.index < stable ? countBelow(memo.starts, p.index + 1) - 1 : count + countBelow(tailStarts, p.index + 1) - 1;
     const content = own(k);
     content[p.index - startOf(k)] = { ...at(p.index).param, cache_control: marker(p) } as ContentBlockParam;
   }
   return { tools, system, messages };
+}
+
+/** The point on block `index` (the last one listed there, as a map by index would keep), if any. */
+function pointAt(points: readonly CachePoint[], index: number): CachePoint | undefined {
+  let found: CachePoint | undefined;
+  for (const p of points) if (p.index === index) found = p;
+  return found;
 }
 
 /** Maps the stable blocks from `memo.upTo` to `stable` onto the chain's messages; false when a block is not a message block. */

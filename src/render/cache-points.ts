@@ -168,24 +168,41 @@ function adaptTtls(
 }
 
 function collapse(stream: readonly StreamBlock[], placements: readonly Placement[], ttls: Record<CachePointLabel, CacheTtl>): CachePoint[] {
-  const byIndex = new Map<number, Placement[]>();
-  for (const p of placements) byIndex.set(p.index, [...(byIndex.get(p.index) ?? []), p]);
-  const prefix = prefixTokensUpTo(stream, Math.max(-1, ...byIndex.keys()));
-  const points = [...byIndex.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([index, ps]): CachePoint => {
-      const labels = ps.map((p) => p.label).sort();
-      const ttl = labels.some((l) => ttls[l] === '1h') ? '1h' : '5m';
-      const moved = ps.find((p) => p.moved)?.moved;
-      return {
-        labels,
-        index,
-        path: stream[index]!.path,
-        ttl,
-        prefixTokens: prefix[index]!,
-        ...(moved ? { moved } : {}),
-      };
+  // Grouped by index in stream order; a group keeps the placements' order (a stable insertion sort: five at most).
+  const sorted = placements.slice();
+  for (let i = 1; i < sorted.length; i++) {
+    const p = sorted[i]!;
+    let j = i - 1;
+    for (; j >= 0 && sorted[j]!.index > p.index; j--) sorted[j + 1] = sorted[j]!;
+    sorted[j + 1] = p;
+  }
+  const prefix = prefixTokensUpTo(stream, sorted.length > 0 ? Math.max(-1, sorted.at(-1)!.index) : -1);
+  const points: CachePoint[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    const index = sorted[i]!.index;
+    const labels: CachePointLabel[] = [];
+    let moved: CachePoint['moved'];
+    for (; i < sorted.length && sorted[i]!.index === index; i++) {
+      labels.push(sorted[i]!.label);
+      moved ??= sorted[i]!.moved;
+    }
+    // In label order (0–4: numeric order is the default sort's string order).
+    for (let a = 1; a < labels.length; a++) {
+      const l = labels[a]!;
+      let b = a - 1;
+      for (; b >= 0 && labels[b]! > l; b--) labels[b + 1] = labels[b]!;
+      labels[b + 1] = l;
+    }
+    const ttl = labels.some((l) => ttls[l] === '1h') ? '1h' : '5m';
+    points.push({
+      labels,
+      index,
+      path: stream[index]!.path,
+      ttl,
+      prefixTokens: prefix[index]!,
+      ...(moved ? { moved } : {}),
     });
+  }
   // Stream order need not follow label order (④ held back before doomed payloads, a bridge,
   // a point moved off an unmarkable block), so a 1-hour label can land after a 5-minute one.
   // The API refuses that (400); re-rank instead of throwing: a point before a 1-hour point is

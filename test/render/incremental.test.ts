@@ -240,4 +240,34 @@ describe('incremental render and mapping', () => {
     params.messages.length = 0;
     expect(toAnthropic(r).messages.length).toBeGreaterThan(0);
   });
+
+  it("hands out each request's messages as the caller's own array: writing one changes no other request of the chain", () => {
+    let s = startTurn(newSession(), 'start');
+    for (let i = 0; i < 4; i++) s = render(toolRound(s), { now: 1000 * i }).state;
+    const earlier = render(toolRound(s), { now: 10_000 });
+    const earlierParams = toAnthropic(earlier);
+    const earlierJson = JSON.stringify(earlierParams);
+    // The caller writes everything it was handed: the array (push, reorder, cut) and the marked messages' content.
+    const written = toAnthropic(earlier);
+    const marked = written.messages.find((m) => JSON.stringify(m).includes('cache_control'))!;
+    (marked.content as unknown[]).push({ type: 'text', text: 'added by the caller' });
+    written.messages.push({ role: 'assistant', content: 'prefill' });
+    written.messages.reverse();
+    written.messages.splice(1, 2);
+    // The same render maps to the same bytes; an array handed out before is unchanged.
+    expect(JSON.stringify(toAnthropic(earlier))).toBe(earlierJson);
+    expect(JSON.stringify(earlierParams)).toBe(earlierJson);
+    // Later renders of the chain (which extend its shared memo in place) equal renders from scratch, and do not
+    // reach into the arrays handed out before.
+    let t = earlier.state;
+    for (let i = 0; i < 4; i++) {
+      const next = toolRound(t);
+      const r = render(next, { now: 20_000 + 1000 * i });
+      const params = toAnthropic(r);
+      expect(JSON.stringify(params)).toBe(JSON.stringify(toAnthropic(render(withoutReuse(next), { now: 20_000 + 1000 * i }))));
+      params.messages.length = 1;
+      t = r.state;
+    }
+    expect(JSON.stringify(earlierParams)).toBe(earlierJson);
+  });
 });
