@@ -1,9 +1,9 @@
 import { getEncoding } from 'js-tiktoken';
 import { describe, expect, it } from 'vitest';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
-import { cl100kCount, cl100kEstimate, cl100kPieces, utf8Binary } from '../../src/tokens/bpe.js';
+import { cl100kCount, cl100kEstimate, cl100kPieces, modelTokens, utf8Binary } from '../../src/tokens/bpe.js';
 import { BlockTokenCache, HUGE_TEXT, tiktokenCounter } from '../../src/tokens/counter.js';
-import { PAYLOAD_KINDS, payload } from '../../src/synthetic/payloads.js';
+import { PAYLOAD_KINDS, type PayloadKind, payload } from '../../src/synthetic/payloads.js';
 
 const reference = getEncoding('cl100k_base');
 const exact = (text: string): number => reference.encode(text, [], []).length;
@@ -172,17 +172,60 @@ describe('cl100kCount (the counting-only BPE)', () => {
   });
 });
 
+/** Kinds whose character classes the payloads lack: tab-indented code, Cyrillic prose, prose with emoji. */
+const CYRILLIC = 'абвгдежзийклмнопрстуфхцчшщыэюя';
+const OTHER_KINDS: Record<string, (size: number, seed: number) => string> = {
+  'code, tabs': (size, seed) => payload('code', size, seed).replace(/ {2}/g, '\t'),
+  'prose, Cyrillic': (size, seed) => payload('prose', size, seed).replace(/[a-z]/g, (c) => CYRILLIC[(c.charCodeAt(0) * 7) % CYRILLIC.length]!),
+  'prose, emoji': (size, seed) => payload('prose', size, seed).replace(/\. /g, (_, i: number) => ['. 😀 ', '. 🚀 ', '. ✅ ', '. '][i % 4]!),
+};
+
 describe('cl100kEstimate (sampled count of long payloads)', () => {
-  it('is within ±2 % of the exact count on every payload kind, mixed ones included', () => {
-    for (const kind of PAYLOAD_KINDS) {
-      for (const size of [9_000, 60_000, 250_000]) {
-        for (const seed of [1, 2]) {
+  // Deterministic (fixed seeds, a deterministic estimator): the margin to the ±2 % target is the test's, not luck's.
+  // The worst of these 270 cases was 2.06 % for the previous estimator (log+json, 250k, seed 6) and is 1.06 % now.
+  it.each(PAYLOAD_KINDS)(
+    'is within ±1.5 % of the exact count on %s at 5k–250k characters, seeds 1–6',
+    (kind: PayloadKind) => {
+      for (const size of [5_000, 9_000, 20_000, 60_000, 250_000]) {
+        for (const seed of [1, 2, 3, 4, 5, 6]) {
           const text = payload(kind, size, seed);
           const want = cl100kCount(text);
           const got = cl100kEstimate(text);
-          expect(Math.abs(got / want - 1), `${kind} ${size} seed ${seed}: ${got} vs ${want}`).toBeLessThanOrEqual(0.02);
+          expect(Math.abs(got / want - 1), `${kind} ${size} seed ${seed}: ${got} vs ${want}`).toBeLessThanOrEqual(0.015);
         }
       }
+    },
+    120_000,
+  );
+
+  it.each(Object.keys(OTHER_KINDS))(
+    'is within ±1.5 % of the exact count on %s (classes the model was barely fit on)',
+    (kind) => {
+      for (const size of [20_000, 60_000, 250_000]) {
+        for (const seed of [1, 2, 3]) {
+          const text = OTHER_KINDS[kind]!(size, seed);
+          const want = cl100kCount(text);
+          const got = cl100kEstimate(text);
+          expect(Math.abs(got / want - 1), `${kind} ${size} seed ${seed}: ${got} vs ${want}`).toBeLessThanOrEqual(0.015);
+        }
+      }
+    },
+    120_000,
+  );
+
+  it("takes its linear model over the text's own previous character, so a text's model is the sum of its parts' models", () => {
+    // The estimate subtracts the windows' model from the whole text's: a model that is not additive (one that
+    // restarted at a window's start) would bias every estimate by the windows' share of the difference.
+    let seed = 5;
+    const rand = (n: number): number => {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    for (const text of [payload('code+base64', 20_000, 1), payload('markdown+cjk', 20_000, 2), OTHER_KINDS['prose, emoji']!(20_000, 3)]) {
+      const cuts = [0, ...Array.from({ length: 50 }, () => rand(text.length)), text.length].sort((a, b) => a - b);
+      let sum = 0;
+      for (let i = 1; i < cuts.length; i++) sum += modelTokens(text, cuts[i - 1]!, cuts[i]!);
+      expect(sum).toBeCloseTo(modelTokens(text, 0, text.length), 6);
     }
   });
 
