@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { reuseEstimates, supersededAfter } from '../../src/render/reuse.js';
+import { appendResponse, appendToolResults, startTurn } from '../../src/timeline/edit.js';
+import type { TimelineState } from '../../src/timeline/types.js';
+import { finalAnswer, newSession } from '../helpers/build.js';
+
+/** The same state with new turn objects: nothing memoized or walked for it before, so its estimates are computed from scratch. */
+function fresh(state: TimelineState): TimelineState {
+  return { ...state, turns: state.turns.map((t) => ({ ...t })) };
+}
+
+/** A fixed-seed generator (no luck involved: the same session every run). */
+function lcg(seed: number): () => number {
+  let x = seed;
+  return () => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return x / 2147483648;
+  };
+}
+
+const FILES = ['/repo/src/a.ts', '/repo/src/b.ts', '/repo/src/c.ts', '/repo/test/a.test.ts'];
+
+/** One round: a call of a random kind (reads, edits, writes, lookups, runs, recalls of an earlier result) and its result. */
+function round(state: TimelineState, n: number, next: () => number, results: string[]): TimelineState {
+  const file = FILES[Math.floor(next() * FILES.length)]!;
+  const kinds: [string, Record<string, unknown>][] = [
+    ['Read', { file_path: file }],
+    ['Read', { file_path: file, offset: 10, limit: 20 }],
+    ['Edit', { file_path: file, old_string: 'a', new_string: 'b' }],
+    ['Write', { file_path: file, content: `v${n}` }],
+    ['Grep', { pattern: `p${n % 3}`, path: '/repo/src' }],
+    ['Bash', { command: 'npm test' }],
+    ['WebFetch', { url: 'https://example.com/doc' }],
+  ];
+  const id = `toolu_w${n}`;
+  const recallable = results.length > 0 && next() < 0.15;
+  const [name, input] = recallable ? ['recall', { path: results[Math.floor(next() * results.length)]! }] : kinds[Math.floor(next() * kinds.length)]!;
+  let s = appendResponse(state, [{ type: 'tool_use', id, name, input }]);
+  s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: id, content: `result ${n} of ${name}`, ...(next() < 0.1 ? { is_error: true } : {}) }], []);
+  const turn = s.turns.at(-1)!;
+  results.push(`turns/${turn.index}/rounds/${turn.rounds.length}/results/${id}`);
+  return s;
+}
+
+describe('re-use estimates along a session', () => {
+  it('continued from the previous state equal a walk from scratch, on every state of the session and on older states asked later', () => {
+    const next = lcg(14);
+    const results: string[] = [];
+    let s = startTurn(newSession(), 'start');
+    const states: TimelineState[] = [];
+    let n = 0;
+    for (let turn = 0; turn < 12; turn++) {
+      if (turn > 0) s = startTurn(finalAnswer(s), `turn ${turn + 1}`);
+      const rounds = 2 + Math.floor(next() * 6);
+      for (let r = 0; r < rounds; r++) {
+        s = round(s, n++, next, results);
+        states.push(s);
+        expect([...reuseEstimates(s)]).toEqual([...reuseEstimates(fresh(s))]);
+        for (const after of [0, Math.floor(n / 2), n - 1]) expect([...supersededAfter(s, after)]).toEqual([...supersededAfter(fresh(s), after)]);
+      }
+    }
+    // Older states asked after the session went on, and a branch from one of them, then the main line again.
+    for (const old of [states[3]!, states[10]!, states.at(-2)!]) expect([...reuseEstimates(old)]).toEqual([...reuseEstimates(fresh(old))]);
+    const branch = round(startTurn(finalAnswer(states[10]!), 'branch'), n++, next, results);
+    expect([...reuseEstimates(branch)]).toEqual([...reuseEstimates(fresh(branch))]);
+    const main = round(s, n++, next, results);
+    expect([...reuseEstimates(main)]).toEqual([...reuseEstimates(fresh(main))]);
+    // The session did exercise what the walk carries across turns: superseded payloads and recalls.
+    expect(supersededAfter(main, 0).size).toBeGreaterThan(0);
+    expect(results.length).toBeGreaterThan(40);
+    expect(
+      main.turns.flatMap((t) => t.rounds.flatMap((r) => r.response)).filter((b) => b.param.type === 'tool_use' && b.param.name === 'recall').length,
+    ).toBeGreaterThan(2);
+  });
+});
