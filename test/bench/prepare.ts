@@ -19,9 +19,16 @@
  * identity shortcut, a structural compare). Both are reported.
  *
  * The machine is shared (5 processes on 2 cores), so the two sides run in
- * lockstep: one replay of the fixture drives both, request by request, and
- * which side goes first alternates per request; a load burst then hits both
- * sides of the same request, not one side's whole pass. Time is this
+ * lockstep: one replay of the fixture drives both, request by request; a load
+ * burst then hits both sides of the same request, not one side's whole pass.
+ * The side that goes second gets warm code and data from the first (up to
+ * ×0.25 on the ratio, in either direction, depending on which requests are
+ * dear), so which side goes first alternates per request and flips every
+ * run: each request is measured equally often in both orders (exactly with
+ * an even number of runs). Neither side shares work with the other: each has
+ * its own token cache (a count the other side made is not a free lookup) and
+ * its own parse of the fixture (no string hashed or flattened by the other
+ * side), as a Session-path process and a drop-in process would. Time is this
  * process's CPU time (not wall time, which counts time we were not
  * scheduled). Each fixture is replayed RUNS times from scratch after one
  * warm-up. The figure divides the sums over requests of each request's
@@ -34,6 +41,7 @@ import { MemoryConversationStore } from '../../src/conversation/memory-store.js'
 import { prepare } from '../../src/conversation/prepare.js';
 import { stripCacheControl, toAnthropic } from '../../src/providers/anthropic.js';
 import { render } from '../../src/render/render.js';
+import { BlockTokenCache } from '../../src/tokens/counter.js';
 import { appendResponse, appendToolResults, createTimeline, setEnvelope, setTail, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import type { TraceEvent } from '../../src/trace/types.js';
@@ -74,22 +82,33 @@ interface Times {
 /**
  * Replays a fixture through both doors at once. `envelopes` (per request) are
  * what the plain loop sends as system and tools; without them only the Session
- * side runs (to collect them).
+ * side runs (to collect them). `loopEvents` is the loop's own parse of the
+ * same fixture (its messages share no object with the Session side); `flip`
+ * (0 or 1) says which side goes first on even requests.
  */
-export async function lockstep(events: readonly TraceEvent[], model: string, envelopes?: readonly Envelope[]): Promise<Times> {
+export async function lockstep(
+  events: readonly TraceEvent[],
+  model: string,
+  envelopes?: readonly Envelope[],
+  loopEvents: readonly TraceEvent[] = events,
+  flip = 0,
+): Promise<Times> {
   const out: Times = { render: [], step: [], prepare: [], envelopes: [] };
   // Session side.
   let state: TimelineState | undefined;
   let appendNs = 0;
   // Drop-in side.
   const store = new MemoryConversationStore();
+  // One token cache per side, fresh per replay: each side counts its own blocks, as it would alone.
+  const sessionTokens = new BlockTokenCache();
+  const prepareTokens = new BlockTokenCache();
   const messages: MessageParam[] = [];
   let tail: TextBlockParam[] | undefined;
   let lastAt = 0;
   let k = 0;
   const sessionRequest = (e: TraceEvent & { type: 'assistant' }) => {
     const t1 = clock();
-    const r = render(state!, { now: lastAt });
+    const r = render(state!, { now: lastAt, tokens: sessionTokens });
     pendingOf(r);
     const params = toAnthropic(r, { max_tokens: 2048 });
     const ns = clock() - t1;
@@ -110,11 +129,13 @@ export async function lockstep(events: readonly TraceEvent[], model: string, env
       messages,
     };
     const t0 = clock();
-    await prepare(params, { conversationId: 'bench', store, now: lastAt, ...(tail !== undefined ? { tail } : {}) });
+    await prepare(params, { conversationId: 'bench', store, now: lastAt, render: { tokens: prepareTokens }, ...(tail !== undefined ? { tail } : {}) });
     out.prepare.push(clock() - t0);
     messages.push({ role: 'assistant', content: e.content as MessageParam['content'] });
   };
-  for (const e of events) {
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    const le = loopEvents[i]! as typeof e; // the same event in the loop's own parse
     const t0 = clock();
     if (e.type === 'envelope') {
       const input = { instructions: e.instructions, tools: e.tools, ...(e.skills ? { skills: e.skills } : {}) };
@@ -128,20 +149,20 @@ export async function lockstep(events: readonly TraceEvent[], model: string, env
     }
     if (e.type !== 'assistant') appendNs += clock() - t0;
     // The plain loop's own bookkeeping (not timed: it does this with or without cachepoint).
-    if (e.type === 'user') messages.push({ role: 'user', content: e.content as MessageParam['content'] });
-    else if (e.type === 'tail') tail = e.content as TextBlockParam[];
-    else if (e.type === 'tool_results') {
+    if (le.type === 'user') messages.push({ role: 'user', content: le.content as MessageParam['content'] });
+    else if (le.type === 'tail') tail = le.content as TextBlockParam[];
+    else if (le.type === 'tool_results') {
       messages.push({
         role: 'user',
-        content: [...e.content.filter((b) => b.type === 'tool_result').map(strip), ...e.content.filter((b) => b.type === 'text')] as MessageParam['content'],
+        content: [...le.content.filter((b) => b.type === 'tool_result').map(strip), ...le.content.filter((b) => b.type === 'text')] as MessageParam['content'],
       });
     } else if (e.type === 'assistant') {
       if (!envelopes) sessionRequest(e);
-      else if (k % 2 === 0) {
+      else if ((k + flip) % 2 === 0) {
         sessionRequest(e);
-        await prepareRequest(e);
+        await prepareRequest(le as typeof e);
       } else {
-        await prepareRequest(e);
+        await prepareRequest(le as typeof e);
         sessionRequest(e);
       }
       k++;
@@ -151,7 +172,8 @@ export async function lockstep(events: readonly TraceEvent[], model: string, env
   return out;
 }
 
-const RUNS = Number(process.env.BENCH_PREPARE_RUNS ?? 11);
+// Even by default: each request is then measured equally often with either side first.
+const RUNS = Number(process.env.BENCH_PREPARE_RUNS ?? 12);
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
@@ -173,6 +195,7 @@ export default async function (): Promise<Row[]> {
   const rows: Row[] = [];
   for (const { name, text } of fixtureTexts().filter((f) => FIXTURES.includes(f.name.replace(/\.jsonl$/, '')))) {
     const events = parseFixture(text, name).filter((e) => e.type !== 'hide');
+    const loopEvents = parseFixture(text, name).filter((e) => e.type !== 'hide');
     const model = (events.find((e) => e.type === 'envelope') as { model?: string } | undefined)?.model ?? 'claude-sonnet-4-6';
     const requests = events.filter((e) => e.type === 'assistant').length;
     const { envelopes } = await lockstep(events, model);
@@ -187,9 +210,9 @@ export default async function (): Promise<Row[]> {
           return prev && JSON.stringify(prev) === JSON.stringify(e) ? (copy[i] = prev) : e;
         });
       };
-      await lockstep(events, model, fresh()); // warm-up
+      await lockstep(events, model, fresh(), loopEvents); // warm-up
       const runs: Times[] = [];
-      for (let run = 0; run < RUNS; run++) runs.push(await lockstep(events, model, fresh()));
+      for (let run = 0; run < RUNS; run++) runs.push(await lockstep(events, model, fresh(), loopEvents, run % 2));
       const vsStep = runs.map((r) => sum(r.prepare) / sum(r.step));
       const vsRender = runs.map((r) => sum(r.prepare) / sum(r.render));
       const best = { prepare: bestOf(runs.map((r) => r.prepare)), step: bestOf(runs.map((r) => r.step)), render: bestOf(runs.map((r) => r.render)) };
