@@ -582,6 +582,20 @@ function tokenFactor(snapshot: CalibrationSnapshot | undefined, model: string): 
   return f;
 }
 
+/**
+ * The render's options: the caller's, with this request's clock and token
+ * factor. Built by assignment, not `{ ...options, now, tokenFactor }`: V8 makes
+ * that spread-and-extend an object the render's option checks read about three
+ * times slower (~5 µs per request measured, when the caller passes any option).
+ */
+function renderOptionsOf(options: NonNullable<PrepareOptions['render']>, now: number, factor: number): RenderOptions {
+  const ro: Record<string, unknown> = { now, tokenFactor: factor };
+  for (const k in options) {
+    if (k !== 'now' && k !== 'tokenFactor' && Object.hasOwn(options, k)) ro[k] = (options as Record<string, unknown>)[k];
+  }
+  return ro as RenderOptions;
+}
+
 function extrasOf(params: PrepareParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k in params) if (!PROMPT_FIELDS.has(k) && Object.hasOwn(params, k)) out[k] = (params as unknown as Record<string, unknown>)[k];
@@ -646,7 +660,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   if (options.hide && options.hide.length > 0) ({ state, outcomes: hides } = applyHides(state, options.hide, renderOptions, now));
   if (!sameTail(state, options.tail)) state = setTail(state, options.tail ?? []);
   // The profile is not passed on when it was resolved here: the render resolves the same one from the model without validating it again.
-  const ro = { ...renderOptions, now, tokenFactor: tokenFactor(record?.calibration, params.model) };
+  const ro = renderOptionsOf(renderOptions, now, tokenFactor(record?.calibration, params.model));
   // Without a summarizer nothing can be awaited: render directly (renderAsync would plan the compaction twice).
   const rendered = renderOptions.summarizer ? await renderAsync(state, ro) : render(state, ro);
 
