@@ -253,23 +253,24 @@ let memoBytes = 0;
 const memoSlotOf = (h: number): number => Math.imul(h, 0x85ebca6b) >>> (32 - MEMO_BITS);
 
 /** The memoized count of b[0, len) (hash h), or 0. */
-function memoGet(b: Uint8Array, len: number, h: number): number {
+function memoGet(b: Uint8Array, from: number, len: number, h: number): number {
   for (let slot = memoSlotOf(h); ; slot = (slot + 1) & MEMO_MASK) {
     const e = memoSlots[slot]!;
     if (e === 0) return 0;
     const m = e - 1;
     if (memoHash[m] !== h || memoLen[m] !== len) continue;
     let k = memoStart[m]!;
-    let i = 0;
-    while (i < len && memoPool[k] === b[i]) {
+    let i = from;
+    const to = from + len;
+    while (i < to && memoPool[k] === b[i]) {
       i++;
       k++;
     }
-    if (i === len) return memoCount[m]!;
+    if (i === to) return memoCount[m]!;
   }
 }
 
-function memoPut(b: Uint8Array, len: number, h: number, count: number): void {
+function memoPut(b: Uint8Array, from: number, len: number, h: number, count: number): void {
   if (len > MEMO_PIECE_MAX) return;
   if (memoUsed >= MEMO_MAX || memoBytes + len > memoPool.length) {
     memoSlots.fill(0);
@@ -284,7 +285,7 @@ function memoPut(b: Uint8Array, len: number, h: number, count: number): void {
   memoStart[m] = memoBytes;
   memoLen[m] = len;
   memoCount[m] = count;
-  for (let i = 0; i < len; i++) memoPool[memoBytes + i] = b[i]!;
+  for (let i = 0; i < len; i++) memoPool[memoBytes + i] = b[from + i]!;
   memoBytes += len;
 }
 
@@ -332,7 +333,23 @@ function mergeCount(b: Uint8Array, n: number): number {
 function segmentCount(b: Uint8Array, from: number, to: number, whole: boolean): number {
   const n = to - from;
   if (n <= 1) return n;
-  if (!whole && rankOf(b, from, n, hashBytes(b, from, to)) >= 0) return 1;
+  if (whole) return mergeRange(b, from, n);
+  const h = hashBytes(b, from, to);
+  if (rankOf(b, from, n, h) >= 0) return 1;
+  if (n < SEGMENT_MEMO_MIN) return mergeRange(b, from, n);
+  // Segments repeat far more than whole pieces (a CJK word between two cuts, a base64 letter pair).
+  const hit = memoGet(b, from, n, h);
+  if (hit > 0) return hit;
+  const count = mergeRange(b, from, n);
+  memoPut(b, from, n, h, count);
+  return count;
+}
+
+/** Segments of at least this many bytes are memoized (shorter ones merge faster than they are looked up). */
+const SEGMENT_MEMO_MIN = 4;
+
+/** Tokens of b[from, from + n) merged (n ≥ 2). */
+function mergeRange(b: Uint8Array, from: number, n: number): number {
   if (n > HEAP_ABOVE) return heapMergeCount(b, from, n);
   const id = ids;
   const pr = prs;
@@ -633,10 +650,10 @@ function pieceTokens(t: string, from: number, to: number): number {
     let count = 1;
     if (!asciiIsToken(t, from, to, h)) {
       n = encode(t, from, to);
-      count = memoGet(buf, n, h);
+      count = memoGet(buf, 0, n, h);
       if (count === 0) {
         count = mergeCount(buf, n);
-        memoPut(buf, n, h, count);
+        memoPut(buf, 0, n, h, count);
       }
     }
     if (slot >= 0) {
@@ -650,10 +667,10 @@ function pieceTokens(t: string, from: number, to: number): number {
     h = hashBytes(buf, 0, n);
     if (rankOf(buf, 0, n, h) >= 0) return 1;
   }
-  const hit = memoGet(buf, n, h);
+  const hit = memoGet(buf, 0, n, h);
   if (hit > 0) return hit;
   const count = mergeCount(buf, n);
-  memoPut(buf, n, h, count);
+  memoPut(buf, 0, n, h, count);
   return count;
 }
 
