@@ -1,0 +1,110 @@
+/**
+ * Token counting cost per character, on every payload kind: the exact count
+ * (`cl100kCount`) against js-tiktoken's `encode` on the same texts, and the
+ * estimate (`cl100kEstimate`, what the render path uses above HUGE_TEXT
+ * characters) against the exact count of the same texts, with its error.
+ *
+ * Each run counts texts it has not seen (a new seed per run and text: the
+ * piece memo and caches hold only what earlier texts left, as in a session),
+ * after a warm-up on other seeds; figures are medians over the runs with the
+ * range, and the ratios are taken within each run.
+ *
+ * Run: `npm run bench -- tokens` (or `npx tsx test/bench/tokens.ts`).
+ */
+import { getEncoding } from 'js-tiktoken';
+import { PAYLOAD_KINDS, type PayloadKind, payload } from '../../src/synthetic/payloads.js';
+import { cl100kCount, cl100kEstimate } from '../../src/tokens/bpe.js';
+import { formatRows, isMain, median, type Row, sig } from './util.js';
+
+const RUNS = Number(process.env.BENCH_TOKENS_RUNS ?? 5);
+/** Texts per run for the exact count (a size the render path counts exactly: ≤ HUGE_TEXT). */
+const EXACT_SIZE = 3_000;
+const EXACT_TEXTS = 4;
+const ESTIMATE_SIZES = [20_000, 60_000, 250_000];
+
+function nsPerChar(texts: readonly string[], count: (text: string) => number): number {
+  let chars = 0;
+  const t0 = process.hrtime.bigint();
+  for (const t of texts) {
+    count(t);
+    chars += t.length;
+  }
+  return Number(process.hrtime.bigint() - t0) / chars;
+}
+
+/** A string the engine holds flat, as a parsed tool result is (payload() builds it by concatenation). */
+const flat = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
+
+const range = (xs: readonly number[], digits = 3): string => `${sig(Math.min(...xs), digits)}–${sig(Math.max(...xs), digits)}`;
+
+export default async function bench(): Promise<Row[]> {
+  const reference = getEncoding('cl100k_base');
+  const tiktoken = (t: string): number => reference.encode(t, [], []).length;
+  const rows: Row[] = [];
+  // Warm-up: every kind, both counters (JIT, the rank tables built).
+  for (const kind of PAYLOAD_KINDS) {
+    for (let i = 0; i < 3; i++) {
+      const t = flat(payload(kind, EXACT_SIZE, 90_000 + i));
+      cl100kCount(t);
+      tiktoken(t);
+      cl100kEstimate(flat(payload(kind, 20_000, 90_000 + i)));
+    }
+  }
+  for (const kind of PAYLOAD_KINDS) {
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    const ratio: number[] = [];
+    for (let r = 0; r < RUNS; r++) {
+      const texts = Array.from({ length: EXACT_TEXTS }, (_, i) => flat(payload(kind, EXACT_SIZE, 1_000 + r * EXACT_TEXTS + i)));
+      // Alternate which counter goes first.
+      let a: number;
+      let b: number;
+      if (r % 2 === 0) {
+        a = nsPerChar(texts, cl100kCount);
+        b = nsPerChar(texts, tiktoken);
+      } else {
+        b = nsPerChar(texts, tiktoken);
+        a = nsPerChar(texts, cl100kCount);
+      }
+      ours.push(a);
+      theirs.push(b);
+      ratio.push(b / a);
+    }
+    rows.push({
+      name: `exact: ${kind} (${EXACT_SIZE.toLocaleString('en-US')} chars)`,
+      value: sig(median(ours)),
+      unit: 'ns/char',
+      baseline: `range ${range(ours)}; js-tiktoken ${sig(median(theirs))} ns/char (${range(theirs)}): ×${sig(median(ratio))} faster (${range(ratio)})`,
+    });
+  }
+  for (const size of ESTIMATE_SIZES) {
+    for (const kind of PAYLOAD_KINDS) {
+      const est: number[] = [];
+      const exact: number[] = [];
+      const ratio: number[] = [];
+      let worst = 0;
+      for (let r = 0; r < RUNS; r++) {
+        const text = flat(payload(kind, size, 2_000 + r));
+        const e0 = process.hrtime.bigint();
+        const got = cl100kEstimate(text);
+        const e = Number(process.hrtime.bigint() - e0) / text.length;
+        const x0 = process.hrtime.bigint();
+        const want = cl100kCount(text);
+        const x = Number(process.hrtime.bigint() - x0) / text.length;
+        est.push(e);
+        exact.push(x);
+        ratio.push(e / x);
+        worst = Math.max(worst, Math.abs(got / want - 1));
+      }
+      rows.push({
+        name: `estimate: ${kind} (${size.toLocaleString('en-US')} chars)`,
+        value: sig(median(est)),
+        unit: 'ns/char',
+        baseline: `range ${range(est)}; ÷ exact count ${sig(median(ratio))} (${range(ratio)}); exact ${sig(median(exact))} ns/char; worst error ${(worst * 100).toFixed(2)} %`,
+      });
+    }
+  }
+  return rows;
+}
+
+if (isMain(import.meta.url)) console.log(formatRows(await bench()));
