@@ -12,7 +12,7 @@
  * Run: `npm run bench -- tokens` (or `npx tsx test/bench/tokens.ts`).
  */
 import { getEncoding } from 'js-tiktoken';
-import { PAYLOAD_KINDS, type PayloadKind, payload } from '../../src/synthetic/payloads.js';
+import { PAYLOAD_KINDS, payload } from '../../src/synthetic/payloads.js';
 import { cl100kCount, cl100kEstimate } from '../../src/tokens/bpe.js';
 import { formatRows, isMain, median, type Row, sig } from './util.js';
 
