@@ -328,24 +328,44 @@ interface IdIndex {
 const toolUseIndex = new WeakMap<readonly Turn[], IdIndex>();
 
 /**
- * The newest entry of the chain being extended is held here, not in the
- * WeakMap: an append that extends it replaces it (the state it extended is
+ * The newest entries of the few chains being extended (conversations a
+ * process interleaves) are held here, most recent first, not in the WeakMap:
+ * an append that extends a chain replaces its entry (the state it extended is
  * behind its chain now; appending to it again is a branch, which rescans
- * once). It reaches the WeakMap only when another chain (an interleaved
- * conversation) replaces it, so one conversation's appends cost no WeakMap
- * write and interleaved ones still find their index.
+ * once). An entry reaches the WeakMap only when a fifth chain pushes it out,
+ * so interleaved conversations cost no WeakMap write per append (one slot
+ * did: two conversations in turn wrote and looked up the WeakMap on every
+ * append). The slots hold those chains' turn arrays until replaced.
  */
-let lastTurns: readonly Turn[] | undefined;
-let lastIndex: IdIndex | undefined;
+const SLOTS = 4;
+const slotTurns: (readonly Turn[] | undefined)[] = [undefined, undefined, undefined, undefined];
+const slotIndex: (IdIndex | undefined)[] = [undefined, undefined, undefined, undefined];
+
+function slotOf(turns: readonly Turn[]): number {
+  for (let i = 0; i < SLOTS; i++) if (slotTurns[i] === turns) return i;
+  return -1;
+}
 
 function rememberIndex(from: readonly Turn[], turns: readonly Turn[], index: IdIndex): void {
-  if (lastTurns !== undefined && lastTurns !== from && lastTurns !== turns) toolUseIndex.set(lastTurns, lastIndex!);
-  lastTurns = turns;
-  lastIndex = index;
+  let i = slotOf(from);
+  if (i < 0) i = slotOf(turns);
+  if (i < 0) {
+    // A chain not held: the least recently used one makes room (its entry goes to the WeakMap).
+    i = SLOTS - 1;
+    const out = slotTurns[i];
+    if (out !== undefined) toolUseIndex.set(out, slotIndex[i]!);
+  }
+  for (let j = i; j > 0; j--) {
+    slotTurns[j] = slotTurns[j - 1];
+    slotIndex[j] = slotIndex[j - 1];
+  }
+  slotTurns[0] = turns;
+  slotIndex[0] = index;
 }
 
 function indexOf(turns: readonly Turn[]): IdIndex | undefined {
-  return turns === lastTurns ? lastIndex : toolUseIndex.get(turns);
+  const i = slotOf(turns);
+  return i >= 0 ? slotIndex[i] : toolUseIndex.get(turns);
 }
 
 /** Hands the index on to an edit that added no tool_use (a user message, tool results). */

@@ -48,6 +48,18 @@ describe('timeline edits', () => {
     expect(() => appendResponse(right, call('toolu_a'))).toThrow(/duplicate/);
   });
 
+  it('keeps the tool_use ids of many interleaved conversations apart (more chains than the index holds at once)', () => {
+    const call = (id: string) => [{ type: 'tool_use' as const, id, name: 'Read', input: {} }];
+    const answer = (s: ReturnType<typeof newSession>, id: string) => appendToolResults(s, [{ type: 'tool_result', tool_use_id: id, content: 'ok' }]);
+    // Seven conversations appended in turn, round by round: each sees its own ids only, whichever were pushed out.
+    let chains = Array.from({ length: 7 }, () => startTurn(newSession(), 'go'));
+    for (let r = 0; r < 3; r++) chains = chains.map((s, c) => answer(appendResponse(s, call(`toolu_${c}_${r}`)), `toolu_${c}_${r}`));
+    chains.forEach((s, c) => {
+      for (let r = 0; r < 3; r++) expect(() => appendResponse(s, call(`toolu_${c}_${r}`))).toThrow(/duplicate tool_use id/);
+      expect(() => appendResponse(s, call(`toolu_${(c + 1) % 7}_0`))).not.toThrow();
+    });
+  });
+
   it('gives blocks stable ids and logical paths', () => {
     const s = session([2]);
     const round = s.turns[0]!.rounds[0]!;
