@@ -77,7 +77,7 @@ export function messageDigest(message: MessageLike): string {
  */
 export function sentOf(message: MessageLike): SentMessage {
   const content = message.content;
-  return { message, role: message.role, content, ...(typeof content === 'string' ? {} : { blocks: [...content] }) };
+  return typeof content === 'string' ? { message, role: message.role, content } : { message, role: message.role, content, blocks: [...content] };
 }
 
 const lazyDigests = new WeakMap<ConsumedMessage, string>();
@@ -233,18 +233,19 @@ function blocksOf(message: MessageLike): ContentBlockParam[] {
  * @throws {InvalidParamsError} for a message the API would refuse in that place
  */
 export function applyMessage(state: TimelineState, message: MessageLike, index: number, at: number | undefined, offset = 0): TimelineState {
-  const where = `messages[${index + offset}]`;
-  if (message === null || typeof message !== 'object') throw new InvalidParamsError(where, 'expected a message object');
+  // The field name of an error, built only when one is thrown (this runs for every new message).
+  const pos = index + offset;
+  if (message === null || typeof message !== 'object') throw new InvalidParamsError(`messages[${pos}]`, 'expected a message object');
   if (message.role === 'system') {
     throw new InvalidParamsError(
-      `${where}.role`,
+      `messages[${pos}].role`,
       'a system-role message after the conversation started: only system messages at the start of messages are taken (appended to `system`); put this text in `system`, or send it as user text',
     );
   }
   if (message.role !== 'user' && message.role !== 'assistant')
-    throw new InvalidParamsError(`${where}.role`, `expected "user" or "assistant", got ${JSON.stringify(message.role)}`);
+    throw new InvalidParamsError(`messages[${pos}].role`, `expected "user" or "assistant", got ${JSON.stringify(message.role)}`);
   if (typeof message.content !== 'string' && !Array.isArray(message.content))
-    throw new InvalidParamsError(`${where}.content`, 'expected a string or an array of content blocks');
+    throw new InvalidParamsError(`messages[${pos}].content`, 'expected a string or an array of content blocks');
   const blocks = blocksOf(message);
   // One pass: validate each block and split tool results from the rest (this runs for every new message).
   const results: ToolResultBlockParam[] = [];
@@ -252,14 +253,14 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
   for (let i = 0; i < blocks.length; i++) {
     const b = blocks[i];
     if (b === null || typeof b !== 'object' || typeof (b as { type?: unknown }).type !== 'string') {
-      throw new InvalidParamsError(`${where}.content[${i}]`, 'expected a content block with a "type"');
+      throw new InvalidParamsError(`messages[${pos}].content[${i}]`, 'expected a content block with a "type"');
     }
     if (b.type === 'tool_result') results.push(b);
     else (others ??= []).push(b);
   }
   try {
     if (message.role === 'assistant') {
-      if (index === 0) throw new InvalidParamsError(where, 'the first message must be a user message');
+      if (index === 0) throw new InvalidParamsError(`messages[${pos}]`, 'the first message must be a user message');
       return appendResponse(state, blocks, at);
     }
     if (results.length === 0) {
@@ -267,7 +268,7 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
       if (index > 0 && round !== undefined && round.open.length > 0) {
         const open = round.open;
         throw new InvalidParamsError(
-          where,
+          `messages[${pos}]`,
           `tool_use ${open.join(', ')} of the previous assistant message ${open.length === 1 ? 'has' : 'have'} no tool_result (the API requires them right after it)`,
         );
       }
@@ -276,13 +277,13 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
     const odd = others?.find((b) => b.type !== 'text');
     if (odd) {
       throw new InvalidParamsError(
-        `${where}.content`,
+        `messages[${pos}].content`,
         `a "${odd.type}" block next to tool results: put it inside the tool_result's content (only text may follow tool results here)`,
       );
     }
     return appendToolResults(state, results, (others ?? []) as TextBlockParam[], at);
   } catch (err) {
-    if (err instanceof TimelineError) throw new InvalidParamsError(where, err.message, { cause: err });
+    if (err instanceof TimelineError) throw new InvalidParamsError(`messages[${pos}]`, err.message, { cause: err });
     throw err;
   }
 }
