@@ -113,11 +113,9 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
   const tailBlocks = parts ? parts.tail : base;
   const tailFrom = parts ? 0 : stable;
   const length = parts ? stable + parts.tail.length : base.length;
-  /** Block i of the whole stream. */
-  const at = (i: number): StreamBlock => (i < stable ? base[i]! : tailBlocks[i - stable + tailFrom]!);
   const stream = base;
   const first = layout.envelopeEnd + 1;
-  for (let i = stable; i < length; i++) if (!isMessageRole(at(i).role)) return undefined;
+  for (let i = stable; i < length; i++) if (!isMessageRole(tailBlocks[i - stable + tailFrom]!.role)) return undefined;
   let memo = chainMessages.get(layout.chain);
   if (!memo) chainMessages.set(layout.chain, (memo = { messages: [], starts: [], upTo: first }));
   if (memo.upTo < stable && !extend(memo, stream, stable)) return undefined;
@@ -137,31 +135,22 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
   const messages = memo.messages.slice(0, count);
   // Where each message starts: the memo's for the stable part, this render's own for the tail's messages.
   const tailStarts: number[] = [];
-  const startOf = (k: number): number => (k < count ? memo.starts[k]! : tailStarts[k - count]!);
   // The messages this request owns (fresh copies it may write to): a few, so an array, not a set.
   const owned: number[] = [];
-  const own = (k: number): ContentBlockParam[] => {
-    if (!owned.includes(k)) {
-      const m = messages[k]!;
-      messages[k] = { role: m.role, content: [...(m.content as ContentBlockParam[])] } as MessageParam;
-      owned.push(k);
-    }
-    return messages[k]!.content as ContentBlockParam[];
-  };
   if (count > 0) {
     const end = count === memo.starts.length ? memo.upTo : memo.starts[count]!;
     if (end > stable) {
       const k = count - 1;
       const m = messages[k]!;
-      messages[k] = { role: m.role, content: (m.content as ContentBlockParam[]).slice(0, stable - startOf(k)) } as MessageParam;
+      messages[k] = { role: m.role, content: (m.content as ContentBlockParam[]).slice(0, stable - memo.starts[k]!) } as MessageParam;
       owned.push(k);
     }
   }
   // The tail: joins the last message when the roles match, else starts new ones.
   for (let i = stable; i < length; i++) {
-    const b = at(i);
+    const b = tailBlocks[i - stable + tailFrom]!;
     const k = messages.length - 1;
-    if (k >= 0 && messages[k]!.role === b.role) own(k).push(b.param as ContentBlockParam);
+    if (k >= 0 && messages[k]!.role === b.role) own(messages, owned, k).push(b.param as ContentBlockParam);
     else {
       messages.push({ role: b.role, content: [b.param as ContentBlockParam] } as MessageParam);
       tailStarts.push(i);
@@ -172,10 +161,22 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
   for (const p of cachePoints) {
     if (p.index < first || p.index >= length || pointAt(cachePoints, p.index) !== p) continue;
     const k = p.index < stable ? countBelow(memo.starts, p.index + 1) - 1 : count + countBelow(tailStarts, p.index + 1) - 1;
-    const content = own(k);
-    content[p.index - startOf(k)] = { ...at(p.index).param, cache_control: marker(p) } as ContentBlockParam;
+    const content = own(messages, owned, k);
+    const start = k < count ? memo.starts[k]! : tailStarts[k - count]!;
+    const block = p.index < stable ? base[p.index]! : tailBlocks[p.index - stable + tailFrom]!;
+    content[p.index - start] = { ...block.param, cache_control: marker(p) } as ContentBlockParam;
   }
   return { tools, system, messages };
+}
+
+/** Message k's content, made a fresh copy of the request's own on first write (`owned`: the messages copied so far). */
+function own(messages: MessageParam[], owned: number[], k: number): ContentBlockParam[] {
+  if (!owned.includes(k)) {
+    const m = messages[k]!;
+    messages[k] = { role: m.role, content: [...(m.content as ContentBlockParam[])] } as MessageParam;
+    owned.push(k);
+  }
+  return messages[k]!.content as ContentBlockParam[];
 }
 
 /** The point on block `index` (the last one listed there, as a map by index would keep), if any. */

@@ -39,6 +39,14 @@ function markableAtOrBefore(stream: readonly StreamBlock[], i: number, floor = 0
   return undefined;
 }
 
+/** Places point `label` on the markable block at or before `want` (not before `floor`); none when there is none. */
+function place(placements: Placement[], stream: readonly StreamBlock[], label: CachePointLabel, want: number | undefined, floor = 0): void {
+  if (want === undefined || want < 0) return;
+  const at = markableAtOrBefore(stream, want, floor);
+  if (at === undefined) return;
+  placements.push(at === want ? { label, index: at } : { label, index: at, moved: 'unmarkable' });
+}
+
 /** Where the points go, before collapsing. */
 interface Placement {
   label: CachePointLabel;
@@ -63,12 +71,6 @@ export function placeCachePoints(
   const ttls: Record<CachePointLabel, CacheTtl> = options.ttl ? { ...options.ttl } : { 0: '5m', 1: '5m', 2: '5m', 3: '5m', 4: '5m' };
   const offset = options.preTailOffset;
   const placements: Placement[] = [];
-  const put = (label: CachePointLabel, want: number | undefined, floor = 0) => {
-    if (want === undefined || want < 0) return;
-    const at = markableAtOrBefore(stream, want, floor);
-    if (at === undefined) return;
-    placements.push(at === want ? { label, index: at } : { label, index: at, moved: 'unmarkable' });
-  };
 
   // The stream's layout has the envelope's end and the turns' starts (built with it); any other array is scanned.
   const layout = streamLayout(stream);
@@ -76,7 +78,7 @@ export function placeCachePoints(
   let envelopeEnd = -1;
   if (laid) envelopeEnd = layout.envelopeEnd;
   else for (let i = 0; i < stream.length && stream[i]!.segment === 'envelope'; i++) envelopeEnd = i;
-  put(1, envelopeEnd);
+  place(placements, stream, 1, envelopeEnd);
 
   const turn = state.turns.at(-1);
   let turnStart = stream.length;
@@ -91,7 +93,7 @@ export function placeCachePoints(
         }
       }
     // ②: the last block before the current turn, when it is timeline (a previous turn or a summary).
-    if (turnStart - 1 > envelopeEnd) put(2, turnStart - 1, envelopeEnd + 1);
+    if (turnStart - 1 > envelopeEnd) place(placements, stream, 2, turnStart - 1, envelopeEnd + 1);
     // ③: the last block of round N−offset, where N is the round this request is for.
     const target = turn.rounds.length + 1 - offset;
     if (offset > 0 && target >= 1) {
@@ -101,10 +103,10 @@ export function placeCachePoints(
         if (b.turn === turn.index && b.round !== undefined && b.round <= target) last = i;
         else if (b.round !== undefined && b.round > target) break;
       }
-      if (last >= 0) put(3, last, turnStart);
+      if (last >= 0) place(placements, stream, 3, last, turnStart);
     }
   }
-  put(4, (doomedFrom ?? stream.length) - 1);
+  place(placements, stream, 4, (doomedFrom ?? stream.length) - 1);
 
   bridge(stream, ctx, placements, entries);
   // ⓪ on the last tool, only in a free slot: never at the expense of ①–④.
@@ -112,7 +114,7 @@ export function placeCachePoints(
   if (laid) lastTool = layout.lastTool;
   else for (let i = 0; i < stream.length && stream[i]!.role === 'tools'; i++) lastTool = i;
   if (lastTool >= 0 && lastTool < envelopeEnd && new Set(placements.map((p) => p.index)).size < 4) {
-    put(0, lastTool);
+    place(placements, stream, 0, lastTool);
   }
   if (!options.ttl && options.adaptiveTtl) adaptTtls(stream, state, ctx, placements, entries, ttls);
   return collapse(stream, placements, ttls);

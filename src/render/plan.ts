@@ -51,8 +51,6 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
   const model = input.model ?? profile.id;
   const stream = input.stream;
   const tail = input.tail ?? stream.slice(stableLength);
-  /** Block i of the whole stream (stable, then tail). */
-  const at = (i: number): StreamBlock => (i < stableLength ? stream[i]! : tail[i - stableLength]!);
   const pos = positionsOf(stream, stableLength);
   // The ledger is kept sorted by index (see below), so lookups walk it instead of building a map per request.
   const sorted = ascending(entries, (e) => e.index);
@@ -98,34 +96,25 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
 
   // The ledger after the request: every entry (a read one refreshed), and a new record per point beyond the
   // read, replacing the entry at its index; sorted by index, the newest LEDGER_SIZE kept.
-  const refreshed = (e: CacheEntryRecord): CacheEntryRecord =>
-    touched.includes(e) ? { ...e, expiresAt: Math.max(e.expiresAt, now + profile.ttlMs[e.ttl]) } : e;
   // Only points beyond the read are billed as writes; a point at or below it creates
   // no entry of its own (the provider bills no bytes for one, so assume none exists).
-  const record = (p: CachePoint, old: CacheEntryRecord | undefined): CacheEntryRecord => ({
-    path: p.path,
-    index: p.index,
-    block: at(p.index),
-    prefixTokens: p.prefixTokens,
-    ttl: old && old.ttl === '1h' ? '1h' : p.ttl,
-    expiresAt: Math.max(old?.expiresAt ?? 0, now + profile.ttlMs[p.ttl]),
-  });
   let ledger: CacheEntryRecord[];
   if (sorted && ascending(after, (p) => p.index)) {
     // Both sorted: one merge.
     ledger = [];
     let k = 0;
     for (const e of entries) {
-      for (; k < after.length && after[k]!.index < e.index; k++) ledger.push(record(after[k]!, undefined));
-      if (k < after.length && after[k]!.index === e.index) ledger.push(record(after[k++]!, refreshed(e)));
-      else ledger.push(refreshed(e));
+      for (; k < after.length && after[k]!.index < e.index; k++) ledger.push(writeRecord(after[k]!, undefined, stream, tail, stableLength, now, profile));
+      if (k < after.length && after[k]!.index === e.index)
+        ledger.push(writeRecord(after[k++]!, touched.includes(e) ? refresh(e, now, profile) : e, stream, tail, stableLength, now, profile));
+      else ledger.push(touched.includes(e) ? refresh(e, now, profile) : e);
     }
-    for (; k < after.length; k++) ledger.push(record(after[k]!, undefined));
+    for (; k < after.length; k++) ledger.push(writeRecord(after[k]!, undefined, stream, tail, stableLength, now, profile));
     if (ledger.length > LEDGER_SIZE) ledger = ledger.slice(-LEDGER_SIZE);
   } else {
     const next = new Map<number, CacheEntryRecord>();
-    for (const e of entries) next.set(e.index, refreshed(e));
-    for (const p of after) next.set(p.index, record(p, next.get(p.index)));
+    for (const e of entries) next.set(e.index, touched.includes(e) ? refresh(e, now, profile) : e);
+    for (const p of after) next.set(p.index, writeRecord(p, next.get(p.index), stream, tail, stableLength, now, profile));
     ledger = [...next.values()].sort((a, b) => a.index - b.index).slice(-LEDGER_SIZE);
   }
   const timelineWarm = prev !== undefined && entries.some((e) => e.block.segment !== 'envelope');
@@ -142,6 +131,31 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
     ...belowMinimum(points, profile),
   };
   return { plan, entries: ledger };
+}
+
+/** A ledger entry a request read: its expiry pushed back (a read refreshes the entry's TTL). */
+function refresh(e: CacheEntryRecord, now: number, profile: ModelProfile): CacheEntryRecord {
+  return { ...e, expiresAt: Math.max(e.expiresAt, now + profile.ttlMs[e.ttl]) };
+}
+
+/** The ledger entry a point writes (replacing `old`, the entry at its index, if any). */
+function writeRecord(
+  p: CachePoint,
+  old: CacheEntryRecord | undefined,
+  stream: readonly StreamBlock[],
+  tail: readonly StreamBlock[],
+  stableLength: number,
+  now: number,
+  profile: ModelProfile,
+): CacheEntryRecord {
+  return {
+    path: p.path,
+    index: p.index,
+    block: p.index < stableLength ? stream[p.index]! : tail[p.index - stableLength]!,
+    prefixTokens: p.prefixTokens,
+    ttl: old && old.ttl === '1h' ? '1h' : p.ttl,
+    expiresAt: Math.max(old?.expiresAt ?? 0, now + profile.ttlMs[p.ttl]),
+  };
 }
 
 /** Whether `key` strictly ascends along `xs` (then an index is found by walking, not by a map). */

@@ -213,10 +213,19 @@ function previousOf(last: LastRender | undefined): { blocks: readonly StreamBloc
 export function withStableStream<T extends { stream: readonly StreamBlock[] }>(last: T, stable: readonly StreamBlock[]): T {
   const info = builds.get(stable);
   if (!info || info.length !== stable.length) return last;
-  Object.defineProperty(last, 'stream', { enumerable: true, configurable: true, get: () => copyOf(info) });
   lastBuilds.set(last as unknown as LastRender, info);
+  Object.defineProperty(last, 'stream', STABLE_STREAM);
   return last;
 }
+
+/** The `stream` accessor of a LastRender made here: one getter for all (no closure per render). */
+const STABLE_STREAM: PropertyDescriptor = Object.freeze({
+  enumerable: true,
+  configurable: true,
+  get(this: LastRender): readonly StreamBlock[] {
+    return copyOf(lastBuilds.get(this)!);
+  },
+});
 
 /** Blocks of the previous render's stable stream (without building its public copy). */
 export function previousLength(last: LastRender): number {
@@ -535,21 +544,29 @@ const partsByHolder = new WeakMap<object, StreamParts>();
  * through {@link streamParts}.
  */
 export function withLazyStream<T extends object>(holder: T, parts: StreamParts): T & { readonly stream: readonly StreamBlock[] } {
-  let built: readonly StreamBlock[] | undefined;
-  const build = parts.build as BuildInfo | undefined;
-  Object.defineProperty(holder, 'stream', {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      if (built) return built;
-      const head = build ? copyOf(build) : parts.stable.length === parts.stableLength ? parts.stable : parts.stable.slice(0, parts.stableLength);
-      built = Object.freeze(appendTail(head, parts.tail));
-      return built;
-    },
-  });
   partsByHolder.set(holder, parts);
+  Object.defineProperty(holder, 'stream', LAZY_STREAM);
   return holder as T & { readonly stream: readonly StreamBlock[] };
 }
+
+/** Streams built by the {@link withLazyStream} accessor, kept once read. */
+const lazyBuilt = new WeakMap<object, readonly StreamBlock[]>();
+
+/** The `stream` accessor of {@link withLazyStream}: one getter for all (no closure per render). */
+const LAZY_STREAM: PropertyDescriptor = Object.freeze({
+  enumerable: true,
+  configurable: true,
+  get(this: object): readonly StreamBlock[] {
+    const done = lazyBuilt.get(this);
+    if (done) return done;
+    const parts = partsByHolder.get(this)!;
+    const build = parts.build as BuildInfo | undefined;
+    const head = build ? copyOf(build) : parts.stable.length === parts.stableLength ? parts.stable : parts.stable.slice(0, parts.stableLength);
+    const built = Object.freeze(appendTail(head, parts.tail));
+    lazyBuilt.set(this, built);
+    return built;
+  },
+});
 
 /** The parts of a stream made by {@link withLazyStream} (undefined for a plain `stream` array). */
 export function streamParts(holder: object): StreamParts | undefined {

@@ -9,7 +9,7 @@ import { withTimeout } from '../internal/timeout.js';
 import { toAnthropic } from '../providers/anthropic.js';
 import { extractiveSummarizer } from '../summarize/index.js';
 import type { SummaryOutput } from '../summarize/types.js';
-import type { StreamBlock, TimelineState } from '../timeline/types.js';
+import type { TimelineState } from '../timeline/types.js';
 import { planCompaction } from './compact.js';
 import { contextOf, passContext, type PassContext, type RenderWork } from './context.js';
 import { PASSES, runPasses } from './pipeline.js';
@@ -113,13 +113,12 @@ function segmentTokens(parts: StreamParts, stableLength: number): SegmentTokens 
     timeline = layout.prefix[stableLength - 1]! - envelope;
     from = stableLength;
   }
-  const add = (b: StreamBlock): void => {
+  for (let i = from; i < parts.stableLength + tail.length; i++) {
+    const b = i < parts.stableLength ? stream[i]! : tail[i - parts.stableLength]!;
     if (b.segment === 'envelope') envelope += b.tokens;
     else if (b.segment === 'tail') tailTokens += b.tokens;
     else timeline += b.tokens;
-  };
-  for (let i = from; i < parts.stableLength; i++) add(stream[i]!);
-  for (const b of tail) add(b);
+  }
   return { envelope, timeline, tail: tailTokens, total: envelope + timeline + tailTokens };
 }
 
