@@ -263,8 +263,8 @@ export function appendResponse(state: TimelineState, response: Message | readonl
   for (let i = 0; i < content.length; i++) {
     const raw = content[i]!;
     if (isBlankText(raw)) continue;
-    // Frozen as built (the param's nested data is copied frozen by toParam): no deep walk of the new round after.
-    const param = deepFreeze(toParam(raw as ContentBlock));
+    // Frozen as built: toParam copies nested data frozen (copyData), so only its top object is left; no deep walk.
+    const param = Object.freeze(toParam(raw as ContentBlock));
     if (param.type === 'tool_use') {
       const path = paths.call(turn.index, index, param.id);
       if (known.has(param.id) || ids.includes(param.id)) throw new TimelineError(path, `duplicate tool_use id "${param.id}"`);
