@@ -334,6 +334,25 @@ function segmentCount(b: Uint8Array, from: number, to: number, whole: boolean): 
   const n = to - from;
   if (n <= 1) return n;
   if (whole) return mergeRange(b, from, n);
+  if (n <= 7) {
+    // Packed exactly into two integers (4 bits of length, 8 a byte) and looked up in a small direct-mapped
+    // cache: most segments are this short (a CJK character or two, a few base64 letters) and repeat, and the
+    // big tables' probes are cache misses.
+    let k1 = n;
+    let k2 = 0;
+    for (let i = 0; i < n; i++) {
+      const x = b[from + i]!;
+      if (i < 3) k1 |= x << (4 + 8 * i);
+      else k2 |= x << (8 * (i - 3));
+    }
+    const slot = (Math.imul(k1 ^ Math.imul(k2, 0x85ebca6b), 0x9e3779b1) >>> (32 - SEGMENT_BITS)) << 2;
+    if (segmentCache[slot] === k1 && segmentCache[slot + 1] === k2) return segmentCache[slot + 2]!;
+    const count = rankOf(b, from, n, hashBytes(b, from, to)) >= 0 ? 1 : mergeRange(b, from, n);
+    segmentCache[slot] = k1;
+    segmentCache[slot + 1] = k2;
+    segmentCache[slot + 2] = count;
+    return count;
+  }
   const h = hashBytes(b, from, to);
   if (rankOf(b, from, n, h) >= 0) return 1;
   if (n < SEGMENT_MEMO_MIN) return mergeRange(b, from, n);
@@ -347,6 +366,9 @@ function segmentCount(b: Uint8Array, from: number, to: number, whole: boolean): 
 
 /** Segments of at least this many bytes are memoized (shorter ones merge faster than they are looked up). */
 const SEGMENT_MEMO_MIN = 4;
+/** The direct-mapped cache of segments of up to 7 bytes: [bytes 0–2 and length, bytes 3–6, tokens, unused] per slot. */
+const SEGMENT_BITS = 13;
+const segmentCache = new Int32Array(4 << SEGMENT_BITS);
 
 /** Tokens of b[from, from + n) merged (n ≥ 2). */
 function mergeRange(b: Uint8Array, from: number, n: number): number {
@@ -526,12 +548,22 @@ function pieceEnd(t: string, i: number, end: number): number {
       if ((d === 0x72 && e === 0x65) || (d === 0x76 && e === 0x65) || (d === 0x6c && e === 0x6c)) return i + 3; // 're 've 'll
     }
   }
-  const k0 = classAt(t, i, end);
-  let j = i + width;
+  const k0 = c < 128 ? ASCII_CLASS[c]! : classAt(t, i, end);
+  let j = c < 128 ? i + 1 : i + width;
   if (k0 === L) return letters(t, j, end);
-  if (k0 !== NL && k0 !== N && j < end && classAt(t, j, end) === L) return letters(t, j + width, end);
+  if (k0 !== NL && k0 !== N && j < end) {
+    const d = t.charCodeAt(j);
+    if (d < 128 ? ((d | 32) - 97) >>> 0 < 26 : classAt(t, j, end) === L) return letters(t, d < 128 ? j + 1 : j + width, end);
+  }
   if (k0 === N) {
-    for (let k = 1; k < 3 && j < end && classAt(t, j, end) === N; k++) j += width;
+    for (let k = 1; k < 3 && j < end; k++) {
+      const d = t.charCodeAt(j);
+      if (d < 128) {
+        if ((d - 48) >>> 0 >= 10) break;
+        j++;
+      } else if (classAt(t, j, end) === N) j += width;
+      else break;
+    }
     return j;
   }
   if (k0 === P) return punctuation(t, j, end);
