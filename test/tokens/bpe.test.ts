@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { getEncoding } from 'js-tiktoken';
 import { describe, expect, it } from 'vitest';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
@@ -127,6 +128,45 @@ describe('cl100kCount (the counting-only BPE)', () => {
         expect(cl100kCount(text), JSON.stringify(text)).toBe(exact(text));
       }
     }
+  });
+
+  it('splits and counts like js-tiktoken on arbitrary strings (fast-check, fixed seed)', () => {
+    // Any code point (unassigned ones, marks, lone surrogates included) and short runs from a pool of
+    // characters of every class, so that classes meet each other in every order.
+    const pool = fc.constantFrom(
+      ' ',
+      '  ',
+      '\n',
+      '\r\n',
+      '\t',
+      "'",
+      "'s",
+      "'LL",
+      'a',
+      'Zz',
+      '9',
+      '123',
+      '.',
+      '!!',
+      '数',
+      'é',
+      '😀',
+      '\u00a0',
+      '\u3000',
+      '\uD800',
+      '\u0301',
+    );
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.array(pool, { maxLength: 40 }).map((parts) => parts.join('')),
+    );
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(cl100kPieces(t)).toEqual(regexPieces(t));
+        expect(cl100kCount(t)).toBe(exact(t));
+      }),
+      { seed: 14, numRuns: 1_000 },
+    );
   });
 
   it('counts long pieces (merged with a heap) like js-tiktoken: CJK runs, base64-like letter runs, one repeated letter', () => {
