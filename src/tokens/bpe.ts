@@ -40,6 +40,8 @@ let tokStart = new Int32Array(0);
 let tokEnd = new Int32Array(0);
 /** FNV-1a hash of each token's bytes (compared before the bytes). */
 let tokHash = new Int32Array(0);
+/** Bytes of the longest token. */
+let maxTokenBytes = 0;
 /** Rank of each single byte (every byte is a token of cl100k). */
 const byteRank = new Int32Array(256);
 /**
@@ -122,6 +124,7 @@ function build(): void {
     t[2 * slot] = h;
     t[2 * slot + 1] = r + 1;
     if (ends[k]! - starts[k]! === 1) byteRank[bytes[starts[k]!]!] = r;
+    if (ends[k]! - starts[k]! > maxTokenBytes) maxTokenBytes = ends[k]! - starts[k]!;
     for (let i = starts[k]! + 1; i < ends[k]!; i++) BIGRAM[(bytes[i - 1]! << 8) | bytes[i]!] = 1;
   }
   table = t;
@@ -696,6 +699,9 @@ function pieceTokens(t: string, from: number, to: number): number {
     return count;
   } else {
     n = encode(t, from, to);
+    // A piece longer than the longest token (a CJK sentence) is neither a token nor worth memoizing whole:
+    // its segments are memoized.
+    if (n > maxTokenBytes) return mergeCount(buf, n);
     h = hashBytes(buf, 0, n);
     if (rankOf(buf, 0, n, h) >= 0) return 1;
   }
