@@ -13,7 +13,7 @@ import type {
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { apiModelId } from '../models/profiles.js';
-import { partsLayout, streamLayout, streamParts } from '../render/projection.js';
+import { chainParent, partsLayout, streamLayout, streamParts } from '../render/projection.js';
 import type { CachePoint, Rendered, StreamBlock } from '../render/types.js';
 
 /** Request fields the caller adds (max_tokens, thinking, temperature, metadata, …). */
@@ -117,7 +117,7 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
   const first = layout.envelopeEnd + 1;
   for (let i = stable; i < length; i++) if (!isMessageRole(tailBlocks[i - stable + tailFrom]!.role)) return undefined;
   let memo = chainMessages.get(layout.chain);
-  if (!memo) chainMessages.set(layout.chain, (memo = { messages: [], starts: [], upTo: first }));
+  if (!memo) chainMessages.set(layout.chain, (memo = seeded(layout.chain, first) ?? { messages: [], starts: [], upTo: first }));
   if (memo.upTo < stable && !extend(memo, stream, stable)) return undefined;
 
   const tools: ToolUnion[] = [];
@@ -184,6 +184,26 @@ function pointAt(points: readonly CachePoint[], index: number): CachePoint | und
   let found: CachePoint | undefined;
   for (const p of points) if (p.index === index) found = p;
   return found;
+}
+
+/**
+ * The messages of a new chain taken over from the chain it started from (a
+ * hide, a prune or a branch changed a block at `shared`): the parent's
+ * messages that end at or before `shared` are the same objects for both, so
+ * only the rest is mapped (was every message of the session again, ~6 ms at
+ * 10k messages, once per change).
+ */
+function seeded(chain: object, first: number): ChainMessages | undefined {
+  const link = chainParent(chain);
+  const parent = link && chainMessages.get(link.parent);
+  if (!link || !parent || parent.starts[0] !== first) return undefined;
+  const limit = Math.min(link.shared, parent.upTo);
+  /** Where message k of the parent ends (exclusive). */
+  const end = (k: number): number => (k + 1 < parent.starts.length ? parent.starts[k + 1]! : parent.upTo);
+  let j = countBelow(parent.starts, limit);
+  if (j > 0 && end(j - 1) > limit) j--;
+  if (j === 0) return undefined;
+  return { messages: parent.messages.slice(0, j), starts: parent.starts.slice(0, j), upTo: end(j - 1) };
 }
 
 /** Maps the stable blocks from `memo.upTo` to `stable` onto the chain's messages; false when a block is not a message block. */

@@ -472,6 +472,9 @@ function extendLayout(stream: readonly StreamBlock[], turnStarts: readonly numbe
   while (lastTool + 1 < n && stream[lastTool + 1]!.role === 'tools') lastTool++;
   const key = base && chains.get(base.chain) === chain ? base.chain : {};
   chains.set(key, chain);
+  // A new chain that shares its first `from` blocks with the base's (a hide, a prune, a branch): remembered, so
+  // what is mapped per block for the base's chain (the mapper's messages) is reused below `from`.
+  if (base && key !== base.chain && from > 0) parents.set(key, { parent: base.chain, shared: from });
   return Object.freeze({
     length: n,
     positions: pos.subarray(0, n),
@@ -485,6 +488,16 @@ function extendLayout(stream: readonly StreamBlock[], turnStarts: readonly numbe
 }
 
 const chains = new WeakMap<object, Chain>();
+const parents = new WeakMap<object, { readonly parent: object; readonly shared: number }>();
+
+/**
+ * The chain a chain started from, and how many blocks their streams share from
+ * the start (undefined for a chain built from nothing): what was mapped per
+ * block for the parent holds for this one below `shared`.
+ */
+export function chainParent(chain: object): { readonly parent: object; readonly shared: number } | undefined {
+  return parents.get(chain);
+}
 
 function capacity(n: number): number {
   return Math.max(256, Math.ceil(n * 1.5));
