@@ -33,6 +33,7 @@ import type {
   ToolBlock,
 } from '../timeline/types.js';
 import type { PassContext } from './context.js';
+import { parseTimelinePath } from '../timeline/paths.js';
 import { replacementParam } from './notes.js';
 
 // STREAM
@@ -260,17 +261,19 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   let out: StreamBlock[] = [];
   let t = from.turn - 1;
   let reused = 0;
+  // A hide or prune changes the hidden set: the turns before the first one it touches project as before.
+  const hiddenFrom = info ? firstHiddenTurn(info.state.hidden, state.hidden) : -1;
   if (
     prev &&
     info &&
     info.state.envelope === state.envelope &&
     info.state.summaries === state.summaries &&
-    info.state.hidden === state.hidden &&
+    hiddenFrom >= 0 &&
     info.tokens === ctx.tokens &&
     info.keepsThinking === ctx.profile.keepsThinking
   ) {
     let k = t;
-    const limit = Math.min(state.turns.length, info.state.turns.length);
+    const limit = Math.min(state.turns.length, info.state.turns.length, hiddenFrom);
     while (k < limit && state.turns[k] === info.state.turns[k]) k++;
     // Older models drop thinking once a later turn exists: the previous last turn renders anew.
     if (!ctx.profile.keepsThinking && state.turns.length !== info.state.turns.length) k = Math.min(k, info.state.turns.length - 1);
@@ -370,6 +373,25 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   builds.set(stream, built);
   byState.set(state, built);
   return stream;
+}
+
+/**
+ * The first turn (0-based index) holding a path whose hidden record differs
+ * between two hidden sets (added, removed or replaced); Infinity when they are
+ * the same, -1 when a differing path is not a turn's (then nothing is reused).
+ */
+function firstHiddenTurn(before: TimelineState['hidden'], after: TimelineState['hidden']): number {
+  if (before === after) return Number.POSITIVE_INFINITY;
+  let first = Number.POSITIVE_INFINITY;
+  const differs = (path: string): boolean => {
+    const loc = parseTimelinePath(path);
+    if (!loc) return false;
+    first = Math.min(first, loc.turn - 1);
+    return true;
+  };
+  for (const path in after) if (Object.hasOwn(after, path) && before[path] !== after[path] && !differs(path)) return -1;
+  for (const path in before) if (Object.hasOwn(before, path) && !Object.hasOwn(after, path) && !differs(path)) return -1;
+  return first;
 }
 
 function isThinking(b: Block): boolean {
