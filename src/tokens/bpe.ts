@@ -65,6 +65,13 @@ for (let i = 0; i < B64.length; i++) B64_VALUE[B64.charCodeAt(i)] = i;
  */
 function build(): void {
   if (table) return;
+  pairs4 = new Int32Array(PAIR_SLOTS << 2);
+  memoSlots = new Int32Array(1 << MEMO_BITS);
+  memoHash = new Int32Array(MEMO_MAX);
+  memoStart = new Int32Array(MEMO_MAX);
+  memoLen = new Int32Array(MEMO_MAX);
+  memoCount = new Int32Array(MEMO_MAX);
+  memoPool = new Uint8Array(1 << 20);
   const s = cl100k.bpe_ranks;
   const bytes = new Uint8Array(s.length);
   const ranks: number[] = [];
@@ -208,30 +215,29 @@ function concatRank(a: number, b: number): number {
  */
 const PAIR_BITS = 18;
 const PAIR_SLOTS = 1 << PAIR_BITS;
-const PAIR_MASK = PAIR_SLOTS - 1;
-/** Slot keys: first rank + 1 (0 = empty) and second rank; the merged rank. */
-const pairA = new Int32Array(PAIR_SLOTS);
-const pairB = new Int32Array(PAIR_SLOTS);
-const pairV = new Int32Array(PAIR_SLOTS);
+const PAIR_MASK4 = (PAIR_SLOTS << 2) - 1;
+/** Slot s holds [first rank + 1 (0 = empty), second rank, merged rank, unused] at 4s (one cache line per probe); allocated by build(). */
+let pairs4 = new Int32Array(0);
 let pairUsed = 0;
 
 function pairRank(a: number, b: number): number {
-  let h = (Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b)) >>> (32 - PAIR_BITS);
+  const p = pairs4;
+  let h = ((Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b)) >>> (32 - PAIR_BITS)) << 2;
   for (;;) {
-    const k = pairA[h]!;
+    const k = p[h]!;
     if (k === 0) break;
-    if (k === a + 1 && pairB[h] === b) return pairV[h]!;
-    h = (h + 1) & PAIR_MASK;
+    if (k === a + 1 && p[h + 1] === b) return p[h + 2]!;
+    h = (h + 4) & PAIR_MASK4;
   }
   const rank = concatRank(a, b);
   if (pairUsed >= (PAIR_SLOTS * 3) >> 2) {
-    pairA.fill(0);
+    p.fill(0);
     pairUsed = 0;
     return rank;
   }
-  pairA[h] = a + 1;
-  pairB[h] = b;
-  pairV[h] = rank;
+  p[h] = a + 1;
+  p[h + 1] = b;
+  p[h + 2] = rank;
   pairUsed++;
   return rank;
 }
@@ -244,12 +250,13 @@ const MEMO_MASK = (1 << MEMO_BITS) - 1;
 const MEMO_MAX = (3 << MEMO_BITS) >> 2;
 /** Pieces longer than this many bytes are not memoized. */
 const MEMO_PIECE_MAX = 1024;
-const memoSlots = new Int32Array(1 << MEMO_BITS);
-const memoHash = new Int32Array(MEMO_MAX);
-const memoStart = new Int32Array(MEMO_MAX);
-const memoLen = new Int32Array(MEMO_MAX);
-const memoCount = new Int32Array(MEMO_MAX);
-const memoPool = new Uint8Array(1 << 20);
+// Allocated by build() (about 2 MB): importing the module allocates nothing big.
+let memoSlots = new Int32Array(0);
+let memoHash = new Int32Array(0);
+let memoStart = new Int32Array(0);
+let memoLen = new Int32Array(0);
+let memoCount = new Int32Array(0);
+let memoPool = new Uint8Array(0);
 let memoUsed = 0;
 let memoBytes = 0;
 
