@@ -741,7 +741,25 @@ export function cl100kCount(text: string): number {
     n += end - at === 1 && text.charCodeAt(at) < 0x80 ? 1 : pieceTokens(text, at, end);
     at = end;
   }
+  if (buf.length > SCRATCH_KEEP || heapKey.length > SCRATCH_KEEP) releaseScratch();
   return n;
+}
+
+/** Scratch arrays grown past this many elements (by one very long piece) are let go after the count. */
+const SCRATCH_KEEP = 1 << 16;
+
+function releaseScratch(): void {
+  if (buf.length > SCRATCH_KEEP) buf = new Uint8Array(1024);
+  if (ids.length > SCRATCH_KEEP) {
+    ids = new Int32Array(64);
+    prs = new Int32Array(64);
+    nexts = new Int32Array(64);
+    prevs = new Int32Array(64);
+  }
+  if (heapKey.length > SCRATCH_KEEP) {
+    heapKey = new Float64Array(192);
+    heapEnd = new Int32Array(192);
+  }
 }
 
 /** Van der Corput (base 2) point j in [0, 1): any first 2^m points are an even grid, in a scattered order. */
