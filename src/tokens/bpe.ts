@@ -770,6 +770,14 @@ function vanDerCorput(j: number): number {
   return x;
 }
 
+/** Radical inverse of j in base 3, in [0, 1): the second coordinate of a Halton sequence, spread independently of {@link vanDerCorput}. */
+function radicalInverse3(j: number): number {
+  let x = 0;
+  let f = 1 / 3;
+  for (let k = j; k > 0; k = (k - (k % 3)) / 3, f /= 3) x += (k % 3) * f;
+  return x;
+}
+
 // THE ESTIMATE
 
 /**
@@ -926,7 +934,11 @@ export function cl100kEstimate(text: string, windows = 64, width = 48): number {
       if (2 * need * width > length || 2 * target * width * 2 > length) return cl100kCount(text);
       target *= 2;
     }
-    const from = Math.floor(vanDerCorput(j) * (length - width));
+    // Window j sits at its point of the even grid, shifted by up to 1/windows of the text (a second
+    // low-discrepancy coordinate): on records of a fixed width whose multiple the grid's spacing is, unshifted
+    // windows would all fall at the same place of a record and sample one kind of content (5-79 % off). The
+    // first windows × 2^k grid points shifted by up to a multiple of their spacing still sample the text evenly.
+    const from = Math.floor(((vanDerCorput(j) + radicalInverse3(j) / windows) % 1) * (length - width));
     const to = from + width;
     let t = 0;
     let first = -1;
