@@ -784,7 +784,7 @@ function radicalInverse3(j: number): number {
  * Classes of the estimate's linear model (one code unit each): a–z, A–Z, 0–9, space, \r or \n, other ASCII
  * whitespace, other ASCII, U+0080–U+07FF (2 UTF-8 bytes), other BMP (3 bytes: CJK, kana, Hangul …), surrogate.
  */
-const MODEL_CLASSES = 10;
+export const MODEL_CLASSES = 10;
 const MODEL_ASCII = new Uint8Array(128).fill(6);
 for (let c = 97; c <= 122; c++) MODEL_ASCII[c] = 0;
 for (let c = 65; c <= 90; c++) MODEL_ASCII[c] = 1;
@@ -838,7 +838,8 @@ export function modelTokens(t: string, from: number, to: number): number {
   return m;
 }
 
-function modelClass(c: number): number {
+/** Class of a code unit in the estimate's linear model (the fit of its weights, test/tokens/fit-model.ts, uses it too). */
+export function modelClass(c: number): number {
   return c < 128 ? MODEL_ASCII[c]! : c < 0x800 ? 7 : (c & 0xf800) === 0xd800 ? 9 : 8;
 }
 

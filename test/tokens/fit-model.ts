@@ -9,18 +9,10 @@
  * emoji; features: per pair of adjacent code-unit classes, how often it occurs in the window (the previous
  * unit being the text's own); least squares with a ridge of 1.
  */
-import { cl100kCount, cl100kPieces } from '../../src/tokens/bpe.js';
+import { MODEL_CLASSES, cl100kCount, cl100kPieces, modelClass as classOf } from '../../src/tokens/bpe.js';
 import { PAYLOAD_KINDS, payload } from '../../src/synthetic/payloads.js';
 
-const K = 10;
-const ASCII = new Uint8Array(128).fill(6);
-for (let c = 97; c <= 122; c++) ASCII[c] = 0;
-for (let c = 65; c <= 90; c++) ASCII[c] = 1;
-for (let c = 48; c <= 57; c++) ASCII[c] = 2;
-ASCII[32] = 3;
-ASCII[10] = ASCII[13] = 4;
-ASCII[9] = ASCII[11] = ASCII[12] = 5;
-const classOf = (c: number): number => (c < 128 ? ASCII[c]! : c < 0x800 ? 7 : c >= 0xd800 && c <= 0xdfff ? 9 : 8);
+const K = MODEL_CLASSES;
 const D = K * K;
 const WIDTH = 48;
 
