@@ -946,8 +946,15 @@ export function cl100kEstimate(text: string, windows = 64, width = 48): number {
     let last = -1;
     // Pieces are read no further than LONG_PIECE past the window: a piece that runs on for megabytes (one
     // 4 MB word) would make every window walk to its end. A piece cut there is at least LONG_PIECE long.
-    const start0 = Math.max(0, from - RESYNC);
     const limit = Math.min(length, to + LONG_PIECE);
+    let start0 = Math.max(0, from - RESYNC);
+    // A piece that runs from the resync point into the window may have started further back (a long run of
+    // spaces or letters): read from LONG_PIECE back instead, so that a piece of LONG_PIECE or more is seen as
+    // such and counted where it overlaps the window. Seen from the resync point it looked short and started
+    // before the window, so it was skipped: its characters left out of the window, and the windows of long
+    // low-density runs counted fewer characters than the others (11 % off on records of 2,048 digits and
+    // 2,048 spaces).
+    if (start0 > 0 && pieceEnd(text, start0, limit) > from) start0 = Math.max(0, from - LONG_PIECE);
     for (let at = start0; at < limit; ) {
       const end = pieceEnd(text, at, limit);
       const start = at;
