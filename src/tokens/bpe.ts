@@ -847,7 +847,7 @@ export function modelClass(c: number): number {
 const TARGET_SE = 0.005;
 /** A piece this long is sampled by chunks in an estimate, not merged whole (a chunk boundary costs at most one token in 512 characters). */
 const LONG_PIECE = 512;
-/** At most this many characters are sampled, whatever the error (an 870k-character page). */
+/** At most this many characters are sampled (an 870k-character page); a text up to 4 × this still off target then is counted. */
 const MAX_SAMPLED = 24_576;
 
 /** Scratch of the estimate: per window, exact tokens, model tokens, characters, start. */
@@ -877,10 +877,12 @@ let order = new Int32Array(256);
  * aligned chunk of it; the model is taken over the same characters.
  *
  * Adaptive: it starts with `windows` windows and doubles them (the new ones
- * in between the old, a van der Corput sequence) until the standard error of
+ * in between the old, a van der Corput sequence, each shifted within 1/64 of the
+ * text) until the standard error of
  * one of the two (successive differences of the windows' residuals in text
  * order) is under 0.5 %, or 24k characters are sampled (then the one with
- * the smaller error). When the windows the target needs (predicted from the
+ * the smaller error; a text of up to 4 × 24k characters is then counted exactly
+ * if neither reached the target). When the windows the target needs (predicted from the
  * error so far) would cover half the text, and below 12,288 characters, it
  * counts exactly instead. Deterministic: the same text always gives the same
  * count.
@@ -924,6 +926,9 @@ export function cl100kEstimate(text: string, windows = 64, width = 48): number {
       const se0 = Math.sqrt(ss0 * scale);
       const se1 = Math.sqrt(ss1 * scale);
       const last = 2 * target * width > MAX_SAMPLED;
+      // At the cap and still far from the target (windows that differ a lot: runs of hundreds of characters counted
+      // whole by the window they start in), a text up to 4 × the cap is counted rather than estimated.
+      if (last && se0 > TARGET_SE && se1 > TARGET_SE && length <= 4 * MAX_SAMPLED) return cl100kCount(text);
       // The ratio needs no pass over the text: taken when it is precise enough (uniform text: base64, CJK),
       // else the control variate, whose pass over the whole text (~3 ns a character) pays when the model
       // explains what the windows differ by (code, prose, logs: about half the error).
