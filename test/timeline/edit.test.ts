@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TimelineError } from '../../src/errors.js';
 import { appendResponse, appendToolResults, createTimeline, setTail, startTurn } from '../../src/timeline/edit.js';
+import { render } from '../../src/render/render.js';
 import { findBlock } from '../../src/timeline/paths.js';
 import { answerAll, newSession, session, toolResponse, toolRound } from '../helpers/build.js';
 
@@ -16,6 +17,36 @@ describe('timeline edits', () => {
     for (let r = 0; r < t0.rounds.length; r++) expect(t1.rounds[r]).toBe(t0.rounds[r]);
     expect(t1.user).toBe(t0.user);
     expect(t1.rounds.length).toBe(t0.rounds.length + 1);
+  });
+
+  it('keeps the keys of the state, turn and round it copies (order, optional `at`, the previous render) and shares the rest', () => {
+    const call = (id: string) => [{ type: 'tool_use' as const, id, name: 'Read', input: {} }];
+    const stateKeys = ['model', 'envelope', 'turns', 'tail', 'hidden', 'summaries', 'deferred', 'pruneNotice'];
+    // No timestamps anywhere: no `at` key appears.
+    let s = startTurn(newSession(), 'go');
+    s = appendResponse(s, call('toolu_a'));
+    s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'ok' }]);
+    expect(Object.keys(s)).toEqual(stateKeys);
+    expect(Object.keys(s.turns[0]!)).toEqual(['index', 'user', 'rounds']);
+    expect(Object.keys(s.turns[0]!.rounds[0]!)).toEqual(['index', 'response', 'results', 'open']);
+    // A rendered state keeps its render memory (last) through appends; a round without `at` gets the results' one.
+    const rendered = render(s, { now: 1_000 }).state;
+    let t = appendResponse(rendered, call('toolu_b'));
+    t = appendToolResults(t, [{ type: 'tool_result', tool_use_id: 'toolu_b', content: 'ok' }], [], 2_000);
+    expect(Object.keys(t)).toEqual([...stateKeys, 'lastRender']);
+    expect(t.lastRender).toBe(rendered.lastRender);
+    for (const k of stateKeys.filter((k) => k !== 'turns')) expect(t[k as keyof typeof t]).toBe(rendered[k as keyof typeof rendered]);
+    expect(t.turns[0]!.rounds[1]).toMatchObject({ index: 2, at: 2_000, open: [] });
+    expect(Object.keys(t.turns[0]!.rounds[1]!)).toEqual(['index', 'response', 'results', 'open', 'at']);
+    // A round's own `at` is kept (not the results'), and a timed turn keeps its `at` through appends.
+    let u = startTurn(t, 'next', 3_000);
+    u = appendResponse(u, call('toolu_c'), 4_000);
+    u = appendToolResults(u, [{ type: 'tool_result', tool_use_id: 'toolu_c', content: 'ok' }], [], 5_000);
+    expect(Object.keys(u)).toEqual([...stateKeys, 'lastRender']);
+    expect(Object.keys(u.turns[1]!)).toEqual(['index', 'user', 'rounds', 'at']);
+    expect(u.turns[1]).toMatchObject({ index: 2, at: 3_000 });
+    expect(u.turns[1]!.rounds[0]).toMatchObject({ at: 4_000, open: [] });
+    expect(Object.isFrozen(u) && Object.isFrozen(u.turns[1]) && Object.isFrozen(u.turns[1]!.rounds[0])).toBe(true);
   });
 
   it('freezes the state deeply, and does not freeze or keep the caller’s objects', () => {
