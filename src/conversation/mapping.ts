@@ -70,10 +70,8 @@ export function messageDigest(message: MessageLike): string {
 /**
  * The message as it was sent, kept in process (never exported): a loop re-sends
  * the same message objects, so recognising them by identity (the message, its
- * content and role) costs no hashing at all. Edit a message by replacing it (or
- * its content), not in place: an in-place edit of its content array or of a
- * block is not seen. The blocks are copied so that the digest, when one is
- * needed, is of what was sent.
+ * content and every block) costs no hashing at all. Edit a message by replacing
+ * it (or its content), not in place: an in-place edit of a block is not seen.
  */
 export function sentOf(message: MessageLike): SentMessage {
   const content = message.content;
@@ -94,13 +92,24 @@ export function consumedDigest(c: ConsumedMessage): string {
   return d;
 }
 
-/**
- * Whether a message is the one consumed at its index: by identity first (the
- * message, its content and role, as {@link firstMismatchIndexed}), by digest otherwise.
- */
+/** Whether a message is the one consumed at its index: by identity first, by digest otherwise. */
 export function sameMessage(message: MessageLike, c: ConsumedMessage): boolean {
   const sent = c.sent;
-  if (sent && sent.message === message && sent.content === message.content && sent.role === message.role) return true;
+  if (sent && sent.message === message && sent.content === message.content && sent.role === message.role) {
+    const blocks = sent.blocks;
+    if (!blocks) return true;
+    const content = message.content as readonly object[];
+    if (blocks.length === content.length) {
+      let same = true;
+      for (let i = 0; i < blocks.length; i++) {
+        if (blocks[i] !== content[i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return true;
+    }
+  }
   return messageDigest(message) === consumedDigest(c);
 }
 
@@ -159,7 +168,7 @@ export function envelopeOf(record: ConversationRecord): EnvelopeDigest {
 
 /** An index of `messages[0..n)` (fresh arrays). */
 export function newSentIndex(messages: readonly MessageLike[], n: number): SentIndex {
-  const idx: SentIndex = { messages: [], contents: [], roles: [] };
+  const idx: SentIndex = { messages: [], contents: [], roles: [], starts: [0], blocks: [] };
   addToIndex(idx, messages, 0, n);
   return idx;
 }
@@ -168,24 +177,21 @@ export function newSentIndex(messages: readonly MessageLike[], n: number): SentI
 export function addToIndex(idx: SentIndex, messages: readonly MessageLike[], from: number, to: number): void {
   for (let i = from; i < to; i++) {
     const m = messages[i]!;
+    const content = m.content;
     idx.messages.push(m);
-    idx.contents.push(m.content);
+    idx.contents.push(content);
     idx.roles.push(m.role);
+    if (typeof content !== 'string') for (let j = 0; j < content.length; j++) idx.blocks.push(content[j]!);
+    idx.starts.push(idx.blocks.length);
   }
 }
 
 /**
  * Index of the first message that differs from the consumed ones (the shorter
- * length when one extends the other): by identity against the index (the
- * message object, its content and its role), else by content digest.
- * `identical` says whether every message up to there was recognised by
- * identity (otherwise the index should be rebuilt from this request's objects).
- *
- * The blocks inside a re-sent content array are not compared: a loop edits a
- * message by replacing it or its content, and an in-place edit of the content
- * array or of a block is not seen (docs/drop-in.md). Reading each content
- * array would cost two more cache misses per message of the history on every
- * request (the caller's arrays are cold after a render).
+ * length when one extends the other): by identity against the index (message,
+ * content, role and every block), else by content digest. `identical` says
+ * whether every message up to there was recognised by identity (otherwise the
+ * index should be rebuilt from this request's objects).
  */
 export function firstMismatchIndexed(
   messages: readonly MessageLike[],
@@ -193,11 +199,26 @@ export function firstMismatchIndexed(
   idx: SentIndex,
 ): { at: number; identical: boolean } {
   const n = Math.min(messages.length, consumed.length);
-  const { messages: ms, contents, roles } = idx;
+  const { messages: ms, contents, roles, starts, blocks } = idx;
   let identical = true;
   for (let i = 0; i < n; i++) {
     const m = messages[i]!;
-    if (m === ms[i] && m.content === contents[i] && m.role === roles[i]) continue;
+    let same = m === ms[i];
+    if (same) {
+      const content = m.content;
+      same = content === contents[i] && m.role === roles[i];
+      if (same && typeof content !== 'string') {
+        const s = starts[i]!;
+        if (content.length !== starts[i + 1]! - s) same = false;
+        else
+          for (let j = 0; j < content.length; j++)
+            if (content[j] !== blocks[s + j]) {
+              same = false;
+              break;
+            }
+      }
+    }
+    if (same) continue;
     identical = false;
     // Not a message object: a mismatch here, refused with a typed error where it is mapped.
     if (m === null || typeof m !== 'object' || messageDigest(m) !== consumedDigest(consumed[i]!)) return { at: i, identical };

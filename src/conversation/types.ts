@@ -42,18 +42,21 @@ export interface SentMessage {
 }
 
 /**
- * What each consumed message was (object, content, role), in flat arrays, in
- * process only: checking that a loop re-sent the same messages then reads our
- * side sequentially instead of chasing one object per message (on a long
- * conversation those loads miss the cache, since a render runs in between).
- * The arrays are shared along a chain of records and only appended to: a
- * record reads the first `consumed.length` entries, and extends them in place
- * only when nothing extended them past its length (otherwise it copies).
+ * What each consumed message was (object, content, role, blocks), in flat
+ * arrays, in process only: checking that a loop re-sent the same messages
+ * then reads our side sequentially instead of chasing one object per message
+ * (on a long conversation those loads miss the cache, since a render runs in
+ * between). The arrays are shared along a chain of records and only appended
+ * to: a record reads the first `consumed.length` entries, and extends them in
+ * place only when nothing extended them past its length (otherwise it copies).
  */
 export interface SentIndex {
   readonly messages: object[];
   readonly contents: unknown[];
   readonly roles: string[];
+  /** Where message i's blocks start in `blocks` (length: messages + 1). */
+  readonly starts: number[];
+  readonly blocks: object[];
 }
 
 /** The model, system and tools a request was rendered from (arrays copied, items as the caller sent them). */

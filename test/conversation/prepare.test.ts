@@ -117,39 +117,6 @@ describe('prepare', () => {
     expect(plan.resync).toMatchObject({ reason: 'history_edited', at: 2 });
   });
 
-  it('a re-sent message is edited by replacing it or its content; an in-place edit of its content array or a block is not looked for', async () => {
-    // The contract of docs/drop-in.md: recognising re-sent messages reads the message object (its content and role),
-    // never the blocks of the history.
-    const run = async (id: string, edit: (messages: MessageParam[]) => void) => {
-      const store = new MemoryConversationStore();
-      const requests = history(1, 3);
-      for (const m of requests) await prepare({ ...base, messages: m }, { conversationId: id, store, now: 1 });
-      const messages = requests.at(-1)!;
-      edit(messages);
-      return prepare({ ...base, messages }, { conversationId: id, store, now: 2 });
-    };
-    const block = { type: 'text' as const, text: 'appended later' };
-    // A new message object, or a new content array on the same message object: seen, cut back there.
-    for (const edit of [
-      (m: MessageParam[]) => (m[2] = { ...m[2]!, content: [...(m[2]!.content as object[]), block] } as MessageParam),
-      (m: MessageParam[]) => (m[2]!.content = [...(m[2]!.content as object[]), block] as MessageParam['content']),
-    ]) {
-      const { params, plan } = await run('seen', edit);
-      expect(plan.resync).toMatchObject({ reason: 'history_edited', at: 2 });
-      expect(JSON.stringify(params.messages)).toContain('appended later');
-    }
-    // The same content array pushed onto, or a block edited in place: not looked for; the request keeps what was sent.
-    for (const edit of [
-      (m: MessageParam[]) => (m[2]!.content as object[]).push(block),
-      (m: MessageParam[]) => ((m[2]!.content as { content: unknown }[])[0]!.content = 'appended later'),
-    ]) {
-      const { params, plan } = await run('unseen', edit);
-      expect(plan.resync).toBeUndefined();
-      expect(plan.appended).toBe(0);
-      expect(JSON.stringify(params.messages)).not.toContain('appended later');
-    }
-  });
-
   it('two continuations prepared from the same stored revision each keep their own messages (what records share is never overwritten)', async () => {
     const store = new MemoryConversationStore();
     const first: MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: 'start' }] }];

@@ -6,10 +6,8 @@
  * The loop keeps a plain `messages` array and, per script, may:
  * - re-send new message objects every request (a loop that rebuilds its array);
  * - replace an old message with an equal copy (no resync expected);
- * - replace an old message with an edited one, or give an old message a new
- *   content array with one more block, in place on the message object (resync
- *   `history_edited` at that index; an in-place edit of a content array or a
- *   block is not looked for, see docs/drop-in.md);
+ * - replace an old message with an edited one, or push a block onto an old
+ *   message's content in place (resync `history_edited` at that index);
  * - retry a request after dropping the response it got (resync `history_truncated`);
  * - cut its history back to an earlier user message (resync `history_truncated`);
  * - change its system prompt (resync `system_changed`, timeline kept);
@@ -357,7 +355,7 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
           const old = messages[i]!;
           const blocks = (typeof old.content === 'string' ? [text(old.content)] : old.content) as ContentBlockParam[];
           if (m.kind === 'push' && Array.isArray(old.content)) {
-            (old as { content: ContentBlockParam[] }).content = [...(old.content as ContentBlockParam[]), text(`pushed ${++seq}`)];
+            (old.content as ContentBlockParam[]).push(text(`pushed ${++seq}`));
           } else {
             messages[i] = { role: 'user', content: [...blocks, text(`edited ${++seq}`)] };
           }
