@@ -117,6 +117,35 @@ describe('prepare', () => {
     expect(plan.resync).toMatchObject({ reason: 'history_edited', at: 2 });
   });
 
+  it('sees every edit of a re-sent message but an in-place edit of a block: a new message, a new content array, a push onto or a replaced element of its content array', async () => {
+    // docs/drop-in.md: re-sent messages are recognised by the message, its content array and each block.
+    const run = async (id: string, edit: (messages: MessageParam[]) => void) => {
+      const store = new MemoryConversationStore();
+      const requests = history(1, 3);
+      for (const m of requests) await prepare({ ...base, messages: m }, { conversationId: id, store, now: 1 });
+      const messages = requests.at(-1)!;
+      edit(messages);
+      return prepare({ ...base, messages }, { conversationId: id, store, now: 2 });
+    };
+    const block = { type: 'text' as const, text: 'appended later' };
+    const content = (m: MessageParam[]) => m[2]!.content as object[];
+    for (const edit of [
+      (m: MessageParam[]) => (m[2] = { ...m[2]!, content: [...content(m), block] } as MessageParam),
+      (m: MessageParam[]) => (m[2]!.content = [...content(m), block] as MessageParam['content']),
+      (m: MessageParam[]) => content(m).push(block),
+      (m: MessageParam[]) => content(m).splice(0, 1, { ...(content(m)[0] as object), content: 'appended later' }),
+    ]) {
+      const { params, plan } = await run('seen', edit);
+      expect(plan.resync).toMatchObject({ reason: 'history_edited', at: 2 });
+      expect(JSON.stringify(params.messages)).toContain('appended later');
+    }
+    // A block edited in place is not looked for (that would read every block object of the history): what was sent stays.
+    const { params, plan } = await run('unseen', (m) => ((content(m)[0] as { content: unknown }).content = 'appended later'));
+    expect(plan.resync).toBeUndefined();
+    expect(plan.appended).toBe(0);
+    expect(JSON.stringify(params.messages)).not.toContain('appended later');
+  });
+
   it('two continuations prepared from the same stored revision each keep their own messages (what records share is never overwritten)', async () => {
     const store = new MemoryConversationStore();
     const first: MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: 'start' }] }];
