@@ -27,6 +27,8 @@ describe('timeline edits', () => {
     s = appendResponse(s, call('toolu_a'));
     s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'ok' }]);
     expect(Object.keys(s)).toEqual(stateKeys);
+    // Every key createTimeline gives is copied along (a key added to the state must be added to the appends' copies).
+    expect(Object.keys(s)).toEqual(Object.keys(newSession()));
     expect(Object.keys(s.turns[0]!)).toEqual(['index', 'user', 'rounds']);
     expect(Object.keys(s.turns[0]!.rounds[0]!)).toEqual(['index', 'response', 'results', 'open']);
     // A rendered state keeps its render memory (last) through appends; a round without `at` gets the results' one.
