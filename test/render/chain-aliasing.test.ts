@@ -4,19 +4,12 @@ import { customProfile } from '../../src/models/profiles.js';
 import { toAnthropic } from '../../src/providers/anthropic.js';
 import { hideBlock } from '../../src/render/hide-block.js';
 import { render } from '../../src/render/render.js';
-import type { Rendered, RenderOptions } from '../../src/render/types.js';
+import type { RenderOptions } from '../../src/render/types.js';
 import { setTail, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { finalAnswer, newSession, toolRound } from '../helpers/build.js';
+import { figures, withoutReuse } from '../helpers/reuse.js';
 
-function withoutReuse(state: TimelineState): TimelineState {
-  const prev = state.lastRender;
-  return prev ? { ...state, lastRender: { ...prev, stream: [...prev.stream] } } : { ...state };
-}
-function figures(r: Rendered): unknown {
-  const { state: _s, stream, ...rest } = r;
-  return { ...rest, stream: stream.map((b) => b.path) };
-}
 const small = customProfile('alias-small', { contextWindow: 16_000, prices: { input: 3 } });
 
 type Op = 'round' | 'wide' | 'turn' | 'answer' | 'tail' | 'untail' | 'hideOld' | 'hideLast' | 'idle' | 'far' | 'again' | 'mutate' | 'other' | 'twice';

@@ -14,12 +14,7 @@ import type { Rendered } from '../../src/render/types.js';
 import { setTail, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { finalAnswer, newSession, toolRound } from '../helpers/build.js';
-
-/** The same state with the previous render's stream as a plain copy: nothing of it can be reused. */
-function withoutReuse(state: TimelineState): TimelineState {
-  const prev = state.lastRender;
-  return prev ? { ...state, lastRender: { ...prev, stream: [...prev.stream] } } : { ...state };
-}
+import { withoutReuse } from '../helpers/reuse.js';
 
 /** What a render hands out, as text. */
 function seen(r: Rendered): string {

@@ -6,10 +6,11 @@ import { passContext } from '../../src/render/context.js';
 import { positions, prefixTokens, stableStream, streamLayout } from '../../src/render/projection.js';
 import { hideBlock } from '../../src/render/hide-block.js';
 import { render } from '../../src/render/render.js';
-import type { Rendered, RenderOptions } from '../../src/render/types.js';
+import type { RenderOptions } from '../../src/render/types.js';
 import { setTail, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { finalAnswer, newSession, toolRound } from '../helpers/build.js';
+import { figures, withoutReuse } from '../helpers/reuse.js';
 
 /** The stream built from scratch: the same state without the previous render to reuse. */
 function scratch(state: TimelineState): readonly unknown[] {
@@ -54,18 +55,6 @@ describe('incremental stream building', () => {
     );
   });
 });
-
-/** The same state, with the previous render's stream as a plain copy: nothing of it can be reused (no layout, no chain). */
-function withoutReuse(state: TimelineState): TimelineState {
-  const prev = state.lastRender;
-  return prev ? { ...state, lastRender: { ...prev, stream: [...prev.stream] } } : { ...state };
-}
-
-/** A render as data, without the state (which holds the previous render's stream by identity). */
-function figures(r: Rendered): unknown {
-  const { state: _s, stream, ...rest } = r;
-  return { ...rest, stream: stream.map((b) => b.path) };
-}
 
 const small = customProfile('incremental-small', { contextWindow: 16_000, prices: { input: 3 } });
 
