@@ -169,15 +169,12 @@ function adaptTtls(
   if (tokens - read <= Math.max(2048, tokens * 0.1)) ttls[2] = '1h';
 }
 
+const byIndex = (a: Placement, b: Placement): number => a.index - b.index;
+const byNumber = (a: number, b: number): number => a - b;
+
 function collapse(stream: readonly StreamBlock[], placements: readonly Placement[], ttls: Record<CachePointLabel, CacheTtl>): CachePoint[] {
-  // Grouped by index in stream order; a group keeps the placements' order (a stable insertion sort: five at most).
-  const sorted = placements.slice();
-  for (let i = 1; i < sorted.length; i++) {
-    const p = sorted[i]!;
-    let j = i - 1;
-    for (; j >= 0 && sorted[j]!.index > p.index; j--) sorted[j + 1] = sorted[j]!;
-    sorted[j + 1] = p;
-  }
+  // Grouped by index in stream order; a group keeps the placements' order (the sort is stable).
+  const sorted = placements.slice().sort(byIndex);
   const prefix = prefixTokensUpTo(stream, sorted.length > 0 ? Math.max(-1, sorted.at(-1)!.index) : -1);
   const points: CachePoint[] = [];
   for (let i = 0; i < sorted.length; ) {
@@ -188,13 +185,7 @@ function collapse(stream: readonly StreamBlock[], placements: readonly Placement
       labels.push(sorted[i]!.label);
       moved ??= sorted[i]!.moved;
     }
-    // In label order (0–4: numeric order is the default sort's string order).
-    for (let a = 1; a < labels.length; a++) {
-      const l = labels[a]!;
-      let b = a - 1;
-      for (; b >= 0 && labels[b]! > l; b--) labels[b + 1] = labels[b]!;
-      labels[b + 1] = l;
-    }
+    labels.sort(byNumber);
     const ttl = labels.some((l) => ttls[l] === '1h') ? '1h' : '5m';
     points.push({
       labels,

@@ -47,28 +47,24 @@ const LEDGER_SIZE = 48;
  * Predicts reads and writes for the placed points, and the ledger after the request.
  */
 export function planRequest(input: PlanInput): { plan: RenderPlan; entries: CacheEntryRecord[] } {
-  const { stableLength, points, entries, profile, now, change, prev } = input;
+  const { stableLength, points, profile, now, change, prev } = input;
   const model = input.model ?? profile.id;
   const stream = input.stream;
   const tail = input.tail ?? stream.slice(stableLength);
   const pos = positionsOf(stream, stableLength);
-  // The ledger is kept sorted by index (see below), so lookups walk it instead of building a map per request.
-  const sorted = ascending(entries, (e) => e.index);
-  const byIndex = sorted ? undefined : new Map(entries.map((e) => [e.index, e]));
+  // The ledger is kept sorted by index, one entry per index (see below), so lookups walk it instead of building a
+  // map per request; one that is not (a hand-made import) is put in that form first (the last entry of an index kept).
+  const entries = ascending(input.entries, (e) => e.index) ? input.entries : byIndexOnce(input.entries);
   const reach = profile.lookback - 1;
   let read: { point: CachePoint; entry: CacheEntryRecord } | undefined;
   const touched: CacheEntryRecord[] = [];
   for (const p of points) {
     // Walk back from the point over at most `lookback` positions; the first entry found is the hit.
-    let j = sorted ? countAtMost(entries, p.index) - 1 : -1;
+    let j = countAtMost(entries, p.index) - 1;
     for (let i = p.index; i >= 0 && pos[p.index]! - pos[i]! <= reach; i--) {
-      let e: CacheEntryRecord | undefined;
-      if (byIndex) e = byIndex.get(i);
-      else {
-        while (j >= 0 && entries[j]!.index > i) j--;
-        if (j < 0) break;
-        if (entries[j]!.index === i) e = entries[j];
-      }
+      while (j >= 0 && entries[j]!.index > i) j--;
+      if (j < 0) break;
+      const e = entries[j]!.index === i ? entries[j] : undefined;
       // Inside a tool_use/tool_result run only the run's last block is a lookback position.
       if (!e || (i !== p.index && i + 1 < pos.length && pos[i + 1] === pos[i])) continue;
       if (!touched.includes(e)) touched.push(e);
@@ -92,32 +88,24 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
     cache_creation: { ephemeral_5m_input_tokens: C - B, ephemeral_1h_input_tokens: B - A },
   };
   const cost = promptCost(profile.prices, usageTokens(usage));
-  const best = entries.reduce((m, e) => Math.max(m, e.prefixTokens), 0);
+  const best = input.entries.reduce((m, e) => Math.max(m, e.prefixTokens), 0);
 
   // The ledger after the request: every entry (a read one refreshed), and a new record per point beyond the
   // read, replacing the entry at its index; sorted by index, the newest LEDGER_SIZE kept.
   // Only points beyond the read are billed as writes; a point at or below it creates
   // no entry of its own (the provider bills no bytes for one, so assume none exists).
-  let ledger: CacheEntryRecord[];
-  if (sorted && ascending(after, (p) => p.index)) {
-    // Both sorted: one merge.
-    ledger = [];
-    let k = 0;
-    for (const e of entries) {
-      for (; k < after.length && after[k]!.index < e.index; k++) ledger.push(writeRecord(after[k]!, undefined, stream, tail, stableLength, now, profile));
-      if (k < after.length && after[k]!.index === e.index)
-        ledger.push(writeRecord(after[k++]!, touched.includes(e) ? refresh(e, now, profile) : e, stream, tail, stableLength, now, profile));
-      else ledger.push(touched.includes(e) ? refresh(e, now, profile) : e);
-    }
-    for (; k < after.length; k++) ledger.push(writeRecord(after[k]!, undefined, stream, tail, stableLength, now, profile));
-    if (ledger.length > LEDGER_SIZE) ledger = ledger.slice(-LEDGER_SIZE);
-  } else {
-    const next = new Map<number, CacheEntryRecord>();
-    for (const e of entries) next.set(e.index, touched.includes(e) ? refresh(e, now, profile) : e);
-    for (const p of after) next.set(p.index, writeRecord(p, next.get(p.index), stream, tail, stableLength, now, profile));
-    ledger = [...next.values()].sort((a, b) => a.index - b.index).slice(-LEDGER_SIZE);
+  // Both in index order (the points are, as placed: one per block): one merge.
+  let ledger: CacheEntryRecord[] = [];
+  let k = 0;
+  for (const e of entries) {
+    for (; k < after.length && after[k]!.index < e.index; k++) ledger.push(writeRecord(after[k]!, undefined, stream, tail, stableLength, now, profile));
+    if (k < after.length && after[k]!.index === e.index)
+      ledger.push(writeRecord(after[k++]!, touched.includes(e) ? refresh(e, now, profile) : e, stream, tail, stableLength, now, profile));
+    else ledger.push(touched.includes(e) ? refresh(e, now, profile) : e);
   }
-  const timelineWarm = prev !== undefined && entries.some((e) => e.block.segment !== 'envelope');
+  for (; k < after.length; k++) ledger.push(writeRecord(after[k]!, undefined, stream, tail, stableLength, now, profile));
+  if (ledger.length > LEDGER_SIZE) ledger = ledger.slice(-LEDGER_SIZE);
+  const timelineWarm = prev !== undefined && input.entries.some((e) => e.block.segment !== 'envelope');
   const plan: RenderPlan = {
     warm: timelineWarm,
     firstChange: change,
@@ -162,6 +150,11 @@ function writeRecord(
 function ascending<T>(xs: readonly T[], key: (x: T) => number): boolean {
   for (let i = 1; i < xs.length; i++) if (!(key(xs[i - 1]!) < key(xs[i]!))) return false;
   return true;
+}
+
+/** The entries in index order, one per index (the last one listed there). */
+function byIndexOnce(entries: readonly CacheEntryRecord[]): CacheEntryRecord[] {
+  return [...new Map(entries.map((e) => [e.index, e])).values()].sort((a, b) => a.index - b.index);
 }
 
 /** How many of the entries (ascending by index) have an index ≤ `index` (binary search). */

@@ -316,13 +316,7 @@ describe('cl100kEstimate (sampled count of long payloads)', () => {
     // A window reads from 24 characters before its start; from the middle of a 2,047-space run the piece it saw
     // there looked short and started before the window, so it was skipped: the window counted neither its tokens
     // (few) nor its characters (many), and the estimate was 11 % off (found in review).
-    let seed = 9;
-    let text = '';
-    for (let r = 0; r < 64; r++) {
-      for (let i = 0; i < 2048; i++) text += String((seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) % 10);
-      text += `${' '.repeat(2047)}x`;
-    }
-    text += 'z'.repeat(48);
+    const text = digitRecords(2048, 2047);
     const want = cl100kCount(text);
     const got = cl100kEstimate(text);
     expect(Math.abs(got / want - 1), `${got} vs ${want}`).toBeLessThanOrEqual(0.02);
@@ -332,13 +326,7 @@ describe('cl100kEstimate (sampled count of long payloads)', () => {
     // Records of 512 digits and a 511-character run of spaces (65k characters): a run is one piece, counted whole
     // by the window its start falls in, so the windows vary a lot; at the 24,576-character cap the standard error
     // was still 8.6 % and the estimate returned 3.2 % off (found in review). Below 4 × the cap it now counts.
-    let seed = 9;
-    let text = '';
-    for (let r = 0; r < 64; r++) {
-      for (let i = 0; i < 512; i++) text += String((seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) % 10);
-      text += `${' '.repeat(511)}x`;
-    }
-    text += 'z'.repeat(48);
+    const text = digitRecords(512, 511);
     expect(cl100kEstimate(text)).toBe(cl100kCount(text));
   });
 
@@ -355,3 +343,14 @@ describe('cl100kEstimate (sampled count of long payloads)', () => {
     expect(cache.tokens({ type: 'text', text })).toBe(cl100kEstimate(text) + 3);
   });
 });
+
+/** 64 records of `digits` pseudo-random digits (fixed seed) and a run of `spaces` spaces closed by an `x`, then 48 `z`s. */
+function digitRecords(digits: number, spaces: number): string {
+  let seed = 9;
+  let text = '';
+  for (let r = 0; r < 64; r++) {
+    for (let i = 0; i < digits; i++) text += String((seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) % 10);
+    text += `${' '.repeat(spaces)}x`;
+  }
+  return `${text}${'z'.repeat(48)}`;
+}
