@@ -4,7 +4,7 @@
  * Checked by `npm run typecheck` (tsconfig includes test/): a failed
  * `expectTypeOf` is a type error there. Nothing here runs.
  */
-import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { MessageCreateParamsNonStreaming } from '../src/providers/anthropic-types.js';
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   type CachePoint,

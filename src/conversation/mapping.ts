@@ -7,7 +7,7 @@
  */
 import { base64url, sha1Bytes } from '../internal/hash.js';
 import { castDraft, produce } from 'immer';
-import type { ContentBlockParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { InvalidParamsError, TimelineError } from '../errors.js';
 import { appendResponse, appendToolResults, startTurn } from '../timeline/edit.js';
 import { findBlock } from '../timeline/paths.js';

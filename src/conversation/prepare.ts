@@ -5,7 +5,7 @@
  * sticky prune/hide/compact decisions applied. The loop keeps its own plain
  * `messages` array; the timeline lives in a conversation store.
  */
-import type { ContentBlockParam, MessageParam, TextBlockParam, Tool, ToolUnion } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam, MessageParam, TextBlockParam, Tool, ToolUnion } from '../providers/anthropic-types.js';
 import { ConversationConflictError, ConversationStateError, HideRefusedError, InvalidParamsError, PathNotFoundError } from '../errors.js';
 import { hideBlock, recall } from '../render/hide-block.js';
 import { paths } from '../timeline/paths.js';

@@ -4,14 +4,7 @@
  * alternating user/assistant messages with `cache_control` on the marked
  * blocks; the tail's blocks go last in the last user message.
  */
-import type {
-  CacheControlEphemeral,
-  ContentBlockParam,
-  MessageCreateParamsNonStreaming,
-  MessageParam,
-  TextBlockParam,
-  ToolUnion,
-} from '@anthropic-ai/sdk/resources/messages/messages';
+import type { CacheControlEphemeral, ContentBlockParam, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolUnion } from './anthropic-types.js';
 import { apiModelId } from '../models/profiles.js';
 import { chainParent, partsLayout, streamLayout, streamParts } from '../render/projection.js';
 import type { CachePoint, Rendered, StreamBlock } from '../render/types.js';

@@ -4,7 +4,7 @@
  * what comes back serializes to exactly the bytes that went in and no caller
  * can mutate the store through a returned object.
  */
-import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam } from '../providers/anthropic-types.js';
 import { freeze } from 'immer';
 import type { BlockPath } from '../timeline/types.js';
 import { assertSafePath, comparePaths, turnOf } from './paths.js';

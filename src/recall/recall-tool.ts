@@ -5,7 +5,7 @@
  * The notes that replace forgotten payloads name the call to make:
  * `[pruned: Read result, 12,345 chars; recall("turns/3/rounds/2/results/toolu_01")]` ({@link hiddenNote}).
  */
-import type { ContentBlockParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam, Tool, ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { freeze } from 'immer';
 import { PathNotFoundError } from '../errors.js';
 import { withoutMarker } from '../internal/blocks.js';

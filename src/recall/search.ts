@@ -4,7 +4,7 @@
  * simple and deterministic: lower-cased term counts weighted by rarity
  * (tf-idf), a bonus for the whole query as a phrase, ties broken by path.
  */
-import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam } from '../providers/anthropic-types.js';
 import { blockText } from '../tokens/counter.js';
 import type { BlockPath } from '../timeline/types.js';
 import { comparePaths } from './paths.js';

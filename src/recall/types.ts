@@ -7,7 +7,7 @@
  * pipeline, and recording a decision must not need an `await` inside it. The
  * file store does its (small, local) I/O with the sync fs calls.
  */
-import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam } from '../providers/anthropic-types.js';
 import type { BlockPath, HideReason } from '../timeline/types.js';
 
 /** Why a payload was stored: the hide reasons, plus `compact` for blocks covered by a summary. */

@@ -6,7 +6,7 @@
  * hide is refused — or deferred to the next prune when the caller asks.
  */
 import { castDraft, produce } from 'immer';
-import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam } from '../providers/anthropic-types.js';
 import { HideRefusedError, PathNotFoundError } from '../errors.js';
 import { findBlock, parseTimelinePath } from '../timeline/paths.js';
 import { turnIndex, turnIndexOf } from '../timeline/turn-index.js';

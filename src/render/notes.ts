@@ -2,7 +2,7 @@
  * The replacement texts for hidden, pruned and compacted payloads. Kept short
  * and deterministic: they are part of the cached prefix once rendered.
  */
-import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam } from '../providers/anthropic-types.js';
 import { PathNotFoundError } from '../errors.js';
 import { findBlock } from '../timeline/paths.js';
 import type { BlockPath, HiddenRecord, HideReason, TimelineState } from '../timeline/types.js';

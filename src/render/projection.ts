@@ -18,7 +18,7 @@
  *   extended from the previous render's, so a render that only appended does
  *   work in what it appended, not in the length of the session.
  */
-import type { ContentBlockParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam, TextBlockParam } from '../providers/anthropic-types.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type {
   Block,

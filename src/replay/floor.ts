@@ -17,7 +17,7 @@
  * real markers read less than the ideal's any-boundary reads), so a ratio
  * below `floor ÷ best peer` is out of reach by pruning on that session.
  */
-import type { MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { MessageParam } from '../providers/anthropic-types.js';
 import { payloadChars, hiddenNote } from '../render/notes.js';
 import { idealBound } from '../sim/ideal.js';
 import type { SimulatorOptions } from '../sim/simulator.js';

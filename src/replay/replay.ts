@@ -3,7 +3,7 @@
  * event (at the time of the event before it), then append it. Yields one
  * request per model call, exactly as `toAnthropic` produced it.
  */
-import type { MessageCreateParamsNonStreaming, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { MessageCreateParamsNonStreaming, ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { DEFAULT_MODEL, resolveProfile } from '../models/profiles.js';
 import { CachepointError, ContextOverflowError, HideRefusedError, PathNotFoundError, UnknownModelError } from '../errors.js';
 import { TraceParseError } from '../trace/errors.js';

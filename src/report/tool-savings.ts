@@ -5,7 +5,7 @@
  * conventional one for coding/research agents (below); tools it does not name
  * pass through, so an unknown tool never counts as a saving.
  */
-import type { ToolUseBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ToolUseBlockParam } from '../providers/anthropic-types.js';
 import { ToolCache } from '../toolcache/tool-cache.js';
 import { fileTag, type ToolPolicy } from '../toolcache/policy.js';
 import type { TraceEvent, TraceToolResult } from '../trace/types.js';

@@ -4,7 +4,7 @@
  * `AnthropicBedrock` and `AnthropicVertex` fit (no `#private` class identity
  * is involved), and so does your own wrapper.
  */
-import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { MessageCreateParamsNonStreaming } from '../providers/anthropic-types.js';
 
 // TYPES
 

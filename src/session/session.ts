@@ -4,13 +4,7 @@
  * over the pure functions (render, toAnthropic, the timeline edits, the tool
  * cache): everything it does can be done by hand with them.
  */
-import type {
-  ContentBlockParam,
-  Message,
-  MessageCreateParamsNonStreaming,
-  TextBlockParam,
-  ToolResultBlockParam,
-} from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam, Message, MessageCreateParamsNonStreaming, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
 import { callCreate, callStream, type CallOptions, type MessagesClient, type MessageStreamLike, type StreamEventLike } from './client.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type PendingRequest, type RequestRecord, type SessionTotals } from './stats.js';

@@ -3,7 +3,7 @@
  * (usage, price, the per-request explanation), and the options. Declarations
  * only; see simulator.ts for the rules and docs/simulator.md for the decisions.
  */
-import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { MessageCreateParamsBase } from '../providers/anthropic-types.js';
 import type { PromptUsage, UsageCost } from '../models/pricing.js';
 
 /** The request body the simulator reads (streaming and non-streaming params both extend it). */

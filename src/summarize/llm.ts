@@ -10,8 +10,14 @@
  * empty answer it returns the fallback summarizer's output (extractive by
  * default) with `fallback` saying why, so compaction always completes.
  */
-import type Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlockParam, Message, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type {
+  ContentBlockParam,
+  Message,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  MessagesCreateClient,
+  TextBlockParam,
+} from '../providers/anthropic-types.js';
 import { InvalidOptionError } from '../errors.js';
 import { DEFAULT_MODEL, resolveProfile, type ModelProfile } from '../models/profiles.js';
 import { priceUsage } from '../models/pricing.js';
@@ -22,7 +28,8 @@ import type { AsyncSummarizer, Summarizer, SummaryInput, SummaryOutput, SummaryU
 
 /** Options of {@link llmSummarizer}. */
 export interface LlmSummarizerOptions {
-  readonly client: Anthropic;
+  /** Any `@anthropic-ai/sdk` version's `Anthropic` (or Bedrock/Vertex) client, or anything with `messages.create`. */
+  readonly client: MessagesCreateClient;
   /**
    * Model for transcript mode (default claude-sonnet-4-6). With a warm prefix
    * the prefix's own model is used: a cache entry belongs to one model.
@@ -202,7 +209,7 @@ export function llmSummarizer(options: LlmSummarizerOptions): AsyncSummarizer {
       signal?.addEventListener('abort', onAbort, { once: true });
       let message: Message;
       try {
-        message = await client.messages.create(params, { signal: controller.signal, maxRetries: options.maxRetries ?? 0 });
+        message = (await client.messages.create(params as never, { signal: controller.signal, maxRetries: options.maxRetries ?? 0 } as never)) as Message;
       } catch (e) {
         return { ...(await fall(input, describeError(e, timedOut, timeoutMs))), mode };
       } finally {

@@ -3,7 +3,7 @@
  * the tool calls (grouped, with a compact argument), the failed results, and
  * the final answer. Shared by both summarizers.
  */
-import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam } from '../providers/anthropic-types.js';
 import type { Turn } from '../timeline/types.js';
 
 /** One tool, one argument, how many times. */

@@ -4,7 +4,7 @@
  * pluggable: a deterministic extractive summarizer (no network, synchronous)
  * and an LLM summarizer (async, falls back to the extractive one).
  */
-import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { MessageCreateParamsNonStreaming } from '../providers/anthropic-types.js';
 import type { Summary, Turn } from '../timeline/types.js';
 
 /** What to summarize. */

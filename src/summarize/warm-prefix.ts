@@ -4,7 +4,7 @@
  * a cache entry for exactly that prefix, so a follow-up request that starts
  * with the same bytes reads it at 0.1× instead of paying for it again.
  */
-import type { ContentBlockParam, MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam, MessageCreateParamsNonStreaming, MessageParam } from '../providers/anthropic-types.js';
 
 const marked = (b: unknown): boolean => b !== null && typeof b === 'object' && 'cache_control' in b && (b as { cache_control?: unknown }).cache_control != null;
 

@@ -5,7 +5,7 @@
  * agent instruction per profile, and a skill catalog. Fixed text, so every
  * generated trace of a profile shares the same envelope bytes.
  */
-import type { Tool } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { Tool } from '../providers/anthropic-types.js';
 import type { TraceSkill } from '../trace/types.js';
 
 const schema = (properties: Record<string, unknown>, required: string[]): Tool.InputSchema => ({

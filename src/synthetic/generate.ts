@@ -26,7 +26,7 @@ import {
   type Settings,
 } from './generated-session.js';
 import type { AssistantBlock, TraceEvent, TraceToolResult } from '../trace/types.js';
-import type { TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { TextBlockParam, Tool } from '../providers/anthropic-types.js';
 
 // TYPES
 

@@ -7,7 +7,7 @@
 import * as C from './content.js';
 import { BASE62, type Rng } from './rng.js';
 import type { TraceEvent, TraceToolResult } from '../trace/types.js';
-import type { ToolUseBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ToolUseBlockParam } from '../providers/anthropic-types.js';
 
 export type Flavor = 'coding' | 'research';
 

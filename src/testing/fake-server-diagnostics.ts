@@ -12,7 +12,7 @@
  * ask, when it named no previous message, or when nothing diverged (messages
  * only appended); otherwise `{ cache_miss_reason }`.
  */
-import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
+import type { MessageCreateParamsBase } from '../providers/anthropic-types.js';
 import { messageBlocks, type PromptTokens } from './fake-server-usage.js';
 
 // TYPES

@@ -4,7 +4,7 @@
  * adds `diagnostics` against an earlier message, and builds the `Message`.
  * The script queue and the id counters live here; HTTP does not.
  */
-import type { Message, MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
+import type { Message, MessageCreateParamsBase } from '../providers/anthropic-types.js';
 import { UnknownModelError } from '../errors.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import { diagnose, fingerprint, type Fingerprint } from './fake-server-diagnostics.js';

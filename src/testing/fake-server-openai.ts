@@ -14,7 +14,7 @@
  * Completions stream SSE when `stream: true`; Converse streaming (AWS event
  * stream framing) is not served.
  */
-import type { ContentBlock, MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlock, MessageCreateParamsBase } from '../providers/anthropic-types.js';
 import { UnknownModelError } from '../errors.js';
 import type { ModelProfile } from '../models/profiles.js';
 import { providerProfile } from '../providers/registry.js';

@@ -5,7 +5,7 @@
  * `citations: null` or `caller`, are filled in), a partial message, a function
  * of the request, or an API error to answer instead.
  */
-import type { ContentBlock, MessageCreateParamsBase, StopReason } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlock, MessageCreateParamsBase, StopReason } from '../providers/anthropic-types.js';
 
 // TYPES
 

@@ -7,7 +7,7 @@
  * exercise their accumulation (the SDK's `MessageStream` rebuilds the message
  * from them).
  */
-import type { ContentBlock, Message, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlock, Message, RawMessageStreamEvent } from '../providers/anthropic-types.js';
 
 /** One SSE frame: the `event:` name and the JSON `data:`. */
 export interface SseFrame {

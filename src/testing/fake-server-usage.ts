@@ -5,7 +5,7 @@
  * (per-block counts in render order) is shared by `count_tokens`, the
  * diagnostics' `cache_missed_input_tokens` and the no-cache model.
  */
-import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { MessageCreateParamsBase } from '../providers/anthropic-types.js';
 import { contentBlocks, withoutMarker } from '../internal/blocks.js';
 import { BlockTokenCache } from '../tokens/counter.js';
 import type { PromptUsage } from '../models/pricing.js';

@@ -22,7 +22,7 @@
  * message (script, usage, diagnostics) fake-server-messages.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Message, MessageCreateParamsBase, MessageTokensCount } from '@anthropic-ai/sdk/resources/messages';
+import type { Message, MessageCreateParamsBase, MessageTokensCount } from '../providers/anthropic-types.js';
 import { CacheSimulator } from '../sim/simulator.js';
 import { BlockTokenCache, type TokenCounter } from '../tokens/counter.js';
 import { OPENAI_MODELS } from '../providers/openai-profile.js';

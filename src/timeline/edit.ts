@@ -4,15 +4,7 @@
  * leaves nothing half-changed, and a valid one shares every untouched object
  * with the previous state (appending a round copies only the spine).
  */
-import type {
-  ContentBlock,
-  ContentBlockParam,
-  Message,
-  TextBlockParam,
-  Tool,
-  ToolResultBlockParam,
-  ToolUnion,
-} from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlock, ContentBlockParam, Message, TextBlockParam, Tool, ToolResultBlockParam, ToolUnion } from '../providers/anthropic-types.js';
 import { TimelineError } from '../errors.js';
 import { withoutMarker } from '../internal/blocks.js';
 import { paths } from './paths.js';

@@ -4,7 +4,7 @@
  * whether the model still sees it, so an agent that reads a summary can
  * re-open exactly what it needs. Recallable as `turns/N`.
  */
-import type { ContentBlockParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam, TextBlockParam } from '../providers/anthropic-types.js';
 import type { BlockPath, TimelineState } from './types.js';
 import { turnBlocks } from './paths.js';
 

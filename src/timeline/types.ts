@@ -4,7 +4,7 @@
  * summaries). Every object is frozen; edits go through immer (see edit.ts), so
  * appending a round shares every untouched object with the previous state.
  */
-import type { ContentBlockParam, TextBlockParam, Tool, ToolUnion } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam, TextBlockParam, Tool, ToolUnion } from '../providers/anthropic-types.js';
 
 /** A logical address that always reads a block back, e.g. `turns/3/rounds/2/results/toolu_01`. */
 export type BlockPath = string;

@@ -7,21 +7,18 @@
  * calibration — measuring how far the local estimate is off for a model
  * before (or without) spending a real request on it.
  */
-import type Anthropic from '@anthropic-ai/sdk';
-import type { MessageCountTokensParams, MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { CountTokensClient, MessageCountTokensParams, MessageCreateParamsBase, MessageTokensCount } from '../providers/anthropic-types.js';
 import type { Calibration } from './calibration.js';
 
 /** A request to count: create params (extra fields such as `max_tokens` are dropped) or count params; `model` defaults to the counter's. */
 export type CountableRequest = Partial<Pick<MessageCountTokensParams, 'model'>> &
   Pick<MessageCreateParamsBase, 'messages'> &
-  Partial<Pick<MessageCountTokensParams, 'system' | 'tools' | 'tool_choice' | 'thinking'>> & {
-    // Read through a conditional so the declaration also holds for SDK versions without `output_config`.
-    readonly output_config?: MessageCountTokensParams extends { output_config?: infer O } ? O : never;
-  };
+  Partial<Pick<MessageCountTokensParams, 'system' | 'tools' | 'tool_choice' | 'thinking' | 'output_config'>>;
 
 /** Options of {@link exactCounter}. */
 export interface ExactCounterOptions {
-  readonly client: Anthropic;
+  /** Any `@anthropic-ai/sdk` version's client, or anything with `messages.countTokens`. */
+  readonly client: CountTokensClient;
   /** The model whose tokenizer counts. */
   readonly model: string;
 }
@@ -70,7 +67,7 @@ function countParams(request: CountableRequest, model: string): MessageCountToke
 export function exactCounter(options: ExactCounterOptions): ExactCounter {
   const { client, model } = options;
   const countRequest = async (request: CountableRequest, signal?: AbortSignal): Promise<number> => {
-    const r = await client.messages.countTokens(countParams(request, model), signal ? { signal } : undefined);
+    const r = (await client.messages.countTokens(countParams(request, model) as never, (signal ? { signal } : undefined) as never)) as MessageTokensCount;
     return r.input_tokens;
   };
   return {

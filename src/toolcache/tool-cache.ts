@@ -25,7 +25,7 @@
  */
 
 import { randomId } from '../internal/hash.js';
-import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { InvalidOptionError } from '../errors.js';
 import { copyContent, isRunResult, withMarker } from './content.js';
 import { type FillContext, type FillResult, fill, type ReadCall, type RunOutput } from './fill.js';

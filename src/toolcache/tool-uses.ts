@@ -3,7 +3,7 @@
  * one parallel wave, answered as the `tool_result` blocks of the next user
  * message.
  */
-import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ToolResultBlockParam } from '../providers/anthropic-types.js';
 import type { ToolCallOptions, ToolCallResult, ToolRunner, ToolUseLike } from './types.js';
 
 /** The one method of the cache the glue uses. */

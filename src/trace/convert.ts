@@ -5,7 +5,7 @@
  * are missing, and the caller supplies them or gets evenly spaced synthetic
  * ones. The result is checked by the trace reader before it is returned.
  */
-import type { ToolUnion } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ToolUnion } from '../providers/anthropic-types.js';
 import { InvalidOptionError } from '../errors.js';
 import { withoutMarker } from '../internal/blocks.js';
 import { formatTrace } from './format.js';

@@ -12,7 +12,7 @@ import type {
   ToolResultBlockParam,
   ToolUnion,
   ToolUseBlockParam,
-} from '@anthropic-ai/sdk/resources/messages/messages';
+} from '../providers/anthropic-types.js';
 
 /** The `type` tags of the format, in the order the doc lists them. */
 export const TRACE_EVENT_TYPES = ['envelope', 'user', 'assistant', 'tool_results', 'tail', 'hide'] as const;

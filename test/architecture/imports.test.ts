@@ -88,10 +88,16 @@ describe('the import graph of src/', () => {
     ]);
   });
 
-  it('keeps the data model (timeline/) free of the layers above it (errors and internal helpers only)', () => {
+  it('keeps the data model (timeline/) free of the layers above it (errors, internal helpers and the API shapes only)', () => {
+    // providers/anthropic-types.ts declares the Messages API shapes the timeline holds (the SDK's types once were
+    // those): a leaf that imports nothing.
+    const leaf = 'providers/anthropic-types.ts';
+    expect(graph.get(leaf)).toEqual([]);
     const upward = [...graph]
       .filter(([f]) => f.startsWith('timeline/'))
-      .flatMap(([f, deps]) => deps.filter((d) => !d.startsWith('timeline/') && !d.startsWith('internal/') && d !== 'errors.ts').map((d) => `${f} → ${d}`));
+      .flatMap(([f, deps]) =>
+        deps.filter((d) => !d.startsWith('timeline/') && !d.startsWith('internal/') && d !== 'errors.ts' && d !== leaf).map((d) => `${f} → ${d}`),
+      );
     expect(upward).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@
  * Every cache marker the caller had put anywhere is removed: the engine's
  * markers are the only ones sent (never a fifth).
  */
-import type { CacheControlEphemeral, ContentBlockParam, TextBlockParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { CacheControlEphemeral, ContentBlockParam, TextBlockParam, Tool, ToolResultBlockParam } from '../../providers/anthropic-types.js';
 import { UnmappablePromptError, type AnthropicPrompt } from './to-anthropic.js';
 import type {
   AssistantPart,

@@ -17,7 +17,7 @@
  * does not cover, a missing conversation id or a failing store lets the call
  * through unchanged, with one warning.
  */
-import type { ContentBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam, Tool } from '../../providers/anthropic-types.js';
 import type { LanguageModelMiddleware } from 'ai';
 import { prepare, recordUsage, type PrepareOptions, type PreparePlan } from '../../conversation/prepare.js';
 import type { ConversationStore } from '../../conversation/types.js';

@@ -15,7 +15,7 @@
  *   `providerOptions.bedrock.cachePoint: { type: 'default' }` on those parts
  *   (the provider appends a `cachePoint` block after the part).
  */
-import type { CacheControlEphemeral } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { CacheControlEphemeral } from '../../providers/anthropic-types.js';
 import type { ModelProfile } from '../../models/profiles.js';
 import { bedrockProfile } from '../../providers/bedrock.js';
 import { OPENAI_MODELS } from '../../providers/openai-profile.js';

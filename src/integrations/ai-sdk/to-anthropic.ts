@@ -12,7 +12,7 @@
  * assistant prefill, …) throws {@link UnmappablePromptError}: the middleware
  * then lets the call through unchanged, with one warning.
  */
-import type { ContentBlockParam, MessageParam, TextBlockParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlockParam, MessageParam, TextBlockParam, Tool, ToolResultBlockParam } from '../../providers/anthropic-types.js';
 import type { AssistantPart, CallOptions, CallTool, Prompt, PromptMessage, ProviderOptions, ToolResultOutput } from './types.js';
 
 // TYPES

@@ -1,0 +1,386 @@
+/**
+ * The Anthropic Messages API shapes cachepoint reads and writes, declared here
+ * so the published `.d.ts` files need no `@anthropic-ai/sdk` (an optional peer):
+ * a consumer who only uses the AI SDK middleware, the OpenAI mapper or the tool
+ * cache compiles with `skipLibCheck: false` without installing it.
+ *
+ * Written to be assignable both ways with the SDK's own types (checked by
+ * test/providers/anthropic-types.test-d.ts against the installed SDK and by the
+ * consumer-project test against the oldest and the latest supported version):
+ * - names and unions of block kinds follow the API reference (and the SDK's
+ *   `resources/messages/messages.d.ts`, version 1.14);
+ * - fields cachepoint never reads (image and document sources, citations,
+ *   server-tool results, `thinking`, `tool_choice`, …) are {@link Passthrough}:
+ *   whatever shape an SDK version gives them is accepted and handed back;
+ * - no exact-object tricks and no index signatures on the param types (an SDK
+ *   interface does not assign to an index signature), so fields a newer SDK
+ *   adds pass through untouched.
+ *
+ * The unions are the API's as of SDK 1.14: a block kind a later API adds needs
+ * one line here (a type error until then, never a runtime one). `toAnthropic`'s
+ * params are typed with these unions, so an SDK older than a block kind they
+ * list (0.50 lacks `search_result`, the code-execution results, …) needs a cast
+ * there; `prepare` hands back the caller's own message and tool types.
+ */
+
+/**
+ * A field cachepoint passes through and never reads: `any` so that every SDK
+ * version's shape for it assigns to ours and ours back to the SDK's.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the one deliberate any: a pass-through field, both ways assignable with every SDK version
+export type Passthrough = any;
+
+// CACHE MARKER
+
+/** `cache_control`: the cache marker (`ttl` defaults to 5 minutes). */
+export interface CacheControlEphemeral {
+  type: 'ephemeral';
+  ttl?: '5m' | '1h';
+}
+
+// REQUEST CONTENT BLOCKS
+
+export interface TextBlockParam {
+  type: 'text';
+  text: string;
+  cache_control?: CacheControlEphemeral | null;
+  citations?: Passthrough[] | null;
+}
+
+export interface ImageBlockParam {
+  type: 'image';
+  /** base64, url or file source. */
+  source: Passthrough;
+  cache_control?: CacheControlEphemeral | null;
+}
+
+export interface DocumentBlockParam {
+  type: 'document';
+  /** base64 PDF, plain text, content blocks, url or file source. */
+  source: Passthrough;
+  cache_control?: CacheControlEphemeral | null;
+  citations?: Passthrough;
+  context?: string | null;
+  title?: string | null;
+}
+
+export interface SearchResultBlockParam {
+  type: 'search_result';
+  content: TextBlockParam[];
+  source: string;
+  title: string;
+  cache_control?: CacheControlEphemeral | null;
+  citations?: Passthrough;
+}
+
+export interface ThinkingBlockParam {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+export interface RedactedThinkingBlockParam {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+export interface ToolUseBlockParam {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+  cache_control?: CacheControlEphemeral | null;
+}
+
+/** A reference to a deferred tool (tool search), inside a tool result. */
+export interface ToolReferenceBlockParam {
+  type: 'tool_reference';
+  tool_name: string;
+  cache_control?: CacheControlEphemeral | null;
+}
+
+/** A browser tool's page state, inside a tool result. */
+export interface BrowserStateBlockParam {
+  type: 'browser_state';
+  tabs: Passthrough;
+  cache_control?: CacheControlEphemeral | null;
+}
+
+/** What a tool result's content array may hold. */
+export type ToolResultContentBlockParam =
+  | TextBlockParam
+  | ImageBlockParam
+  | SearchResultBlockParam
+  | DocumentBlockParam
+  | ToolReferenceBlockParam
+  | BrowserStateBlockParam;
+
+export interface ToolResultBlockParam {
+  type: 'tool_result';
+  tool_use_id: string;
+  content?: string | ToolResultContentBlockParam[];
+  is_error?: boolean;
+  cache_control?: CacheControlEphemeral | null;
+}
+
+export interface ServerToolUseBlockParam {
+  type: 'server_tool_use';
+  id: string;
+  /** `web_search`, `web_fetch`, `code_execution`, … (the list grows with the API). */
+  name: Passthrough;
+  input: unknown;
+  cache_control?: CacheControlEphemeral | null;
+}
+
+/** The kinds of server-tool result blocks (their `content` is passed through). */
+export type ServerToolResultType =
+  | 'web_search_tool_result'
+  | 'web_fetch_tool_result'
+  | 'code_execution_tool_result'
+  | 'bash_code_execution_tool_result'
+  | 'text_editor_code_execution_tool_result'
+  | 'tool_search_tool_result';
+
+/** The result of a server tool the API ran (web search, web fetch, code execution, tool search). */
+export interface ServerToolResultBlockParam<T extends ServerToolResultType = ServerToolResultType> {
+  type: T;
+  tool_use_id: string;
+  content: Passthrough;
+  cache_control?: CacheControlEphemeral | null;
+}
+
+export interface ContainerUploadBlockParam {
+  type: 'container_upload';
+  file_id: string;
+  cache_control?: CacheControlEphemeral | null;
+}
+
+export type WebSearchToolResultBlockParam = ServerToolResultBlockParam<'web_search_tool_result'>;
+
+/** One block of a message's content, as a request sends it. */
+export type ContentBlockParam =
+  | TextBlockParam
+  | ImageBlockParam
+  | DocumentBlockParam
+  | SearchResultBlockParam
+  | ThinkingBlockParam
+  | RedactedThinkingBlockParam
+  | ToolUseBlockParam
+  | ToolResultBlockParam
+  | ServerToolUseBlockParam
+  | ServerToolResultBlockParam<'web_search_tool_result'>
+  | ServerToolResultBlockParam<'web_fetch_tool_result'>
+  | ServerToolResultBlockParam<'code_execution_tool_result'>
+  | ServerToolResultBlockParam<'bash_code_execution_tool_result'>
+  | ServerToolResultBlockParam<'text_editor_code_execution_tool_result'>
+  | ServerToolResultBlockParam<'tool_search_tool_result'>
+  | ContainerUploadBlockParam;
+
+/** A user or assistant message of a request. */
+export interface ConversationMessageParam {
+  role: 'user' | 'assistant';
+  content: string | ContentBlockParam[];
+}
+
+/** A system message inside `messages` (SDK 1.x; cachepoint folds a leading one into `system`). */
+export interface SystemMessageParam {
+  role: 'system';
+  content: string | TextBlockParam[];
+}
+
+export type MessageParam = ConversationMessageParam | SystemMessageParam;
+
+// TOOLS
+
+/** A client tool: its name, description and JSON schema. */
+export interface Tool {
+  name: string;
+  input_schema: Tool.InputSchema;
+  description?: string;
+  cache_control?: CacheControlEphemeral | null;
+  type?: 'custom' | null;
+  strict?: boolean;
+}
+
+export namespace Tool {
+  /** The JSON schema of a tool's input (an object schema; any other keyword passes through). */
+  export interface InputSchema {
+    type: 'object';
+    properties?: unknown | null;
+    required?: string[] | null;
+    [key: string]: unknown;
+  }
+}
+
+/** A tool the API defines and versions (`bash_20250124`, `web_search_20250305`, `text_editor_…`, …). */
+export interface ServerTool {
+  type: Passthrough;
+  name?: Passthrough;
+  cache_control?: CacheControlEphemeral | null;
+}
+
+/** Any entry of `tools`. */
+export type ToolUnion = Tool | ServerTool;
+
+// REQUEST
+
+/** `client.messages.create` params. Fields cachepoint does not read pass through. */
+export interface MessageCreateParamsBase {
+  model: string;
+  max_tokens: number;
+  messages: MessageParam[];
+  system?: string | TextBlockParam[];
+  tools?: ToolUnion[];
+  stream?: boolean;
+  cache_control?: CacheControlEphemeral | null;
+  container?: Passthrough;
+  diagnostics?: Passthrough;
+  metadata?: Passthrough;
+  output_config?: Passthrough;
+  service_tier?: Passthrough;
+  stop_sequences?: string[];
+  temperature?: number;
+  thinking?: Passthrough;
+  tool_choice?: Passthrough;
+  top_k?: number;
+  top_p?: number;
+  inference_geo?: string | null;
+  speed?: Passthrough;
+  user_profile_id?: string;
+  workspace_id?: string;
+}
+
+export interface MessageCreateParamsNonStreaming extends MessageCreateParamsBase {
+  stream?: false;
+}
+
+/** `client.messages.countTokens` params. */
+export interface MessageCountTokensParams {
+  model: string;
+  messages: MessageParam[];
+  system?: string | TextBlockParam[];
+  tools?: ToolUnion[];
+  tool_choice?: Passthrough;
+  thinking?: Passthrough;
+  output_config?: Passthrough;
+}
+
+/** `client.messages.countTokens`'s answer. */
+export interface MessageTokensCount {
+  input_tokens: number;
+}
+
+// RESPONSE
+
+export interface TextBlock {
+  type: 'text';
+  text: string;
+  citations?: Passthrough[] | null;
+}
+
+export interface ToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+  /** Who called the tool (direct, or code execution): SDK 1.x. */
+  caller?: Passthrough;
+}
+
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+export interface RedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+export interface ServerToolUseBlock {
+  type: 'server_tool_use';
+  id: string;
+  name: Passthrough;
+  input: unknown;
+}
+
+export interface ServerToolResultBlock<T extends ServerToolResultType = ServerToolResultType> {
+  type: T;
+  tool_use_id: string;
+  content: Passthrough;
+}
+
+export interface ContainerUploadBlock {
+  type: 'container_upload';
+  file_id: string;
+}
+
+/** One block of a response's content. */
+export type ContentBlock =
+  | TextBlock
+  | ThinkingBlock
+  | RedactedThinkingBlock
+  | ToolUseBlock
+  | ServerToolUseBlock
+  | ServerToolResultBlock<'web_search_tool_result'>
+  | ServerToolResultBlock<'web_fetch_tool_result'>
+  | ServerToolResultBlock<'code_execution_tool_result'>
+  | ServerToolResultBlock<'bash_code_execution_tool_result'>
+  | ServerToolResultBlock<'text_editor_code_execution_tool_result'>
+  | ServerToolResultBlock<'tool_search_tool_result'>
+  | ContainerUploadBlock;
+
+/** Why the model stopped (the list grows with the API). */
+export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded';
+
+/** Token usage of one response. */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
+  cache_creation?: Passthrough;
+  server_tool_use?: Passthrough;
+  service_tier?: Passthrough;
+  output_tokens_details?: Passthrough;
+  inference_geo?: Passthrough;
+  speed?: Passthrough;
+}
+
+/** A response of `client.messages.create`. */
+export interface Message {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: ContentBlock[];
+  stop_reason: StopReason | null;
+  stop_sequence: string | null;
+  usage: Usage;
+  container?: Passthrough;
+  diagnostics?: Passthrough;
+  stop_details?: Passthrough;
+}
+
+/** One server-sent event of a streamed response (`message_start`, `content_block_delta`, …). */
+export interface RawMessageStreamEvent {
+  type: 'message_start' | 'message_delta' | 'message_stop' | 'content_block_start' | 'content_block_delta' | 'content_block_stop';
+  [key: string]: unknown;
+}
+
+// CLIENTS
+
+/**
+ * Any client with `messages.create`: every SDK version's `Anthropic`,
+ * `AnthropicBedrock` and `AnthropicVertex`, or your own wrapper. The parameter
+ * types are `never` on purpose, so every version's signature is assignable.
+ */
+export interface MessagesCreateClient {
+  readonly messages: { create(params: never, options?: never): PromiseLike<unknown> };
+}
+
+/** Any client with `messages.countTokens` (see {@link MessagesCreateClient}). */
+export interface CountTokensClient {
+  readonly messages: { countTokens(params: never, options?: never): PromiseLike<unknown> };
+}
