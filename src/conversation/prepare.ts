@@ -5,7 +5,7 @@
  * sticky prune/hide/compact decisions applied. The loop keeps its own plain
  * `messages` array; the timeline lives in a conversation store.
  */
-import type { ContentBlockParam, MessageParam, TextBlockParam, Tool, ToolUnion } from '../providers/anthropic-types.js';
+import type { ContentBlockParam, TextBlockParam, Tool, ToolUnion } from '../providers/anthropic-types.js';
 import { ConversationConflictError, ConversationStateError, HideRefusedError, InvalidParamsError, PathNotFoundError } from '../errors.js';
 import { hideBlock, recall } from '../render/hide-block.js';
 import { paths } from '../timeline/paths.js';
@@ -53,11 +53,20 @@ export interface PrepareParams {
   readonly messages: readonly MessageLike[];
 }
 
-/** The params `prepare` returns: yours, with the prompt fields rendered. */
+/** The element type of an array type (`never` for `undefined`). */
+type ItemOf<A> = A extends readonly (infer T)[] ? T : never;
+
+/**
+ * The params `prepare` returns: yours, with the prompt fields rendered. The
+ * messages and tools keep the types you passed (your SDK version's
+ * `MessageParam` and `ToolUnion` when you typed them so; a leading `system`
+ * message moves to `system`), so the params go to that SDK's
+ * `client.messages.create` as they are, whichever version it is.
+ */
 export type PreparedParams<P extends PrepareParams> = Omit<P, 'system' | 'tools' | 'messages'> & {
   system?: TextBlockParam[];
-  tools?: ToolUnion[];
-  messages: MessageParam[];
+  tools?: ItemOf<P['tools']>[];
+  messages: Exclude<ItemOf<P['messages']>, { readonly role: 'system' }>[];
 };
 
 /** Options of {@link prepare}. */
@@ -668,7 +677,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   if (options.diagnostics) extras['diagnostics'] = { previous_message_id: record?.lastMessageId ?? null };
   let out = toAnthropic(rendered, extras as RequestExtras) as unknown as PreparedParams<P>;
   // The prefill goes last, after the tail: volatile, never marked, never kept.
-  if (prefill) out = { ...out, messages: [...out.messages, { role: 'assistant', content: prefill }] };
+  if (prefill) out = { ...out, messages: [...out.messages, { role: 'assistant', content: prefill } as PreparedParams<P>['messages'][number]] };
 
   // The prefill is input the API bills (after the last marker: uncached, in input_tokens), so the plan's usage,
   // cost and token total, and what recordUsage calibrates against, include it.

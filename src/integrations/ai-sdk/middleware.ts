@@ -17,7 +17,7 @@
  * does not cover, a missing conversation id or a failing store lets the call
  * through unchanged, with one warning.
  */
-import type { ContentBlockParam, Tool } from '../../providers/anthropic-types.js';
+import type { ContentBlockParam, MessageParam, Tool } from '../../providers/anthropic-types.js';
 import type { LanguageModelMiddleware } from 'ai';
 import { prepare, recordUsage, type PrepareOptions, type PreparePlan } from '../../conversation/prepare.js';
 import type { ConversationStore } from '../../conversation/types.js';
@@ -267,7 +267,7 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
     const rendered: AnthropicPrompt = {
       ...(out.tools ? { tools: out.tools as Tool[] } : {}),
       ...(out.system ? { system: out.system } : {}),
-      messages: out.messages,
+      messages: out.messages as MessageParam[],
     };
     if (recallable(prepared.rendered.state) && !(call.tools ?? []).some((t) => t.name === recallTool.name)) {
       warn(

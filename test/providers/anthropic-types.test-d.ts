@@ -1,0 +1,126 @@
+/**
+ * Type tests: cachepoint's own Messages API types (src/providers/anthropic-types.ts)
+ * against the installed @anthropic-ai/sdk (the latest supported version; the
+ * oldest is compiled by test/consumer/project/sdk-types.ts in the consumer
+ * test). Both ways: what a user builds with the SDK's types is accepted by
+ * every door, and what cachepoint hands back is accepted by the SDK's
+ * `client.messages.create`. Checked by `npm run typecheck`; nothing here runs.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import type * as Sdk from '@anthropic-ai/sdk/resources/messages/messages';
+import { describe, expectTypeOf, it } from 'vitest';
+import {
+  appendResponse,
+  appendToolResults,
+  createTimeline,
+  exactCounter,
+  llmSummarizer,
+  prepare,
+  render,
+  Session,
+  setTail,
+  startTurn,
+  toAnthropic,
+} from '../../src/index.js';
+import type * as Ours from '../../src/providers/anthropic-types.js';
+
+declare const client: Anthropic;
+
+/** `true` when A assigns to B. */
+type Assigns<A, B> = [A] extends [B] ? true : false;
+
+/**
+ * [the SDK's shape, ours, direction]: `both` ways for what cachepoint takes and
+ * gives back; `read` (the SDK's assigns to ours) for what it only reads:
+ * responses and count params.
+ */
+interface Pairs {
+  ContentBlockParam: [Sdk.ContentBlockParam, Ours.ContentBlockParam, 'both'];
+  TextBlockParam: [Sdk.TextBlockParam, Ours.TextBlockParam, 'both'];
+  ToolResultBlockParam: [Sdk.ToolResultBlockParam, Ours.ToolResultBlockParam, 'both'];
+  ToolUseBlockParam: [Sdk.ToolUseBlockParam, Ours.ToolUseBlockParam, 'both'];
+  ThinkingBlockParam: [Sdk.ThinkingBlockParam, Ours.ThinkingBlockParam, 'both'];
+  CacheControlEphemeral: [Sdk.CacheControlEphemeral, Ours.CacheControlEphemeral, 'both'];
+  ImageBlockParam: [Sdk.ImageBlockParam, Ours.ImageBlockParam, 'both'];
+  DocumentBlockParam: [Sdk.DocumentBlockParam, Ours.DocumentBlockParam, 'both'];
+  SearchResultBlockParam: [Sdk.SearchResultBlockParam, Ours.SearchResultBlockParam, 'both'];
+  RedactedThinkingBlockParam: [Sdk.RedactedThinkingBlockParam, Ours.RedactedThinkingBlockParam, 'both'];
+  ServerToolUseBlockParam: [Sdk.ServerToolUseBlockParam, Ours.ServerToolUseBlockParam, 'both'];
+  ContainerUploadBlockParam: [Sdk.ContainerUploadBlockParam, Ours.ContainerUploadBlockParam, 'both'];
+  ToolReferenceBlockParam: [Sdk.ToolReferenceBlockParam, Ours.ToolReferenceBlockParam, 'both'];
+  BrowserStateBlockParam: [Sdk.BrowserStateBlockParam, Ours.BrowserStateBlockParam, 'both'];
+  MessageParam: [Sdk.MessageParam, Ours.MessageParam, 'both'];
+  Tool: [Sdk.Tool, Ours.Tool, 'both'];
+  ToolUnion: [Sdk.ToolUnion, Ours.ToolUnion, 'both'];
+  MessageCreateParamsBase: [Sdk.MessageCreateParamsBase, Ours.MessageCreateParamsBase, 'both'];
+  MessageCreateParamsNonStreaming: [Sdk.MessageCreateParamsNonStreaming, Ours.MessageCreateParamsNonStreaming, 'both'];
+  Message: [Sdk.Message, Ours.Message, 'read'];
+  ContentBlock: [Sdk.ContentBlock, Ours.ContentBlock, 'read'];
+  Usage: [Sdk.Usage, Ours.Usage, 'read'];
+  StopReason: [Sdk.StopReason, Ours.StopReason, 'read'];
+  MessageTokensCount: [Sdk.MessageTokensCount, Ours.MessageTokensCount, 'read'];
+  MessageCountTokensParams: [Sdk.MessageCountTokensParams, Ours.MessageCountTokensParams, 'read'];
+}
+
+/** The names of the pairs that do not assign as they must. */
+type Failing = {
+  [K in keyof Pairs]: [Assigns<Pairs[K][0], Pairs[K][1]>, Pairs[K][2] extends 'both' ? Assigns<Pairs[K][1], Pairs[K][0]> : true] extends [true, true]
+    ? never
+    : K;
+}[keyof Pairs];
+
+describe('each type assigns with the SDK', () => {
+  it('both ways for what cachepoint takes and gives back, SDK to ours for what it only reads', () => {
+    expectTypeOf<Failing>().toEqualTypeOf<never>();
+  });
+
+  it('the check itself fails on a shape that does not assign', () => {
+    expectTypeOf<Assigns<string, Ours.StopReason>>().toEqualTypeOf<false>();
+    expectTypeOf<Assigns<Sdk.StopReason, Ours.StopReason>>().toEqualTypeOf<true>();
+  });
+});
+
+describe('the doors take SDK-typed input and give SDK-acceptable output', () => {
+  it('prepare: SDK params in, params for client.messages.create out', async () => {
+    const sdkParams: Sdk.MessageCreateParamsNonStreaming = { model: 'claude-sonnet-4-6', max_tokens: 1024, messages: [] };
+    const { params, headers } = await prepare(sdkParams, { conversationId: 'c' });
+    const message: Sdk.Message = await client.messages.create(params, { headers });
+    expectTypeOf(message).toExtend<Ours.Message>();
+    // A loop whose messages are typed with the SDK's MessageParam keeps them.
+    const messages: Sdk.MessageParam[] = [];
+    const tools: Sdk.ToolUnion[] = [];
+    const again = await prepare({ model: 'claude-sonnet-4-6', max_tokens: 1024, system: 'You help.', tools, messages }, { conversationId: 'c' });
+    await client.messages.create(again.params);
+    await client.messages.stream(again.params).finalMessage();
+  });
+
+  it('Session: SDK tools, blocks, results and client in; its request goes to the SDK', async () => {
+    const tools: Sdk.Tool[] = [];
+    const instructions: Sdk.TextBlockParam[] = [{ type: 'text', text: 'You help.' }];
+    const session = new Session({ model: 'claude-sonnet-4-6', instructions, tools });
+    const blocks: Sdk.ContentBlockParam[] = [{ type: 'text', text: 'Hello' }];
+    session.startTurn(blocks).setTail(blocks);
+    const message: Sdk.Message = await client.messages.create(await session.request({ max_tokens: 1024 }));
+    session.recordResponse(message);
+    const results: Sdk.ToolResultBlockParam[] = [];
+    session.recordToolResults(results);
+    await session.step(client);
+    const toolResults: Sdk.ToolResultBlockParam[] = await session.runTools();
+    expectTypeOf(toolResults).toExtend<Ours.ToolResultBlockParam[]>();
+  });
+
+  it('the pure functions: SDK input in, toAnthropic out to the SDK', async () => {
+    const message: Sdk.Message = await client.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 1, messages: [] });
+    const blocks: Sdk.ContentBlockParam[] = [];
+    const results: Sdk.ToolResultBlockParam[] = [];
+    let state = createTimeline({ model: 'claude-sonnet-4-6', instructions: ['You help.'], tools: [] as Sdk.ToolUnion[] });
+    state = appendToolResults(appendResponse(startTurn(state, blocks), message), results);
+    state = appendResponse(setTail(state, blocks), message.content);
+    await client.messages.create(toAnthropic(render(state), { max_tokens: 1024 }));
+  });
+
+  it('the SDK client is a client for the summarizer and the exact counter', () => {
+    llmSummarizer({ client });
+    exactCounter({ client, model: 'claude-sonnet-4-6' });
+  });
+});
