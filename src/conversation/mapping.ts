@@ -268,15 +268,19 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
   if (typeof message.content !== 'string' && !Array.isArray(message.content))
     throw new InvalidParamsError(`messages[${pos}].content`, 'expected a string or an array of content blocks');
   const blocks = blocksOf(message);
-  // One pass: validate each block and split tool results from the rest (this runs for every new message).
-  const results: ToolResultBlockParam[] = [];
+  // One pass: validate each block and, in a user message, split tool results from the rest (this runs for every
+  // new message). No copies for the common cases: an assistant message is not split, and a user message of tool
+  // results only is its own list of results.
+  const user = message.role === 'user';
+  let count = 0;
   let others: ContentBlockParam[] | undefined;
   for (let i = 0; i < blocks.length; i++) {
     const b = blocks[i];
     if (b === null || typeof b !== 'object' || typeof (b as { type?: unknown }).type !== 'string') {
       throw new InvalidParamsError(`messages[${pos}].content[${i}]`, 'expected a content block with a "type"');
     }
-    if (b.type === 'tool_result') results.push(b);
+    if (!user) continue;
+    if (b.type === 'tool_result') count++;
     else (others ??= []).push(b);
   }
   try {
@@ -284,7 +288,7 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
       if (index === 0) throw new InvalidParamsError(`messages[${pos}]`, 'the first message must be a user message');
       return appendResponse(state, blocks, at);
     }
-    if (results.length === 0) {
+    if (count === 0) {
       const round = lastRound(state);
       if (index > 0 && round !== undefined && round.open.length > 0) {
         const open = round.open;
@@ -302,6 +306,7 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
         `a "${odd.type}" block next to tool results: put it inside the tool_result's content (only text may follow tool results here)`,
       );
     }
+    const results = others ? (blocks.filter((b) => b.type === 'tool_result') as ToolResultBlockParam[]) : (blocks as ToolResultBlockParam[]);
     return appendToolResults(state, results, (others ?? []) as TextBlockParam[], at);
   } catch (err) {
     if (err instanceof TimelineError) throw new InvalidParamsError(`messages[${pos}]`, err.message, { cause: err });

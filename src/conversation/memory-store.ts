@@ -93,9 +93,9 @@ export class MemoryConversationStore implements ConversationStore {
     const actual = current?.record.revision ?? null;
     if (actual !== expected) throw new ConversationConflictError(record.id, expected, actual);
     if (current) {
-      // Already the most recent one (#live moved it last): replaced in place, no Map delete and re-insert.
+      // Already the most recent one (#live moved it last and touched it now): replaced in place, no Map delete
+      // and re-insert, no second clock read.
       current.record = record;
-      current.touched = this.#now();
       return;
     }
     this.#entries.set(record.id, { record, touched: this.#now() });

@@ -191,14 +191,28 @@ function turnWith(turn: Turn, rounds: readonly Round[]): Turn {
   return at === undefined ? { index: turn.index, user: turn.user, rounds } : { index: turn.index, user: turn.user, rounds, at };
 }
 
+/*
+ * The last turn and round are read by index, not with `.at(-1)`: `at` on a
+ * frozen array (every array of the state) is V8's generic path, about three
+ * times an indexed read, and the appends read them several times each.
+ */
+
+/** The last item of an array, or undefined. */
+function lastOf<T>(items: readonly T[]): T | undefined {
+  return items.length > 0 ? items[items.length - 1] : undefined;
+}
+
+const NO_IDS: readonly string[] = Object.freeze([]);
+
 function openIds(state: TimelineState): readonly string[] {
-  const turn = state.turns.at(-1);
-  return turn?.rounds.at(-1)?.open ?? [];
+  const turn = lastOf(state.turns);
+  const round = turn && lastOf(turn.rounds);
+  return round ? round.open : NO_IDS;
 }
 
 function currentPath(state: TimelineState): string {
   const t = state.turns.length;
-  const r = state.turns.at(-1)?.rounds.length ?? 0;
+  const r = lastOf(state.turns)?.rounds.length ?? 0;
   return r > 0 ? `turns/${t}/rounds/${r}` : `turns/${t}`;
 }
 
@@ -258,48 +272,58 @@ export function toParam(block: ContentBlock | ContentBlockParam): ContentBlockPa
  *   the turn already ended, or a tool_use id repeats
  */
 export function appendResponse(state: TimelineState, response: Message | readonly (ContentBlock | ContentBlockParam)[], at?: number): TimelineState {
-  const turn = state.turns.at(-1);
+  const turn = lastOf(state.turns);
   if (!turn) throw new TimelineError('turns', 'no turn is open: call startTurn with the user message first');
-  const open = openIds(state);
-  const index = turn.rounds.length + 1;
-  const base = `turns/${turn.index}/rounds/${index}`;
-  if (open.length > 0) {
-    throw new TimelineError(base, `a new round started while tool_use ${open.join(', ')} of round ${index - 1} is unanswered`);
-  }
   const rounds = turn.rounds;
-  const last = rounds.length > 0 ? rounds[rounds.length - 1] : undefined;
+  const last = lastOf(rounds);
+  const index = rounds.length + 1;
+  if (last && last.open.length > 0) {
+    throw new TimelineError(
+      `turns/${turn.index}/rounds/${index}`,
+      `a new round started while tool_use ${last.open.join(', ')} of round ${index - 1} is unanswered`,
+    );
+  }
   if (last && !hasToolUse(last.response)) {
-    throw new TimelineError(base, `turn ${turn.index} ended with round ${last.index} (no tool_use); start a new turn first`);
+    throw new TimelineError(`turns/${turn.index}/rounds/${index}`, `turn ${turn.index} ended with round ${last.index} (no tool_use); start a new turn first`);
   }
   const content = Array.isArray(response) ? response : (response as Message).content;
   // The API rejects whitespace-only text blocks in a request ("text content blocks must contain
   // non-whitespace text"); models sometimes emit one before a tool call. They carry nothing: drop them.
+  // Each new id is added to the chain's index as it is met (one Set operation finds a repeat, within this
+  // response or before it); a refused response takes its ids out again, so the index is as it was.
   const known = knownToolUseIds(state);
   const ids: string[] = [];
   const blocks: Block[] = [];
-  for (let i = 0; i < content.length; i++) {
-    const raw = content[i]!;
-    if (isBlankText(raw)) continue;
-    // Frozen as built: toParam copies nested data frozen (copyData), so only its top object is left; no deep walk.
-    const param = Object.freeze(toParam(raw as ContentBlock));
-    if (param.type === 'tool_use') {
-      const path = paths.call(turn.index, index, param.id);
-      if (known.has(param.id) || ids.includes(param.id)) throw new TimelineError(path, `duplicate tool_use id "${param.id}"`);
-      ids.push(param.id);
-      blocks.push(Object.freeze({ id: param.id, path, param }));
-    } else {
-      const path = paths.response(turn.index, index, i);
-      blocks.push(Object.freeze({ id: path, path, param }));
+  try {
+    for (let i = 0; i < content.length; i++) {
+      const raw = content[i]!;
+      if (isBlankText(raw)) continue;
+      // Frozen as built: toParam copies nested data frozen (copyData), so only its top object is left; no deep walk.
+      const param = Object.freeze(toParam(raw as ContentBlock));
+      if (param.type === 'tool_use') {
+        const id = param.id;
+        const path = paths.call(turn.index, index, id);
+        const size = known.size;
+        known.add(id);
+        if (known.size === size) throw new TimelineError(path, `duplicate tool_use id "${id}"`);
+        ids.push(id);
+        blocks.push(Object.freeze({ id, path, param }));
+      } else {
+        const path = paths.response(turn.index, index, i);
+        blocks.push(Object.freeze({ id: path, path, param }));
+      }
     }
+    if (blocks.length === 0) throw new TimelineError(`turns/${turn.index}/rounds/${index}`, 'an assistant response needs at least one non-empty block');
+  } catch (err) {
+    for (let i = 0; i < ids.length; i++) known.delete(ids[i]!);
+    throw err;
   }
-  if (blocks.length === 0) throw new TimelineError(base, 'an assistant response needs at least one non-empty block');
   const round: Round = Object.freeze(
     at === undefined
       ? { index, response: Object.freeze(blocks), results: Object.freeze([]), open: Object.freeze(ids) }
       : { index, response: Object.freeze(blocks), results: Object.freeze([]), open: Object.freeze(ids), at },
   );
   const next = withLastTurn(state, turnWith(turn, [...rounds, round]));
-  for (let i = 0; i < ids.length; i++) known.add(ids[i]!);
   rememberIndex(state.turns, next.turns, { ids: known, size: known.size });
   return next;
 }
@@ -415,12 +439,13 @@ export function appendToolResults(
   injected: readonly (string | TextBlockParam)[] = [],
   at?: number,
 ): TimelineState {
-  const turn = state.turns.at(-1);
-  const round = turn?.rounds.at(-1);
+  const turn = lastOf(state.turns);
+  const round = turn && lastOf(turn.rounds);
   if (!turn || !round) throw new TimelineError('turns', 'no round to answer: append the model response first');
   const before = round.results;
-  // Plain arrays, not Sets: a round has a few open calls and results, and this runs on every append.
-  const open = [...round.open];
+  // Plain arrays, not Sets: a round has a few open calls and results, and this runs on every append. An id is
+  // open when the round's open list has it and this batch has not answered it yet (checked just before).
+  const wasOpen = round.open;
   const added: Block[] = [];
   for (let i = 0; i < results.length; i++) {
     const r = results[i]!;
@@ -428,11 +453,14 @@ export function appendToolResults(
     const path = paths.result(turn.index, round.index, id);
     if ((r as { type?: string }).type !== 'tool_result') throw new TimelineError(path, 'expected a tool_result block');
     if (hasId(before, id) || hasId(added, id)) throw new TimelineError(path, `tool_use "${id}" is already answered`);
-    const o = open.indexOf(id);
-    if (o < 0) throw new TimelineError(path, `tool_result for unknown tool_use "${id}" (open: ${open.join(', ') || 'none'})`);
-    open.splice(o, 1);
+    if (!wasOpen.includes(id)) {
+      const open = wasOpen.filter((o) => !hasId(added, o));
+      throw new TimelineError(path, `tool_result for unknown tool_use "${id}" (open: ${open.join(', ') || 'none'})`);
+    }
     added.push({ id, path, param: withoutBlankParts(stripMarker(r)) });
   }
+  const open: string[] = [];
+  for (let i = 0; i < wasOpen.length; i++) if (!hasId(added, wasOpen[i]!)) open.push(wasOpen[i]!);
   let textCount = 0;
   for (let i = 0; i < before.length; i++) if (before[i]!.param.type !== 'tool_result') textCount++;
   const texts: Block[] = [];

@@ -81,6 +81,37 @@ describe('timeline edits', () => {
     expect(() => appendResponse(right, call('toolu_a'))).toThrow(/duplicate/);
   });
 
+  it('leaves the tool_use id index as it was when a response is refused', () => {
+    const use = (id: string) => ({ type: 'tool_use' as const, id, name: 'Read', input: {} });
+    let s = startTurn(newSession(), 'go');
+    s = appendToolResults(appendResponse(s, [use('toolu_old')]), [{ type: 'tool_result', tool_use_id: 'toolu_old', content: 'ok' }]);
+    // New ids before the repeat, a repeat within the response, an id after a blank-only response: none stays taken.
+    expect(() => appendResponse(s, [use('toolu_b'), use('toolu_c'), use('toolu_old')])).toThrow(/duplicate tool_use id "toolu_old"/);
+    expect(() => appendResponse(s, [use('toolu_d'), use('toolu_d')])).toThrow(/duplicate tool_use id "toolu_d"/);
+    expect(() => appendResponse(s, [{ type: 'text', text: '  ' }])).toThrow(/at least one non-empty block/);
+    const next = appendResponse(s, [use('toolu_b'), use('toolu_c'), use('toolu_d')]);
+    expect(next.turns[0]!.rounds[1]!.open).toEqual(['toolu_b', 'toolu_c', 'toolu_d']);
+    // And the ids of the accepted response are taken from then on.
+    const answered = appendToolResults(
+      next,
+      ['toolu_b', 'toolu_c', 'toolu_d'].map((id) => ({ type: 'tool_result' as const, tool_use_id: id, content: 'ok' })),
+    );
+    expect(() => appendResponse(answered, [use('toolu_c')])).toThrow(/duplicate tool_use id "toolu_c"/);
+    expect(() => appendResponse(answered, [use('toolu_old')])).toThrow(/duplicate tool_use id "toolu_old"/);
+  });
+
+  it('names the calls still open when a tool_result answers none of them, and keeps the rest open in order', () => {
+    const use = (id: string) => ({ type: 'tool_use' as const, id, name: 'Read', input: {} });
+    const result = (id: string) => ({ type: 'tool_result' as const, tool_use_id: id, content: 'ok' });
+    const s = appendResponse(startTurn(newSession(), 'go'), [use('toolu_1'), use('toolu_2'), use('toolu_3')]);
+    expect(() => appendToolResults(s, [result('toolu_2'), result('toolu_9')])).toThrow(
+      'turns/1/rounds/1/results/toolu_9: tool_result for unknown tool_use "toolu_9" (open: toolu_1, toolu_3)',
+    );
+    const all = appendToolResults(s, [result('toolu_1'), result('toolu_2'), result('toolu_3')]);
+    expect(() => appendToolResults(all, [result('toolu_9')])).toThrow('(open: none)');
+    expect(appendToolResults(s, [result('toolu_3'), result('toolu_1')]).turns[0]!.rounds[0]!.open).toEqual(['toolu_2']);
+  });
+
   it('keeps the tool_use ids of many interleaved conversations apart (more chains than the index holds at once)', () => {
     const call = (id: string) => [{ type: 'tool_use' as const, id, name: 'Read', input: {} }];
     const answer = (s: ReturnType<typeof newSession>, id: string) => appendToolResults(s, [{ type: 'tool_result', tool_use_id: id, content: 'ok' }]);
