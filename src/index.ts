@@ -101,6 +101,45 @@ export type {
   StreamRole,
 } from './render/types.js';
 
+// The Messages API shapes cachepoint takes and gives (its own: no @anthropic-ai/sdk needed; the SDK's assign both ways)
+export type {
+  AnthropicRequestParams,
+  CacheControlEphemeral,
+  ContainerUploadBlockParam,
+  ContentBlock,
+  ContentBlockParam,
+  CountTokensClient,
+  DocumentBlockParam,
+  ImageBlockParam,
+  Message,
+  MessageCountTokensParams,
+  MessageCreateParamsBase,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  MessagesCreateClient,
+  MessageTokensCount,
+  Passthrough,
+  PortableContentBlockParam,
+  PortableMessageParam,
+  PortableToolResultBlockParam,
+  PortableToolUnion,
+  RedactedThinkingBlockParam,
+  SearchResultBlockParam,
+  ServerTool,
+  ServerToolResultBlockParam,
+  ServerToolUseBlockParam,
+  StopReason,
+  TextBlock,
+  TextBlockParam,
+  ThinkingBlockParam,
+  Tool,
+  ToolResultBlockParam,
+  ToolUnion,
+  ToolUseBlock,
+  ToolUseBlockParam,
+  Usage,
+} from './providers/anthropic-types.js';
+
 // Provider mapping
 export { anthropicHeaders, serializeWithOffsets, stripCacheControl, toAnthropic } from './providers/anthropic.js';
 export type { RequestExtras } from './providers/anthropic.js';

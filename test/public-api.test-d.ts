@@ -4,7 +4,7 @@
  * Checked by `npm run typecheck` (tsconfig includes test/): a failed
  * `expectTypeOf` is a type error there. Nothing here runs.
  */
-import type { MessageCreateParamsNonStreaming } from '../src/providers/anthropic-types.js';
+import type { AnthropicRequestParams } from '../src/providers/anthropic-types.js';
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   type CachePoint,
@@ -46,7 +46,7 @@ describe('rendering', () => {
   });
 
   it('maps a Rendered to the SDK request type', () => {
-    expectTypeOf(toAnthropic).returns.toEqualTypeOf<MessageCreateParamsNonStreaming>();
+    expectTypeOf(toAnthropic).returns.toEqualTypeOf<AnthropicRequestParams>();
   });
 
   it('keeps state, stream and cache points read-only', () => {

@@ -17,10 +17,11 @@
  *   adds pass through untouched.
  *
  * The unions are the API's as of SDK 1.14: a block kind a later API adds needs
- * one line here (a type error until then, never a runtime one). `toAnthropic`'s
- * params are typed with these unions, so an SDK older than a block kind they
- * list (0.50 lacks `search_result`, the code-execution results, …) needs a cast
- * there; `prepare` hands back the caller's own message and tool types.
+ * one line here (until then an SDK-typed array holding it is a type error, never
+ * a runtime one). What cachepoint builds is typed for every supported version
+ * at once: `toAnthropic` and `Session.request` return
+ * {@link AnthropicRequestParams} (the block kinds SDK 0.50 already knows), and
+ * `prepare` hands back the caller's own message and tool types.
  */
 
 /**
@@ -383,4 +384,49 @@ export interface MessagesCreateClient {
 /** Any client with `messages.countTokens` (see {@link MessagesCreateClient}). */
 export interface CountTokensClient {
   readonly messages: { countTokens(params: never, options?: never): PromiseLike<unknown> };
+}
+
+// THE PARAMS CACHEPOINT BUILDS
+
+/** A tool result as every supported SDK version types it: text and image content parts. */
+export interface PortableToolResultBlockParam {
+  type: 'tool_result';
+  tool_use_id: string;
+  content?: string | (TextBlockParam | ImageBlockParam)[];
+  is_error?: boolean;
+  cache_control?: CacheControlEphemeral | null;
+}
+
+/** The block kinds every supported SDK version knows (0.50 onwards). */
+export type PortableContentBlockParam =
+  | TextBlockParam
+  | ImageBlockParam
+  | DocumentBlockParam
+  | ThinkingBlockParam
+  | RedactedThinkingBlockParam
+  | ToolUseBlockParam
+  | PortableToolResultBlockParam
+  | ServerToolUseBlockParam
+  | WebSearchToolResultBlockParam;
+
+/** A user or assistant message with {@link PortableContentBlockParam} content. */
+export interface PortableMessageParam {
+  role: 'user' | 'assistant';
+  content: string | PortableContentBlockParam[];
+}
+
+/** A tool entry every supported SDK version accepts: a client tool, or a server tool (which names itself). */
+export type PortableToolUnion = Tool | (ServerTool & { name: Passthrough });
+
+/**
+ * The create params `toAnthropic` and `Session.request` build, typed with what
+ * every supported SDK version knows, so they go to that version's
+ * `client.messages.create` as they are (0.50 lacks `search_result`, the
+ * code-execution results, system messages, …). A block of a newer kind that
+ * the timeline holds is still sent as it is: only its static type is narrower.
+ */
+export interface AnthropicRequestParams extends Omit<MessageCreateParamsNonStreaming, 'system' | 'tools' | 'messages'> {
+  system?: string | TextBlockParam[];
+  tools?: PortableToolUnion[];
+  messages: PortableMessageParam[];
 }

@@ -1,10 +1,20 @@
 /**
  * Rendered stream ⇄ Anthropic Messages API. `toAnthropic` builds the create
- * params, type-checked against the SDK's own types: tools, system blocks, and
+ * params, typed with the API shapes of ./anthropic-types.ts: tools, system blocks, and
  * alternating user/assistant messages with `cache_control` on the marked
  * blocks; the tail's blocks go last in the last user message.
  */
-import type { CacheControlEphemeral, ContentBlockParam, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolUnion } from './anthropic-types.js';
+import type {
+  AnthropicRequestParams,
+  CacheControlEphemeral,
+  ContentBlockParam,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  PortableMessageParam,
+  PortableToolUnion,
+  TextBlockParam,
+  ToolUnion,
+} from './anthropic-types.js';
 import { apiModelId } from '../models/profiles.js';
 import { chainParent, partsLayout, streamLayout, streamParts } from '../render/projection.js';
 import type { CachePoint, Rendered, StreamBlock } from '../render/types.js';
@@ -31,15 +41,16 @@ function marker(point: CachePoint): CacheControlEphemeral {
  * const params = toAnthropic(render(state), { max_tokens: 4096 });
  * const message = await client.messages.create(params);
  */
-export function toAnthropic(rendered: Rendered, extras: RequestExtras = {}): MessageCreateParamsNonStreaming {
+export function toAnthropic(rendered: Rendered, extras: RequestExtras = {}): AnthropicRequestParams {
   const mapped = mapLaidOut(rendered) ?? mapAll(rendered);
   return {
     model: apiModelId(rendered.model),
     max_tokens: DEFAULT_MAX_TOKENS,
     ...extras,
-    ...(mapped.tools.length > 0 ? { tools: mapped.tools } : {}),
+    ...(mapped.tools.length > 0 ? { tools: mapped.tools as PortableToolUnion[] } : {}),
     ...(mapped.system.length > 0 ? { system: mapped.system } : {}),
-    messages: mapped.messages,
+    // Typed with the block and tool kinds every supported SDK knows; newer kinds in the timeline are sent as they are.
+    messages: mapped.messages as PortableMessageParam[],
   };
 }
 

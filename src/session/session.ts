@@ -4,7 +4,7 @@
  * over the pure functions (render, toAnthropic, the timeline edits, the tool
  * cache): everything it does can be done by hand with them.
  */
-import type { ContentBlockParam, Message, MessageCreateParamsNonStreaming, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
+import type { AnthropicRequestParams, ContentBlockParam, Message, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
 import { callCreate, callStream, type CallOptions, type MessagesClient, type MessageStreamLike, type StreamEventLike } from './client.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type PendingRequest, type RequestRecord, type SessionTotals } from './stats.js';
@@ -157,7 +157,7 @@ export class Session {
   }
 
   /** Renders and returns `client.messages.create` params (add `stream: true` yourself to stream). */
-  async request(extras: RequestExtras = {}): Promise<MessageCreateParamsNonStreaming> {
+  async request(extras: RequestExtras = {}): Promise<AnthropicRequestParams> {
     const previous = this.#last;
     const r = await this.render();
     const diagnostics = this.#options.diagnostics ? { previousMessageId: this.#lastMessageId ?? null } : undefined;
@@ -166,7 +166,7 @@ export class Session {
       ...(diagnostics ? { diagnostics } : {}),
     });
     const params = toAnthropic(r, { ...this.#options.request, ...extras });
-    return diagnostics ? ({ ...params, diagnostics: { previous_message_id: diagnostics.previousMessageId } } as MessageCreateParamsNonStreaming) : params;
+    return diagnostics ? ({ ...params, diagnostics: { previous_message_id: diagnostics.previousMessageId } } as AnthropicRequestParams) : params;
   }
 
   /**

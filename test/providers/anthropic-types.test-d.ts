@@ -32,7 +32,8 @@ type Assigns<A, B> = [A] extends [B] ? true : false;
 /**
  * [the SDK's shape, ours, direction]: `both` ways for what cachepoint takes and
  * gives back; `read` (the SDK's assigns to ours) for what it only reads:
- * responses and count params.
+ * responses and count params; `give` (ours assigns to the SDK's) for what it
+ * only builds.
  */
 interface Pairs {
   ContentBlockParam: [Sdk.ContentBlockParam, Ours.ContentBlockParam, 'both'];
@@ -60,14 +61,19 @@ interface Pairs {
   StopReason: [Sdk.StopReason, Ours.StopReason, 'read'];
   MessageTokensCount: [Sdk.MessageTokensCount, Ours.MessageTokensCount, 'read'];
   MessageCountTokensParams: [Sdk.MessageCountTokensParams, Ours.MessageCountTokensParams, 'read'];
+  AnthropicRequestParams: [Sdk.MessageCreateParamsNonStreaming, Ours.AnthropicRequestParams, 'give'];
+  PortableMessageParam: [Sdk.MessageParam, Ours.PortableMessageParam, 'give'];
+  PortableToolUnion: [Sdk.ToolUnion, Ours.PortableToolUnion, 'give'];
 }
 
+/** [the SDK's assigns to ours, ours assigns to the SDK's], `true` where the direction does not apply. */
+type Directions<P extends [unknown, unknown, 'both' | 'read' | 'give']> = [
+  P[2] extends 'give' ? true : Assigns<P[0], P[1]>,
+  P[2] extends 'read' ? true : Assigns<P[1], P[0]>,
+];
+
 /** The names of the pairs that do not assign as they must. */
-type Failing = {
-  [K in keyof Pairs]: [Assigns<Pairs[K][0], Pairs[K][1]>, Pairs[K][2] extends 'both' ? Assigns<Pairs[K][1], Pairs[K][0]> : true] extends [true, true]
-    ? never
-    : K;
-}[keyof Pairs];
+type Failing = { [K in keyof Pairs]: Directions<Pairs[K]> extends [true, true] ? never : K }[keyof Pairs];
 
 describe('each type assigns with the SDK', () => {
   it('both ways for what cachepoint takes and gives back, SDK to ours for what it only reads', () => {
