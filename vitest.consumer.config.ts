@@ -1,10 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
-// The consumer-project test: packs cachepoint and installs it next to the oldest and
-// the latest supported @anthropic-ai/sdk (slow: npm installs). Run by .ci/run after `npm test`.
+// The consumer-project tests: pack cachepoint and install it next to the oldest and the
+// latest supported @anthropic-ai/sdk, and without it (slow: npm installs). Run by .ci/run
+// after `npm test`. One file at a time: each builds dist/ and packs it.
 export default defineConfig({
   test: {
     include: ['test/consumer/**/*.consumer.ts'],
+    fileParallelism: false,
     testTimeout: 600_000,
     hookTimeout: 600_000,
   },
