@@ -30,8 +30,9 @@
  * its own parse of the fixture (no string hashed or flattened by the other
  * side), as a Session-path process and a drop-in process would. Time is this
  * process's CPU time (not wall time, which counts time we were not
- * scheduled). Each fixture is replayed RUNS times from scratch after one
- * warm-up. The figure divides the sums over requests of each request's
+ * scheduled). Each fixture is replayed RUNS times from scratch after
+ * warm-up replays of WARMUP requests in all (the code at its steady state, as
+ * in a process that has served a few thousand requests). The figure divides the sums over requests of each request's
  * median time over the runs (prepare ÷ baseline); beside it, the median and
  * range of the per-run ratios (total prepare time ÷ total baseline time of one
  * run) and `best-of` (the sums of each request's fastest time).
@@ -175,6 +176,20 @@ export async function lockstep(
 // Even by default: each request is then measured equally often with either side first.
 const RUNS = Number(process.env.BENCH_PREPARE_RUNS ?? 12);
 
+/**
+ * Requests replayed through both doors before the timed runs of each fixture
+ * and loop kind (whole replays, at least one). One warm-up replay (the method
+ * until 2026-11-30 19:30 UTC) timed the JIT's tier-up, not the per-request
+ * cost: in a process that had replayed coding once, its render + toAnthropic
+ * took ~110 µs per request, ~70 µs after 40 replays; and code that runs once
+ * per request (prepare's own) is optimised later than the render's inner loops
+ * that run many times per request, so the ratio measured the order in which V8
+ * optimises them (coding kept ×1.26–1.32 after one replay, ×1.07–1.20 after
+ * 40). Both sides warm up alike, in lockstep; the timed regions are unchanged.
+ * `BENCH_PREPARE_WARMUP=1` gives the previous method.
+ */
+const WARMUP = Number(process.env.BENCH_PREPARE_WARMUP ?? 2000);
+
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
 function range(xs: readonly number[]): string {
@@ -210,7 +225,9 @@ export default async function (): Promise<Row[]> {
           return prev && JSON.stringify(prev) === JSON.stringify(e) ? (copy[i] = prev) : e;
         });
       };
-      await lockstep(events, model, fresh(), loopEvents); // warm-up
+      // Warm-up: replays until both doors' code has run WARMUP requests (see WARMUP).
+      const warmups = Math.max(1, Math.ceil(WARMUP / requests));
+      for (let w = 0; w < warmups; w++) await lockstep(events, model, fresh(), loopEvents, w % 2);
       const runs: Times[] = [];
       for (let run = 0; run < RUNS; run++) runs.push(await lockstep(events, model, fresh(), loopEvents, run % 2));
       const vsStep = runs.map((r) => sum(r.prepare) / sum(r.step));
