@@ -332,8 +332,8 @@ export type ContentBlock =
   | ServerToolResultBlock<'tool_search_tool_result'>
   | ContainerUploadBlock;
 
-/** Why the model stopped (the list grows with the API). */
-export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded';
+/** Why the model stopped. Open (`string & {}`): a reason a newer API adds still reads, as the SDK's `Model` does for ids. */
+export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded' | (string & {});
 
 /** Token usage of one response. */
 export interface Usage {

@@ -101,3 +101,12 @@ describe('the import graph of src/', () => {
     expect(upward).toEqual([]);
   });
 });
+
+describe('the optional peer @anthropic-ai/sdk', () => {
+  it('is imported by no file of src/, types included (the published .d.ts must not need it)', () => {
+    const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const importing = files.filter((f) => /(?:from\s*|import\(\s*)['"]@anthropic-ai\/sdk/.test(readFileSync(join(SRC, f), 'utf8')));
+    expect(files.length).toBeGreaterThan(50);
+    expect(importing).toEqual([]);
+  });
+});

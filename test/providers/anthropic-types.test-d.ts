@@ -81,8 +81,9 @@ describe('each type assigns with the SDK', () => {
   });
 
   it('the check itself fails on a shape that does not assign', () => {
-    expectTypeOf<Assigns<string, Ours.StopReason>>().toEqualTypeOf<false>();
-    expectTypeOf<Assigns<Sdk.StopReason, Ours.StopReason>>().toEqualTypeOf<true>();
+    expectTypeOf<Assigns<Sdk.ToolUseBlockParam, Ours.TextBlockParam>>().toEqualTypeOf<false>();
+    expectTypeOf<Assigns<Ours.ContentBlockParam, Sdk.TextBlockParam>>().toEqualTypeOf<false>();
+    expectTypeOf<Assigns<Sdk.TextBlockParam, Ours.TextBlockParam>>().toEqualTypeOf<true>();
   });
 });
 
