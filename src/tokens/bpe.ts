@@ -51,6 +51,8 @@ const byteRank = new Int32Array(256);
  * pairs occur in cl100k's tokens).
  */
 const BIGRAM = new Uint8Array(65536);
+/** Rank of the token of two bytes (a << 8 | b), or NONE: the first merges of every piece, without the pair memo's probes. Allocated by build(). */
+let BYTE_PAIR = new Int32Array(0);
 
 const slotOf = (h: number): number => Math.imul(h, 0x9e3779b1) >>> (32 - TABLE_BITS);
 
@@ -72,6 +74,7 @@ function build(): void {
   memoLen = new Int32Array(MEMO_MAX);
   memoCount = new Int32Array(MEMO_MAX);
   memoPool = new Uint8Array(1 << 20);
+  BYTE_PAIR = new Int32Array(65536).fill(NONE);
   const s = cl100k.bpe_ranks;
   const bytes = new Uint8Array(s.length);
   const ranks: number[] = [];
@@ -131,6 +134,7 @@ function build(): void {
     t[2 * slot] = h;
     t[2 * slot + 1] = r + 1;
     if (ends[k]! - starts[k]! === 1) byteRank[bytes[starts[k]!]!] = r;
+    if (ends[k]! - starts[k]! === 2) BYTE_PAIR[(bytes[starts[k]!]! << 8) | bytes[starts[k]! + 1]!] = r;
     if (ends[k]! - starts[k]! > maxTokenBytes) maxTokenBytes = ends[k]! - starts[k]!;
     for (let i = starts[k]! + 1; i < ends[k]!; i++) BIGRAM[(bytes[i - 1]! << 8) | bytes[i]!] = 1;
   }
@@ -386,7 +390,7 @@ function mergeRange(b: Uint8Array, from: number, n: number): number {
   const id = ids;
   const pr = prs;
   for (let i = 0; i < n; i++) id[i] = byteRank[b[from + i]!]!;
-  for (let i = 0; i < n - 1; i++) pr[i] = pairRank(id[i]!, id[i + 1]!);
+  for (let i = 0; i < n - 1; i++) pr[i] = BYTE_PAIR[(b[from + i]! << 8) | b[from + i + 1]!]!;
   let m = n; // parts; part i is the token id[i]
   while (m > 1) {
     let min = NONE;
@@ -459,7 +463,7 @@ function heapMergeCount(b: Uint8Array, from: number, n: number): number {
   }
   heapSize = 0;
   for (let i = 0; i < n - 1; i++) {
-    const r = pairRank(tok[i]!, tok[i + 1]!);
+    const r = BYTE_PAIR[(b[from + i]! << 8) | b[from + i + 1]!]!;
     if (r !== NONE) heapPush(r * START_SPAN + i, i + 2);
   }
   let parts = n;
@@ -793,49 +797,277 @@ MODEL_ASCII[32] = 3;
 MODEL_ASCII[10] = MODEL_ASCII[13] = 4;
 MODEL_ASCII[9] = MODEL_ASCII[11] = MODEL_ASCII[12] = 5;
 /**
- * Tokens a code unit adds, by the class of the previous code unit (row) and its own (column): a
- * least-squares fit (ridge 1) on 48-character windows of every payload kind (test/tokens/fit-model.ts). The
- * model is only a control variate: a poor fit on some text costs samples, never accuracy.
+ * The class model: tokens a code unit adds, by the class of the previous code unit (row) and its own
+ * (column): a least-squares fit (ridge 1) on 48-character windows of every payload kind
+ * (test/tokens/fit-model.ts). The cheaper of the estimate's two models (~2.5 ns a character); a model is
+ * only a control variate: a poor fit on some text costs samples, never accuracy.
+ */
+// biome-ignore format: one row per previous class
+const CLASS_WEIGHTS = new Float64Array([
+  0.066, 0.757, 0.862, 0.286, 1.322, 0, 0.688, 0, 0, 0,
+  1.109, 0.476, 1.007, 0.98, 1.61, 0, 1.034, 0.717, 0, 0,
+  1.299, 1.043, 0.225, 0.754, 1.396, 1.157, 1.088, 0, 0, 0,
+  0.479, -0.78, 1.197, 0.207, 0, 0, 0.627, 0.212, 2.958, 0.955,
+  0.449, 0.616, 0.638, 0.514, -1.116, 1.232, 1.56, 0, 1.76, 0,
+  -0.607, 0, 0, -0.234, -0.336, 0.077, 1.347, 0, 0, 0,
+  0.513, 0.057, 1.128, 0.297, 0.117, 0, 0.202, 1.208, 0, 0,
+  0, 0, 1.324, 0.542, 0, 0, 1.951, 0.96, 0, 0,
+  0, 0, 0, -0.793, -0.256, 0, 0, 0, 1.171, 0,
+  0, 0, 0, 0.23, 0, 0, 0, 0, 0, 0.955,
+]);
+/**
+ * The token model's class-pair weights (fitted together with {@link EXTRA_WEIGHTS}, so not the class
+ * model's).
  */
 // biome-ignore format: one row per previous class
 const MODEL_WEIGHTS = new Float64Array([
-  0.072, 0.766, 0.854, 0.22, 1.389, 0, 0.718, 0, 0, 0,
-  1.1, 0.485, 0.986, 0.913, 1.649, 0, 1.091, 0.749, 0, 0,
-  1.294, 1.04, 0.227, 0.694, 1.45, 0, 1.143, 0, 0, 0,
-  0.52, -0.744, 1.235, 0.214, 0, 0, 0.705, 0.292, 2.975, 0.973,
-  0.359, 0.54, 0.554, 0.381, -1.09, 1.081, 1.556, 0, 1.76, 0,
-  -0.465, 0, 0, 0, 0, 0.409, 0.76, 0, 0, 0,
-  0.476, 0.054, 1.083, 0.223, 0.12, 0, 0.194, 1.205, 0, 0,
-  0, 0, 1.299, 0.463, 0, 0, 1.962, 0.96, 0, 0,
-  0, 0, 0, -0.813, -0.256, 0, 0, 0, 1.171, 0,
-  0, 0, 0, 0.186, 0, 0, 0, 0, 0, 0.973,
+  0, 0.047, 0.067, -0.324, 0.365, 0, -0.006, 0, 0, 0,
+  0.295, 0.134, 0.122, -0.082, 0.423, 0, 0.056, 0.486, 0, 0,
+  0.213, 0.111, 0.234, -0.112, 0.346, 0.403, 0.072, 0, 0, 0,
+  0.419, -0.018, 0.364, 0.14, 0, 0, 0.516, 0.685, 0.455, 0.27,
+  -0.197, -0.023, -0.114, -0.056, -0.177, 0.539, 0.396, 0, 0.507, 0,
+  -0.432, 0, 0, 0.239, -0.19, 0.26, 0.432, 0, 0, 0,
+  0.202, 0.059, 0.187, -0.336, -0.09, 0, 0.132, 0.84, 0, 0,
+  0, 0, 0.029, -0.286, 0, 0, 0.353, 0.535, 0, 0,
+  0, 0, 0, -0.78, 0.061, 0, 0, 0, 0.488, 0,
+  0, 0, 0, -0.433, 0, 0, 0, 0, 0, 0.27,
 ]);
-/** The same weights by pair of ASCII code units (previous × 128 + current), built on the first estimate: no class lookups in the scan. */
+/**
+ * Features of the model beyond the class pairs, one per code unit: for an ASCII unit, which of four token
+ * facts hold (bit 0: it and the previous unit are one token; bit 1: the previous two are; bit 2: it and the
+ * previous two are; bit 3: the three before it are), entries 0–15; for a unit outside ASCII, the tokens of
+ * its UTF-8 bytes alone (1–3: entries 16–18), plus entry 19 when it and the previous unit are one token and
+ * entry 20 when it and the previous two are. What they add: base64 and CJK windows, whose tokens the class
+ * pairs cannot tell apart (a random letter pair is or is not a token; a CJK character is one token or three),
+ * vary with them (test/tokens/fit-model.ts prints the standard errors).
+ */
+export const MODEL_EXTRA = 21;
+// biome-ignore format: fitted with MODEL_WEIGHTS
+const EXTRA_WEIGHTS = new Float64Array([
+  0.889, -0.041, 0.914, 0.455, 0, -0.439, 0.102, -0.098, 0.521, 0.236, 0.936, 0.042, 0, 0, 0, 0.043,
+  0.51, 1.511, 2.515, -0.948, -0.287,
+]);
+/** Both models' class-pair weights by pair of ASCII code units (previous × 128 + current), built on the first estimate: no class lookups in the scans. */
+let classPairWeights = new Float32Array(0);
 let asciiPairWeights: Float32Array | undefined;
+/** Whether two ASCII code units (a × 128 + b) are one token. */
+let ascii2 = new Uint8Array(0);
+/** Whether three ASCII code units (a × 2^14 + b × 128 + c) are one token: a bit set. */
+let ascii3 = new Int32Array(0);
+/** Per BMP code unit outside ASCII: the tokens of its UTF-8 bytes alone (1–3; 0: not yet known; a lone surrogate's are U+FFFD's). */
+const unitInfo = new Uint8Array(65536);
+/**
+ * The tokens of 2 or 3 BMP code units not all ASCII, as a one-hash Bloom filter of 2^20 bits keyed by the
+ * units (and their number): read without a branch on the data (a CJK character's neighbours are too random to
+ * predict), and a false positive now and then only adds a fixed bit to the model's features of those units.
+ */
+const BLOOM_BITS = 20;
+let bloom = new Int32Array(0);
 
-function pairWeights(): Float32Array {
+const bloomBit = (k1: number, k2: number): number => Math.imul(k1 ^ Math.imul(k2, 0x27d4eb2f), 0x165667b1) >>> (32 - BLOOM_BITS);
+
+/** The model's tables (once, on the first estimate): class-pair weights by ASCII pair, and the tokens of 2 and 3 BMP code units. */
+function buildModel(): Float32Array {
   if (asciiPairWeights) return asciiPairWeights;
+  build();
   const w = new Float32Array(128 * 128);
-  for (let p = 0; p < 128; p++) for (let c = 0; c < 128; c++) w[(p << 7) | c] = MODEL_WEIGHTS[MODEL_ASCII[p]! * MODEL_CLASSES + MODEL_ASCII[c]!]!;
+  const wc = new Float32Array(128 * 128);
+  for (let p = 0; p < 128; p++) {
+    for (let c = 0; c < 128; c++) {
+      w[(p << 7) | c] = MODEL_WEIGHTS[MODEL_ASCII[p]! * MODEL_CLASSES + MODEL_ASCII[c]!]!;
+      wc[(p << 7) | c] = CLASS_WEIGHTS[MODEL_ASCII[p]! * MODEL_CLASSES + MODEL_ASCII[c]!]!;
+    }
+  }
+  classPairWeights = wc;
+  const a2 = new Uint8Array(128 * 128);
+  const a3 = new Int32Array((128 * 128 * 128) >> 5);
+  const bl = new Int32Array(1 << (BLOOM_BITS - 5));
+  const u = [0, 0, 0];
+  for (let r = 0; r < tokStart.length; r++) {
+    // The token's UTF-8 as at most 3 BMP code units; anything else (a partial character, astral, longer) is skipped.
+    let k = 0;
+    let ok = true;
+    const e = tokEnd[r]!;
+    for (let i = tokStart[r]!; i < e; ) {
+      const x = pool[i]!;
+      let c: number;
+      let need: number;
+      if (x < 0x80) {
+        c = x;
+        need = 0;
+      } else if (x >= 0xc2 && x < 0xe0) {
+        c = x & 31;
+        need = 1;
+      } else if (x >= 0xe0 && x < 0xf0) {
+        c = x & 15;
+        need = 2;
+      } else {
+        ok = false;
+        break;
+      }
+      if (i + need >= e || k === 3) {
+        ok = false;
+        break;
+      }
+      for (let j = 1; j <= need; j++) {
+        const y = pool[i + j]!;
+        if ((y & 0xc0) !== 0x80) ok = false;
+        c = (c << 6) | (y & 63);
+      }
+      if (!ok) break;
+      u[k++] = c;
+      i += need + 1;
+    }
+    if (!ok || k < 2) continue;
+    if ((u[0]! | u[1]! | (k === 3 ? u[2]! : 0)) < 128) {
+      if (k === 2) a2[(u[0]! << 7) | u[1]!] = 1;
+      else {
+        const bit = (u[0]! << 14) | (u[1]! << 7) | u[2]!;
+        a3[bit >> 5]! |= 1 << (bit & 31);
+      }
+      continue;
+    }
+    const bit = bloomBit((u[0]! << 16) | u[1]!, (k === 3 ? u[2]! : 0) | (k << 16));
+    bl[bit >> 5]! |= 1 << (bit & 31);
+  }
+  bloom = bl;
+  ascii2 = a2;
+  ascii3 = a3;
   return (asciiPairWeights = w);
 }
 
+/** Tokens of a BMP code unit's UTF-8 bytes alone (1–3; a lone surrogate as U+FFFD), remembered per unit: a function of the unit only. */
+function unitTokens(c: number): number {
+  const k = unitInfo[c]!;
+  if (k !== 0) return k;
+  const n = Math.max(1, Math.min(3, cl100kCount(String.fromCharCode(c))));
+  unitInfo[c] = n;
+  return n;
+}
+
 /**
- * The model's tokens of t[from, to): a sum over code units of a weight by the pair (previous code unit's
- * class, its class), the previous unit being the text's own (a newline before the start), so the model of a
- * text is exactly the sum of its parts' models. About 3 ns a character for ASCII.
+ * Whether units a, b (a ≥ 0: none before the text) are one token; for units not all ASCII, whether the Bloom
+ * filter of such tokens holds them (a false positive now and then: the feature is a function of the units all
+ * the same, which is all a model needs).
  */
-export function modelTokens(t: string, from: number, to: number): number {
-  const w2 = pairWeights();
+function pairToken(a: number, b: number): number {
+  if (a < 0) return 0;
+  if ((a | b) < 128) return ascii2[(a << 7) | b]!;
+  const bit = bloomBit((a << 16) | b, 2 << 16);
+  return (bloom[bit >> 5]! >>> (bit & 31)) & 1;
+}
+
+/** Whether units a, b, c (a ≥ 0: none before the text) are one token (as {@link pairToken}: by the filter when not all ASCII). */
+function tripleToken(a: number, b: number, c: number): number {
+  if (a < 0) return 0;
+  if ((a | b | c) < 128) {
+    const bit = (a << 14) | (b << 7) | c;
+    return (ascii3[bit >> 5]! >>> (bit & 31)) & 1;
+  }
+  const bit = bloomBit((a << 16) | b, c | (3 << 16));
+  return (bloom[bit >> 5]! >>> (bit & 31)) & 1;
+}
+
+/**
+ * The class model's tokens of t[from, to): a sum over code units of a weight by the pair (previous code
+ * unit's class, its class), the previous unit being the text's own (a newline before the start), so the
+ * model of a text is exactly the sum of its parts' models. About 2.5 ns a character for ASCII.
+ */
+export function classModelTokens(t: string, from: number, to: number): number {
+  buildModel();
+  const w2 = classPairWeights;
   let p = from > 0 ? t.charCodeAt(from - 1) : 10;
   let m = 0;
   for (let i = from; i < to; i++) {
     const c = t.charCodeAt(i);
     if ((c | p) < 128) m += w2[(p << 7) | c]!;
-    else m += MODEL_WEIGHTS[modelClass(p) * MODEL_CLASSES + modelClass(c)]!;
+    else m += CLASS_WEIGHTS[modelClass(p) * MODEL_CLASSES + modelClass(c)]!;
     p = c;
   }
   return m;
+}
+
+/**
+ * The token model's tokens of t[from, to): a sum over code units of a weight by the pair (previous code unit's
+ * class, its class) and of the weights of its token features ({@link MODEL_EXTRA}), everything about a unit
+ * read from the text itself (its previous units being the text's own; before the start: a newline for the
+ * class, nothing for the tokens), so the model of a text is exactly the sum of its parts' models. About 4 ns
+ * a character for ASCII.
+ */
+export function modelTokens(t: string, from: number, to: number): number {
+  const w2 = buildModel();
+  const a2 = ascii2;
+  const a3 = ascii3;
+  const wx = EXTRA_WEIGHTS;
+  const info = unitInfo;
+  const bl = bloom;
+  let p = from > 0 ? t.charCodeAt(from - 1) : -1;
+  let pp = from > 1 ? t.charCodeAt(from - 2) : -1;
+  // The token facts of the previous unit: bit 1 (its pair), bit 3 (its triple), as they enter the next unit's feature.
+  let carry = (from > 1 ? pairToken(pp, p) << 1 : 0) | (from > 2 ? tripleToken(t.charCodeAt(from - 3), pp, p) << 3 : 0);
+  let m = 0;
+  for (let i = from; i < to; i++) {
+    const c = t.charCodeAt(i);
+    let pc: number;
+    let tc: number;
+    if ((c | p | pp) < 128 && pp >= 0) {
+      // ASCII, two units before it: the common case, without calls.
+      const key = (pp << 14) | (p << 7) | c;
+      pc = a2[key & 0x3fff]!;
+      tc = (a3[key >> 5]! >>> (key & 31)) & 1;
+      m += w2[key & 0x3fff]! + wx[pc | (tc << 2) | carry]!;
+    } else if (c >= 128 && p >= 0) {
+      // Outside ASCII (CJK, Cyrillic, emoji halves), with a unit before it.
+      const u = info[c]! || unitTokens(c);
+      // Read from the filter alone, without branches on the data (a CJK character's pairs are too random to predict).
+      const b2 = bloomBit((p << 16) | c, 2 << 16);
+      pc = (bl[b2 >> 5]! >>> (b2 & 31)) & 1;
+      const b3 = bloomBit((pp << 16) | p, c | (3 << 16));
+      tc = pp >= 0 ? (bl[b3 >> 5]! >>> (b3 & 31)) & 1 : 0;
+      const kc = c < 0x800 ? 7 : (c & 0xf800) === 0xd800 ? 9 : 8;
+      m += MODEL_WEIGHTS[modelClass(p) * MODEL_CLASSES + kc]! + wx[15 + u]! + pc * wx[19]! + tc * wx[20]!;
+    } else {
+      pc = pairToken(p, c);
+      tc = pp < 0 ? 0 : tripleToken(pp, p, c);
+      m += MODEL_WEIGHTS[modelClass(p < 0 ? 10 : p) * MODEL_CLASSES + modelClass(c)]!;
+      if (c < 128) m += wx[pc | (tc << 2) | carry]!;
+      else m += wx[15 + unitTokens(c)]! + pc * wx[19]! + tc * wx[20]!;
+    }
+    carry = (pc << 1) | (tc << 3);
+    pp = p;
+    p = c;
+  }
+  return m;
+}
+
+/**
+ * The model's features of t[from, to) added into `f` (MODEL_CLASSES² class pairs, then MODEL_EXTRA token
+ * features): what {@link modelTokens} weighs, for the fit of its weights (test/tokens/fit-model.ts) and the
+ * tests.
+ */
+export function modelFeatures(t: string, from: number, to: number, f: Float64Array): void {
+  buildModel();
+  const base = MODEL_CLASSES * MODEL_CLASSES;
+  let p = from > 0 ? t.charCodeAt(from - 1) : -1;
+  let pp = from > 1 ? t.charCodeAt(from - 2) : -1;
+  let pair = from > 1 ? pairToken(pp, p) : 0;
+  let triple = from > 2 ? tripleToken(t.charCodeAt(from - 3), pp, p) : 0;
+  for (let i = from; i < to; i++) {
+    const c = t.charCodeAt(i);
+    const pc = pairToken(p, c);
+    const tc = pp < 0 ? 0 : tripleToken(pp, p, c);
+    f[modelClass(p < 0 ? 10 : p) * MODEL_CLASSES + modelClass(c)]!++;
+    if (c < 128) f[base + (pc | (pair << 1) | (tc << 2) | (triple << 3))]!++;
+    else {
+      f[base + 15 + unitTokens(c)]!++;
+      f[base + 19]! += pc;
+      f[base + 20]! += tc;
+    }
+    pair = pc;
+    triple = tc;
+    pp = p;
+    p = c;
+  }
 }
 
 /** Class of a code unit in the estimate's linear model (the fit of its weights, test/tokens/fit-model.ts, uses it too). */
@@ -850,25 +1082,54 @@ const LONG_PIECE = 512;
 /** At most this many characters are sampled (an 870k-character page); a text up to 4 × this still off target then is counted. */
 const MAX_SAMPLED = 24_576;
 
+/**
+ * Up to this length a text that looks cheap to count ({@link cheapToCount}) is counted at once: its windows would
+ * not reach the error target there (0.6–1.4 % at 64 windows on 12k-character code, JSON, logs, prose), and
+ * its exact count costs about what the windows would.
+ */
+const SMALL_TEXT = 12_288;
+
+/**
+ * Whether 64 code units at fixed places of the text (a function of the text alone) look like text that is cheap
+ * to count exactly (ASCII with spaces: code, prose, logs, JSON, ~10–60 ns a character), not base64 (no spaces)
+ * or CJK (outside ASCII), which cost 100–250 ns a character and are estimated from their windows instead.
+ */
+function cheapToCount(t: string): boolean {
+  let other = 0;
+  let space = 0;
+  for (let k = 0; k < 64; k++) {
+    const c = t.charCodeAt(Math.floor(((k + 0.5) * t.length) / 64));
+    if (c >= 128) other++;
+    else if (c === 32 || c === 10 || c === 9 || c === 13) space++;
+  }
+  return other <= 2 && space >= 6;
+}
+
+/** What a pass over the text costs per character (ns, about): none for the ratio, the class model's, the token model's. */
+const PASS_NS = [0, 2.5, 6];
 /** Scratch of the estimate: per window, exact tokens, model tokens, characters, start. */
 let winT = new Float64Array(256);
 let winM = new Float64Array(256);
+let winK = new Float64Array(256);
 let winC = new Float64Array(256);
 let winAt = new Float64Array(256);
 let order = new Int32Array(256);
 
 /**
  * Estimated cl100k_base count of a long text from evenly spread sample
- * windows of `width` characters counted exactly, in one of two ways, whichever
- * reaches the error target with fewer windows:
- * - the ratio: sampled tokens per character × length (uniform text: base64,
- *   CJK, where nothing cheap predicts a window's tokens better);
+ * windows of `width` characters counted exactly, in one of three ways, the
+ * cheapest that reaches the error target first:
+ * - the ratio: sampled tokens per character × length (no pass over the text);
  * - the difference with a linear model as control variate: model(text) +
- *   length × Σ(exact − model) / Σ characters over the windows, the model
- *   being a weight per pair of adjacent character classes (one pass over the
- *   text, ~3 ns a character for ASCII); it explains about half of what code,
- *   prose, logs and JSON windows differ by, so the windows only sample what
- *   it misses (about half the standard error at the same windows).
+ *   length × Σ(exact − model) / Σ characters over the windows, the windows
+ *   only sampling what the model misses. Two models, each one pass over the
+ *   text: the class model (a weight per pair of adjacent character classes,
+ *   ~2.5 ns a character) explains about half of what code, prose, logs and
+ *   JSON windows differ by; the token model (class pairs plus a few token
+ *   facts per code unit: is it a token with the one or two units before it;
+ *   outside ASCII, how many tokens its bytes are alone; ~6 ns a character)
+ *   almost all of what CJK windows differ by, half of base64's, and somewhat
+ *   more than the class model on the others.
  *
  * Each window counts the whole pre-tokenizer pieces that start inside it (the
  * split is re-synchronized a little before the window, so these are the
@@ -876,27 +1137,28 @@ let order = new Int32Array(256);
  * 4 MB word), which counts where it overlaps the window at the rate of one
  * aligned chunk of it; the model is taken over the same characters.
  *
- * Adaptive: it starts with `windows` windows and doubles them (the new ones
- * in between the old, a van der Corput sequence, each shifted within 1/64 of the
- * text) until the standard error of
+ * Adaptive: it starts with `windows` (16) windows and doubles them (the new ones
+ * in between the old, a van der Corput sequence, each shifted within 1/`windows` of
+ * the text) until the standard error of
  * one of the two (successive differences of the windows' residuals in text
  * order) is under 0.5 %, or 24k characters are sampled (then the one with
  * the smaller error; a text of up to 4 × 24k characters is then counted exactly
  * if neither reached the target). When the windows the target needs (predicted from the
- * error so far) would cover half the text, and below 12,288 characters, it
- * counts exactly instead. Deterministic: the same text always gives the same
- * count.
+ * error so far) would cover half the text, or (from 64 windows on) exceed the cap on a
+ * text that would then be counted, it counts exactly instead. Deterministic: the same
+ * text always gives the same count (the model's tables are functions of the rank
+ * table and of each code unit).
  */
-export function cl100kEstimate(text: string, windows = 64, width = 48): number {
+export function cl100kEstimate(text: string, windows = 16, width = 48): number {
   const length = text.length;
-  // Below 4 × 64 × 48 characters an estimate ends up counting exactly anyway: 64 windows do not reach the
-  // error target there (0.6–1.4 % on 12k-character code, JSON, logs, prose, base64, CJK), and 128 would
-  // cover half the text. Counting at once saves the 64 windows.
-  if (length <= 4 * windows * width) return cl100kCount(text);
-  build();
+  // Below 4 × the first windows' characters an estimate would count exactly anyway (twice as many windows
+  // would cover half the text).
+  if (length <= 4 * windows * width || (length <= SMALL_TEXT && cheapToCount(text))) return cl100kCount(text);
+  buildModel();
   const RESYNC = 24;
   let tokens = 0; // Σ exact over the windows
-  let modelled = 0; // Σ model over the windows
+  let modelled = 0; // Σ token model over the windows
+  let classed = 0; // Σ class model over the windows
   let chars = 0;
   let target = windows;
   for (let j = 0; ; j++) {
@@ -909,35 +1171,69 @@ export function cl100kEstimate(text: string, windows = 64, width = 48): number {
       // window), both relative to the ratio estimate.
       const r0 = tokens / chars;
       const r1 = (tokens - modelled) / chars;
+      const r2 = (tokens - classed) / chars;
       if (order.length < j) order = new Int32Array(2 * j);
       for (let k = 0; k < j; k++) order[k] = k;
       const ord = order.subarray(0, j).sort((a, b) => winAt[a]! - winAt[b]!);
       let ss0 = 0;
       let ss1 = 0;
+      let ss2 = 0;
       for (let k = 1; k < j; k++) {
         const a = ord[k - 1]!;
         const b = ord[k]!;
         const d0 = winT[b]! - r0 * winC[b]! - (winT[a]! - r0 * winC[a]!);
         const d1 = winT[b]! - winM[b]! - r1 * winC[b]! - (winT[a]! - winM[a]! - r1 * winC[a]!);
+        const d2 = winT[b]! - winK[b]! - r2 * winC[b]! - (winT[a]! - winK[a]! - r2 * winC[a]!);
         ss0 += d0 * d0;
         ss1 += d1 * d1;
+        ss2 += d2 * d2;
       }
       const scale = 1 / (2 * (j - 1) * j) / (chars / j) ** 2 / Math.max(1e-9, r0) ** 2;
       const se0 = Math.sqrt(ss0 * scale);
       const se1 = Math.sqrt(ss1 * scale);
+      const se2 = Math.sqrt(ss2 * scale);
+      const best = Math.min(se0, se1, se2);
       const last = 2 * target * width > MAX_SAMPLED;
       // At the cap and still far from the target (windows that differ a lot: runs of hundreds of characters counted
       // whole by the window they start in), a text up to 4 × the cap is counted rather than estimated.
-      if (last && se0 > TARGET_SE && se1 > TARGET_SE && length <= 4 * MAX_SAMPLED) return cl100kCount(text);
-      // The ratio needs no pass over the text: taken when it is precise enough (uniform text: base64, CJK),
-      // else the control variate, whose pass over the whole text (~3 ns a character) pays when the model
-      // explains what the windows differ by (code, prose, logs: about half the error).
-      if (se0 <= TARGET_SE || (last && se0 <= se1)) return Math.round(r0 * length);
-      if (se1 <= TARGET_SE || last) return Math.max(0, Math.round(modelTokens(text, 0, length) + r1 * length));
-      // The windows the target needs (the error falls as 1/√windows), up to the cap: when they would cover
-      // half the text, count exactly now rather than after another doubling.
-      const need = Math.min(j * (Math.min(se0, se1) / TARGET_SE) ** 2, MAX_SAMPLED / width);
-      if (2 * need * width > length || 2 * target * width * 2 > length) return cl100kCount(text);
+      if (last && best > TARGET_SE && length <= 4 * MAX_SAMPLED) return cl100kCount(text);
+      if (last) {
+        // The cheapest at the target, else the most precise.
+        const way = se0 <= TARGET_SE ? 0 : se2 <= TARGET_SE ? 1 : se1 <= TARGET_SE ? 2 : se0 === best ? 0 : se2 === best ? 1 : 2;
+        if (way === 0) return Math.round(r0 * length);
+        if (way === 1) return Math.max(0, Math.round(classModelTokens(text, 0, length) + r2 * length));
+        return Math.max(0, Math.round(modelTokens(text, 0, length) + r1 * length));
+      }
+      // Which way is cheapest to the target, in predicted nanoseconds: its pass over the text (none for the
+      // ratio, ~2.5 ns a character for the class model, ~6 for the token model) and the windows it still needs
+      // (the error falls as 1/√windows), a window's character costing about what an exact count's does
+      // (taken as 150 ns per token: ~35 for code, ~110 for base64, ~175 for CJK; 1.5× for a window's
+      // overhead). Taken when it is at the target now; counted exactly when that is cheaper; else more windows.
+      // (A prediction only chooses between correct ways; it depends on the windows, never on a clock.)
+      const perChar = 150 * r0;
+      let way = 0;
+      let cost = Number.POSITIVE_INFINITY;
+      let need = 0;
+      for (let k = 0; k < 3; k++) {
+        const se = k === 0 ? se0 : k === 1 ? se2 : se1;
+        const n = Math.max(j, j * (se / TARGET_SE) ** 2);
+        const c = PASS_NS[k]! * length + (n - j) * width * perChar * 1.5;
+        if (c < cost) {
+          cost = c;
+          way = k;
+          need = n;
+        }
+      }
+      // Exact when cheaper, when the windows needed would cover half the text, or (judged from 64 windows on)
+      // exceed the cap on a text that would be counted at the cap anyway.
+      if (cost >= perChar * length || 2 * Math.min(need, MAX_SAMPLED / width) * width > length) return cl100kCount(text);
+      if (j >= 64 && need * width > MAX_SAMPLED && length <= 4 * MAX_SAMPLED) return cl100kCount(text);
+      if (need === j) {
+        if (way === 0) return Math.round(r0 * length);
+        if (way === 1) return Math.max(0, Math.round(classModelTokens(text, 0, length) + r2 * length));
+        return Math.max(0, Math.round(modelTokens(text, 0, length) + r1 * length));
+      }
+      if (2 * target * width * 2 > length) return cl100kCount(text);
       target *= 2;
     }
     // Window j sits at its point of the even grid, shifted by up to 1/windows of the text (a second
@@ -986,6 +1282,7 @@ export function cl100kEstimate(text: string, windows = 64, width = 48): number {
     // The counted characters are contiguous: [first, last).
     const c = first < 0 ? 0 : last - first;
     const m = c > 0 ? modelTokens(text, first, last) : 0;
+    const k = c > 0 ? classModelTokens(text, first, last) : 0;
     if (winT.length <= j) {
       const grow = (a: Float64Array): Float64Array<ArrayBuffer> => {
         const b = new Float64Array(2 * a.length);
@@ -994,15 +1291,18 @@ export function cl100kEstimate(text: string, windows = 64, width = 48): number {
       };
       winT = grow(winT);
       winM = grow(winM);
+      winK = grow(winK);
       winC = grow(winC);
       winAt = grow(winAt);
     }
     winT[j] = t;
     winM[j] = m;
+    winK[j] = k;
     winC[j] = c;
     winAt[j] = from;
     tokens += t;
     modelled += m;
+    classed += k;
     chars += c;
   }
 }

@@ -24,7 +24,7 @@ const RUNS = Number(process.env.BENCH_TOKENS_RUNS ?? 6);
 /** Texts per run for the exact count (a size the render path counts exactly: ≤ HUGE_TEXT). */
 const EXACT_SIZE = 3_000;
 const EXACT_TEXTS = 4;
-const ESTIMATE_SIZES = [20_000, 60_000, 250_000];
+const ESTIMATE_SIZES = [5_000, 20_000, 60_000, 250_000];
 
 function nsPerChar(texts: readonly string[], count: (text: string) => number): number {
   let chars = 0;

@@ -1,40 +1,47 @@
 /**
- * Fits the weights of the estimate's linear model (MODEL_WEIGHTS in src/tokens/bpe.ts) and prints them:
+ * Fits the weights of the estimate's two linear models (CLASS_WEIGHTS, and MODEL_WEIGHTS with EXTRA_WEIGHTS, in
+ * src/tokens/bpe.ts) and prints them:
  * `npx tsx test/tokens/fit-model.ts`. Not a test: the model is only the estimate's control variate, so its
  * weights change how many windows an estimate needs, never whether it is within its error target (the
  * accuracy tests in bpe.test.ts hold whatever the weights).
  *
  * Data: 48-character windows (the pieces that start in each, as the estimate counts them) of every payload
- * kind (seeds 101–104, other than the tests' 1–6) plus tab-indented code, Cyrillic prose and prose with
- * emoji; features: per pair of adjacent code-unit classes, how often it occurs in the window (the previous
- * unit being the text's own); least squares with a ridge of 1.
+ * kind (seeds 101–104, other than the tests' 1–6) plus tab-indented code, code with numbered lines (as a read
+ * tool shows a file), Cyrillic prose and prose with emoji; features: modelFeatures (per pair of adjacent code-unit classes, how often it occurs in the window,
+ * the previous unit being the text's own; and the token features of MODEL_EXTRA); least squares with a
+ * ridge of 1. Prints the class model's weights (CLASS_WEIGHTS: the class pairs alone), the token model's
+ * (MODEL_WEIGHTS and EXTRA_WEIGHTS, fitted together) and, per payload kind, the standard error each leaves at
+ * 64 windows.
  */
-import { MODEL_CLASSES, cl100kCount, cl100kPieces, modelClass as classOf } from '../../src/tokens/bpe.js';
+import { MODEL_CLASSES, MODEL_EXTRA, cl100kCount, cl100kPieces, modelFeatures } from '../../src/tokens/bpe.js';
 import { PAYLOAD_KINDS, payload } from '../../src/synthetic/payloads.js';
 
 const K = MODEL_CLASSES;
-const D = K * K;
+const D = K * K + MODEL_EXTRA;
 const WIDTH = 48;
 
 function features(t: string, from: number, to: number): Float64Array {
   const f = new Float64Array(D);
-  let prev = from > 0 ? classOf(t.charCodeAt(from - 1)) : 4;
-  for (let i = from; i < to; i++) {
-    const k = classOf(t.charCodeAt(i));
-    f[prev * K + k]!++;
-    prev = k;
-  }
+  modelFeatures(t, from, to, f);
   return f;
 }
 
 const CYRILLIC = 'абвгдежзийклмнопрстуфхцчшщыэюя';
+/** A file as an agent's read tool shows it: each line after its number, right-aligned in 6, and a tab. */
+const numbered = (t: string): string =>
+  t
+    .split('\n')
+    .map((line, i) => `${String(i + 1).padStart(6)}\t${line}`)
+    .join('\n');
+const OTHER: Record<string, (seed: number) => string> = {
+  'code, tabs': (seed) => payload('code', 20_000, seed).replace(/ {2}/g, '\t'),
+  'code, numbered lines': (seed) => numbered(payload('code', 20_000, seed)),
+  'prose, Cyrillic': (seed) => payload('prose', 20_000, seed).replace(/[a-z]/g, (c) => CYRILLIC[(c.charCodeAt(0) * 7) % CYRILLIC.length]!),
+  'prose, emoji': (seed) => payload('prose', 20_000, seed).replace(/\. /g, (_, i: number) => ['. 😀 ', '. 🚀 ', '. ✅ ', '. '][i % 4]!),
+};
 const texts: string[] = [];
 for (const kind of PAYLOAD_KINDS) for (const seed of [101, 102, 103, 104]) texts.push(payload(kind, 20_000, seed));
-for (const seed of [101, 102]) {
-  texts.push(payload('code', 20_000, seed).replace(/ {2}/g, '\t'));
-  texts.push(payload('prose', 20_000, seed).replace(/[a-z]/g, (c) => CYRILLIC[(c.charCodeAt(0) * 7) % CYRILLIC.length]!));
-  texts.push(payload('prose', 20_000, seed).replace(/\. /g, (_, i: number) => ['. 😀 ', '. 🚀 ', '. ✅ ', '. '][i % 4]!));
-}
+for (const seed of [101, 102]) for (const make of Object.values(OTHER)) texts.push(make(seed));
 
 const rows: Float64Array[] = [];
 const ys: number[] = [];
@@ -61,28 +68,78 @@ for (const t of texts) {
   }
 }
 
-// Normal equations with a ridge of 1, solved by Gauss-Jordan elimination with partial pivoting.
-const A = Array.from({ length: D }, () => new Float64Array(D + 1));
-rows.forEach((f, r) => {
-  for (let i = 0; i < D; i++) {
-    if (!f[i]) continue;
-    for (let j = 0; j < D; j++) A[i]![j]! += f[i]! * f[j]!;
-    A[i]![D]! += f[i]! * ys[r]!;
+/** Least squares over the first `d` features with a ridge of 1 (normal equations, Gauss-Jordan with partial pivoting), rounded to 3 decimals. */
+function leastSquares(d: number): number[] {
+  const A = Array.from({ length: d }, () => new Float64Array(d + 1));
+  rows.forEach((f, r) => {
+    for (let i = 0; i < d; i++) {
+      if (!f[i]) continue;
+      for (let j = 0; j < d; j++) A[i]![j]! += f[i]! * f[j]!;
+      A[i]![d]! += f[i]! * ys[r]!;
+    }
+  });
+  for (let i = 0; i < d; i++) A[i]![i]! += 1;
+  for (let c = 0; c < d; c++) {
+    let p = c;
+    for (let r = c + 1; r < d; r++) if (Math.abs(A[r]![c]!) > Math.abs(A[p]![c]!)) p = r;
+    [A[c], A[p]] = [A[p]!, A[c]!];
+    const v = A[c]![c]!;
+    for (let j = c; j <= d; j++) A[c]![j]! /= v;
+    for (let r = 0; r < d; r++) {
+      const m = A[r]![c]!;
+      if (r === c || !m) continue;
+      for (let j = c; j <= d; j++) A[r]![j]! -= m * A[c]![j]!;
+    }
   }
-});
-for (let i = 0; i < D; i++) A[i]![i]! += 1;
-for (let c = 0; c < D; c++) {
-  let p = c;
-  for (let r = c + 1; r < D; r++) if (Math.abs(A[r]![c]!) > Math.abs(A[p]![c]!)) p = r;
-  [A[c], A[p]] = [A[p]!, A[c]!];
-  const v = A[c]![c]!;
-  for (let j = c; j <= D; j++) A[c]![j]! /= v;
-  for (let r = 0; r < D; r++) {
-    const m = A[r]![c]!;
-    if (r === c || !m) continue;
-    for (let j = c; j <= D; j++) A[r]![j]! -= m * A[c]![j]!;
-  }
+  return A.map((r) => Math.round(r[d]! * 1000) / 1000);
 }
-const w = A.map((r) => Math.round(r[D]! * 1000) / 1000);
-console.log(`${rows.length} windows; MODEL_WEIGHTS, one row per previous class:`);
+
+const classOnly = leastSquares(K * K);
+console.log(`${rows.length} windows; CLASS_WEIGHTS (the class model), one row per previous class:`);
+for (let i = 0; i < K; i++) console.log(`  ${classOnly.slice(i * K, i * K + K).join(', ')},`);
+const w = leastSquares(D);
+console.log('MODEL_WEIGHTS (the token model), one row per previous class:');
 for (let i = 0; i < K; i++) console.log(`  ${w.slice(i * K, i * K + K).join(', ')},`);
+console.log('EXTRA_WEIGHTS:');
+console.log(`  ${w.slice(K * K, K * K + 16).join(', ')},`);
+console.log(`  ${w.slice(K * K + 16).join(', ')},`);
+
+// What each model leaves: the standard error an estimate of 64 windows would have, per payload kind (held-out
+// seed 1), from the residuals of all 48-character windows of a 20k text.
+for (const [kind, t] of [
+  ...PAYLOAD_KINDS.map((k) => [k, payload(k, 20_000, 1)] as const),
+  ...Object.entries(OTHER).map(([k, make]) => [k, make(1)] as const),
+]) {
+  const pieces = cl100kPieces(t);
+  const starts: number[] = [];
+  const tokens: number[] = [];
+  let at = 0;
+  for (const p of pieces) {
+    starts.push(at);
+    tokens.push(cl100kCount(p));
+    at += p.length;
+  }
+  starts.push(at);
+  const res: number[] = [];
+  const resClass: number[] = [];
+  const ys2: number[] = [];
+  let first = 0;
+  for (let x = 0; x + WIDTH < t.length; x += WIDTH) {
+    while (first < pieces.length && starts[first]! < x) first++;
+    let end = first;
+    let y = 0;
+    while (end < pieces.length && starts[end]! < x + WIDTH) y += tokens[end++]!;
+    if (end === first) continue;
+    const f = features(t, starts[first]!, starts[end]!);
+    res.push(y - f.reduce((s, v, i) => s + v * w[i]!, 0));
+    resClass.push(y - f.reduce((s, v, i) => s + (i < K * K ? v * classOnly[i]! : 0), 0));
+    ys2.push(y);
+  }
+  const my = ys2.reduce((a, b) => a + b, 0) / ys2.length;
+  const se = (r: number[]): string => {
+    const mr = r.reduce((a, b) => a + b, 0) / r.length;
+    const sd = Math.sqrt(r.reduce((s, v) => s + (v - mr) ** 2, 0) / r.length);
+    return `${((sd / my / 8) * 100).toFixed(2)} %`;
+  };
+  console.log(`${kind}: standard error at 64 windows: class model ${se(resClass)}, token model ${se(res)}`);
+}
