@@ -475,6 +475,7 @@ function figures(timings: readonly Timing[], gc: { minor: number[] }, forks: Map
   const cpu = timings.map((t) => t.cpu);
   const top = timings.filter((t) => t.cpu >= percentile(cpu, 99));
   const scavenged = withGc(timings, gc.minor);
+  if (process.env.BENCH_STEP_TOP) dumpTop(timings, scavenged);
   const forkFigures = new Map<number, { step: number; cpu: number; after: number }>();
   for (const [n, f] of forks)
     forkFigures.set(n, { step: median(f.timings.map((t) => t.append + t.render)), cpu: median(f.timings.map((t) => t.cpu)), after: f.after });
@@ -491,6 +492,27 @@ function figures(timings: readonly Timing[], gc: { minor: number[] }, forks: Map
     topGcShare: top.filter((t) => scavenged.has(t)).length / Math.max(1, top.length),
     forks: forkFigures,
   };
+}
+
+/**
+ * Diagnostics (BENCH_STEP_TOP=1, to stderr): the CPU percentiles of the step and, for each request at or above
+ * the CPU p99, its CPU time, the longest new result, whether a scavenge started during it and whether its stream
+ * shrank (a compaction or prune).
+ */
+function dumpTop(timings: readonly Timing[], scavenged: Set<Timing>): void {
+  const cpu = timings.map((t) => t.cpu);
+  const pct = [50, 90, 95, 98, 99, 99.5, 99.9].map((q) => `p${q} ${Math.round(percentile(cpu, q) / 1000)}`).join(', ');
+  process.stderr.write(`step CPU µs: ${pct}\n`);
+  const p99 = percentile(cpu, 99);
+  const rows = timings
+    .map((t, i) => ({ t, i }))
+    .filter(({ t }) => t.cpu >= p99)
+    .sort((a, b) => b.t.cpu - a.t.cpu)
+    .map(({ t, i }) => {
+      const shrank = i > 0 && t.blocks < timings[i - 1]!.blocks;
+      return `  #${i + 1} ${Math.round(t.cpu / 1000)} µs, result ${t.newResult}${scavenged.has(t) ? ', scavenge' : ''}${shrank ? ', shrank' : ''}`;
+    });
+  process.stderr.write(`${rows.join('\n')}\n`);
 }
 
 /** `median (min–max)` of per-run values. */
