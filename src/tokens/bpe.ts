@@ -804,16 +804,16 @@ MODEL_ASCII[9] = MODEL_ASCII[11] = MODEL_ASCII[12] = 5;
  */
 // biome-ignore format: one row per previous class
 const CLASS_WEIGHTS = new Float64Array([
-  0.066, 0.757, 0.862, 0.286, 1.322, 0, 0.688, 0, 0, 0,
-  1.109, 0.476, 1.007, 0.98, 1.61, 0, 1.034, 0.717, 0, 0,
-  1.299, 1.043, 0.225, 0.754, 1.396, 1.157, 1.088, 0, 0, 0,
-  0.479, -0.78, 1.197, 0.207, 0, 0, 0.627, 0.212, 2.958, 0.955,
-  0.449, 0.616, 0.638, 0.514, -1.116, 1.232, 1.56, 0, 1.76, 0,
-  -0.607, 0, 0, -0.234, -0.336, 0.077, 1.347, 0, 0, 0,
-  0.513, 0.057, 1.128, 0.297, 0.117, 0, 0.202, 1.208, 0, 0,
-  0, 0, 1.324, 0.542, 0, 0, 1.951, 0.96, 0, 0,
-  0, 0, 0, -0.793, -0.256, 0, 0, 0, 1.171, 0,
-  0, 0, 0, 0.23, 0, 0, 0, 0, 0, 0.955,
+  0.072, 0.766, 0.854, 0.22, 1.389, 0, 0.718, 0, 0, 0,
+  1.1, 0.485, 0.986, 0.913, 1.649, 0, 1.091, 0.749, 0, 0,
+  1.294, 1.04, 0.227, 0.694, 1.45, 0, 1.143, 0, 0, 0,
+  0.52, -0.744, 1.235, 0.214, 0, 0, 0.705, 0.292, 2.975, 0.973,
+  0.359, 0.54, 0.554, 0.381, -1.09, 1.081, 1.556, 0, 1.76, 0,
+  -0.465, 0, 0, 0, 0, 0.409, 0.76, 0, 0, 0,
+  0.476, 0.054, 1.083, 0.223, 0.12, 0, 0.194, 1.205, 0, 0,
+  0, 0, 1.299, 0.463, 0, 0, 1.962, 0.96, 0, 0,
+  0, 0, 0, -0.813, -0.256, 0, 0, 0, 1.171, 0,
+  0, 0, 0, 0.186, 0, 0, 0, 0, 0, 0.973,
 ]);
 /**
  * The token model's class-pair weights (fitted together with {@link EXTRA_WEIGHTS}, so not the class
@@ -1137,9 +1137,11 @@ let order = new Int32Array(256);
  * 4 MB word), which counts where it overlaps the window at the rate of one
  * aligned chunk of it; the model is taken over the same characters.
  *
- * Adaptive: it starts with `windows` (16) windows and doubles them (the new ones
- * in between the old, a van der Corput sequence, each shifted within 1/`windows` of
- * the text) until the standard error of
+ * Adaptive: it starts with `windows` windows (default: 64 on text that is cheap
+ * to count exactly, ASCII with spaces, which then uses the ratio or the class model
+ * only, as before the token model; 16 on other text) and doubles them (the new ones
+ * in between the old, a van der Corput sequence, each shifted within 1/(first windows)
+ * of the text) until the standard error of
  * one of the two (successive differences of the windows' residuals in text
  * order) is under 0.5 %, or 24k characters are sampled (then the one with
  * the smaller error; a text of up to 4 × 24k characters is then counted exactly
@@ -1149,18 +1151,24 @@ let order = new Int32Array(256);
  * text always gives the same count (the model's tables are functions of the rank
  * table and of each code unit).
  */
-export function cl100kEstimate(text: string, windows = 16, width = 48): number {
+export function cl100kEstimate(text: string, windows?: number, width = 48): number {
   const length = text.length;
+  // Text that is cheap to count exactly (ASCII with spaces) starts from 64 windows and is estimated as before
+  // the token model (ratio or class model, exact when the windows would cover half the text): its exact count
+  // is only 2-3 times a window's cost per character, and up to 12,288 characters it is counted at once. Other
+  // text (base64, CJK, mixes) starts from 16 and takes the way predicted to be cheapest.
+  const cheap = cheapToCount(text);
+  const initial = windows ?? (cheap ? 64 : 16);
   // Below 4 × the first windows' characters an estimate would count exactly anyway (twice as many windows
   // would cover half the text).
-  if (length <= 4 * windows * width || (length <= SMALL_TEXT && cheapToCount(text))) return cl100kCount(text);
+  if (length <= 4 * initial * width || (cheap && length <= SMALL_TEXT)) return cl100kCount(text);
   buildModel();
   const RESYNC = 24;
   let tokens = 0; // Σ exact over the windows
   let modelled = 0; // Σ token model over the windows
   let classed = 0; // Σ class model over the windows
   let chars = 0;
-  let target = windows;
+  let target = initial;
   for (let j = 0; ; j++) {
     if (j === target) {
       if (chars === 0) return cl100kCount(text);
@@ -1192,55 +1200,67 @@ export function cl100kEstimate(text: string, windows = 16, width = 48): number {
       const se0 = Math.sqrt(ss0 * scale);
       const se1 = Math.sqrt(ss1 * scale);
       const se2 = Math.sqrt(ss2 * scale);
-      const best = Math.min(se0, se1, se2);
+      // Cheap text is estimated by the ratio or the class model only.
+      const best = cheap ? Math.min(se0, se2) : Math.min(se0, se1, se2);
       const last = 2 * target * width > MAX_SAMPLED;
       // At the cap and still far from the target (windows that differ a lot: runs of hundreds of characters counted
       // whole by the window they start in), a text up to 4 × the cap is counted rather than estimated.
       if (last && best > TARGET_SE && length <= 4 * MAX_SAMPLED) return cl100kCount(text);
-      if (last) {
-        // The cheapest at the target, else the most precise.
-        const way = se0 <= TARGET_SE ? 0 : se2 <= TARGET_SE ? 1 : se1 <= TARGET_SE ? 2 : se0 === best ? 0 : se2 === best ? 1 : 2;
-        if (way === 0) return Math.round(r0 * length);
-        if (way === 1) return Math.max(0, Math.round(classModelTokens(text, 0, length) + r2 * length));
-        return Math.max(0, Math.round(modelTokens(text, 0, length) + r1 * length));
-      }
-      // Which way is cheapest to the target, in predicted nanoseconds: its pass over the text (none for the
-      // ratio, ~2.5 ns a character for the class model, ~6 for the token model) and the windows it still needs
-      // (the error falls as 1/√windows), a window's character costing about what an exact count's does
-      // (taken as 150 ns per token: ~35 for code, ~110 for base64, ~175 for CJK; 1.5× for a window's
-      // overhead). Taken when it is at the target now; counted exactly when that is cheaper; else more windows.
-      // (A prediction only chooses between correct ways; it depends on the windows, never on a clock.)
-      const perChar = 150 * r0;
-      let way = 0;
-      let cost = Number.POSITIVE_INFINITY;
-      let need = 0;
-      for (let k = 0; k < 3; k++) {
-        const se = k === 0 ? se0 : k === 1 ? se2 : se1;
-        const n = Math.max(j, j * (se / TARGET_SE) ** 2);
-        const c = PASS_NS[k]! * length + (n - j) * width * perChar * 1.5;
-        if (c < cost) {
-          cost = c;
-          way = k;
-          need = n;
+      if (cheap) {
+        // The ratio or the class model, the first at the target (at the cap, the more precise); exact when the
+        // windows they need would cover half the text.
+        if (se0 <= TARGET_SE || (last && se0 <= se2)) return Math.round(r0 * length);
+        if (se2 <= TARGET_SE || last) return Math.max(0, Math.round(classModelTokens(text, 0, length) + r2 * length));
+        const need = j * (Math.min(se0, se2) / TARGET_SE) ** 2;
+        if (2 * Math.min(need, MAX_SAMPLED / width) * width > length || 2 * target * width * 2 > length) return cl100kCount(text);
+        if (j >= 64 && need * width > MAX_SAMPLED && length <= 4 * MAX_SAMPLED) return cl100kCount(text);
+        target *= 2;
+      } else {
+        if (last) {
+          // The cheapest at the target, else the most precise.
+          const way = se0 <= TARGET_SE ? 0 : se2 <= TARGET_SE ? 1 : se1 <= TARGET_SE ? 2 : se0 === best ? 0 : se2 === best ? 1 : 2;
+          if (way === 0) return Math.round(r0 * length);
+          if (way === 1) return Math.max(0, Math.round(classModelTokens(text, 0, length) + r2 * length));
+          return Math.max(0, Math.round(modelTokens(text, 0, length) + r1 * length));
         }
+        // Which way is cheapest to the target, in predicted nanoseconds: its pass over the text (none for the
+        // ratio, ~2.5 ns a character for the class model, ~6 for the token model) and the windows it still needs
+        // (the error falls as 1/√windows), a window's character costing about what an exact count's does
+        // (taken as 150 ns per token: ~35 for code, ~110 for base64, ~175 for CJK; 1.5× for a window's
+        // overhead). Taken when it is at the target now; counted exactly when that is cheaper; else more windows.
+        // (A prediction only chooses between correct ways; it depends on the windows, never on a clock.)
+        const perChar = 150 * r0;
+        let way = 0;
+        let cost = Number.POSITIVE_INFINITY;
+        let need = 0;
+        for (let k = 0; k < 3; k++) {
+          const se = k === 0 ? se0 : k === 1 ? se2 : se1;
+          const n = Math.max(j, j * (se / TARGET_SE) ** 2);
+          const c = PASS_NS[k]! * length + (n - j) * width * perChar * 1.5;
+          if (c < cost) {
+            cost = c;
+            way = k;
+            need = n;
+          }
+        }
+        // Exact when cheaper, when the windows needed would cover half the text, or (judged from 64 windows on)
+        // exceed the cap on a text that would be counted at the cap anyway.
+        if (cost >= perChar * length || 2 * Math.min(need, MAX_SAMPLED / width) * width > length) return cl100kCount(text);
+        if (j >= 64 && need * width > MAX_SAMPLED && length <= 4 * MAX_SAMPLED) return cl100kCount(text);
+        if (need === j) {
+          if (way === 0) return Math.round(r0 * length);
+          if (way === 1) return Math.max(0, Math.round(classModelTokens(text, 0, length) + r2 * length));
+          return Math.max(0, Math.round(modelTokens(text, 0, length) + r1 * length));
+        }
+        if (2 * target * width * 2 > length) return cl100kCount(text);
+        target *= 2;
       }
-      // Exact when cheaper, when the windows needed would cover half the text, or (judged from 64 windows on)
-      // exceed the cap on a text that would be counted at the cap anyway.
-      if (cost >= perChar * length || 2 * Math.min(need, MAX_SAMPLED / width) * width > length) return cl100kCount(text);
-      if (j >= 64 && need * width > MAX_SAMPLED && length <= 4 * MAX_SAMPLED) return cl100kCount(text);
-      if (need === j) {
-        if (way === 0) return Math.round(r0 * length);
-        if (way === 1) return Math.max(0, Math.round(classModelTokens(text, 0, length) + r2 * length));
-        return Math.max(0, Math.round(modelTokens(text, 0, length) + r1 * length));
-      }
-      if (2 * target * width * 2 > length) return cl100kCount(text);
-      target *= 2;
     }
-    // Window j sits at its point of the even grid, shifted by up to 1/windows of the text (a second
+    // Window j sits at its point of the even grid, shifted by up to 1/initial of the text (a second
     // low-discrepancy coordinate): on records of a fixed width whose multiple the grid's spacing is, unshifted
     // windows would all fall at the same place of a record and sample one kind of content (5-79 % off). The
     // first windows × 2^k grid points shifted by up to a multiple of their spacing still sample the text evenly.
-    const from = Math.floor(((vanDerCorput(j) + radicalInverse3(j) / windows) % 1) * (length - width));
+    const from = Math.floor(((vanDerCorput(j) + radicalInverse3(j) / initial) % 1) * (length - width));
     const to = from + width;
     let t = 0;
     let first = -1;

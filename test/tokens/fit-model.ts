@@ -41,11 +41,16 @@ const OTHER: Record<string, (seed: number) => string> = {
 };
 const texts: string[] = [];
 for (const kind of PAYLOAD_KINDS) for (const seed of [101, 102, 103, 104]) texts.push(payload(kind, 20_000, seed));
-for (const seed of [101, 102]) for (const make of Object.values(OTHER)) texts.push(make(seed));
+for (const seed of [101, 102]) for (const [name, make] of Object.entries(OTHER)) if (name !== 'code, numbered lines') texts.push(make(seed));
+/** The class model is fitted on the texts above only (its weights, and so the estimate of text that is cheap to count, as before the token model); the token model on these too. */
+const classTexts = texts.length;
+for (const seed of [101, 102]) texts.push(OTHER['code, numbered lines']!(seed));
 
 const rows: Float64Array[] = [];
 const ys: number[] = [];
-for (const t of texts) {
+let classRows = 0;
+for (const [n, t] of texts.entries()) {
+  if (n === classTexts) classRows = rows.length;
   const pieces = cl100kPieces(t);
   const starts: number[] = [];
   const tokens: number[] = [];
@@ -68,10 +73,10 @@ for (const t of texts) {
   }
 }
 
-/** Least squares over the first `d` features with a ridge of 1 (normal equations, Gauss-Jordan with partial pivoting), rounded to 3 decimals. */
-function leastSquares(d: number): number[] {
+/** Least squares over the first `d` features of the first `n` rows with a ridge of 1 (normal equations, Gauss-Jordan with partial pivoting), rounded to 3 decimals. */
+function leastSquares(d: number, n: number): number[] {
   const A = Array.from({ length: d }, () => new Float64Array(d + 1));
-  rows.forEach((f, r) => {
+  rows.slice(0, n).forEach((f, r) => {
     for (let i = 0; i < d; i++) {
       if (!f[i]) continue;
       for (let j = 0; j < d; j++) A[i]![j]! += f[i]! * f[j]!;
@@ -94,11 +99,11 @@ function leastSquares(d: number): number[] {
   return A.map((r) => Math.round(r[d]! * 1000) / 1000);
 }
 
-const classOnly = leastSquares(K * K);
-console.log(`${rows.length} windows; CLASS_WEIGHTS (the class model), one row per previous class:`);
+const classOnly = leastSquares(K * K, classRows);
+console.log(`${classRows} windows; CLASS_WEIGHTS (the class model), one row per previous class:`);
 for (let i = 0; i < K; i++) console.log(`  ${classOnly.slice(i * K, i * K + K).join(', ')},`);
-const w = leastSquares(D);
-console.log('MODEL_WEIGHTS (the token model), one row per previous class:');
+const w = leastSquares(D, rows.length);
+console.log(`${rows.length} windows; MODEL_WEIGHTS (the token model), one row per previous class:`);
 for (let i = 0; i < K; i++) console.log(`  ${w.slice(i * K, i * K + K).join(', ')},`);
 console.log('EXTRA_WEIGHTS:');
 console.log(`  ${w.slice(K * K, K * K + 16).join(', ')},`);
