@@ -48,9 +48,40 @@ export interface PrepareParams {
   readonly model: string;
   /** A string or text blocks; each block becomes one instruction block of the envelope. */
   readonly system?: string | readonly TextBlockParam[];
-  readonly tools?: readonly (Tool | ToolUnion)[];
+  readonly tools?: readonly (Tool | InlineObject | ToolUnion)[];
   /** The whole conversation so far, oldest first, ending with a user message. */
-  readonly messages: readonly MessageLike[];
+  readonly messages: readonly InlineMessage[];
+  // Pass-through fields whose SDK types are literal unions: named here only so an
+  // inline literal keeps its literals (see InlineValue); any value is accepted.
+  readonly thinking?: InlineValue;
+  readonly tool_choice?: InlineValue;
+  readonly output_config?: InlineValue;
+  readonly container?: InlineValue;
+  readonly diagnostics?: InlineValue;
+  readonly metadata?: InlineValue;
+  readonly service_tier?: InlineValue;
+  readonly speed?: InlineValue;
+}
+
+/**
+ * Any value, as the contextual type of a field `prepare` passes through. TypeScript
+ * widens the string literals of an inline object literal (`{ type: 'enabled' }`
+ * becomes `{ type: string }`) unless the expected type at that position holds string
+ * literals; `P` is inferred from the literal, so without this `prepare`'s inline params
+ * came back as types the SDK's `create` (literal unions everywhere) refuses. The `''`
+ * member keeps every string literal; `object` keeps SDK interfaces (which do not
+ * assign to an index signature) assignable.
+ */
+type InlineValue = '' | (string & {}) | number | boolean | null | undefined | object | readonly InlineValue[] | InlineObject;
+
+/** An object of {@link InlineValue}s: keeps the string literals of an inline block, tool or config. */
+interface InlineObject {
+  readonly [key: string]: InlineValue;
+}
+
+/** A message of `prepare`'s params: any SDK version's `MessageParam`, or an inline literal whose block kinds stay literal. */
+interface InlineMessage extends MessageLike {
+  readonly content: string | readonly (object | InlineObject)[];
 }
 
 /** The element type of an array type (`never` for `undefined`). */
@@ -468,7 +499,8 @@ function sentEnvelopeOf(params: PrepareParams): SentEnvelope {
 }
 
 function envelopeInput(params: PrepareParams) {
-  return { model: params.model, instructions: instructionsOf(params.system), tools: params.tools ?? [] };
+  // An inline tool literal is typed loosely (InlineObject); the API validates tool definitions.
+  return { model: params.model, instructions: instructionsOf(params.system), tools: (params.tools ?? []) as readonly ToolUnion[] };
 }
 
 /** Index of the first message that differs from the stored ones (= the shorter length when one extends the other). */

@@ -101,6 +101,42 @@ describe('the doors take SDK-typed input and give SDK-acceptable output', () => 
     await client.messages.stream(again.params).finalMessage();
   });
 
+  it('prepare: inline params (no SDK types named) still go to the SDK as they come back', async () => {
+    // An object literal passed straight to prepare: its string literals (block and tool
+    // kinds, image media types, thinking and tool_choice kinds) must survive inference,
+    // or the params handed back no longer satisfy the SDK's literal unions.
+    const { params } = await prepare(
+      {
+        model: 'claude-sonnet-4-6',
+        max_tokens: 1024,
+        system: [{ type: 'text', text: 'You help.', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+        tools: [
+          { name: 'Read', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+          { type: 'web_search_20250305', name: 'web_search', max_uses: 3, user_location: { type: 'approximate', city: 'Paris' } },
+        ],
+        tool_choice: { type: 'auto', disable_parallel_tool_use: true },
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+        metadata: { user_id: 'u-1' },
+        service_tier: 'auto',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Look' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: '' } },
+            ],
+          },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { path: 'a' } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'text' }] },
+        ],
+      },
+      { conversationId: 'c' },
+    );
+    const message: Sdk.Message = await client.messages.create(params);
+    await client.messages.stream(params).finalMessage();
+    expectTypeOf(message).toExtend<Ours.Message>();
+  });
+
   it('Session: SDK tools, blocks, results and client in; its request goes to the SDK', async () => {
     const tools: Sdk.Tool[] = [];
     const instructions: Sdk.TextBlockParam[] = [{ type: 'text', text: 'You help.' }];

@@ -38,6 +38,34 @@ export async function dropIn(params: Anthropic.MessageCreateParamsNonStreaming):
   return client.messages.create(prepared.params, { headers: prepared.headers });
 }
 
+// prepare with inline params (no SDK type named): the literals survive, so the result goes to create and stream.
+export async function inline(): Promise<Anthropic.Message> {
+  const { params } = await cp.prepare(
+    {
+      model: 'claude-sonnet-4-6',
+      max_tokens: 512,
+      tools: [
+        { name: 'Read', input_schema: { type: 'object', properties: { path: { type: 'string' } } } },
+        { type: 'web_search_20250305', name: 'web_search', max_uses: 3 },
+      ],
+      tool_choice: { type: 'auto' },
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: '' } },
+          ],
+        },
+      ],
+    },
+    { conversationId: 'c' },
+  );
+  await client.messages.stream(params).finalMessage();
+  return client.messages.create(params);
+}
+
 // Session: the SDK's tools, blocks, results, responses and client in; its request to the SDK.
 export async function session(tools: Anthropic.Tool[], blocks: Anthropic.ContentBlockParam[], results: Anthropic.ToolResultBlockParam[]): Promise<void> {
   const s = new cp.Session({ model: 'claude-sonnet-4-6', instructions: [{ type: 'text', text: 'You help.' } as Anthropic.TextBlockParam], tools });
