@@ -223,6 +223,43 @@ export interface ServerTool {
 /** Any entry of `tools`. */
 export type ToolUnion = Tool | ServerTool;
 
+// REQUEST OPTIONS
+
+// Typed (not Passthrough) although cachepoint never reads them: they are what a
+// caller writes into `Session.request` / `toAnthropic` extras, where a typo must
+// stay a compile error. They go out as Passthrough (AnthropicRequestParams), since
+// older SDK versions know fewer kinds.
+
+/** `thinking`: extended thinking on (with a budget), off, adaptive or between tools. */
+export type ThinkingConfigParam =
+  | { type: 'enabled'; budget_tokens: number; display?: 'summarized' | 'omitted' | null }
+  | { type: 'disabled' }
+  | { type: 'between_tools' }
+  | { type: 'adaptive'; display?: 'summarized' | 'omitted' | null };
+
+/** `tool_choice`: how the model may use the tools. */
+export type ToolChoice =
+  | { type: 'auto'; disable_parallel_tool_use?: boolean }
+  | { type: 'any'; disable_parallel_tool_use?: boolean }
+  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
+  | { type: 'none' };
+
+/** `metadata` of a request. */
+export interface Metadata {
+  user_id?: string | null;
+}
+
+/** `output_config`: effort and structured output. */
+export interface OutputConfig {
+  effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max' | null;
+  format?: { type: 'json_schema'; schema: { [key: string]: unknown } } | null;
+}
+
+/** `diagnostics`: ask the API why the cache missed, against the previous response. */
+export interface DiagnosticsParam {
+  previous_message_id?: string | null;
+}
+
 // REQUEST
 
 /** `client.messages.create` params. Fields cachepoint does not read pass through. */
@@ -235,18 +272,18 @@ export interface MessageCreateParamsBase {
   stream?: boolean;
   cache_control?: CacheControlEphemeral | null;
   container?: Passthrough;
-  diagnostics?: Passthrough;
-  metadata?: Passthrough;
-  output_config?: Passthrough;
-  service_tier?: Passthrough;
+  diagnostics?: DiagnosticsParam | null;
+  metadata?: Metadata;
+  output_config?: OutputConfig;
+  service_tier?: 'auto' | 'standard_only';
   stop_sequences?: string[];
   temperature?: number;
-  thinking?: Passthrough;
-  tool_choice?: Passthrough;
+  thinking?: ThinkingConfigParam;
+  tool_choice?: ToolChoice;
   top_k?: number;
   top_p?: number;
   inference_geo?: string | null;
-  speed?: Passthrough;
+  speed?: 'standard' | 'fast' | null;
   user_profile_id?: string;
   workspace_id?: string;
 }
@@ -341,8 +378,10 @@ export interface Usage {
   output_tokens: number;
   cache_creation_input_tokens: number | null;
   cache_read_input_tokens: number | null;
-  cache_creation?: Passthrough;
-  server_tool_use?: Passthrough;
+  /** Written tokens by TTL (absent before SDK 0.5x). */
+  cache_creation?: { ephemeral_1h_input_tokens: number; ephemeral_5m_input_tokens: number } | null;
+  /** Server-tool requests (`web_fetch_requests` is absent in older SDK versions). */
+  server_tool_use?: { web_search_requests: number; web_fetch_requests?: number } | null;
   service_tier?: Passthrough;
   output_tokens_details?: Passthrough;
   inference_geo?: Passthrough;
@@ -425,8 +464,20 @@ export type PortableToolUnion = Tool | (ServerTool & { name: Passthrough });
  * code-execution results, system messages, …). A block of a newer kind that
  * the timeline holds is still sent as it is: only its static type is narrower.
  */
-export interface AnthropicRequestParams extends Omit<MessageCreateParamsNonStreaming, 'system' | 'tools' | 'messages'> {
+export interface AnthropicRequestParams extends Omit<MessageCreateParamsNonStreaming, 'system' | 'tools' | 'messages' | GrownRequestField> {
   system?: string | TextBlockParam[];
   tools?: PortableToolUnion[];
   messages: PortableMessageParam[];
+  // Typed on the way in (RequestExtras); passed through on the way out: older
+  // SDK versions know fewer kinds (0.50 has no adaptive thinking, no display).
+  diagnostics?: Passthrough;
+  metadata?: Passthrough;
+  output_config?: Passthrough;
+  service_tier?: Passthrough;
+  thinking?: Passthrough;
+  tool_choice?: Passthrough;
+  speed?: Passthrough;
 }
+
+/** Request fields whose kinds grew after SDK 0.50. */
+type GrownRequestField = 'diagnostics' | 'metadata' | 'output_config' | 'service_tier' | 'thinking' | 'tool_choice' | 'speed';

@@ -162,6 +162,44 @@ describe('the doors take SDK-typed input and give SDK-acceptable output', () => 
     await client.messages.create(toAnthropic(render(state), { max_tokens: 1024 }));
   });
 
+  it('request fields typed as the API types them: a typo in Session / toAnthropic extras is an error', async () => {
+    const session = new Session({ model: 'claude-sonnet-4-6', instructions: ['You help.'] });
+    // @ts-expect-error budget_tokens, not budget
+    await session.request({ max_tokens: 1, thinking: { type: 'enabled', budget: 1024 } });
+    // @ts-expect-error disable_parallel_tool_use, not disable_parallel
+    await session.request({ max_tokens: 1, tool_choice: { type: 'auto', disable_parallel: true } });
+    // @ts-expect-error user_id, not userId
+    await session.request({ max_tokens: 1, metadata: { userId: 'u' } });
+    // @ts-expect-error no tool_choice of type 'required' (that is OpenAI's)
+    await session.step(client, { tool_choice: { type: 'required' } });
+    // @ts-expect-error no thinking of type 'on'
+    toAnthropic(render(createTimeline({ model: 'claude-sonnet-4-6', instructions: [] })), { max_tokens: 1, thinking: { type: 'on' } });
+    // @ts-expect-error service_tier is 'auto' or 'standard_only'
+    await session.request({ max_tokens: 1, service_tier: 'fast' });
+    // @ts-expect-error effort is low..max
+    await session.request({ max_tokens: 1, output_config: { effort: 'huge' } });
+    // What is right still goes to the SDK's create.
+    const params = await session.request({
+      max_tokens: 1,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      tool_choice: { type: 'tool', name: 'Read' },
+      metadata: { user_id: 'u' },
+      service_tier: 'auto',
+      output_config: { effort: 'high' },
+    });
+    await client.messages.create(params);
+  });
+
+  it('usage fields typed as the API types them: a typo reading a response is an error', async () => {
+    const session = new Session({ model: 'claude-sonnet-4-6', instructions: ['You help.'] });
+    const message = await session.step(client);
+    // @ts-expect-error ephemeral_1h_input_tokens
+    void message.usage.cache_creation?.ephemeral_1h_tokens;
+    // @ts-expect-error web_search_requests
+    void message.usage.server_tool_use?.web_search_request;
+    expectTypeOf(message.usage.cache_creation?.ephemeral_5m_input_tokens).toEqualTypeOf<number | undefined>();
+  });
+
   it('the SDK client is a client for the summarizer and the exact counter', () => {
     llmSummarizer({ client });
     exactCounter({ client, model: 'claude-sonnet-4-6' });
