@@ -34,6 +34,8 @@ export function install(
   dependencies: Readonly<Record<string, string>>,
   files: readonly string[],
   types: readonly string[] = [],
+  /** Extra compiler options (a demanding user's flags, e.g. `exactOptionalPropertyTypes`). */
+  compilerOptions: Readonly<Record<string, unknown>> = {},
 ): string {
   const dir = join(packed.work, name);
   mkdirSync(dir);
@@ -46,7 +48,16 @@ export function install(
   writeFileSync(
     join(dir, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: false, outDir: 'out', types },
+      compilerOptions: {
+        target: 'es2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        strict: true,
+        skipLibCheck: false,
+        outDir: 'out',
+        types,
+        ...compilerOptions,
+      },
       files,
     }),
   );

@@ -42,7 +42,10 @@ describe('the packed package next to each supported SDK', () => {
   for (const version of [OLDEST, LATEST]) {
     it(`@anthropic-ai/sdk@${version}: typechecks, runs 12 rounds through prepare, reads cache after the first`, () => {
       // sdk-types.ts: that SDK's own types into every door, and what they give back into its create (compiled only).
-      const dir = install(packed, `sdk-${version}`, { '@anthropic-ai/sdk': version }, ['loop.ts', 'sdk-types.ts']);
+      // The strictest flags a user may have: our .d.ts and each SDK's own compile under them (the no-SDK project
+      // cannot: ai's .d.ts do not compile with exactOptionalPropertyTypes and skipLibCheck off).
+      const strictest = { exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true };
+      const dir = install(packed, `sdk-${version}`, { '@anthropic-ai/sdk': version }, ['loop.ts', 'sdk-types.ts'], [], strictest);
       // One SDK: the consumer's (cachepoint does not bring its own copy).
       expect(existsSync(join(dir, 'node_modules', 'cachepoint', 'node_modules', '@anthropic-ai', 'sdk'))).toBe(false);
       expect(JSON.parse(readFileSync(join(dir, 'node_modules', '@anthropic-ai', 'sdk', 'package.json'), 'utf8')).version).toBe(version);
