@@ -41,6 +41,7 @@ export interface CacheControlEphemeral {
 
 // REQUEST CONTENT BLOCKS
 
+/** A text block of a request (a message, `system`, or a tool result). */
 export interface TextBlockParam {
   type: 'text';
   text: string;
@@ -48,6 +49,7 @@ export interface TextBlockParam {
   citations?: Passthrough[] | null;
 }
 
+/** An image block of a request. */
 export interface ImageBlockParam {
   type: 'image';
   /** base64, url or file source. */
@@ -55,6 +57,7 @@ export interface ImageBlockParam {
   cache_control?: CacheControlEphemeral | null;
 }
 
+/** A document block of a request (PDF, plain text, content blocks). */
 export interface DocumentBlockParam {
   type: 'document';
   /** base64 PDF, plain text, content blocks, url or file source. */
@@ -65,6 +68,7 @@ export interface DocumentBlockParam {
   title?: string | null;
 }
 
+/** A search result with its source, citable by the model. */
 export interface SearchResultBlockParam {
   type: 'search_result';
   content: TextBlockParam[];
@@ -74,17 +78,20 @@ export interface SearchResultBlockParam {
   citations?: Passthrough;
 }
 
+/** A thinking block the model produced, sent back as it came (its signature checks it). */
 export interface ThinkingBlockParam {
   type: 'thinking';
   thinking: string;
   signature: string;
 }
 
+/** An encrypted thinking block, sent back as it came. */
 export interface RedactedThinkingBlockParam {
   type: 'redacted_thinking';
   data: string;
 }
 
+/** A tool call of an earlier response, sent back in an assistant message. */
 export interface ToolUseBlockParam {
   type: 'tool_use';
   id: string;
@@ -116,6 +123,7 @@ export type ToolResultContentBlockParam =
   | ToolReferenceBlockParam
   | BrowserStateBlockParam;
 
+/** The result of a client tool call, in a user message. */
 export interface ToolResultBlockParam {
   type: 'tool_result';
   tool_use_id: string;
@@ -124,6 +132,7 @@ export interface ToolResultBlockParam {
   cache_control?: CacheControlEphemeral | null;
 }
 
+/** A server tool call of an earlier response (web search, code execution, …), sent back as it came. */
 export interface ServerToolUseBlockParam {
   type: 'server_tool_use';
   id: string;
@@ -150,12 +159,14 @@ export interface ServerToolResultBlockParam<T extends ServerToolResultType = Ser
   cache_control?: CacheControlEphemeral | null;
 }
 
+/** A file uploaded to the code-execution container. */
 export interface ContainerUploadBlockParam {
   type: 'container_upload';
   file_id: string;
   cache_control?: CacheControlEphemeral | null;
 }
 
+/** The result of the web search server tool. */
 export type WebSearchToolResultBlockParam = ServerToolResultBlockParam<'web_search_tool_result'>;
 
 /** One block of a message's content, as a request sends it. */
@@ -189,6 +200,7 @@ export interface SystemMessageParam {
   content: string | TextBlockParam[];
 }
 
+/** One entry of `messages`. */
 export type MessageParam = ConversationMessageParam | SystemMessageParam;
 
 // TOOLS
@@ -203,6 +215,7 @@ export interface Tool {
   strict?: boolean;
 }
 
+/** The parts of a {@link Tool}. */
 export namespace Tool {
   /** The JSON schema of a tool's input (an object schema; any other keyword passes through). */
   export interface InputSchema {
@@ -288,6 +301,7 @@ export interface MessageCreateParamsBase {
   workspace_id?: string;
 }
 
+/** `client.messages.create` params of a non-streamed request. */
 export interface MessageCreateParamsNonStreaming extends MessageCreateParamsBase {
   stream?: false;
 }
@@ -310,12 +324,14 @@ export interface MessageTokensCount {
 
 // RESPONSE
 
+/** A text block of a response. */
 export interface TextBlock {
   type: 'text';
   text: string;
   citations?: Passthrough[] | null;
 }
 
+/** A client tool call of a response. */
 export interface ToolUseBlock {
   type: 'tool_use';
   id: string;
@@ -325,17 +341,20 @@ export interface ToolUseBlock {
   caller?: Passthrough;
 }
 
+/** A thinking block of a response. */
 export interface ThinkingBlock {
   type: 'thinking';
   thinking: string;
   signature: string;
 }
 
+/** An encrypted thinking block of a response. */
 export interface RedactedThinkingBlock {
   type: 'redacted_thinking';
   data: string;
 }
 
+/** A server tool call of a response (run by the API). */
 export interface ServerToolUseBlock {
   type: 'server_tool_use';
   id: string;
@@ -343,12 +362,14 @@ export interface ServerToolUseBlock {
   input: unknown;
 }
 
+/** The result of a server tool call, in a response (its `content` is passed through). */
 export interface ServerToolResultBlock<T extends ServerToolResultType = ServerToolResultType> {
   type: T;
   tool_use_id: string;
   content: Passthrough;
 }
 
+/** A container upload, in a response. */
 export interface ContainerUploadBlock {
   type: 'container_upload';
   file_id: string;
