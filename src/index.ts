@@ -234,7 +234,7 @@ export type { PayloadStore, RecallInput, RecallResult, SearchHit, StoredPayload 
 // The agent-loop session
 export { Session } from './session/session.js';
 export type { SessionOptions, SessionStats, SessionStream, StepOptions } from './session/session.js';
-export type { CallOptions, MessagesClient, MessageStreamLike, StreamEventLike } from './session/client.js';
+export type { CallOptions, MessageOf, MessagesClient, MessageStreamLike, StreamEventLike } from './session/client.js';
 export type { RequestDiagnostics, RequestRecord, SessionTotals } from './session/stats.js';
 
 // The drop-in door: prepare() in front of an existing loop, conversation stores

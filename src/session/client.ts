@@ -4,7 +4,7 @@
  * `AnthropicBedrock` and `AnthropicVertex` fit (no `#private` class identity
  * is involved), and so does your own wrapper.
  */
-import type { MessageCreateParamsNonStreaming } from '../providers/anthropic-types.js';
+import type { Message, MessageCreateParamsNonStreaming } from '../providers/anthropic-types.js';
 
 // TYPES
 
@@ -30,6 +30,22 @@ export interface MessagesClient {
     stream?(params: never, options?: never): MessageStreamLike;
   };
 }
+
+/**
+ * The message a client's `messages.create` resolves to: that SDK version's own
+ * `Message` (so `session.step(client)` hands back what the rest of your code,
+ * typed with that SDK, expects), or cachepoint's {@link Message} when the client
+ * does not say (`unknown`, `any`).
+ */
+export type MessageOf<C> = 0 extends 1 & C
+  ? Message
+  : C extends { readonly messages: { create(...args: never): PromiseLike<infer R> } }
+    ? 0 extends 1 & R
+      ? Message
+      : [Extract<R, { readonly type: 'message' }>] extends [never]
+        ? Message
+        : Extract<R, { readonly type: 'message' }>
+    : Message;
 
 /** Per-call request options the SDKs accept (`signal` cancels the request). */
 export interface CallOptions {

@@ -6,7 +6,7 @@
  */
 import type { AnthropicRequestParams, ContentBlockParam, Message, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
-import { callCreate, callStream, type CallOptions, type MessagesClient, type MessageStreamLike, type StreamEventLike } from './client.js';
+import { callCreate, callStream, type CallOptions, type MessageOf, type MessagesClient, type MessageStreamLike, type StreamEventLike } from './client.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type PendingRequest, type RequestRecord, type SessionTotals } from './stats.js';
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { hideBlock, recall, type HideOptions, type HideResult } from '../render/hide-block.js';
@@ -40,12 +40,12 @@ export interface StepOptions extends CallOptions {
   readonly onText?: (text: string) => void;
 }
 
-/** A streaming step (see {@link Session.stream}). */
-export interface SessionStream extends AsyncIterable<StreamEventLike> {
+/** A streaming step (see {@link Session.stream}); `M` is the client's message type ({@link MessageOf}). */
+export interface SessionStream<M = Message> extends AsyncIterable<StreamEventLike> {
   /** Only the text deltas, as they arrive. */
   textDeltas(): AsyncIterable<string>;
   /** The final message, recorded exactly as `step()` records it (tools run when it asked for them). */
-  finalMessage(): Promise<Message>;
+  finalMessage(): Promise<M>;
   /** Cancels the request (nothing is recorded). */
   abort(): void;
 }
@@ -237,7 +237,7 @@ export class Session {
    * @param options `stream: true` streams (events and text deltas reach `onEvent` /
    *   `onText` as they arrive); `signal` cancels (nothing is recorded then)
    */
-  async step(client: MessagesClient, extras: RequestExtras = {}, options: StepOptions = {}): Promise<Message> {
+  async step<C extends MessagesClient>(client: C, extras: RequestExtras = {}, options: StepOptions = {}): Promise<MessageOf<C>> {
     if (options.stream) {
       const run = this.stream(client, extras, options);
       for await (const event of run) {
@@ -249,7 +249,8 @@ export class Session {
     }
     const params = await this.request(extras);
     const message = await callCreate<Message>(client, params, options, this.headers);
-    return this.#finish(message, options.signal);
+    // The client's own object, typed as its create says (recorded as cachepoint's Message).
+    return (await this.#finish(message, options.signal)) as MessageOf<C>;
   }
 
   /**
@@ -263,7 +264,7 @@ export class Session {
    * for await (const text of run.textDeltas()) process.stdout.write(text);
    * const message = await run.finalMessage();
    */
-  stream(client: MessagesClient, extras: RequestExtras = {}, options: CallOptions = {}): SessionStream {
+  stream<C extends MessagesClient>(client: C, extras: RequestExtras = {}, options: CallOptions = {}): SessionStream<MessageOf<C>> {
     let stream: MessageStreamLike | undefined;
     const started = this.request(extras).then((params) => {
       options.signal?.throwIfAborted();
@@ -276,14 +277,14 @@ export class Session {
       const s = await started;
       for await (const event of s) yield event as StreamEventLike;
     };
-    let final: Promise<Message> | undefined;
-    const finalMessage = (): Promise<Message> =>
+    let final: Promise<MessageOf<C>> | undefined;
+    const finalMessage = (): Promise<MessageOf<C>> =>
       (final ??= (async () => {
         const s = await started;
         // Drain what the caller did not read, so the message is complete.
         if (!consumed) for await (const _ of s) void _;
         const message = (await s.finalMessage()) as Message;
-        return this.#finish(message, options.signal);
+        return (await this.#finish(message, options.signal)) as MessageOf<C>;
       })());
     return {
       [Symbol.asyncIterator]: () => events()[Symbol.asyncIterator](),

@@ -147,7 +147,18 @@ describe('the doors take SDK-typed input and give SDK-acceptable output', () => 
     session.recordResponse(message);
     const results: Sdk.ToolResultBlockParam[] = [];
     session.recordToolResults(results);
-    await session.step(client);
+    // What step / stream give back is the client's own Message type (the SDK's here), not only cachepoint's.
+    const stepped: Sdk.Message = await session.step(client);
+    const streamed: Sdk.Message = await session.stream(client).finalMessage();
+    const history: Sdk.MessageParam[] = [
+      { role: 'assistant', content: stepped.content },
+      { role: 'assistant', content: streamed.content },
+    ];
+    void history;
+    // A client that does not say what it returns (unknown, any) gets cachepoint's Message.
+    const loose = { messages: { create: async (_: unknown): Promise<Ours.Passthrough> => ({}) } }; // Passthrough is any
+    expectTypeOf(await session.step(loose)).toEqualTypeOf<Ours.Message>();
+    expectTypeOf(await session.step({ messages: { create: async (_: unknown): Promise<unknown> => ({}) } })).toEqualTypeOf<Ours.Message>();
     const toolResults: Sdk.ToolResultBlockParam[] = await session.runTools();
     expectTypeOf(toolResults).toExtend<Ours.ToolResultBlockParam[]>();
   });

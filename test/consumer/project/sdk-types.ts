@@ -72,8 +72,14 @@ export async function session(tools: Anthropic.Tool[], blocks: Anthropic.Content
   s.startTurn(blocks).setTail(blocks);
   const message: Anthropic.Message = await client.messages.create(await s.request({ max_tokens: 512 }));
   s.recordResponse(message).recordToolResults(results);
-  await s.step(client);
-  await s.stream(client).finalMessage();
+  // step / stream give back this SDK version's Message: it goes into this version's history as it is.
+  const stepped: Anthropic.Message = await s.step(client);
+  const streamed: Anthropic.Message = await s.stream(client).finalMessage();
+  const history: Anthropic.MessageParam[] = [
+    { role: 'assistant', content: stepped.content },
+    { role: 'assistant', content: streamed.content },
+  ];
+  void history;
 }
 
 // The pure functions: the SDK's input in, toAnthropic's params to the SDK.
