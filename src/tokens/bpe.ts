@@ -1091,18 +1091,21 @@ const SMALL_TEXT = 12_288;
 
 /**
  * Whether 64 code units at fixed places of the text (a function of the text alone) look like text that is cheap
- * to count exactly (ASCII with spaces: code, prose, logs, JSON, ~10–60 ns a character), not base64 (no spaces)
- * or CJK (outside ASCII), which cost 100–250 ns a character and are estimated from their windows instead.
+ * to count exactly (code, prose, logs, JSON: ~10–60 ns a character), not like CJK (8 or more outside ASCII) or
+ * base64 (56 or more letters, digits, + or / and at most one space or line break), which cost 100–250 ns a
+ * character and are estimated from fewer windows with the token model instead.
  */
 function cheapToCount(t: string): boolean {
   let other = 0;
+  let alnum = 0;
   let space = 0;
   for (let k = 0; k < 64; k++) {
     const c = t.charCodeAt(Math.floor(((k + 0.5) * t.length) / 64));
     if (c >= 128) other++;
-    else if (c === 32 || c === 10 || c === 9 || c === 13) space++;
+    else if (B64_VALUE[c]! >= 0) alnum++;
+    else if (c === 32 || c === 10 || c === 13 || c === 9) space++;
   }
-  return other <= 2 && space >= 6;
+  return other < 8 && (alnum < 56 || space > 1);
 }
 
 /** What a pass over the text costs per character (ns, about): none for the ratio, the class model's, the token model's. */
@@ -1301,7 +1304,8 @@ export function cl100kEstimate(text: string, windows?: number, width = 48): numb
     }
     // The counted characters are contiguous: [first, last).
     const c = first < 0 ? 0 : last - first;
-    const m = c > 0 ? modelTokens(text, first, last) : 0;
+    // The token model only where it may be used (not on text that is cheap to count).
+    const m = c > 0 && !cheap ? modelTokens(text, first, last) : 0;
     const k = c > 0 ? classModelTokens(text, first, last) : 0;
     if (winT.length <= j) {
       const grow = (a: Float64Array): Float64Array<ArrayBuffer> => {
