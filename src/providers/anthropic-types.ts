@@ -312,9 +312,9 @@ export interface MessageCountTokensParams {
   messages: MessageParam[];
   system?: string | TextBlockParam[];
   tools?: ToolUnion[];
-  tool_choice?: Passthrough;
-  thinking?: Passthrough;
-  output_config?: Passthrough;
+  tool_choice?: ToolChoice;
+  thinking?: ThinkingConfigParam;
+  output_config?: OutputConfig;
 }
 
 /** `client.messages.countTokens`'s answer. */

@@ -213,6 +213,10 @@ describe('the doors take SDK-typed input and give SDK-acceptable output', () => 
 
   it('the SDK client is a client for the summarizer and the exact counter', () => {
     llmSummarizer({ client });
-    exactCounter({ client, model: 'claude-sonnet-4-6' });
+    const counter = exactCounter({ client, model: 'claude-sonnet-4-6' });
+    // @ts-expect-error no thinking of type 'on' (a typo is an error here too, not a 400)
+    void counter.countRequest({ messages: [], thinking: { type: 'on' } });
+    const sdkCount: Sdk.MessageCountTokensParams = { model: 'claude-sonnet-4-6', messages: [], thinking: { type: 'adaptive' }, tool_choice: { type: 'none' } };
+    void counter.countRequest(sdkCount);
   });
 });
