@@ -61,6 +61,7 @@ export interface PrepareParams {
   readonly metadata?: InlineValue;
   readonly service_tier?: InlineValue;
   readonly speed?: InlineValue;
+  readonly stream?: InlineValue;
 }
 
 /**

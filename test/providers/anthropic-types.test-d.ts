@@ -135,6 +135,12 @@ describe('the doors take SDK-typed input and give SDK-acceptable output', () => 
     const message: Sdk.Message = await client.messages.create(params);
     await client.messages.stream(params).finalMessage();
     expectTypeOf(message).toExtend<Ours.Message>();
+    // stream: true stays true, so create picks its streaming overload.
+    const streamed = await prepare(
+      { model: 'claude-sonnet-4-6', max_tokens: 1, stream: true, messages: [{ role: 'user', content: 'Hi' }] },
+      { conversationId: 'c' },
+    );
+    for await (const event of await client.messages.create(streamed.params)) expectTypeOf(event).toEqualTypeOf<Sdk.RawMessageStreamEvent>();
   });
 
   it('Session: SDK tools, blocks, results and client in; its request goes to the SDK', async () => {
