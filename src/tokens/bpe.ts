@@ -1083,19 +1083,20 @@ const LONG_PIECE = 512;
 const MAX_SAMPLED = 24_576;
 
 /**
- * Up to this length a text that looks cheap to count ({@link cheapToCount}) is counted at once: its windows would
+ * Up to this length a text that looks cheap to count ({@link sampleText}) is counted at once: its windows would
  * not reach the error target there (0.6–1.4 % at 64 windows on 12k-character code, JSON, logs, prose), and
  * its exact count costs about what the windows would.
  */
 const SMALL_TEXT = 12_288;
 
 /**
- * Whether 64 code units at fixed places of the text (a function of the text alone) look like text that is cheap
- * to count exactly (code, prose, logs, JSON: ~10–60 ns a character), not like CJK (8 or more outside ASCII) or
- * base64 (56 or more letters, digits, + or / and at most one space or line break), which cost 100–250 ns a
- * character and are estimated from fewer windows with the token model instead.
+ * How many of 64 code units at fixed places of the text (a function of the text alone) are outside ASCII, as
+ * a negative number when the text looks cheap to count exactly (code, prose, logs, JSON: ~10–60 ns a
+ * character), not like CJK (8 or more outside ASCII) or base64 (56 or more letters, digits, + or / and at most
+ * one space or line break), which cost 100–250 ns a character and are estimated from fewer windows with the
+ * token model instead.
  */
-function cheapToCount(t: string): boolean {
+function sampleText(t: string): number {
   let other = 0;
   let alnum = 0;
   let space = 0;
@@ -1105,10 +1106,10 @@ function cheapToCount(t: string): boolean {
     else if (B64_VALUE[c]! >= 0) alnum++;
     else if (c === 32 || c === 10 || c === 13 || c === 9) space++;
   }
-  return other < 8 && (alnum < 56 || space > 1);
+  return other < 8 && (alnum < 56 || space > 1) ? -1 : other;
 }
 
-/** What a pass over the text costs per character (ns, about): none for the ratio, the class model's, the token model's. */
+/** What a pass over the text costs per character (ns, about): none for the ratio, the class model's, the token model's on ASCII (~11 on CJK: priced by the sampled share outside ASCII). */
 const PASS_NS = [0, 2.5, 6];
 /** Scratch of the estimate: per window, exact tokens, model tokens, characters, start. */
 let winT = new Float64Array(256);
@@ -1141,7 +1142,7 @@ let order = new Int32Array(256);
  * aligned chunk of it; the model is taken over the same characters.
  *
  * Adaptive: it starts with `windows` windows (default: 64 on text that is cheap
- * to count exactly, ASCII with spaces, which then uses the ratio or the class model
+ * to count exactly, i.e. not like base64 or CJK, which then uses the ratio or the class model
  * only, as before the token model; 16 on other text) and doubles them (the new ones
  * in between the old, a van der Corput sequence, each shifted within 1/(first windows)
  * of the text) until the standard error of
@@ -1156,11 +1157,12 @@ let order = new Int32Array(256);
  */
 export function cl100kEstimate(text: string, windows?: number, width = 48): number {
   const length = text.length;
-  // Text that is cheap to count exactly (ASCII with spaces) starts from 64 windows and is estimated as before
+  // Text that is cheap to count exactly (not like base64 or CJK) starts from 64 windows and is estimated as before
   // the token model (ratio or class model, exact when the windows would cover half the text): its exact count
   // is only 2-3 times a window's cost per character, and up to 12,288 characters it is counted at once. Other
   // text (base64, CJK, mixes) starts from 16 and takes the way predicted to be cheapest.
-  const cheap = cheapToCount(text);
+  const sampled = sampleText(text);
+  const cheap = sampled < 0;
   const initial = windows ?? (cheap ? 64 : 16);
   // Below 4 × the first windows' characters an estimate would count exactly anyway (twice as many windows
   // would cover half the text).
@@ -1227,7 +1229,8 @@ export function cl100kEstimate(text: string, windows?: number, width = 48): numb
           return Math.max(0, Math.round(modelTokens(text, 0, length) + r1 * length));
         }
         // Which way is cheapest to the target, in predicted nanoseconds: its pass over the text (none for the
-        // ratio, ~2.5 ns a character for the class model, ~6 for the token model) and the windows it still needs
+        // ratio, ~2.5 ns a character for the class model, ~6 for the token model on ASCII to ~11 on CJK, by the
+        // sampled share outside ASCII) and the windows it still needs
         // (the error falls as 1/√windows), a window's character costing about what an exact count's does
         // (taken as 150 ns per token: ~35 for code, ~110 for base64, ~175 for CJK; 1.5× for a window's
         // overhead). Taken when it is at the target now; counted exactly when that is cheaper; else more windows.
@@ -1239,7 +1242,8 @@ export function cl100kEstimate(text: string, windows?: number, width = 48): numb
         for (let k = 0; k < 3; k++) {
           const se = k === 0 ? se0 : k === 1 ? se2 : se1;
           const n = Math.max(j, j * (se / TARGET_SE) ** 2);
-          const c = PASS_NS[k]! * length + (n - j) * width * perChar * 1.5;
+          const pass = k === 2 ? PASS_NS[2]! + (5 * sampled) / 64 : PASS_NS[k]!;
+          const c = pass * length + (n - j) * width * perChar * 1.5;
           if (c < cost) {
             cost = c;
             way = k;
