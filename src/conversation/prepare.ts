@@ -48,7 +48,8 @@ export interface PrepareParams {
   readonly model: string;
   /** A string or text blocks; each block becomes one instruction block of the envelope. */
   readonly system?: string | readonly TextBlockParam[];
-  readonly tools?: readonly (Tool | InlineObject | ToolUnion)[];
+  // Not ToolUnion: its server tool `type` is any, which would widen an inline literal (TypeScript 5.x); `object` takes every SDK tool.
+  readonly tools?: readonly (Tool | InlineObject | object)[];
   /** The whole conversation so far, oldest first, ending with a user message. */
   readonly messages: readonly InlineMessage[];
   // Pass-through fields whose SDK types are literal unions: named here only so an
