@@ -426,6 +426,26 @@ describe('cl100kEstimate (sampled count of long payloads)', () => {
     expect(cl100kEstimate(text)).toBe(cl100kCount(text));
   });
 
+  it('counts exactly when the sampling cap is reached far from the error target on a text of any length', () => {
+    // The same kind of text longer than 4 × the cap (records of a run of spaces and a run of digits, 100k-1M
+    // characters): the estimate at the cap was returned with a standard error of 5-7 %, and was 10-18 % off
+    // (1M characters, 300- and 600-character records: -10.5 % and -17.9 %; found in review4).
+    const records = (period: number, length: number): string => {
+      const record = `${' '.repeat(period / 2)}${'7'.repeat(period / 2)}`;
+      return record.repeat(Math.ceil(length / period)).slice(0, length);
+    };
+    for (const [period, length] of [
+      [450, 100_000],
+      [300, 1_000_000],
+      [600, 1_000_000],
+    ] as const) {
+      const text = records(period, length);
+      const want = cl100kCount(text);
+      const got = cl100kEstimate(text);
+      expect(Math.abs(got / want - 1), `period ${period}, ${length} characters: ${got} vs ${want}`).toBeLessThanOrEqual(0.02);
+    }
+  });
+
   it('is deterministic and exact for short texts', () => {
     const text = payload('code+base64', 40_000, 3);
     expect(cl100kEstimate(text)).toBe(cl100kEstimate(text));
