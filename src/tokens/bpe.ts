@@ -1082,6 +1082,9 @@ const LONG_PIECE = 512;
 /** At most this many characters are sampled (an 870k-character page); a text still off target then is counted. */
 const MAX_SAMPLED = 24_576;
 
+/** The error of fewer windows that counted something is not judged (more windows are taken first). */
+const MIN_FILLED = 16;
+
 /**
  * Up to this length a text that looks cheap to count ({@link sampleText}) is counted at once: its windows would
  * not reach the error target there (0.6–1.4 % at 64 windows on 12k-character code, JSON, logs, prose), and
@@ -1172,8 +1175,16 @@ export function cl100kEstimate(text: string, windows?: number, width = 48): numb
   let modelled = 0; // Σ token model over the windows
   let classed = 0; // Σ class model over the windows
   let chars = 0;
+  let filled = 0; // windows that counted something
   let target = initial;
   for (let j = 0; ; j++) {
+    // Fewer than 16 windows that counted something (pieces of hundreds of characters: most 48-character windows
+    // fall inside one and count nothing) are too few to judge the error by: on words of 100-500 letters the 3 of
+    // 16 that did gave 0.2 % and the estimate stopped 2.4 % off. More windows first (below the cap).
+    if (j === target && filled < MIN_FILLED && 2 * target * width <= MAX_SAMPLED) {
+      if (2 * target * width * 2 > length) return cl100kCount(text);
+      target *= 2;
+    }
     if (j === target) {
       if (chars === 0) return cl100kCount(text);
       // Two estimates from the same windows: the ratio (tokens per character × length) and the difference
@@ -1207,6 +1218,7 @@ export function cl100kEstimate(text: string, windows?: number, width = 48): numb
       // Cheap text is estimated by the ratio or the class model only.
       const best = cheap ? Math.min(se0, se2) : Math.min(se0, se1, se2);
       const last = 2 * target * width > MAX_SAMPLED;
+      if (filled < MIN_FILLED) return cl100kCount(text);
       // At the cap and still off the target (windows that differ a lot: runs of hundreds of characters counted
       // whole by the window they start in), the text is counted rather than estimated, whatever its length: an
       // estimate returned there was 10-18 % off on 1M characters of such records.
@@ -1332,6 +1344,7 @@ export function cl100kEstimate(text: string, windows?: number, width = 48): numb
     modelled += m;
     classed += k;
     chars += c;
+    if (c > 0) filled++;
   }
 }
 
