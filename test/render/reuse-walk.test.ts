@@ -73,3 +73,34 @@ describe('re-use estimates along a session', () => {
     ).toBeGreaterThan(2);
   });
 });
+
+describe('the session walk continued in place', () => {
+  it('equals a walk from scratch after jumps of several turns, on older states asked later, and on a branch', () => {
+    const next = lcg(99);
+    const results: string[] = [];
+    let s = startTurn(newSession(), 'start');
+    const asked: TimelineState[] = [];
+    let n = 0;
+    for (let turn = 0; turn < 20; turn++) {
+      if (turn > 0) s = startTurn(finalAnswer(s), `turn ${turn + 1}`);
+      for (let r = 0; r < 3; r++) s = round(s, n++, next, results);
+      // Asked only now and then (as compactions do): the walk moves on over several complete turns at once.
+      if (turn % 5 === 4) {
+        asked.push(s);
+        expect([...reuseEstimates(s)]).toEqual([...reuseEstimates(fresh(s))]);
+        expect([...supersededAfter(s, Math.floor(n / 2))]).toEqual([...supersededAfter(fresh(s), Math.floor(n / 2))]);
+      }
+    }
+    // An older state asked again (its memo is per turns array: a new state over the same turns walks),
+    // then the main line continued, then a branch from the older one.
+    const older = { ...asked[1]! };
+    expect([...reuseEstimates({ ...older, turns: [...older.turns] })]).toEqual([...reuseEstimates(fresh(older))]);
+    const main = round(startTurn(finalAnswer(s), 'more'), n++, next, results);
+    expect([...reuseEstimates(main)]).toEqual([...reuseEstimates(fresh(main))]);
+    const branch = round(startTurn(finalAnswer(asked[1]!), 'branch'), n++, next, results);
+    expect([...reuseEstimates(branch)]).toEqual([...reuseEstimates(fresh(branch))]);
+    const main2 = round(startTurn(finalAnswer(main), 'again'), n++, next, results);
+    expect([...reuseEstimates(main2)]).toEqual([...reuseEstimates(fresh(main2))]);
+    expect(supersededAfter(main2, 0).size).toBeGreaterThan(0);
+  });
+});
