@@ -46,11 +46,8 @@ for (const seed of [101, 102]) for (const [name, make] of Object.entries(OTHER))
 const classTexts = texts.length;
 for (const seed of [101, 102]) texts.push(OTHER['code, numbered lines']!(seed));
 
-const rows: Float64Array[] = [];
-const ys: number[] = [];
-let classRows = 0;
-for (const [n, t] of texts.entries()) {
-  if (n === classTexts) classRows = rows.length;
+/** A text's cl100k pieces, where each starts (plus the text's length last) and its exact tokens. */
+function pieceTable(t: string): { pieces: string[]; starts: number[]; tokens: number[] } {
   const pieces = cl100kPieces(t);
   const starts: number[] = [];
   const tokens: number[] = [];
@@ -61,6 +58,15 @@ for (const [n, t] of texts.entries()) {
     at += p.length;
   }
   starts.push(at);
+  return { pieces, starts, tokens };
+}
+
+const rows: Float64Array[] = [];
+const ys: number[] = [];
+let classRows = 0;
+for (const [n, t] of texts.entries()) {
+  if (n === classTexts) classRows = rows.length;
+  const { pieces, starts, tokens } = pieceTable(t);
   let first = 0;
   for (let w = 0; w + WIDTH < t.length; w += WIDTH) {
     while (first < pieces.length && starts[first]! < w) first++;
@@ -115,16 +121,7 @@ for (const [kind, t] of [
   ...PAYLOAD_KINDS.map((k) => [k, payload(k, 20_000, 1)] as const),
   ...Object.entries(OTHER).map(([k, make]) => [k, make(1)] as const),
 ]) {
-  const pieces = cl100kPieces(t);
-  const starts: number[] = [];
-  const tokens: number[] = [];
-  let at = 0;
-  for (const p of pieces) {
-    starts.push(at);
-    tokens.push(cl100kCount(p));
-    at += p.length;
-  }
-  starts.push(at);
+  const { pieces, starts, tokens } = pieceTable(t);
   const res: number[] = [];
   const resClass: number[] = [];
   const ys2: number[] = [];
