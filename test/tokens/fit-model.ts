@@ -46,8 +46,11 @@ for (const seed of [101, 102]) for (const [name, make] of Object.entries(OTHER))
 const classTexts = texts.length;
 for (const seed of [101, 102]) texts.push(OTHER['code, numbered lines']!(seed));
 
-/** A text's cl100k pieces, where each starts (plus the text's length last) and its exact tokens. */
-function pieceTable(t: string): { pieces: string[]; starts: number[]; tokens: number[] } {
+/**
+ * A text's windows of WIDTH characters with the exact tokens of the pieces that start in each: `from`/`to` are
+ * where the first counted piece starts and the last one ends (windows where no piece starts are left out).
+ */
+function windowsOf(t: string): { y: number; from: number; to: number }[] {
   const pieces = cl100kPieces(t);
   const starts: number[] = [];
   const tokens: number[] = [];
@@ -58,7 +61,16 @@ function pieceTable(t: string): { pieces: string[]; starts: number[]; tokens: nu
     at += p.length;
   }
   starts.push(at);
-  return { pieces, starts, tokens };
+  const out: { y: number; from: number; to: number }[] = [];
+  let first = 0;
+  for (let w = 0; w + WIDTH < t.length; w += WIDTH) {
+    while (first < pieces.length && starts[first]! < w) first++;
+    let end = first;
+    let y = 0;
+    while (end < pieces.length && starts[end]! < w + WIDTH) y += tokens[end++]!;
+    if (end > first) out.push({ y, from: starts[first]!, to: starts[end]! });
+  }
+  return out;
 }
 
 const rows: Float64Array[] = [];
@@ -66,15 +78,8 @@ const ys: number[] = [];
 let classRows = 0;
 for (const [n, t] of texts.entries()) {
   if (n === classTexts) classRows = rows.length;
-  const { pieces, starts, tokens } = pieceTable(t);
-  let first = 0;
-  for (let w = 0; w + WIDTH < t.length; w += WIDTH) {
-    while (first < pieces.length && starts[first]! < w) first++;
-    let end = first;
-    let y = 0;
-    while (end < pieces.length && starts[end]! < w + WIDTH) y += tokens[end++]!;
-    if (end === first) continue;
-    rows.push(features(t, starts[first]!, starts[end]!));
+  for (const { y, from, to } of windowsOf(t)) {
+    rows.push(features(t, from, to));
     ys.push(y);
   }
 }
@@ -121,18 +126,11 @@ for (const [kind, t] of [
   ...PAYLOAD_KINDS.map((k) => [k, payload(k, 20_000, 1)] as const),
   ...Object.entries(OTHER).map(([k, make]) => [k, make(1)] as const),
 ]) {
-  const { pieces, starts, tokens } = pieceTable(t);
   const res: number[] = [];
   const resClass: number[] = [];
   const ys2: number[] = [];
-  let first = 0;
-  for (let x = 0; x + WIDTH < t.length; x += WIDTH) {
-    while (first < pieces.length && starts[first]! < x) first++;
-    let end = first;
-    let y = 0;
-    while (end < pieces.length && starts[end]! < x + WIDTH) y += tokens[end++]!;
-    if (end === first) continue;
-    const f = features(t, starts[first]!, starts[end]!);
+  for (const { y, from, to } of windowsOf(t)) {
+    const f = features(t, from, to);
     res.push(y - f.reduce((s, v, i) => s + v * w[i]!, 0));
     resClass.push(y - f.reduce((s, v, i) => s + (i < K * K ? v * classOnly[i]! : 0), 0));
     ys2.push(y);
