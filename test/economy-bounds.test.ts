@@ -19,10 +19,10 @@ import { readTrace } from '../src/trace/reader.js';
 /** Economy's cost including forced recalls ÷ the best peer's, as measured (2026-11-30). */
 const MEASURED: Readonly<Record<string, number>> = {
   'coding.jsonl': 0.955,
-  'compaction.jsonl': 0.499,
+  'compaction.jsonl': 0.48,
   'demo.jsonl': 0.841,
   'fanout.jsonl': 0.973,
-  'long-idle.jsonl': 0.525,
+  'long-idle.jsonl': 0.505,
   'mixed-1.jsonl': 1.004,
   'mixed-2.jsonl': 0.983,
   'mixed-3.jsonl': 0.969,

@@ -118,9 +118,8 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
       };
   // A warm batch re-writes everything after its first change: older payloads there ride along for free when
   // nothing a later call targets is in them any more (p = 0: superseded, stale) or when the gate would not keep
-  // them now and they are not a file's text (a one-shot lookup whose chance of being asked again has decayed).
-  // A file's text stays even then: taking it too would be cheaper still but forces recalls (compaction 0 → 0.6
-  // per 100 requests, long-idle 0.5 → 1.1; docs/benchmarks.md).
+  // them now (its own rule with no re-write to pay: a one-shot lookup, or a file's text whose chance of being
+  // needed has decayed; docs/benchmarks.md, "Riders").
   if (timelineWarm && first && chosen.from < items.length) {
     const from = items[chosen.from]!.at;
     const taken = new Set(all.map((x) => x.path));
@@ -130,7 +129,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
       const record = hiddenRecord(state, b.path, 'economy');
       const removed = Math.max(0, stream[at]!.tokens - ctx.tokens.tokens({ type: 'text', text: record.note }));
       const reuse = weigh(b.path, removed);
-      if (removed > 0 && (reuse === undefined || (!reuse.keep && !reuse.file))) items.push({ path: b.path, at, record, removed, reuse });
+      if (removed > 0 && !reuse?.keep) items.push({ path: b.path, at, record, removed, reuse });
     }
   }
   const decisions: Decision[] = kept.map((it) => ({
