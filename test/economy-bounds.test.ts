@@ -22,7 +22,7 @@ const MEASURED: Readonly<Record<string, number>> = {
   'compaction.jsonl': 0.48,
   'demo.jsonl': 0.841,
   'fanout.jsonl': 0.973,
-  'long-idle.jsonl': 0.505,
+  'long-idle.jsonl': 0.504,
   'mixed-1.jsonl': 1.004,
   'mixed-2.jsonl': 0.983,
   'mixed-3.jsonl': 0.969,
