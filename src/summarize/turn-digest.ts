@@ -33,11 +33,38 @@ export interface TurnDigest {
 /** Argument keys that say most about a call, in order of preference. */
 const KEY_ARGS = ['file_path', 'path', 'filePath', 'file', 'pattern', 'command', 'cmd', 'query', 'url', 'name', 'id'];
 
-/** Whitespace collapsed and cut to `max` characters (with `…`). */
+/** Whether a code unit is whitespace as `\s` and `trim()` see it (the same set: WhiteSpace and LineTerminator). */
+const WS = /\s/;
+const ASCII_WS = new Uint8Array(128);
+for (const c of [9, 10, 11, 12, 13, 32]) ASCII_WS[c] = 1;
+const isSpace = (c: number): boolean => (c < 128 ? ASCII_WS[c] === 1 : WS.test(String.fromCharCode(c)));
+
+/**
+ * Whitespace collapsed and cut to `max` characters (with `…`): what
+ * `text.replace(/\s+/g, ' ').trim()` cut to `max` gives, read only as far as
+ * the cut needs (an error message or a request of 100k characters clipped to
+ * 100 costs 100, not a pass over all of it).
+ */
 export function clip(text: string, max: number): string {
-  const t = text.replace(/\s+/g, ' ').trim();
-  if (t.length <= max) return t;
-  return `${t.slice(0, Math.max(0, max - 1)).trimEnd()}…`;
+  const n = text.length;
+  let out = '';
+  let i = 0;
+  while (i < n && isSpace(text.charCodeAt(i))) i++;
+  // The collapsed text, one run of non-space and its following space at a time, until it is known to be
+  // longer than `max` (then only its first max - 1 characters matter).
+  while (i < n && out.length <= max) {
+    let j = i;
+    const stop = i + (max + 1 - out.length);
+    while (j < n && j < stop && !isSpace(text.charCodeAt(j))) j++;
+    out += text.slice(i, j);
+    if (j < n && j >= stop && !isSpace(text.charCodeAt(j))) break; // cut inside a run: longer than max
+    let k = j;
+    while (k < n && isSpace(text.charCodeAt(k))) k++;
+    if (k < n && k > j) out += ' ';
+    i = k;
+  }
+  if (out.length <= max) return out;
+  return `${out.slice(0, Math.max(0, max - 1)).trimEnd()}…`;
 }
 
 /** The one argument that identifies a call: its path, command, query… (first string-valued otherwise). */
