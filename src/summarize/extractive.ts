@@ -12,6 +12,7 @@
  * does not fit, the text is cut to fit.
  */
 import { InvalidOptionError } from '../errors.js';
+import { cl100kCount } from '../tokens/bpe.js';
 import { tiktokenCounter, type TokenCounter } from '../tokens/counter.js';
 import { clip, digestTurn, type CallGroup, type TurnDigest } from './turn-digest.js';
 import type { SummaryInput, SummaryOutput, SyncSummarizer } from './types.js';
@@ -68,9 +69,9 @@ function omittedLine(turns: readonly number[]): string {
   return `${first === last ? `Turn ${first}` : `Turns ${first}–${last}`}: details omitted.\n`;
 }
 
-/** Cuts `text` to the longest prefix (on a character boundary) that counts at most `max` tokens. */
-function cutToFit(text: string, max: number, counter: TokenCounter): string {
-  if (counter.count(text) <= max) return text;
+/** Cuts `text` to the longest prefix (on a character boundary) that counts at most `max` tokens (`tokens`: its count, when known). */
+function cutToFit(text: string, max: number, counter: TokenCounter, tokens = counter.count(text)): string {
+  if (tokens <= max) return text;
   let lo = 0;
   let hi = text.length;
   while (lo < hi) {
@@ -110,35 +111,57 @@ export function extractiveSummarizer(options: ExtractiveOptions = {}): SyncSumma
       const header = `[Summary of ${range} (extractive). The originals stay readable: recall("turns/${input.fromTurn}/user/0") and the paths in notes.]\n`;
       const digests = input.turns.map(digestTurn);
       const levels = digests.map(() => FULL);
-      const memo = new Map<string, number>();
-      const cost = (i: number): number => {
-        if (levels[i] === OMITTED) return 0;
-        const key = `${i}:${levels[i]}`;
-        let n = memo.get(key);
-        if (n === undefined) memo.set(key, (n = c.count(section(digests[i]!, levels[i]!, o))));
+      // Each section built and counted once per level (compose asks for every section again).
+      const sections = new Map<number, string>();
+      const sectionOf = (i: number): string => {
+        const key = i * 4 + levels[i]!;
+        let text = sections.get(key);
+        if (text === undefined) sections.set(key, (text = section(digests[i]!, levels[i]!, o)));
+        return text;
+      };
+      const counts = new Map<string, number>();
+      const countOf = (part: string): number => {
+        let n = counts.get(part);
+        if (n === undefined) counts.set(part, (n = c.count(part)));
         return n;
       };
-      const compose = (): string => {
+      const cost = (i: number): number => (levels[i] === OMITTED ? 0 : countOf(sectionOf(i)));
+      /** The text's parts: the header, the omitted turns' line, the sections (each ends with a line break). */
+      const parts = (): string[] => {
         const omitted = digests.filter((_, i) => levels[i] === OMITTED).map((d) => d.index);
-        return header + omittedLine(omitted) + digests.map((d, i) => (levels[i] === OMITTED ? '' : section(d, levels[i]!, o))).join('');
+        const out = [header, omittedLine(omitted)];
+        for (let i = 0; i < digests.length; i++) if (levels[i] !== OMITTED) out.push(sectionOf(i));
+        return out.filter((p) => p !== '');
       };
-      // Estimate with per-section counts (cheap, memoized), then confirm on the whole text:
-      // BPE merges across section boundaries can make the whole differ slightly from the sum.
-      const fixed = c.count(header) + 12;
+      // The whole text's count, its last part trimmed or not. With cl100k (the default counter) it is the sum of
+      // its parts' counts: each part ends with a line break and the next starts with "Turn", where the
+      // pre-tokenizer always cuts (no piece runs from a line break into a letter), and BPE merges stay within a
+      // piece. Any other counter counts the whole text.
+      const additive = c.count === cl100kCount;
+      const countWhole = (ps: readonly string[], trimmed: boolean): number => {
+        if (!additive) return c.count(trimmed ? ps.join('').trimEnd() : ps.join(''));
+        let n = 0;
+        for (let k = 0; k < ps.length; k++) n += trimmed && k === ps.length - 1 ? c.count(ps[k]!.trimEnd()) : countOf(ps[k]!);
+        return n;
+      };
+      // Estimate with per-section counts (cheap, memoized), then confirm on the whole text (with a counter
+      // other than cl100k, the whole may differ slightly from the sum).
+      const fixed = countOf(header) + 12;
       let total = fixed + digests.reduce((n, _, i) => n + cost(i), 0);
-      let text = compose();
+      let composed = parts();
       sweep: for (let level = BRIEF; level <= OMITTED; level++) {
         for (let i = 0; i < digests.length; i++) {
-          if (total <= input.maxTokens && c.count(text) <= input.maxTokens) break sweep;
+          if (total <= input.maxTokens && countWhole(composed, false) <= input.maxTokens) break sweep;
           if (levels[i]! >= level) continue;
           total -= cost(i);
           levels[i] = level;
           total += cost(i);
-          if (total <= input.maxTokens) text = compose();
+          if (total <= input.maxTokens) composed = parts();
         }
       }
-      text = compose();
-      return { text: cutToFit(text.trimEnd(), input.maxTokens, c), by: 'extractive' };
+      composed = parts();
+      const text = composed.join('').trimEnd();
+      return { text: cutToFit(text, input.maxTokens, c, countWhole(composed, true)), by: 'extractive' };
     },
   };
 }

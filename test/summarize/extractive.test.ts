@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../../src/errors.js';
 import { extractiveSummarizer } from '../../src/summarize/extractive.js';
 import type { SummaryInput } from '../../src/summarize/types.js';
-import { tiktokenCounter } from '../../src/tokens/counter.js';
+import { appendResponse, appendToolResults, startTurn } from '../../src/timeline/edit.js';
+import type { Turn } from '../../src/timeline/types.js';
+import { cl100kCount } from '../../src/tokens/bpe.js';
+import { type TokenCounter, tiktokenCounter } from '../../src/tokens/counter.js';
+import { newSession } from '../helpers/build.js';
 import { workSession } from './turns.js';
 
 const session = workSession(6);
@@ -80,5 +84,58 @@ describe('extractiveSummarizer', () => {
     expect(() => extractiveSummarizer({ requestChars: -1 })).toThrowErrorMatchingInlineSnapshot(
       `[InvalidOptionError: requestChars: must be a positive integer, got -1]`,
     );
+  });
+});
+
+describe('extractiveSummarizer with the default counter (whole-text counts as the sum of its parts)', () => {
+  /** Texts whose ends exercise the pre-tokenizer at the parts' joins: punctuation, spaces, CJK, digits, line breaks, none. */
+  const ENDS = ['', '.', '…', ' ', '  \n', '\n\n', '中文', '42', '!?', ')\t', '\u00a0', '😀', "'s"];
+  const messy = (n: number, k: number): string =>
+    `${ENDS[k % ENDS.length]}Request ${n}${ENDS[(k + 3) % ENDS.length]} ${'word '.repeat(k % 5)}${ENDS[(k + 7) % ENDS.length]}`;
+  function messyTurns(count: number, seed: number): Turn[] {
+    let s = newSession();
+    for (let t = 1; t <= count; t++) {
+      const k = seed * 31 + t * 7;
+      s = startTurn(s, messy(t, k));
+      const call = { type: 'tool_use' as const, id: `toolu_m${seed}_${t}`, name: 'Bash', input: { command: `run ${ENDS[k % ENDS.length]}` } };
+      s = appendResponse(s, [call]);
+      s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: call.id, content: `${messy(t, k + 1)} failed`, ...(k % 2 ? { is_error: true } : {}) }]);
+      s = appendResponse(s, [{ type: 'text', text: messy(t, k + 2) }]);
+    }
+    return [...s.turns];
+  }
+
+  it('writes the bytes a counter of the whole text writes, for any budget', () => {
+    // The same counts through another function: the summarizer then counts every composed text whole.
+    const whole: TokenCounter = { name: 'whole', count: (t) => cl100kCount(t) };
+    // Every budget from 1 to past the full text on short sessions: each place where the sweep stops or the cut
+    // begins is met at the budget one below and one above it.
+    let cuts = 0;
+    for (let seed = 0; seed < 6; seed++) {
+      for (let count = 1; count <= 3; count++) {
+        const turns = messyTurns(count, seed);
+        for (let max = 1; max <= 60 * count; max++) {
+          const at: SummaryInput = { fromTurn: 1, toTurn: count, turns, maxTokens: max };
+          const fast = extractiveSummarizer().summarize(at).text;
+          expect(fast).toBe(extractiveSummarizer({ counter: whole }).summarize(at).text);
+          expect(cl100kCount(fast)).toBeLessThanOrEqual(max);
+          if (fast.endsWith('…') && !fast.includes('Turn')) cuts++;
+        }
+      }
+    }
+    expect(cuts).toBeGreaterThan(0);
+    // Longer sessions, any budget (fixed seed).
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_500 }), fc.integer({ min: 4, max: 12 }), fc.integer({ min: 0, max: 50 }), (max, count, seed) => {
+        const turns = messyTurns(count, seed);
+        const at: SummaryInput = { fromTurn: 1, toTurn: count, turns, maxTokens: max };
+        expect(extractiveSummarizer().summarize(at).text).toBe(extractiveSummarizer({ counter: whole }).summarize(at).text);
+      }),
+      { numRuns: 60, seed: 14 },
+    );
+    // And on the work session at every budget that omits, briefs, or cuts.
+    for (const max of [8, 30, 90, 200, 400, 700, 1_000, 2_000]) {
+      expect(extractiveSummarizer().summarize(input(max)).text).toBe(extractiveSummarizer({ counter: whole }).summarize(input(max)).text);
+    }
   });
 });
