@@ -77,14 +77,17 @@ interface Analysis {
   readonly supersededAt: ReadonlyMap<BlockPath, number>;
 }
 
-const memo = new WeakMap<TimelineState['turns'], Analysis>();
+const memo = new WeakMap<TimelineState['turns'], Estimates>();
 
 /**
  * The estimate of every payload that is the newest source of some target
- * (paths absent from the map: p = 0). Memoized per state's turns.
+ * (paths absent from the map: p = 0). Memoized per state's turns. Computed
+ * lazily: `get` weighs only the targets of the path asked (a compaction asks
+ * tens of a session's thousand); iterating the map computes it whole, in the
+ * same order as always (the newest-source walk's order of targets).
  */
 export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, ReuseEstimate> {
-  return analyze(state).estimates;
+  return analyze(state);
 }
 
 /**
@@ -95,14 +98,23 @@ export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, Reu
  */
 export function supersededAfter(state: TimelineState, afterRound: number): ReadonlySet<BlockPath> {
   const out = new Set<BlockPath>();
-  for (const [path, at] of analyze(state).supersededAt) if (at > afterRound) out.add(path);
+  for (const [path, at] of analyze(state).whole().supersededAt) if (at > afterRound) out.add(path);
   return out;
+}
+
+/** The newest source of a target: the payload's path, the round it was made in, and the target's place in `newest` (first met). */
+interface Source {
+  readonly path: BlockPath;
+  readonly at: number;
+  readonly seq: number;
 }
 
 /** The walk over the rounds, oldest first, that the estimates are read from (a fold: each round updates it). */
 interface Walk {
   /** Newest source per target: `f:<file>` or `k:<call key>`. */
-  readonly newest: Map<string, { path: BlockPath; at: number }>;
+  readonly newest: Map<string, Source>;
+  /** The targets whose newest source each payload is (the inverse of `newest`; lists in no particular order). */
+  readonly byPath: Map<BlockPath, readonly string[]>;
   readonly replacedAt: Map<BlockPath, number>;
   readonly touched: Map<string, number>;
   /** Last write per file, and the files each call key names (a re-run of a file read is stale once the file is written). */
@@ -115,11 +127,16 @@ interface Walk {
   readonly external: Set<string>;
   /** Rounds walked (1-based ordinal of the last one). */
   request: number;
+  /** While walking a turn that may still get rounds: how to take each change back, in order. */
+  log: (() => void)[] | undefined;
+  /** Changes whenever the walk moves (estimates read lazily from it check it). */
+  version: number;
 }
 
 function newWalk(): Walk {
   return {
     newest: new Map(),
+    byPath: new Map(),
     replacedAt: new Map(),
     touched: new Map(),
     fileWrites: new Map(),
@@ -129,52 +146,78 @@ function newWalk(): Walk {
     recalls: new Map(),
     external: new Set(),
     request: 0,
+    log: undefined,
+    version: 0,
   };
 }
 
-/** A copy to walk on (maps copied in their order: the estimates' order follows it). */
-function copyWalk(w: Walk): Walk {
-  return {
-    newest: new Map(w.newest),
-    replacedAt: new Map(w.replacedAt),
-    touched: new Map(w.touched),
-    fileWrites: new Map(w.fileWrites),
-    keyFiles: new Map(w.keyFiles),
-    anyWrite: w.anyWrite,
-    pending: new Map(w.pending),
-    recalls: new Map(w.recalls),
-    external: new Set(w.external),
-    request: w.request,
-  };
+/** map.set(key, value), logged (undone by restoring the old value, or deleting a new key: every map keeps its order). */
+function put<K, V>(w: Walk, map: Map<K, V>, key: K, value: V): void {
+  if (w.log) {
+    if (map.has(key)) {
+      const old = map.get(key) as V;
+      w.log.push(() => map.set(key, old));
+    } else w.log.push(() => map.delete(key));
+  }
+  map.set(key, value);
+}
+
+/** map.delete(key), logged (only `pending` deletes, and its order is never read). */
+function drop<K, V>(w: Walk, map: Map<K, V>, key: K): void {
+  if (!map.has(key)) return;
+  if (w.log) {
+    const old = map.get(key) as V;
+    w.log.push(() => map.set(key, old));
+  }
+  map.delete(key);
 }
 
 function setNewest(w: Walk, target: string, src: { path: BlockPath; at: number }): void {
   const prev = w.newest.get(target);
-  if (prev && prev.path !== src.path) w.replacedAt.set(prev.path, w.request);
-  w.newest.set(target, src);
+  if (prev && prev.path !== src.path) {
+    put(w, w.replacedAt, prev.path, w.request);
+    const left = w.byPath.get(prev.path)!.filter((t) => t !== target);
+    if (left.length > 0) put(w, w.byPath, prev.path, left);
+    else drop(w, w.byPath, prev.path);
+  }
+  if (!prev || prev.path !== src.path) put(w, w.byPath, src.path, [...(w.byPath.get(src.path) ?? []), target]);
+  put(w, w.newest, target, { path: src.path, at: src.at, seq: prev ? prev.seq : w.newest.size });
+}
+
+/** The targets whose newest source is `path`, in the order of `newest`. */
+function targetsOf(w: Walk, path: BlockPath): string[] {
+  const list = [...(w.byPath.get(path) ?? [])];
+  return list.length > 1 ? list.sort((a, b) => w.newest.get(a)!.seq - w.newest.get(b)!.seq) : list;
 }
 
 /** Walks one turn's rounds. */
 function walkTurn(w: Walk, turn: TimelineState['turns'][number]): void {
-  const { newest, touched, fileWrites, keyFiles, pending, recalls, external } = w;
+  const { touched, fileWrites, keyFiles, pending, recalls, external } = w;
   for (const round of turn.rounds) {
+    if (w.log) {
+      const { request, anyWrite } = w;
+      w.log.push(() => {
+        w.request = request;
+        w.anyWrite = anyWrite;
+      });
+    }
     w.request += 1;
     const request = w.request;
     for (const b of round.response) {
       if (b.param.type !== 'tool_use') continue;
       if (b.param.name === 'recall') {
         const path = (b.param.input as { path?: unknown } | null)?.path;
-        if (typeof path === 'string') recalls.set(b.id, path);
+        if (typeof path === 'string') put(w, recalls, b.id, path);
         continue;
       }
       const t = callTargets(b.param.name, b.param.input);
-      for (const f of t.files) touched.set(f, request);
+      for (const f of t.files) put(w, touched, f, request);
       if (t.kind === 'write') {
         if (t.files.length > 0) w.anyWrite = request;
-        for (const f of t.files) fileWrites.set(f, request);
+        for (const f of t.files) put(w, fileWrites, f, request);
         if (t.overwrite) for (const f of t.files) setNewest(w, `f:${f}`, { path: b.path, at: request });
       }
-      pending.set(b.id, { key: t.key, files: t.files, read: t.kind === 'read', external: t.external, at: request });
+      put(w, pending, b.id, { key: t.key, files: t.files, read: t.kind === 'read', external: t.external, at: request });
     }
     for (const b of round.results) {
       if (b.param.type !== 'tool_result') continue;
@@ -182,23 +225,25 @@ function walkTurn(w: Walk, turn: TimelineState['turns'][number]): void {
       if (original !== undefined) {
         // A recalled copy is the newest source of everything the original was, and touches its files.
         if (!b.param.is_error) {
-          for (const [target, src] of newest) {
-            if (src.path !== original) continue;
+          for (const target of targetsOf(w, original)) {
             setNewest(w, target, { path: b.path, at: request });
-            if (target.startsWith('f:')) touched.set(target.slice(2), request);
+            if (target.startsWith('f:')) put(w, touched, target.slice(2), request);
           }
         }
         continue;
       }
       const call = pending.get(b.id);
-      pending.delete(b.id);
+      drop(w, pending, b.id);
       if (!call?.read || b.param.is_error) continue;
       const src = { path: b.path, at: call.at };
       for (const f of call.files) setNewest(w, `f:${f}`, src);
       // The exact call too (a file read with the same arguments, e.g. a partial read, re-asks for this result).
       setNewest(w, `k:${call.key}`, src);
-      keyFiles.set(call.key, call.files);
-      if (call.external) external.add(call.key);
+      put(w, keyFiles, call.key, call.files);
+      if (call.external && !external.has(call.key)) {
+        external.add(call.key);
+        w.log?.push(() => external.delete(call.key));
+      }
     }
   }
 }
@@ -208,88 +253,208 @@ function walkTurn(w: Walk, turn: TimelineState['turns'][number]): void {
  * get rounds), one per session (keyed by its first turn): a later state whose
  * turns start with the same turn objects continues it instead of walking the
  * whole session again (a walk of 2,000 rounds took 20–100 ms on a long
- * session): in place over its new complete turns, on a copy over its last one.
- * Any other state walks from the start and takes the slot.
+ * session), in place. The last turn is walked on it too, logged, and taken
+ * back before the walk moves again (a copy of the walk for it cost a session's
+ * worth of map entries on every compaction: ~0.5–1 ms at 4,000 requests). Any
+ * other state walks from the start and takes the slot.
  */
 interface WalkAt {
   readonly turns: TimelineState['turns'];
   readonly count: number;
   readonly walk: Walk;
+  /** The state's turns whose last turn the walk is also over, and how to take that turn back. */
+  open?: { readonly turns: TimelineState['turns']; readonly undo: readonly (() => void)[] } | undefined;
 }
 const walks = new WeakMap<object, WalkAt>();
 
-/** The walk over every round of the state: continued from the session's latest walk when the state extends it. */
+/** Takes the walk of an open last turn back. */
+function closeOpen(at: WalkAt): void {
+  if (!at.open) return;
+  const undo = at.open.undo;
+  at.open = undefined;
+  for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
+  at.walk.version++;
+}
+
+/** Walks `turn` on `w`, logged; the log. */
+function walkOpen(w: Walk, turn: TimelineState['turns'][number]): (() => void)[] {
+  const log: (() => void)[] = [];
+  w.log = log;
+  try {
+    walkTurn(w, turn);
+  } finally {
+    w.log = undefined;
+  }
+  w.version++;
+  return log;
+}
+
+/** The walk over every round of the state: the session's walk, moved to this state, when the state extends it. */
 function walkOf(turns: TimelineState['turns']): Walk {
   const complete = turns.length - 1;
   if (complete < 0) return newWalk();
   const at = complete > 0 ? walks.get(turns[0]!) : undefined;
+  if (at?.open?.turns === turns) return at.walk;
   let from = 0;
   if (at && at.count <= complete) {
     let same = true;
     for (let i = 0; i < at.count && same; i++) same = at.turns[i] === turns[i];
     if (same) from = at.count;
   }
-  if (complete > 0 && from < complete) {
-    // The session's walk moves on in place to this state's complete turns (a copy of it cost a
-    // session's worth of map entries on every compaction: ~1 ms at 4,000 requests). A state it no
-    // longer fits (an older one, a branch) finds the slot ahead or elsewhere and walks from the start,
+  if (complete > 0 && (from > 0 || from < complete)) {
+    // The session's walk moves on in place to this state's complete turns, then over its last turn (logged). A
+    // state it no longer fits (an older one, a branch) finds the slot ahead or elsewhere and walks from the start,
     // taking the slot. The slot is left empty while walking, so a walk that throws leaves no half-walked one.
-    const w = from > 0 ? at!.walk : newWalk();
+    let w: Walk;
+    if (from > 0) {
+      closeOpen(at!);
+      w = at!.walk;
+    } else w = newWalk();
     walks.delete(turns[0]!);
-    for (let t = from; t < complete; t++) walkTurn(w, turns[t]!);
-    walks.set(turns[0]!, { turns, count: complete, walk: w });
-    const last = copyWalk(w);
-    walkTurn(last, turns[complete]!);
-    return last;
+    if (from < complete) {
+      for (let t = from; t < complete; t++) walkTurn(w, turns[t]!);
+      w.version++;
+    }
+    const undo = walkOpen(w, turns[complete]!);
+    walks.set(turns[0]!, { turns, count: complete, walk: w, open: { turns, undo } });
+    return w;
   }
-  const w = from > 0 ? copyWalk(at!.walk) : newWalk();
+  const w = newWalk();
   walkTurn(w, turns[complete]!);
   return w;
 }
 
-function analyze(state: TimelineState): Analysis {
-  const hit = memo.get(state.turns);
-  if (hit) return hit;
+/**
+ * The estimates of one state, read from a walk positioned at it: by path on
+ * demand (the targets of that path only), or whole. When the walk has moved
+ * on since (the session went on, and this older state is asked again), the
+ * state is walked afresh and computed whole.
+ */
+class Estimates implements ReadonlyMap<BlockPath, ReuseEstimate> {
+  readonly #turns: TimelineState['turns'];
+  #walk: Walk;
+  readonly #version: number;
+  readonly #byPath = new Map<BlockPath, ReuseEstimate | undefined>();
+  #whole: Analysis | undefined;
+
+  constructor(turns: TimelineState['turns']) {
+    this.#turns = turns;
+    this.#walk = walkOf(turns);
+    this.#version = this.#walk.version;
+  }
+
+  /** The walk this state's estimates are read from: the one it was computed on while it has not moved, else a fresh one. */
+  #current(): Walk {
+    if (this.#walk.version !== this.#version) {
+      const w = newWalk();
+      for (const t of this.#turns) walkTurn(w, t);
+      this.#walk = w;
+    }
+    return this.#walk;
+  }
+
+  /** Every estimate and superseded payload (computed once). */
+  whole(): Analysis {
+    this.#whole ??= wholeAnalysis(this.#current());
+    return this.#whole;
+  }
+
+  get(path: BlockPath): ReuseEstimate | undefined {
+    if (this.#whole) return this.#whole.estimates.get(path);
+    if (this.#byPath.has(path)) return this.#byPath.get(path);
+    const w = this.#current();
+    let best: ReuseEstimate | undefined;
+    for (const target of targetsOf(w, path)) {
+      const est = estimateOf(w, target, w.newest.get(target)!);
+      if (!best || est.p > best.p) best = est;
+    }
+    this.#byPath.set(path, best);
+    return best;
+  }
+
+  has(path: BlockPath): boolean {
+    return this.get(path) !== undefined;
+  }
+
+  get size(): number {
+    return this.whole().estimates.size;
+  }
+
+  forEach(fn: (value: ReuseEstimate, key: BlockPath, map: ReadonlyMap<BlockPath, ReuseEstimate>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.whole().estimates) fn.call(thisArg, v, k, this);
+  }
+
+  entries(): MapIterator<[BlockPath, ReuseEstimate]> {
+    return this.whole().estimates.entries() as MapIterator<[BlockPath, ReuseEstimate]>;
+  }
+
+  keys(): MapIterator<BlockPath> {
+    return this.whole().estimates.keys() as MapIterator<BlockPath>;
+  }
+
+  values(): MapIterator<ReuseEstimate> {
+    return this.whole().estimates.values() as MapIterator<ReuseEstimate>;
+  }
+
+  [Symbol.iterator](): MapIterator<[BlockPath, ReuseEstimate]> {
+    return this.entries();
+  }
+}
+
+function analyze(state: TimelineState): Estimates {
+  let hit = memo.get(state.turns);
+  if (!hit) memo.set(state.turns, (hit = new Estimates(state.turns)));
+  return hit;
+}
+
+/** The estimate one target gives its newest source, read from the walk. */
+function estimateOf(w: Walk, target: string, src: Source): ReuseEstimate {
   const M = REUSE_MODEL;
-  const { newest, replacedAt, touched, fileWrites, keyFiles, anyWrite, external, request } = walkOf(state.turns);
+  const now = w.request + 1;
+  if (target.startsWith('f:')) {
+    const file = target.slice(2);
+    const t = now - (w.touched.get(file) ?? src.at);
+    return {
+      p: M.FILE_BASE + M.FILE_PEAK * Math.exp(-t / M.FILE_DECAY),
+      file: true,
+      why: `newest text of ${file}, touched ${t} request${t === 1 ? '' : 's'} ago`,
+    };
+  }
+  const key = target.slice(2);
+  const age = now - src.at;
+  const name = key.slice(0, key.indexOf('\u0000'));
+  return staleSince(w, key) > src.at
+    ? { p: 0, why: `${name}: files were written since; a re-run needs a fresh result` }
+    : { p: M.KEY_PEAK * Math.exp(-(age - 1) / M.KEY_DECAY), why: `newest result of this ${name} call, ${age} requests old` };
+}
+
+/** The last write a call key's result depends on (the files it names; naming none, any file unless external), or -1. */
+function staleSince(w: Walk, key: string): number {
+  const files = w.keyFiles.get(key) ?? [];
+  return files.length > 0 ? Math.max(-1, ...files.map((f) => w.fileWrites.get(f) ?? -1)) : w.external.has(key) ? -1 : w.anyWrite;
+}
+
+/** Every estimate (in the order of `newest`) and every superseded payload, from a walk. */
+function wholeAnalysis(w: Walk): Analysis {
   const out = new Map<BlockPath, ReuseEstimate>();
   /** When a stale result went stale (the last write it depends on). */
   const staleAt = new Map<BlockPath, number>();
-  const now = request + 1;
-  for (const [target, src] of newest) {
-    let est: ReuseEstimate;
-    if (target.startsWith('f:')) {
-      const file = target.slice(2);
-      const t = now - (touched.get(file) ?? src.at);
-      est = {
-        p: M.FILE_BASE + M.FILE_PEAK * Math.exp(-t / M.FILE_DECAY),
-        file: true,
-        why: `newest text of ${file}, touched ${t} request${t === 1 ? '' : 's'} ago`,
-      };
-    } else {
-      const key = target.slice(2);
-      const files = keyFiles.get(key) ?? [];
-      const written = files.length > 0 ? Math.max(-1, ...files.map((f) => fileWrites.get(f) ?? -1)) : external.has(key) ? -1 : anyWrite;
-      const stale = written > src.at;
-      if (stale) staleAt.set(src.path, Math.max(staleAt.get(src.path) ?? 0, written));
-      const age = now - src.at;
-      const name = key.slice(0, key.indexOf('\u0000'));
-      est = stale
-        ? { p: 0, why: `${name}: files were written since; a re-run needs a fresh result` }
-        : { p: M.KEY_PEAK * Math.exp(-(age - 1) / M.KEY_DECAY), why: `newest result of this ${name} call, ${age} requests old` };
+  for (const [target, src] of w.newest) {
+    const est = estimateOf(w, target, src);
+    if (!target.startsWith('f:')) {
+      const written = staleSince(w, target.slice(2));
+      if (written > src.at) staleAt.set(src.path, Math.max(staleAt.get(src.path) ?? 0, written));
     }
     const prev = out.get(src.path);
     if (!prev || est.p > prev.p) out.set(src.path, est);
   }
   // Superseded or stale: nothing a later call targets is in it any more (p = 0), since that round.
   const supersededAt = new Map<BlockPath, number>();
-  for (const path of new Set([...replacedAt.keys(), ...staleAt.keys()])) {
+  for (const path of new Set([...w.replacedAt.keys(), ...staleAt.keys()])) {
     if ((out.get(path)?.p ?? 0) > 0) continue;
-    supersededAt.set(path, Math.max(replacedAt.get(path) ?? 0, staleAt.get(path) ?? 0));
+    supersededAt.set(path, Math.max(w.replacedAt.get(path) ?? 0, staleAt.get(path) ?? 0));
   }
-  const analysis = { estimates: out, supersededAt };
-  memo.set(state.turns, analysis);
-  return analysis;
+  return { estimates: out, supersededAt };
 }
 
 /**

@@ -104,3 +104,44 @@ describe('the session walk continued in place', () => {
     expect(supersededAfter(main2, 0).size).toBeGreaterThan(0);
   });
 });
+
+describe('re-use estimates read by path', () => {
+  /** Every path the whole map holds, and a few it does not, asked one by one before the map is iterated. */
+  function expectLazyEqualsWhole(lazy: ReadonlyMap<string, unknown>, state: TimelineState): void {
+    const whole = [...reuseEstimates(fresh(state))];
+    for (const [path, est] of whole) expect(lazy.get(path)).toEqual(est);
+    for (const path of ['turns/1/user/0', 'turns/1/rounds/1/results/none', 'nowhere']) expect(lazy.get(path)).toEqual(new Map(whole).get(path));
+    expect(lazy.size).toBe(whole.length);
+    expect([...lazy]).toEqual(whole);
+  }
+
+  it('equal the whole map on every state of a session, on alternative last rounds, and on an older state asked after the walk moved on', () => {
+    const next = lcg(7);
+    const results: string[] = [];
+    let s = startTurn(newSession(), 'start');
+    let n = 0;
+    const kept: { state: TimelineState; lazy: ReadonlyMap<string, unknown> }[] = [];
+    for (let turn = 0; turn < 10; turn++) {
+      if (turn > 0) s = startTurn(finalAnswer(s), `turn ${turn + 1}`);
+      const rounds = 2 + Math.floor(next() * 5);
+      for (let r = 0; r < rounds; r++) {
+        s = round(s, n++, next, results);
+        // Asked by path first (the session's walk moves to this state, its last turn walked and taken back later).
+        const lazy = reuseEstimates(s);
+        if (r === 1) kept.push({ state: s, lazy });
+        else expectLazyEqualsWhole(lazy, s);
+      }
+      // Two alternative next rounds of the same open turn, asked in turn: the walk takes one back for the other.
+      const a = round(s, n++, next, results);
+      const b = round(s, n++, next, results);
+      const lazyA = reuseEstimates(a);
+      const lazyB = reuseEstimates(b);
+      expectLazyEqualsWhole(lazyA, a);
+      expectLazyEqualsWhole(lazyB, b);
+    }
+    // States whose estimates were made while the walk was at them, asked only now (the walk has moved on since).
+    for (const { state, lazy } of kept) expectLazyEqualsWhole(lazy, state);
+    expect(kept.length).toBe(10);
+    expect(supersededAfter(s, 0).size).toBeGreaterThan(0);
+  });
+});
