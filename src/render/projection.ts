@@ -136,6 +136,12 @@ export function isCompacted(state: TimelineState, turn: number, round: number | 
   return from.round > 0 && (round === undefined || round < from.round);
 }
 
+/** A response without its pruned thinking blocks (the same array when it has none). */
+function prunedThinking(response: readonly Block[], hidden: TimelineState['hidden']): readonly Block[] {
+  for (const b of response) if (isThinking(b) && hidden[b.path]) return response.filter((x) => !(isThinking(x) && hidden[x.path]));
+  return response;
+}
+
 /** Whether this turn's thinking blocks are dropped (older models strip them once a later user turn exists). */
 function stripsThinking(state: TimelineState, turnIndex: number, ctx: PassContext): boolean {
   return !ctx.profile.keepsThinking && turnIndex < state.turns.length;
@@ -311,7 +317,8 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
     for (let r = partial ? from.round - 1 : 0; r < rounds.length; r++) {
       const round = rounds[r]!;
       const where = { turn: turn.index, round: round.index };
-      const kept = strip ? round.response.filter((b) => !isThinking(b)) : round.response;
+      // Economy leaves out the thinking of earlier turns it pruned (prune-rule.ts): omitted as the API allows, never altered.
+      const kept = strip ? round.response.filter((b) => !isThinking(b)) : prunedThinking(round.response, hidden);
       // A response that is only thinking keeps it: an empty assistant message is invalid.
       const response = kept.length > 0 ? kept : round.response;
       for (let i = 0; i < response.length; i++) {
@@ -394,7 +401,8 @@ function firstHiddenTurn(before: TimelineState['hidden'], after: TimelineState['
   return first;
 }
 
-function isThinking(b: Block): boolean {
+/** Whether a block is a thinking or redacted-thinking block. */
+export function isThinking(b: Block): boolean {
   return b.param.type === 'thinking' || b.param.type === 'redacted_thinking';
 }
 

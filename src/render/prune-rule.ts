@@ -8,7 +8,7 @@ import type { Block, StreamBlock, TimelineState } from '../timeline/types.js';
 import { hiddenRecord, payloadChars, PRUNE_NOTICE } from './notes.js';
 import type { PassContext } from './context.js';
 import { expectedRemaining, noticePrice } from './gate.js';
-import { isCompacted } from './projection.js';
+import { isCompacted, isThinking } from './projection.js';
 import { reuseWeigher } from './reuse.js';
 import type { PruneOptions } from './types.js';
 
@@ -20,8 +20,15 @@ function sizeOf(b: Block): number {
   return n;
 }
 
-/** Blocks old and bulky enough to prune, oldest first. */
-export function pruneCandidates(state: TimelineState, o: Readonly<Required<PruneOptions>>): Block[] {
+/**
+ * Blocks old and bulky enough to prune, oldest first.
+ *
+ * @param thinking also the thinking blocks of earlier turns (economy, on models that keep them): the API
+ *   lets a request omit them, so the renderer leaves them out (render/projection.ts) rather than altering
+ *   them; a response that is only thinking keeps it (an empty assistant message is invalid), and the current
+ *   turn's thinking is never a candidate (the API needs the last assistant message's thinking unchanged)
+ */
+export function pruneCandidates(state: TimelineState, o: Readonly<Required<PruneOptions>>, thinking = false): Block[] {
   const out: Block[] = [];
   if (!o.enabled) return out;
   const lastTurn = state.turns.length;
@@ -45,9 +52,10 @@ export function pruneCandidates(state: TimelineState, o: Readonly<Required<Prune
     for (const round of turn.rounds) {
       if (t === keepFrom.turn && round.index >= keepFrom.round) break;
       if (isCompacted(state, t, round.index)) continue;
+      const earlierThinking = thinking && t < lastTurn && round.response.some((x) => !isThinking(x));
       for (const b of [...round.response, ...round.results]) {
         const type = b.param.type;
-        const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text';
+        const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text' || (earlierThinking && isThinking(b));
         if (bulky && b.path !== 'notices/prune' && !state.hidden[b.path] && sizeOf(b) >= o.minChars) out.push(b);
       }
     }

@@ -5,10 +5,12 @@
  * most recent `keepTurns` turns and the most recent `keepRounds` rounds, and
  * above `minChars`, are hidden behind short notes; deferred hides are applied
  * too. The `economy` policy also prunes while warm when the cost gate says the
- * re-write pays back within the expected remaining requests.
+ * re-write pays back within the expected remaining requests, and, on models
+ * that keep thinking, prunes earlier turns' thinking blocks: those are left out
+ * of the request (the API lets a request omit them), never altered or noted.
  *
  * Contract: edits only `hidden` (and adds the one-time notice); never touches
- * user messages, thinking blocks, the envelope, the tail or the current round;
+ * user messages, the current turn's thinking, the envelope, the tail or the current round;
  * never prunes inside a warm window under `conservative`. Decisions are sticky:
  * a pruned block stays pruned in every later render. Idempotent.
  */
@@ -18,7 +20,7 @@ import type { Pass, PassContext } from './context.js';
 import { expectedRemaining, noticePrice, priceChange } from './gate.js';
 import { hiddenRecord, PRUNE_NOTICE } from './notes.js';
 import { dedupe } from './dedupe.js';
-import { cacheStanding } from './projection.js';
+import { cacheStanding, isThinking } from './projection.js';
 import { pruneCandidates } from './prune-rule.js';
 import { firstChance, reuseWeigher, type ReuseVerdict } from './reuse.js';
 import type { Decision } from './types.js';
@@ -71,11 +73,14 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   if (timelineWarm && options.policy !== 'economy') return { state, decisions: [] };
 
   const deferred = new Set(state.deferred.map((d) => d.path));
+  // Economy also prunes earlier turns' thinking on models that keep it: left out of the request, not replaced by a note.
+  const thinking = options.policy === 'economy' && ctx.profile.keepsThinking;
+  const noteTokens = (b: Block, note: string): number => (isThinking(b) ? 0 : ctx.tokens.tokens({ type: 'text', text: note }));
   // While warm, each payload is weighed once, when it leaves the keepRounds window (its
   // removal then re-writes only the newest rounds); what the gate keeps then stays
   // until the cache is cold (a free prune) or compaction rewrites it.
   const first = timelineWarm && o.reuse ? firstChance(state, o.keepRounds) : undefined;
-  const candidates = first ? pruneCandidates(state, o).filter(first) : pruneCandidates(state, o);
+  const candidates = first ? pruneCandidates(state, o, thinking).filter(first) : pruneCandidates(state, o, thinking);
   for (const d of state.deferred) {
     if (!candidates.some((c) => c.path === d.path) && !state.hidden[d.path]) {
       const b = stream.find((s) => s.path === d.path);
@@ -93,7 +98,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
       const note = state.deferred.find((d) => d.path === b.path)?.note;
       const record = hiddenRecord(state, b.path, reason, note);
       const before = stream[index.get(b.path)!]!.tokens;
-      const removed = Math.max(0, before - ctx.tokens.tokens({ type: 'text', text: record.note }));
+      const removed = Math.max(0, before - noteTokens(b, record.note));
       // The agent's own hides are its decision: no re-use weighing.
       const reuse = reason === 'agent' ? undefined : weigh(b.path, removed);
       return { path: b.path, at: index.get(b.path)!, record, removed, reuse };
@@ -123,11 +128,11 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   if (timelineWarm && first && chosen.from < items.length) {
     const from = items[chosen.from]!.at;
     const taken = new Set(all.map((x) => x.path));
-    for (const b of pruneCandidates(state, o)) {
+    for (const b of pruneCandidates(state, o, thinking)) {
       const at = index.get(b.path);
       if (at === undefined || at <= from || taken.has(b.path)) continue;
       const record = hiddenRecord(state, b.path, 'economy');
-      const removed = Math.max(0, stream[at]!.tokens - ctx.tokens.tokens({ type: 'text', text: record.note }));
+      const removed = Math.max(0, stream[at]!.tokens - noteTokens(b, record.note));
       const reuse = weigh(b.path, removed);
       if (removed > 0 && !reuse?.keep) items.push({ path: b.path, at, record, removed, reuse });
     }
