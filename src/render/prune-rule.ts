@@ -46,13 +46,16 @@ export function pruneCandidates(state: TimelineState, o: Readonly<Required<Prune
     }
   }
   const lastPrunableTurn = Math.min(lastTurn - o.keepTurns, keepFrom.turn);
+  // The latest assistant message keeps its thinking even with keepRounds 0: the newest round of the previous
+  // turn while the current one has none yet (the current turn's thinking is never a candidate).
+  const latest = thinking && state.turns[lastTurn - 1]?.rounds.length === 0 ? state.turns[lastTurn - 2]?.rounds.at(-1) : undefined;
   for (let t = 1; t <= lastPrunableTurn; t++) {
     const turn = state.turns[t - 1]!;
     if (isCompacted(state, t, turn.rounds.length)) continue;
     for (const round of turn.rounds) {
       if (t === keepFrom.turn && round.index >= keepFrom.round) break;
       if (isCompacted(state, t, round.index)) continue;
-      const earlierThinking = thinking && t < lastTurn && round.response.some((x) => !isThinking(x));
+      const earlierThinking = thinking && t < lastTurn && round !== latest && round.response.some((x) => !isThinking(x));
       for (const b of [...round.response, ...round.results]) {
         const type = b.param.type;
         const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text' || (earlierThinking && isThinking(b));

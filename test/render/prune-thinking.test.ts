@@ -81,3 +81,11 @@ describe("economy leaves out earlier turns' thinking", () => {
     expect(Object.keys(state.hidden).filter((p) => p.includes('/response/'))).toEqual([]);
   });
 });
+
+describe('the latest assistant message keeps its thinking', () => {
+  it('with keepRounds 0, the first request of turn 2 after a pause still sends the thinking of turn 1 its last round', async () => {
+    const reqs = await replayAll(parseTrace(trace()), { policy: 'economy', prune: { keepRounds: 0 } });
+    expect(thinkingIn(reqs[3]!.request)).toEqual([thought(3).thinking]);
+    expect(reqs[3]!.rendered.state.hidden['turns/1/rounds/3/response/0']).toBeUndefined();
+  });
+});
