@@ -119,6 +119,7 @@ export function parseTag(tag: string, where: string): ParsedTag {
  * `./src//a.ts` and `src/a.ts` are one tag.
  */
 export function fileTag(path: string): string {
+  if (isNormalPath(path)) return `file:${path}`;
   const absolute = path.startsWith('/');
   const out: string[] = [];
   for (const part of path.replace(/\\/g, '/').split('/')) {
@@ -128,6 +129,25 @@ export function fileTag(path: string): string {
   }
   const joined = out.join('/');
   return `file:${absolute ? '/' : ''}${joined === '' && !absolute ? '.' : joined}`;
+}
+
+/**
+ * Whether {@link fileTag} leaves a path as it is: not empty, no backslash, and no empty, `.` or `..` segment
+ * (a leading slash aside). Most paths agents send are; they skip the split and join.
+ */
+function isNormalPath(path: string): boolean {
+  const n = path.length;
+  let start = path.charCodeAt(0) === 47 ? 1 : 0;
+  if (n === start) return false;
+  for (let i = start; i <= n; i++) {
+    const c = i < n ? path.charCodeAt(i) : 47;
+    if (c === 92) return false;
+    if (c !== 47) continue;
+    const length = i - start;
+    if (length === 0 || (length <= 2 && path.charCodeAt(start) === 46 && (length === 1 || path.charCodeAt(start + 1) === 46))) return false;
+    start = i + 1;
+  }
+  return true;
 }
 
 /** Tags a read entry carries in the store. */

@@ -36,7 +36,26 @@ const PATH_KEYS = /^(file_?path|path|notebook_?path|file_?name|file|target_?file
 const WRITE_NAME =
   /^(edit|multi_?edit|write|notebook_?edit|apply_?patch|create_?file|edit_?file|write_?file|str_replace_editor|replace_in_file|delete_?file|move_?file|rename_?file)$/i;
 const EXTERNAL_NAME = /web|fetch|search|http|url|browse/i;
-const HAS_EXTENSION = /\/?[^/\s]+\.[A-Za-z0-9]{1,8}$/;
+const WHITESPACE = /\s/;
+
+/**
+ * Whether a path's last segment has an extension: what `/\/?[^/\s]+\.[A-Za-z0-9]{1,8}$/` tests, read from the
+ * end (that unanchored regex retried every start: most of a tool call's targets' cost). The text ends with a
+ * run of 1–8 letters or digits (a longer run leaves a letter or digit, not a dot, before any 8 of them), a dot
+ * before it, and before the dot a character that is not a slash or whitespace.
+ */
+function hasExtension(v: string): boolean {
+  const n = v.length;
+  let run = 0;
+  while (run < n && run <= 8 && isAlnum(v.charCodeAt(n - 1 - run))) run++;
+  if (run < 1 || run > 8) return false;
+  const dot = n - 1 - run;
+  if (dot < 1 || v.charCodeAt(dot) !== 46) return false;
+  const c = v.charCodeAt(dot - 1);
+  return c !== 47 && !(c <= 32 ? c === 32 || (c >= 9 && c <= 13) : c >= 128 && WHITESPACE.test(v[dot - 1]!));
+}
+
+const isAlnum = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
 const memo = new WeakMap<object, CallTargets>();
 
@@ -56,8 +75,9 @@ export function callTargets(name: string, input: unknown, policies?: Readonly<Re
   }
   const args = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
   const files: string[] = [];
-  for (const [k, v] of Object.entries(args)) {
-    if (typeof v === 'string' && PATH_KEYS.test(k) && v.length < 1024 && HAS_EXTENSION.test(v)) files.push(fileTag(v).slice('file:'.length));
+  for (const k of Object.keys(args)) {
+    const v = args[k];
+    if (typeof v === 'string' && v.length < 1024 && PATH_KEYS.test(k) && hasExtension(v)) files.push(fileTag(v).slice('file:'.length));
   }
   let kind: CallTargets['kind'] = WRITE_NAME.test(name) ? 'write' : 'read';
   let tags: string[] = [];
