@@ -27,7 +27,7 @@ import { expectedRemaining } from './gate.js';
 import { hiddenRecord } from './notes.js';
 import { stableStream, tailStream, tokensOf, visibleFrom } from './projection.js';
 import { pruneCandidates } from './prune-rule.js';
-import { keptByReuse } from './reuse.js';
+import { followReuse, keptByReuse } from './reuse.js';
 import type { Decision, GatePrice } from './types.js';
 
 export type { SummaryTexts } from './context.js';
@@ -212,6 +212,9 @@ export const compactPass: Pass = {
 
 /** Compacts the state when over the ceiling: a summary (ctx.summaries' text when given, else summarized now) covers the oldest stretch. */
 export function compact(state: TimelineState, ctx: PassContext): { state: TimelineState; decisions: Decision[] } {
+  // A compaction weighs its free prunes with the re-use model: its walk over the session moves on here on every
+  // render, one round at a time, rather than over every round since the previous compaction at once.
+  if (ctx.options.compact.enabled && ctx.options.pruneOnCompaction.enabled && ctx.options.prune.reuse) followReuse(state);
   const plan = planCompaction(state, ctx);
   if (!plan) return { state, decisions: [] };
   const out = ctx.summaries?.get(plan.key) ?? summarizeSync(ctx.options.summarizer ?? extractiveSummarizer(), plan);

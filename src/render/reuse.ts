@@ -190,138 +190,204 @@ function targetsOf(w: Walk, path: BlockPath): string[] {
   return list.length > 1 ? list.sort((a, b) => w.newest.get(a)!.seq - w.newest.get(b)!.seq) : list;
 }
 
+type Turn = TimelineState['turns'][number];
+
 /** Walks one turn's rounds. */
-function walkTurn(w: Walk, turn: TimelineState['turns'][number]): void {
+function walkTurn(w: Walk, turn: Turn): void {
+  for (const round of turn.rounds) walkRound(w, round);
+}
+
+/** Walks one round. */
+function walkRound(w: Walk, round: Turn['rounds'][number]): void {
   const { touched, fileWrites, keyFiles, pending, recalls, external } = w;
-  for (const round of turn.rounds) {
-    if (w.log) {
-      const { request, anyWrite } = w;
-      w.log.push(() => {
-        w.request = request;
-        w.anyWrite = anyWrite;
-      });
+  if (w.log) {
+    const { request, anyWrite } = w;
+    w.log.push(() => {
+      w.request = request;
+      w.anyWrite = anyWrite;
+    });
+  }
+  w.request += 1;
+  const request = w.request;
+  for (const b of round.response) {
+    if (b.param.type !== 'tool_use') continue;
+    if (b.param.name === 'recall') {
+      const path = (b.param.input as { path?: unknown } | null)?.path;
+      if (typeof path === 'string') put(w, recalls, b.id, path);
+      continue;
     }
-    w.request += 1;
-    const request = w.request;
-    for (const b of round.response) {
-      if (b.param.type !== 'tool_use') continue;
-      if (b.param.name === 'recall') {
-        const path = (b.param.input as { path?: unknown } | null)?.path;
-        if (typeof path === 'string') put(w, recalls, b.id, path);
-        continue;
-      }
-      const t = callTargets(b.param.name, b.param.input);
-      for (const f of t.files) put(w, touched, f, request);
-      if (t.kind === 'write') {
-        if (t.files.length > 0) w.anyWrite = request;
-        for (const f of t.files) put(w, fileWrites, f, request);
-        if (t.overwrite) for (const f of t.files) setNewest(w, `f:${f}`, { path: b.path, at: request });
-      }
-      put(w, pending, b.id, { key: t.key, files: t.files, read: t.kind === 'read', external: t.external, at: request });
+    const t = callTargets(b.param.name, b.param.input);
+    for (const f of t.files) put(w, touched, f, request);
+    if (t.kind === 'write') {
+      if (t.files.length > 0) w.anyWrite = request;
+      for (const f of t.files) put(w, fileWrites, f, request);
+      if (t.overwrite) for (const f of t.files) setNewest(w, `f:${f}`, { path: b.path, at: request });
     }
-    for (const b of round.results) {
-      if (b.param.type !== 'tool_result') continue;
-      const original = recalls.get(b.id);
-      if (original !== undefined) {
-        // A recalled copy is the newest source of everything the original was, and touches its files.
-        if (!b.param.is_error) {
-          for (const target of targetsOf(w, original)) {
-            setNewest(w, target, { path: b.path, at: request });
-            if (target.startsWith('f:')) put(w, touched, target.slice(2), request);
-          }
+    put(w, pending, b.id, { key: t.key, files: t.files, read: t.kind === 'read', external: t.external, at: request });
+  }
+  for (const b of round.results) {
+    if (b.param.type !== 'tool_result') continue;
+    const original = recalls.get(b.id);
+    if (original !== undefined) {
+      // A recalled copy is the newest source of everything the original was, and touches its files.
+      if (!b.param.is_error) {
+        for (const target of targetsOf(w, original)) {
+          setNewest(w, target, { path: b.path, at: request });
+          if (target.startsWith('f:')) put(w, touched, target.slice(2), request);
         }
-        continue;
       }
-      const call = pending.get(b.id);
-      drop(w, pending, b.id);
-      if (!call?.read || b.param.is_error) continue;
-      const src = { path: b.path, at: call.at };
-      for (const f of call.files) setNewest(w, `f:${f}`, src);
-      // The exact call too (a file read with the same arguments, e.g. a partial read, re-asks for this result).
-      setNewest(w, `k:${call.key}`, src);
-      put(w, keyFiles, call.key, call.files);
-      if (call.external && !external.has(call.key)) {
-        external.add(call.key);
-        w.log?.push(() => external.delete(call.key));
-      }
+      continue;
+    }
+    const call = pending.get(b.id);
+    drop(w, pending, b.id);
+    if (!call?.read || b.param.is_error) continue;
+    const src = { path: b.path, at: call.at };
+    for (const f of call.files) setNewest(w, `f:${f}`, src);
+    // The exact call too (a file read with the same arguments, e.g. a partial read, re-asks for this result).
+    setNewest(w, `k:${call.key}`, src);
+    put(w, keyFiles, call.key, call.files);
+    if (call.external && !external.has(call.key)) {
+      external.add(call.key);
+      w.log?.push(() => external.delete(call.key));
     }
   }
 }
 
 /**
- * The walk after a state's complete turns (all but its last, which may still
- * get rounds), one per session (keyed by its first turn): a later state whose
- * turns start with the same turn objects continues it instead of walking the
- * whole session again (a walk of 2,000 rounds took 20–100 ms on a long
- * session), in place. The last turn is walked on it too, logged, and taken
- * back before the walk moves again (a copy of the walk for it cost a session's
- * worth of map entries on every compaction: ~0.5–1 ms at 4,000 requests). Any
- * other state walks from the start and takes the slot.
+ * The walk after a state's rounds, one per session (keyed by its first turn):
+ * a later state whose turns start with the same turn objects continues it in
+ * place instead of walking the whole session again (a walk of 2,000 rounds
+ * took 20–100 ms on a long session). Its last turn, which may still get rounds
+ * or be replaced (a branch), is walked logged, round by round: a later state
+ * whose last turn starts with the same round objects walks only its new
+ * rounds, any other takes back the rounds that differ first. Kept current on
+ * every render that may compact ({@link followReuse}), a compaction then walks
+ * nothing (it walked the rounds since the previous analysis at once: ~1–11 ms
+ * at 4,000 requests). Any other state walks from the start and takes the slot.
  */
 interface WalkAt {
+  /** The turns of the state the walk is over. */
   readonly turns: TimelineState['turns'];
+  /** Its complete turns (all but the last), walked for good. */
   readonly count: number;
   readonly walk: Walk;
-  /** The state's turns whose last turn the walk is also over, and how to take that turn back. */
-  open?: { readonly turns: TimelineState['turns']; readonly undo: readonly (() => void)[] } | undefined;
+  /** Its last turn, walked logged: how to take each of its rounds back. */
+  readonly open: OpenTurn;
+}
+
+interface OpenTurn {
+  turn: Turn;
+  /** The changes of the rounds walked, in order, and where each round's start in it. */
+  readonly undo: (() => void)[];
+  readonly marks: number[];
 }
 const walks = new WeakMap<object, WalkAt>();
 
-/** Takes the walk of an open last turn back. */
-function closeOpen(at: WalkAt): void {
-  if (!at.open) return;
-  const undo = at.open.undo;
-  at.open = undefined;
-  for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
-  at.walk.version++;
+/** Takes back the open turn's rounds from round `k` (0-based) on. */
+function rollBack(w: Walk, open: OpenTurn, k: number): void {
+  const to = open.marks[k]!;
+  for (let i = open.undo.length - 1; i >= to; i--) open.undo[i]!();
+  open.undo.length = to;
+  open.marks.length = k;
 }
 
-/** Walks `turn` on `w`, logged; the log. */
-function walkOpen(w: Walk, turn: TimelineState['turns'][number]): (() => void)[] {
-  const log: (() => void)[] = [];
-  w.log = log;
+/** Walks rounds `from`… of `turn` on `w`, logged into `open`. */
+function walkLogged(w: Walk, open: OpenTurn, turn: Turn, from: number): void {
+  open.turn = turn;
+  w.log = open.undo;
   try {
-    walkTurn(w, turn);
+    for (let r = from; r < turn.rounds.length; r++) {
+      open.marks.push(open.undo.length);
+      walkRound(w, turn.rounds[r]!);
+    }
   } finally {
     w.log = undefined;
   }
-  w.version++;
-  return log;
 }
 
 /** The walk over every round of the state: the session's walk, moved to this state, when the state extends it. */
 function walkOf(turns: TimelineState['turns']): Walk {
   const complete = turns.length - 1;
   if (complete < 0) return newWalk();
-  const at = complete > 0 ? walks.get(turns[0]!) : undefined;
-  if (at?.open?.turns === turns) return at.walk;
-  let from = 0;
-  if (at && at.count <= complete) {
-    let same = true;
-    for (let i = 0; i < at.count && same; i++) same = at.turns[i] === turns[i];
-    if (same) from = at.count;
-  }
-  if (complete > 0 && (from > 0 || from < complete)) {
-    // The session's walk moves on in place to this state's complete turns, then over its last turn (logged). A
-    // state it no longer fits (an older one, a branch) finds the slot ahead or elsewhere and walks from the start,
-    // taking the slot. The slot is left empty while walking, so a walk that throws leaves no half-walked one.
-    let w: Walk;
-    if (from > 0) {
-      closeOpen(at!);
-      w = at!.walk;
-    } else w = newWalk();
-    walks.delete(turns[0]!);
-    if (from < complete) {
-      for (let t = from; t < complete; t++) walkTurn(w, turns[t]!);
-      w.version++;
-    }
-    const undo = walkOpen(w, turns[complete]!);
-    walks.set(turns[0]!, { turns, count: complete, walk: w, open: { turns, undo } });
+  if (complete === 0) {
+    const w = newWalk();
+    walkTurn(w, turns[0]!);
     return w;
   }
-  const w = newWalk();
-  walkTurn(w, turns[complete]!);
+  const at = walks.get(turns[0]!);
+  if (at?.turns === turns) return at.walk;
+  const fits = at !== undefined && continues(at, turns);
+  // The slot is left empty while walking, so a walk that throws leaves no half-walked one.
+  walks.delete(turns[0]!);
+  const w = fits ? at!.walk : newWalk();
+  let t = fits ? at!.count : 0;
+  let open: OpenTurn = { turn: turns[complete]!, undo: [], marks: [] };
+  let moved = false;
+  if (fits) {
+    // The slot's last turn, as this state has it (same index): the rounds that are still the same objects stay walked.
+    const was = at!.open;
+    const now = turns[t]!;
+    let k = 0;
+    while (k < was.marks.length && k < now.rounds.length && now.rounds[k] === was.turn.rounds[k]) k++;
+    if (k < was.marks.length) {
+      rollBack(w, was, k);
+      moved = true;
+    }
+    if (k < now.rounds.length || was.turn !== now) moved = true;
+    if (t < complete) {
+      // Complete in this state: its other rounds are walked for good (the log is dropped).
+      for (let r = k; r < now.rounds.length; r++) walkRound(w, now.rounds[r]!);
+      t++;
+    } else {
+      walkLogged(w, was, now, k);
+      open = was;
+      t++;
+    }
+  }
+  if (t < complete) moved = true;
+  for (; t < complete; t++) walkTurn(w, turns[t]!);
+  if (t === complete) {
+    walkLogged(w, open, turns[complete]!, 0);
+    moved = true;
+  }
+  if (moved) w.version++;
+  walks.set(turns[0]!, { turns, count: complete, walk: w, open });
   return w;
+}
+
+/** Whether `turns` continue the slot's walk: its complete turns are theirs (the same objects). */
+function continues(at: WalkAt, turns: TimelineState['turns']): boolean {
+  if (at.count > turns.length - 1) return false;
+  for (let i = 0; i < at.count; i++) if (at.turns[i] !== turns[i]) return false;
+  return true;
+}
+
+/** New rounds a session's walk takes at a time between analyses (see {@link followReuse}). */
+const FOLLOW_BATCH = 16;
+
+/**
+ * Keeps the session's re-use walk close to this state (see {@link WalkAt}):
+ * called on every render that may compact, it walks the new rounds once
+ * FOLLOW_BATCH of them are waiting (~5 µs a round in one go, about three
+ * times less than one at a time), so a compaction walks at most that many
+ * instead of every round since the previous analysis at once (~1–11 ms at
+ * 4,000 requests). It only continues a walk this state extends (or starts one
+ * at the session's second turn): a state that is not the session's next
+ * (rebuilt from a store, a branch) is walked when a compaction asks, as
+ * before, not on every render.
+ */
+export function followReuse(state: TimelineState): void {
+  const turns = state.turns;
+  if (turns.length < 2) return;
+  const at = walks.get(turns[0]!);
+  if (!at || !continues(at, turns)) {
+    if (turns.length === 2) walkOf(turns);
+    return;
+  }
+  if (at.turns === turns) return;
+  let behind = -at.open.marks.length;
+  for (let t = at.count; t < turns.length && behind < FOLLOW_BATCH; t++) behind += turns[t]!.rounds.length;
+  if (behind >= FOLLOW_BATCH) walkOf(turns);
 }
 
 /**

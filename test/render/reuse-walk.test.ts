@@ -145,3 +145,30 @@ describe('re-use estimates read by path', () => {
     expect(supersededAfter(s, 0).size).toBeGreaterThan(0);
   });
 });
+
+describe('the session walk over the last turn, round by round', () => {
+  it('takes back exactly the rounds a later-asked state does not share, whatever order states of one turn are asked in', () => {
+    const next = lcg(21);
+    const results: string[] = [];
+    let s = startTurn(newSession(), 'start');
+    let n = 0;
+    for (let r = 0; r < 6; r++) s = round(s, n++, next, results);
+    s = startTurn(finalAnswer(s), 'the open turn');
+    const byRound: TimelineState[] = [];
+    for (let r = 0; r < 6; r++) byRound.push((s = round(s, n++, next, results)));
+    const branch = round(byRound[2]!, n++, next, results);
+    // A new turns array over the same turn objects: nothing memoized for it, the session's walk moves to it.
+    const again = (state: TimelineState): TimelineState => ({ ...state, turns: [...state.turns] });
+    for (const state of [byRound[5]!, byRound[1]!, byRound[4]!, branch, byRound[0]!, byRound[5]!, branch, byRound[3]!]) {
+      const asked = again(state);
+      const lazy = reuseEstimates(asked);
+      const whole = [...reuseEstimates(fresh(state))];
+      for (const [path, est] of whole) expect(lazy.get(path)).toEqual(est);
+      expect([...lazy]).toEqual(whole);
+      expect([...supersededAfter(asked, 3)]).toEqual([...supersededAfter(fresh(state), 3)]);
+    }
+    // The open turn completes (a final answer, a new turn): its rounds stay walked, the next turn is walked on top.
+    const done = round(startTurn(finalAnswer(byRound[5]!), 'next'), n++, next, results);
+    expect([...reuseEstimates(done)]).toEqual([...reuseEstimates(fresh(done))]);
+  });
+});
