@@ -15,9 +15,11 @@
  *   remaining ones (the same figure the cost gate uses; see gate.ts).
  * - `extraRound`: the request the recall adds (it reads the prefix: context
  *   tokens × read price), the payload sent back and written (× 5m write price),
- *   the recall call's output tokens, and `recallPenaltyTokens` input tokens for
- *   what no bill shows (a round of latency, the risk the agent works from the
- *   note instead of recalling).
+ *   the recall call's output tokens, and, for the newest text of a file,
+ *   `recallPenaltyTokens` input tokens for what no bill shows (a round of
+ *   latency, the risk the agent edits from the note instead of recalling). A
+ *   call's result is needed again only by the same call asked again, which
+ *   brings it back itself: no penalty.
  * - A recalled copy is carried like the payload would have been, so the saving
  *   is only had with probability 1 − p.
  *
@@ -612,7 +614,9 @@ export function reuseWeigher(
     const { p, why, file = false } = reuseOf(state, path);
     if (p <= 0) return undefined;
     const saving = (removed * ((warm ? prices.cacheRead : prices.cacheWrite5m) + prices.cacheRead * remaining)) / 1e6;
-    const round = extraRoundPrice(ctx.profile, context, removed, o.recallPenaltyTokens);
+    // The penalty prices an edit made from the note, or the agent stopping to recall; a result whose need is the
+    // same call asked again comes back with that call itself (nothing to work from, no stop): no penalty.
+    const round = extraRoundPrice(ctx.profile, context, removed, file ? o.recallPenaltyTokens : 0);
     const expectedRecall = expectedRecallCost(p, round, saving);
     return { p, why, file, saving, expectedRecall, keep: expectedRecall >= saving };
   };

@@ -99,8 +99,10 @@ export interface PruneOptions {
    */
   readonly reuse?: boolean;
   /**
-   * What a forced recall costs beyond its bill (a round of latency, the risk the
-   * agent works from the note), in input tokens at the model's input price.
+   * What a forced recall of a file's text costs beyond its bill (a round of latency,
+   * the risk the agent edits from the note), in input tokens at the model's input
+   * price. A call's result is needed again only by the same call, which brings it
+   * back itself: it carries no penalty.
    * Default 100,000 (under both policies): the price at which economy forces at most
    * ~1 recall per 100 requests on the fixtures (docs/benchmarks.md, "Economy and re-use").
    */
