@@ -286,7 +286,7 @@ interface OpenTurn {
 const walks = new WeakMap<object, WalkAt>();
 
 /** Takes back the open turn's rounds from round `k` (0-based) on. */
-function rollBack(w: Walk, open: OpenTurn, k: number): void {
+function rollBack(_w: Walk, open: OpenTurn, k: number): void {
   const to = open.marks[k]!;
   for (let i = open.undo.length - 1; i >= to; i--) open.undo[i]!();
   open.undo.length = to;
