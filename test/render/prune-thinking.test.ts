@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { recall } from '../../src/render/hide-block.js';
 import { replayAll } from '../../src/replay/replay.js';
 import { validateRequest } from '../../src/testing/fake-server-validate.js';
-import { parseTrace } from '../../src/trace/reader.js';
+import { parseTrace, readTrace } from '../../src/trace/reader.js';
 import { ENV, lines, T0 } from '../helpers/one-turn-trace.js';
 
 const at = (ms: number) => new Date(T0 + ms).toISOString();
@@ -89,3 +89,24 @@ describe('the latest assistant message keeps its thinking', () => {
     expect(reqs[3]!.rendered.state.hidden['turns/1/rounds/3/response/0']).toBeUndefined();
   });
 });
+
+describe('on a fixture with thinking and redacted thinking (coding.jsonl, economy)', () => {
+  it("every request carries the current turn's thinking unchanged, and some earlier turns' thinking is left out", async () => {
+    const reqs = await replayAll(readTrace('fixtures/coding.jsonl'), { policy: 'economy', recalls: true });
+    let omitted = 0;
+    for (const r of reqs) {
+      const state = r.rendered.state;
+      const turn = state.turns[r.turn - 1]!;
+      const current = turn.rounds.flatMap((rd) => rd.response).filter((b) => b.param.type === 'thinking' || b.param.type === 'redacted_thinking');
+      const sent = r.request.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).map((b) => JSON.stringify(b));
+      for (const b of current) expect(sent, `request ${r.index}: ${b.path}`).toContain(JSON.stringify(b.param));
+      omitted = Math.max(omitted, Object.keys(state.hidden).filter((p) => state.hidden[p] && /\/response\//.test(p) && isThinkingPath(state, p)).length);
+    }
+    expect(omitted).toBeGreaterThan(0);
+  });
+});
+
+function isThinkingPath(state: Parameters<typeof recall>[0], path: string): boolean {
+  const t = recall(state, path).type;
+  return t === 'thinking' || t === 'redacted_thinking';
+}
