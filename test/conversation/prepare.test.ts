@@ -246,6 +246,46 @@ describe('prepare', () => {
     expect(plan.resync?.reason).toBe('tools_changed');
   });
 
+  it('a rebuilt 20 kB system prompt or tool catalog with one character changed in the middle is a change (same length, every request exact)', async () => {
+    // Deterministic 20 kB texts: a byte changed anywhere must re-render, never reuse the stored envelope.
+    const long = (seed: string, n: number) =>
+      Array.from({ length: Math.ceil(n / seed.length) }, (_, i) => `${seed}${i % 10}`)
+        .join('')
+        .slice(0, n);
+    const system = [{ type: 'text' as const, text: long('You are a careful coding agent; read before you edit. ', 20_000) }];
+    const tools = structuredClone(TOOLS).map((t, i) => ({ ...t, description: long(`Tool ${i}: what it does and when to use it. `, 5_000) }));
+    const swap = (s: string, at: number) => `${s.slice(0, at)}${s[at] === 'x' ? 'y' : 'x'}${s.slice(at + 1)}`;
+    const requests = history(1, 3);
+    const send = (id: string, i: number, sys: typeof system, tls: typeof tools) =>
+      prepare(
+        { ...base, system: JSON.parse(JSON.stringify(sys)), tools: JSON.parse(JSON.stringify(tls)), messages: requests[i]! },
+        { conversationId: id, store, now: i },
+      );
+    const store = new MemoryConversationStore();
+    const edits: [string, typeof system, typeof tools][] = [
+      ['system_changed', [{ type: 'text', text: swap(system[0]!.text, 10_000) }], tools],
+      ['tools_changed', system, tools.map((t, i) => (i === 1 ? { ...t, description: swap(t.description, 2_500) } : t))],
+      // A nested leaf deep in a schema, same length.
+      [
+        'tools_changed',
+        system,
+        tools.map((t, i) => (i === tools.length - 1 ? JSON.parse(JSON.stringify(t).replace('"type":"string"', '"type":"strinG"')) : t)),
+      ],
+    ];
+    for (const [k, [reason, sys, tls]] of edits.entries()) {
+      expect(JSON.stringify(sys).length + JSON.stringify(tls).length).toBe(JSON.stringify(system).length + JSON.stringify(tools).length);
+      const id = `mid-${k}`;
+      for (let i = 0; i < 2; i++) expect((await send(id, i, system, tools)).plan.resync).toBeUndefined();
+      const { params, plan } = await send(id, 2, sys, tls);
+      expect(plan.resync?.reason).toBe(reason);
+      // The bytes are those of a conversation that had the changed envelope from the start.
+      const fresh = await send(`fresh-${k}`, 2, sys, tls);
+      expect(JSON.stringify({ system: params.system, tools: params.tools })).toBe(JSON.stringify({ system: fresh.params.system, tools: fresh.params.tools }));
+      // The same content rebuilt again is no change.
+      expect((await send(id, 2, sys, tls)).plan.resync).toBeUndefined();
+    }
+  });
+
   it('keeps the timeline when only the system prompt changes, and names it', async () => {
     const store = new MemoryConversationStore();
     const requests = history(1, 2);
