@@ -16,7 +16,7 @@
  * given summary text. Throws ContextOverflowError when even the envelope plus
  * the newest round cannot fit.
  */
-import { castDraft, produce } from 'immer';
+import { freeze } from 'immer';
 import { CachepointError, ContextOverflowError } from '../errors.js';
 import { extractiveSummarizer } from '../summarize/index.js';
 import type { Summarizer, SummaryInput, SummaryOutput } from '../summarize/types.js';
@@ -241,9 +241,9 @@ export function compact(state: TimelineState, ctx: PassContext): { state: Timeli
       ...(out.cost !== undefined ? { summarizerCost: out.cost } : {}),
     },
   ];
-  let next = produce(state, (draft) => {
-    draft.summaries.push(castDraft(summary));
-  });
+  // The state with the summary appended, frozen as immer's produce would leave it (a draft of the whole state
+  // and a walk of the new summary to finalize it cost 0.2-0.5 ms a compaction).
+  let next: TimelineState = freeze({ ...state, summaries: freeze([...state.summaries, freeze(summary, true)]) });
   // Everything after the summary is re-written now: deferred hides and old bulky payloads go for free
   // (the payloads only when pruning is enabled: `prune.enabled: false` holds through compaction).
   // The re-use gate keeps what a later call is likely to need (reuse.ts); the agent's own hides all go.
@@ -254,10 +254,9 @@ export function compact(state: TimelineState, ctx: PassContext): { state: Timeli
     .filter((path) => !next.hidden[path])
     .map((path) => hiddenRecord(next, path, next.deferred.some((d) => d.path === path) ? 'agent' : 'prune', next.deferred.find((d) => d.path === path)?.note));
   if (records.length > 0) {
-    next = produce(next, (draft) => {
-      for (const r of records) draft.hidden[r.path] = castDraft(r);
-      draft.deferred = [];
-    });
+    const hidden = { ...next.hidden };
+    for (const r of records) hidden[r.path] = freeze(r, true);
+    next = freeze({ ...next, hidden: freeze(hidden), deferred: freeze([]) });
     for (const r of records) decisions.push({ type: 'prune', path: r.path, reason: r.reason, tokensRemoved: 0 });
   }
   return { state: next, decisions };

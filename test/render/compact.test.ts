@@ -7,7 +7,9 @@ import { recall } from '../../src/render/hide-block.js';
 import { toAnthropic } from '../../src/providers/anthropic.js';
 import { ContextOverflowError } from '../../src/errors.js';
 import { validateRequest } from '../../src/testing/fake-server-validate.js';
-import { startTurn, appendResponse, appendToolResults } from '../../src/timeline/edit.js';
+import { startTurn, appendResponse, appendToolResults, createTimeline, setTail } from '../../src/timeline/edit.js';
+import { generateTrace } from '../../src/synthetic/generate.js';
+import { BlockTokenCache } from '../../src/tokens/counter.js';
 import { findBlock } from '../../src/timeline/paths.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import type { Summarizer } from '../../src/summarize/types.js';
@@ -28,6 +30,39 @@ function grow(turns: number, roundsPerTurn: number, size = 1200): TimelineState 
 }
 
 describe('compact', () => {
+  it("leaves the state it edits frozen: the new summary and its paths, the free prunes' records, the hidden map", () => {
+    // A generated coding session long enough for compactions with free prunes (the default options).
+    const tokens = new BlockTokenCache();
+    let state: TimelineState | undefined;
+    let at = 0;
+    let compactions = 0;
+    let prunes = 0;
+    const deepFrozen = (x: unknown): boolean =>
+      x === null || typeof x !== 'object' || (Object.isFrozen(x) && Object.values(x as object).every((v) => deepFrozen(v)));
+    for (const e of generateTrace({ seed: 'frozen', profile: 'coding', requests: 700, hides: false })) {
+      if (e.type === 'assistant') {
+        const r = render(state!, { now: at, tokens });
+        if (r.decisions.some((d) => d.type === 'compact')) {
+          compactions++;
+          prunes += r.decisions.filter((d) => d.type === 'prune').length;
+          expect(Object.isFrozen(r.state) && Object.isFrozen(r.state.summaries) && deepFrozen(r.state.summaries.at(-1))).toBe(true);
+          expect(Object.isFrozen(r.state.hidden) && Object.isFrozen(r.state.deferred) && Object.values(r.state.hidden).every(deepFrozen)).toBe(true);
+        }
+        state = appendResponse(r.state, e.content, e.at);
+        continue;
+      }
+      if (e.type === 'envelope') state = createTimeline({ instructions: e.instructions, tools: e.tools, model: e.model ?? 'claude-sonnet-4-6' });
+      else if (e.type === 'user') state = startTurn(state!, e.content, e.at);
+      else if (e.type === 'tool_results') {
+        const results = e.content.filter((b) => b.type === 'tool_result').map(({ duration_ms: _d, ...b }) => b);
+        state = appendToolResults(state!, results as never, e.content.filter((b) => b.type === 'text') as never, e.at);
+      } else if (e.type === 'tail') state = setTail(state!, e.content);
+      if ('at' in e && typeof e.at === 'number') at = e.at;
+    }
+    expect(compactions).toBeGreaterThan(1);
+    expect(prunes).toBeGreaterThan(0);
+  });
+
   it('does nothing under the threshold', () => {
     const r = render(grow(2, 2, 200), { ...opts, now: 0 });
     expect(r.decisions).toEqual([]);
