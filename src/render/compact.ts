@@ -19,6 +19,7 @@
 import { freeze } from 'immer';
 import { CachepointError, ContextOverflowError } from '../errors.js';
 import { extractiveSummarizer } from '../summarize/index.js';
+import { prepareExtractive } from '../summarize/extractive.js';
 import type { Summarizer, SummaryInput, SummaryOutput } from '../summarize/types.js';
 import { turnIndexPath } from '../timeline/turn-index.js';
 import type { BlockPath, StreamBlock, Summary, TimelineState, Turn } from '../timeline/types.js';
@@ -215,6 +216,8 @@ export function compact(state: TimelineState, ctx: PassContext): { state: Timeli
   // A compaction weighs its free prunes with the re-use model: its walk over the session moves on here on every
   // render, one round at a time, rather than over every round since the previous compaction at once.
   if (ctx.options.compact.enabled && ctx.options.pruneOnCompaction.enabled && ctx.options.prune.reuse) followReuse(state);
+  // Likewise the default summarizer's sections of complete turns are prepared a few turns at a time.
+  if (ctx.options.compact.enabled && !ctx.options.summarizer) prepareExtractive(state.turns);
   const plan = planCompaction(state, ctx);
   if (!plan) return { state, decisions: [] };
   const out = ctx.summaries?.get(plan.key) ?? summarizeSync(ctx.options.summarizer ?? extractiveSummarizer(), plan);

@@ -14,6 +14,7 @@
 import { InvalidOptionError } from '../errors.js';
 import { cl100kCount } from '../tokens/bpe.js';
 import { tiktokenCounter, type TokenCounter } from '../tokens/counter.js';
+import type { Turn } from '../timeline/types.js';
 import { clip, digestTurn, type CallGroup, type TurnDigest } from './turn-digest.js';
 import type { SummaryInput, SummaryOutput, SyncSummarizer } from './types.js';
 
@@ -82,6 +83,68 @@ function cutToFit(text: string, max: number, counter: TokenCounter, tokens = cou
   return lo === 0 ? '' : `${text.slice(0, lo)}…`;
 }
 
+/** A turn's section at one level, and its tokens once counted (cl100k). */
+interface Section {
+  readonly text: string;
+  tokens?: number;
+}
+
+/** Digests per turn object (a turn never changes). */
+const digests = new WeakMap<Turn, TurnDigest>();
+
+function digestOf(turn: Turn): TurnDigest {
+  let d = digests.get(turn);
+  if (d === undefined) digests.set(turn, (d = digestTurn(turn)));
+  return d;
+}
+
+/** Sections per turn object, by options and level, with their cl100k counts. */
+const sectionsByTurn = new WeakMap<Turn, Map<string, Section>>();
+
+function sectionFor(turn: Turn, level: number, o: Required<Omit<ExtractiveOptions, 'counter'>>): Section {
+  let byKey = sectionsByTurn.get(turn);
+  if (byKey === undefined) sectionsByTurn.set(turn, (byKey = new Map()));
+  const key = `${o.requestChars},${o.answerChars},${o.maxCalls},${level}`;
+  let entry = byKey.get(key);
+  if (entry === undefined) byKey.set(key, (entry = { text: section(digestOf(turn), level, o) }));
+  return entry;
+}
+
+/** The default options of {@link extractiveSummarizer}. */
+const DEFAULTS = Object.freeze({ requestChars: 200, answerChars: 300, maxCalls: 12 });
+
+/** Complete turns prepared so far per session (keyed by its first turn), and the last of them. */
+const prepared = new WeakMap<object, { readonly count: number; readonly last: Turn }>();
+
+/** Complete turns waiting before {@link prepareExtractive} prepares them, in one go. */
+const PREPARE_BATCH = 4;
+
+/**
+ * Prepares what the default extractive summarizer (default options, cl100k)
+ * will need of a state's complete turns: each turn's digest, full-detail
+ * section and its count, kept per turn object. Called on every render that may
+ * compact with that summarizer, it works once PREPARE_BATCH turns wait, so a
+ * compaction mostly finds its turns' sections counted (counting them at once
+ * was a third of a compaction). It only continues a session it has followed
+ * from its start: a state rebuilt from a store or an older one is left to the
+ * compaction, as before. The summary's bytes are the same either way.
+ */
+export function prepareExtractive(turns: readonly Turn[]): void {
+  const complete = turns.length - 1;
+  if (complete < 1) return;
+  const slot = prepared.get(turns[0]!);
+  let from: number;
+  if (slot && slot.count <= complete && turns[slot.count - 1] === slot.last) from = slot.count;
+  else if (complete <= PREPARE_BATCH) from = 0;
+  else return;
+  if (complete - from < PREPARE_BATCH) return;
+  for (let t = from; t < complete; t++) {
+    const entry = sectionFor(turns[t]!, FULL, DEFAULTS);
+    entry.tokens ??= cl100kCount(entry.text);
+  }
+  prepared.set(turns[0]!, { count: complete, last: turns[complete - 1]! });
+}
+
 /**
  * The deterministic, synchronous summarizer.
  *
@@ -91,9 +154,9 @@ function cutToFit(text: string, max: number, counter: TokenCounter, tokens = cou
  */
 export function extractiveSummarizer(options: ExtractiveOptions = {}): SyncSummarizer {
   const o = {
-    requestChars: options.requestChars ?? 200,
-    answerChars: options.answerChars ?? 300,
-    maxCalls: options.maxCalls ?? 12,
+    requestChars: options.requestChars ?? DEFAULTS.requestChars,
+    answerChars: options.answerChars ?? DEFAULTS.answerChars,
+    maxCalls: options.maxCalls ?? DEFAULTS.maxCalls,
   };
   for (const [k, v] of Object.entries(o)) {
     if (!Number.isInteger(v) || v < 1) throw new InvalidOptionError(k, `must be a positive integer, got ${v}`);
@@ -109,23 +172,35 @@ export function extractiveSummarizer(options: ExtractiveOptions = {}): SyncSumma
       const c = counter;
       const range = input.fromTurn === input.toTurn ? `turn ${input.fromTurn}` : `turns ${input.fromTurn}–${input.toTurn}`;
       const header = `[Summary of ${range} (extractive). The originals stay readable: recall("turns/${input.fromTurn}/user/0") and the paths in notes.]\n`;
-      const digests = input.turns.map(digestTurn);
+      // With cl100k (the default counter), a turn's sections and their counts are kept per turn object (a turn
+      // never changes), so sections prepared ahead ({@link prepareExtractive}) or summarized before are not redone.
+      const additive = c.count === cl100kCount;
+      const digests = input.turns.map(digestOf);
       const levels = digests.map(() => FULL);
       // Each section built and counted once per level (compose asks for every section again).
-      const sections = new Map<number, string>();
-      const sectionOf = (i: number): string => {
+      const sections = new Map<number, Section>();
+      const entryOf = (i: number): Section => {
         const key = i * 4 + levels[i]!;
-        let text = sections.get(key);
-        if (text === undefined) sections.set(key, (text = section(digests[i]!, levels[i]!, o)));
-        return text;
+        let entry = sections.get(key);
+        if (entry === undefined) {
+          entry = additive ? sectionFor(input.turns[i]!, levels[i]!, o) : { text: section(digests[i]!, levels[i]!, o) };
+          sections.set(key, entry);
+        }
+        return entry;
       };
+      const sectionOf = (i: number): string => entryOf(i).text;
       const counts = new Map<string, number>();
       const countOf = (part: string): number => {
         let n = counts.get(part);
         if (n === undefined) counts.set(part, (n = c.count(part)));
         return n;
       };
-      const cost = (i: number): number => (levels[i] === OMITTED ? 0 : countOf(sectionOf(i)));
+      const cost = (i: number): number => {
+        if (levels[i] === OMITTED) return 0;
+        const entry = entryOf(i);
+        entry.tokens ??= c.count(entry.text);
+        return entry.tokens;
+      };
       /** The text's parts: the header, the omitted turns' line, the sections (each ends with a line break). */
       const parts = (): string[] => {
         const omitted = digests.filter((_, i) => levels[i] === OMITTED).map((d) => d.index);
@@ -137,7 +212,6 @@ export function extractiveSummarizer(options: ExtractiveOptions = {}): SyncSumma
       // its parts' counts: each part ends with a line break and the next starts with "Turn", where the
       // pre-tokenizer always cuts (no piece runs from a line break into a letter), and BPE merges stay within a
       // piece. Any other counter counts the whole text.
-      const additive = c.count === cl100kCount;
       const countWhole = (ps: readonly string[], trimmed: boolean): number => {
         if (!additive) return c.count(trimmed ? ps.join('').trimEnd() : ps.join(''));
         let n = 0;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../../src/errors.js';
-import { extractiveSummarizer } from '../../src/summarize/extractive.js';
+import { extractiveSummarizer, prepareExtractive } from '../../src/summarize/extractive.js';
 import type { SummaryInput } from '../../src/summarize/types.js';
 import { appendResponse, appendToolResults, startTurn } from '../../src/timeline/edit.js';
 import type { Turn } from '../../src/timeline/types.js';
@@ -133,6 +133,18 @@ describe('extractiveSummarizer with the default counter (whole-text counts as th
       }),
       { numRuns: 60, seed: 14 },
     );
+    // Sections prepared ahead for the default options (as the compact pass does) give the same bytes, with the
+    // default options and with others (prepared sections of one are never read for another).
+    for (let seed = 0; seed < 4; seed++) {
+      const turns = messyTurns(9, 100 + seed);
+      prepareExtractive([...turns, turns.at(-1)!]);
+      for (const max of [40, 150, 400, 5_000]) {
+        const at: SummaryInput = { fromTurn: 1, toTurn: 9, turns, maxTokens: max };
+        expect(extractiveSummarizer().summarize(at).text).toBe(extractiveSummarizer({ counter: whole }).summarize(at).text);
+        const other = { requestChars: 40, answerChars: 20, maxCalls: 1 };
+        expect(extractiveSummarizer(other).summarize(at).text).toBe(extractiveSummarizer({ ...other, counter: whole }).summarize(at).text);
+      }
+    }
     // And on the work session at every budget that omits, briefs, or cuts.
     for (const max of [8, 30, 90, 200, 400, 700, 1_000, 2_000]) {
       expect(extractiveSummarizer().summarize(input(max)).text).toBe(extractiveSummarizer({ counter: whole }).summarize(input(max)).text);
