@@ -368,12 +368,27 @@ export function truncateTo(state: TimelineState, mark: MessageMark): TimelineSta
     return s.toTurn < cut.turns.length || s.throughRound !== undefined;
   });
   const hasNotice = cut.pruneNotice && cut.turns.some((t) => t.user.some(isNotice) || t.rounds.some((r) => r.results.some(isNotice)));
+  const current = currentThinking(cut);
   return produce(cut, (draft) => {
     if (draft.pruneNotice && !hasNotice) draft.pruneNotice = false;
-    for (const path of Object.keys(draft.hidden)) if (path.startsWith('turns/') && !exists(path)) delete draft.hidden[path];
+    for (const path of Object.keys(draft.hidden)) if ((path.startsWith('turns/') && !exists(path)) || current.has(path)) delete draft.hidden[path];
     if (summaries.length !== cut.summaries.length) draft.summaries = castDraft([...summaries]);
     draft.deferred = draft.deferred.filter((d) => !d.path.startsWith('turns/') || exists(d.path));
   });
+}
+
+/**
+ * The thinking blocks a cut-back timeline must send unchanged again: its last turn's (the current tool-use loop)
+ * and, while that turn has no round yet, the previous turn's newest round's (the latest assistant message).
+ * Economy may have left them out (render/prune-rule.ts) while their turn was an earlier one.
+ */
+function currentThinking(state: TimelineState): Set<string> {
+  const paths = new Set<string>();
+  const last = state.turns.at(-1);
+  if (!last) return paths;
+  const rounds = last.rounds.length > 0 ? last.rounds : (state.turns.at(-2)?.rounds.slice(-1) ?? []);
+  for (const round of rounds) for (const b of round.response) if (b.param.type === 'thinking' || b.param.type === 'redacted_thinking') paths.add(b.path);
+  return paths;
 }
 
 function isNotice(b: { readonly path: string }): boolean {
