@@ -401,7 +401,7 @@ export function followReuse(state: TimelineState): void {
 class Estimates implements ReadonlyMap<BlockPath, ReuseEstimate> {
   readonly #turns: TimelineState['turns'];
   #walk: Walk;
-  readonly #version: number;
+  #version: number;
   readonly #byPath = new Map<BlockPath, ReuseEstimate | undefined>();
   #whole: Analysis | undefined;
 
@@ -416,7 +416,9 @@ class Estimates implements ReadonlyMap<BlockPath, ReuseEstimate> {
     if (this.#walk.version !== this.#version) {
       const w = newWalk();
       for (const t of this.#turns) walkTurn(w, t);
+      // This walk is the state's own (no session moves it): later paths are read from it, not walked again.
       this.#walk = w;
+      this.#version = w.version;
     }
     return this.#walk;
   }
