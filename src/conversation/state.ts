@@ -61,6 +61,7 @@ function exportRender(state: TimelineState, imported: ImportedRender | undefined
     round: lr.round,
     requests: lr.requests,
     idleGaps: lr.idleGaps,
+    ...(lr.tail ? { tail: lr.tail.map((b) => ({ path: b.path, param: b.param })) } : {}),
   };
 }
 
@@ -154,6 +155,20 @@ export function importState(text: string, id: string): ConversationRecord {
   return freeze(record, false);
 }
 
+/** A tail block the previous request sent, as render/bind.ts compares it (role and payload). */
+function sentTailBlock(d: { readonly path: string; readonly param: unknown }): StreamBlock {
+  return Object.freeze({
+    path: d.path,
+    id: d.path,
+    role: 'user',
+    kind: 'tail',
+    segment: 'tail',
+    param: d.param as StreamBlock['param'],
+    tokens: 0,
+    markable: false,
+  } as StreamBlock);
+}
+
 /**
  * Re-attaches an imported render memory to the imported blocks: each stream
  * position whose path and key still match gets the block the next render will
@@ -193,6 +208,7 @@ export function rehydrate(record: ConversationRecord, profile: ModelProfile, tok
         round: imported.round,
         requests: imported.requests,
         idleGaps: imported.idleGaps,
+        ...(imported.tail ? { tail: imported.tail.map(sentTailBlock) } : {}),
       },
     },
     false,

@@ -53,6 +53,15 @@ export interface ModelProfile {
    * them when a plain user turn arrives, so every byte after the first one misses.
    */
   readonly keepsThinking: boolean;
+  /**
+   * Preserved thinking ("thinking block binding"): the API checks that everything before a thinking or
+   * redacted_thinking block that comes back (top-level `system`, `tools`, and all message content before it)
+   * is unchanged from the request that produced it; if not, that block and every later thinking block are
+   * invalid and the request is refused with a 400 (the default for accounts created on or after
+   * 2026-08-31) or they are dropped. The renderer then never sends a thinking block whose prefix changed
+   * (render/bind.ts). Set on {@link BINDING_MODELS}; absent (false) elsewhere.
+   */
+  readonly bindsThinking?: boolean;
   /** How many positions a marker looks back for an earlier entry (20). */
   readonly lookback: number;
   /** The provider whose API this id belongs to (default `anthropic`). */
@@ -70,6 +79,24 @@ export interface ModelProfile {
 }
 
 const FIVE_MINUTES = 5 * 60_000;
+
+/**
+ * Models with preserved thinking (thinking blocks bound to their prefix): the supported-models list of
+ * https://platform.claude.com/docs/en/build-with-claude/preserved-thinking/prefix-checks and
+ * .../fix-bound-to-a-different-conversation (read 2026-11-30). Bedrock's page
+ * (docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-thinking-block-binding.html, read
+ * 2026-11-30) says Mythos 5.1 records the signature without running the check: it is kept here, since
+ * the renderer's guard only drops thinking whose prefix really changed.
+ */
+export const BINDING_MODELS: readonly string[] = Object.freeze([
+  'claude-fable-5-2',
+  'claude-mythos-5-2',
+  'claude-fable-5-1',
+  'claude-mythos-5-1',
+  'claude-opus-5-5',
+  'claude-sonnet-5-5',
+  'claude-haiku-5-5',
+]);
 
 /** Prices are decimal: 3 × 0.1 is $0.30, not 0.30000000000000004. */
 const dollars = (x: number): number => Math.round(x * 1e9) / 1e9;
@@ -137,7 +164,9 @@ export const MODEL_PROFILES: Readonly<Record<string, ModelProfile>> = Object.fre
       profile('claude-3-7-sonnet', 3, 15, 1024, 200_000, false),
       profile('claude-3-5-sonnet', 3, 15, 1024, 200_000, false),
       profile('claude-3-5-haiku', 0.8, 4, 2048, 200_000, false),
-    ].map((p) => [p.id, p]),
+    ]
+      .map((p) => (BINDING_MODELS.includes(p.id) ? Object.freeze({ ...p, bindsThinking: true }) : p))
+      .map((p) => [p.id, p]),
   ),
 );
 

@@ -7,9 +7,10 @@
  * Contract: pure; changes only the payload of blocks that have a HiddenRecord
  * (the block keeps its position, its role and, for tool_use/tool_result, its
  * id, so pairs stay valid); never reorders; never adds or drops a visible
- * block. Idempotent: the same state projects to the same stream (the same
+ * block (except, on models that bind thinking, the thinking whose prefix changed: render/bind.ts). Idempotent: the same state projects to the same stream (the same
  * objects, memoized per source block).
  */
+import { bindThinking } from './bind.js';
 import type { Pass } from './context.js';
 import { cacheStanding } from './projection.js';
 
@@ -17,7 +18,9 @@ import { cacheStanding } from './projection.js';
 export const hidePass: Pass = {
   name: 'hide',
   run(work, ctx) {
-    const { stream } = cacheStanding(work.state, ctx);
-    return { ...work, stream, tailStart: stream.length };
+    // Models that bind thinking to its prefix: thinking whose prefix changed is left out first (render/bind.ts).
+    const bound = ctx.profile.bindsThinking ? bindThinking(work, ctx) : work;
+    const { stream } = cacheStanding(bound.state, ctx);
+    return { ...bound, stream, tailStart: stream.length };
   },
 };

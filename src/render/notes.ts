@@ -25,7 +25,7 @@ export function payloadChars(param: ContentBlockParam): number {
   }
 }
 
-const VERB: Record<HideReason, string> = { agent: 'hidden', prune: 'pruned', economy: 'pruned' };
+const VERB: Record<HideReason, string> = { agent: 'hidden', prune: 'pruned', economy: 'pruned', binding: 'pruned' };
 
 /** `[pruned: Read result, 12,345 chars; recall("turns/3/rounds/2/results/toolu_01")]`: short, it is read by every later request. */
 export function hiddenNote(path: BlockPath, what: string, chars: number, reason: HideReason, note?: string): string {

@@ -192,10 +192,13 @@ const PROFILE_FIELDS: Readonly<Record<string, Check>> = {
   apiModel: (v, name, key) => {
     if (typeof v !== 'string' || v.length === 0) bad(at(name, key), v, 'a non-empty model id');
   },
+  bindsThinking: (v, name, key) => {
+    if (typeof v !== 'boolean') bad(at(name, key), v, 'true or false');
+  },
 };
 
 /** Profile fields a profile may leave out (the provider defaults to Anthropic and its rules). */
-const OPTIONAL_PROFILE_FIELDS = new Set(['provider', 'caching', 'betas', 'apiModel']);
+const OPTIONAL_PROFILE_FIELDS = new Set(['provider', 'caching', 'betas', 'apiModel', 'bindsThinking']);
 
 const checkProfile: Check = (v, name, key) => {
   const full = at(name, key);

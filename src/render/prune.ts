@@ -15,7 +15,7 @@
  * a pruned block stays pruned in every later render. Idempotent.
  */
 import { castDraft, produce } from 'immer';
-import type { Block, CacheEntryRecord, HiddenRecord, TimelineState } from '../timeline/types.js';
+import type { Block, CacheEntryRecord, HiddenRecord, StreamBlock, TimelineState } from '../timeline/types.js';
 import type { Pass, PassContext } from './context.js';
 import { expectedRemaining, noticePrice, priceChange } from './gate.js';
 import { hiddenRecord, PRUNE_NOTICE } from './notes.js';
@@ -74,7 +74,8 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
 
   const deferred = new Set(state.deferred.map((d) => d.path));
   // Economy also prunes earlier turns' thinking on models that keep it: left out of the request, not replaced by a note.
-  const thinking = options.policy === 'economy' && ctx.profile.keepsThinking;
+  // Not on models that bind thinking to its prefix: leaving one out invalidates every later one (render/bind.ts).
+  const thinking = options.policy === 'economy' && ctx.profile.keepsThinking && !ctx.profile.bindsThinking;
   const noteTokens = (b: Block, note: string): number => (isThinking(b) ? 0 : ctx.tokens.tokens({ type: 'text', text: note }));
   // While warm, each payload is weighed once, when it leaves the keepRounds window (its
   // removal then re-writes only the newest rounds); what the gate keeps then stays
@@ -105,9 +106,15 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
     })
     .filter((x) => x.at !== undefined && x.removed > 0)
     .sort((a, b) => a.at - b.at);
+  // Models that bind thinking: a payload before a visible thinking block stays, since pruning it would invalidate
+  // that thinking and every later one (render/bind.ts); the agent's own hides still apply (the plan then says
+  // which thinking they cost).
+  const bound = ctx.profile.bindsThinking ? lastThinking(stream) : -1;
+  const held = bound >= 0 ? all.filter((x) => x.at < bound && x.record.reason !== 'agent') : [];
+  const free = held.length > 0 ? all.filter((x) => !held.includes(x)) : all;
   // Payloads a later call is likely enough to need stay visible: the plan says so, with the figures.
-  const kept = all.filter((x) => x.reuse?.keep);
-  const items = all.filter((x) => !x.reuse?.keep);
+  const kept = free.filter((x) => x.reuse?.keep);
+  const items = free.filter((x) => !x.reuse?.keep);
 
   const chosen = timelineWarm
     ? chooseWarmBatch(items, entries, ctx, remaining, noticePrice(ctx.profile, state, ctx.tokens.tokens(NOTICE_PARAM), remaining))
@@ -130,7 +137,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
     const taken = new Set(all.map((x) => x.path));
     for (const b of pruneCandidates(state, o, thinking)) {
       const at = index.get(b.path);
-      if (at === undefined || at <= from || taken.has(b.path)) continue;
+      if (at === undefined || at <= from || at < bound || taken.has(b.path)) continue;
       const record = hiddenRecord(state, b.path, 'economy');
       const removed = Math.max(0, stream[at]!.tokens - noteTokens(b, record.note));
       const reuse = weigh(b.path, removed);
@@ -148,6 +155,9 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
       reuse: { p: it.reuse!.p, why: it.reuse!.why, expectedRecall: it.reuse!.expectedRecall },
     },
   }));
+  for (const it of held) {
+    decisions.push({ type: 'defer', path: it.path, why: 'preserved thinking: pruning it would invalidate the thinking blocks after it' });
+  }
   const apply: HiddenRecord[] = [];
   items.forEach((it, k) => {
     if (k >= chosen.from) {
@@ -173,6 +183,16 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
     if (next.pruneNotice) decisions.push({ type: 'notice', path: 'notices/prune' });
   }
   return { state: next, decisions };
+}
+
+/** Index of the last visible thinking block of the stream (-1 when there is none). */
+function lastThinking(stream: readonly StreamBlock[]): number {
+  for (let i = stream.length - 1; i >= 0; i--) {
+    const b = stream[i]!;
+    const type = (b.param as { type?: string }).type;
+    if (b.role === 'assistant' && (type === 'thinking' || type === 'redacted_thinking')) return i;
+  }
+  return -1;
 }
 
 /**

@@ -10,6 +10,7 @@ import { toAnthropic } from '../providers/anthropic.js';
 import { extractiveSummarizer } from '../summarize/index.js';
 import type { SummaryOutput } from '../summarize/types.js';
 import type { TimelineState } from '../timeline/types.js';
+import { foldSentTail } from './bind.js';
 import { planCompaction } from './compact.js';
 import { contextOf, passContext, type PassContext, type RenderWork } from './context.js';
 import { PASSES, runPasses } from './pipeline.js';
@@ -35,7 +36,7 @@ export function render(state: TimelineState, options: RenderOptions = {}): Rende
 
 /** The pipeline on a resolved context (options validated, clock read: once per render). */
 function renderWith(state: TimelineState, ctx: PassContext): Rendered {
-  return finish(runPasses(PASSES, state, ctx), ctx);
+  return finish(runPasses(PASSES, foldSentTail(state, ctx), ctx), ctx);
 }
 
 /** The plan of the request the passes built, and the state that remembers this render. */
@@ -73,6 +74,8 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
           round: (turn?.rounds.length ?? 0) + 1,
           requests: (next.lastRender?.requests ?? 0) + 1,
           idleGaps: (next.lastRender?.idleGaps ?? 0) + (next.lastRender && ctx.now - next.lastRender.at >= ctx.profile.ttlMs['5m'] ? 1 : 0),
+          // Models that bind thinking: the tail this request sends, kept in the history once answered (render/bind.ts).
+          ...(ctx.profile.bindsThinking ? { tail: Object.freeze(parts.tail.slice()) } : {}),
         },
         stable,
       ),
@@ -136,7 +139,7 @@ export async function renderAsync(state: TimelineState, options: RenderOptions =
   // or the render after the await would plan a different compaction than the one summarized.
   const ctx = passContext(state, options);
   const summarizer = ctx.options.summarizer;
-  const pruned = prune(state, ctx).state;
+  const pruned = prune(foldSentTail(state, ctx), ctx).state;
   const plan = planCompaction(pruned, ctx);
   if (!plan || !summarizer) return renderWith(state, ctx);
   const fallback = extractiveSummarizer();

@@ -34,6 +34,20 @@ export interface CachePoint {
   readonly moved?: 'unmarkable' | 'bridge';
 }
 
+/**
+ * What changed before a thinking block, on a model that binds thinking to its prefix: `envelope` (system or
+ * tools), `compaction` (a summary), `hidden` (a prune or hide note), `tail` (the previous request's tail is
+ * not where it was sent), `edit` (any other change of the history, e.g. a block left out).
+ */
+export type BindingCause = 'envelope' | 'compaction' | 'hidden' | 'tail' | 'edit';
+
+/** Why a thinking block was left out on a model that binds thinking (see {@link BindingCause}). */
+export interface BindingDrop {
+  readonly cause: BindingCause;
+  /** The first block that differs from what the request that produced the thinking sent. */
+  readonly changedAt: BlockPath;
+}
+
 /** A change to the stream the render made (or deferred), with its price. */
 export type Decision =
   | {
@@ -42,6 +56,8 @@ export type Decision =
       readonly reason: HideReason;
       readonly tokensRemoved: number;
       readonly price?: GatePrice;
+      /** Reason `binding`: a thinking block left out because its prefix changed (render/bind.ts), and what changed. */
+      readonly binding?: BindingDrop;
     }
   | {
       readonly type: 'compact';

@@ -13,6 +13,10 @@
  *   `POST /model/{modelId}/converse` (Bedrock): the same script, each
  *   provider's validation, response shape, usage fields and cache rules
  *   (fake-server-openai.ts), so the `openai` SDK and the AWS SDK run against it.
+ * - preserved thinking: on models that bind thinking to its prefix, thinking
+ *   blocks are signed with a digest of their prefix and checked when they come
+ *   back (400 "… bound to a different conversation …", or `drop_block`), see
+ *   fake-server-binding.ts.
  * - anything else: 404 `not_found_error`.
  *
  * Every request is recorded (`server.requests`) with its parsed body and the
@@ -27,6 +31,7 @@ import { CacheSimulator } from '../sim/simulator.js';
 import { BlockTokenCache, type TokenCounter } from '../tokens/counter.js';
 import { OPENAI_MODELS } from '../providers/openai-profile.js';
 import { HttpError, listen, parseJson, readBody, sendBedrockError, sendError, sendEvents, sendJson, sendOpenAIError } from './fake-server-http.js';
+import { bindResponse, checkBinding } from './fake-server-binding.js';
 import { ProviderRoutes } from './fake-server-openai.js';
 import { MessageResponder } from './fake-server-messages.js';
 import type { ScriptEntry } from './fake-server-script.js';
@@ -202,7 +207,12 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
         return;
       }
 
-      const { message, explain } = responder.create(params, at);
+      // Preserved thinking (models that bind thinking to its prefix): refused, or dropped blocks listed.
+      const dropped = checkBinding(params, req.headers['anthropic-beta']);
+      const created = responder.create(params, at);
+      const explain = created.explain;
+      let message = bindResponse(params, created.message);
+      if (dropped.length > 0) message = { ...message, input_transformations: dropped } as Message;
       requests.push({ ...base, body, stream, status: 200, response: message, ...(explain === undefined ? {} : { explain }) });
       if (stream) sendEvents(res, requestId, [...messageFrames(message)].map(formatFrame));
       else sendJson(res, requestId, message);

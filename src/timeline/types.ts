@@ -67,8 +67,11 @@ export interface Turn {
   readonly at?: number;
 }
 
-/** Why a payload left the model's eyes. */
-export type HideReason = 'agent' | 'prune' | 'economy';
+/**
+ * Why a payload left the model's eyes. `binding`: a thinking block left out because something before it
+ * changed since the request that produced it (models that bind thinking to its prefix, render/bind.ts).
+ */
+export type HideReason = 'agent' | 'prune' | 'economy' | 'binding';
 
 /** A sticky hide/prune decision: the block renders as `note` from now on. */
 export interface HiddenRecord {
@@ -159,6 +162,12 @@ export interface LastRender {
   readonly requests: number;
   /** How many renders came after a pause longer than the 5-minute cache window. */
   readonly idleGaps: number;
+  /**
+   * The tail that request sent (models that bind thinking only; empty when it had none). The next render
+   * keeps it, once a response to that request was appended, as ordinary content where it was sent
+   * (render/bind.ts), so the response's thinking keeps the prefix it was produced under.
+   */
+  readonly tail?: readonly StreamBlock[];
 }
 
 // The rendered stream: what every render pass reads and writes, kept with the data model

@@ -1,0 +1,133 @@
+/**
+ * Preserved thinking (models whose profile has `bindsThinking`): the API
+ * checks that everything before a thinking or redacted_thinking block that
+ * comes back (top-level `system`, `tools`, every message before it) is what
+ * the request that produced it sent; if not, that block and every later
+ * thinking block are invalid and the request is refused with a 400 (or they
+ * are dropped). Sources and dates: docs/models.md, "Preserved thinking".
+ *
+ * Two rules keep every request valid and lose as little thinking as possible:
+ *
+ * - {@link foldSentTail}: the tail a request sent stays in the history as it
+ *   was sent, once a response to that request was appended (it becomes
+ *   injected text of the user message it ended; the next tail goes after it).
+ *   The response's thinking then keeps the prefix it was produced under
+ *   ("put each update in a new message at the end and keep it unchanged").
+ * - {@link bindThinking} (in the hide pass, before cache points): the first
+ *   index where this request differs from everything the previous request sent
+ *   (its stable stream and its tail; cache markers do not count) is found
+ *   structurally (the projection's identity diff, then the previous tail by
+ *   content), and every thinking block at or after it is left out, by a sticky
+ *   record (reason `binding`), so none is ever sent with a changed prefix and
+ *   none is left out between kept ones. By induction every thinking block before
+ *   that index was valid in the previous request and its prefix is unchanged.
+ *   Work: the blocks after the change (a normal render: only what it appended).
+ */
+import type { BlockPath, HiddenRecord, StreamBlock, TimelineState, Turn } from '../timeline/types.js';
+import { paths } from '../timeline/paths.js';
+import type { PassContext, RenderWork } from './context.js';
+import { hiddenRecord } from './notes.js';
+import { cacheStanding, previousLength } from './projection.js';
+import type { BindingCause, Decision } from './types.js';
+
+/** Whether a stream block is (visible) thinking. */
+function isThinkingBlock(b: StreamBlock): boolean {
+  const type = (b.param as { type?: string }).type;
+  return type === 'thinking' || type === 'redacted_thinking';
+}
+
+/** Canonical JSON without cache markers (the prefix check leaves them out). */
+function sameContent(a: StreamBlock, b: StreamBlock): boolean {
+  if (a === b) return true;
+  if (a.role !== b.role) return false;
+  return JSON.stringify(a.param) === JSON.stringify(b.param);
+}
+
+/**
+ * The state with the tail the previous request sent kept where it was sent, when a response to that
+ * request was appended since (models that bind thinking). The same state otherwise.
+ */
+export function foldSentTail(state: TimelineState, ctx: PassContext): TimelineState {
+  if (!ctx.profile.bindsThinking) return state;
+  const last = state.lastRender;
+  const sent = last?.tail;
+  if (!last || !sent || sent.length === 0) return state;
+  const t = last.turn - 1;
+  const turn = state.turns[t];
+  // A response to that request: round `last.round` of that turn exists.
+  if (!turn || turn.rounds.length < last.round) return state;
+  let next: Turn;
+  if (last.round <= 1) {
+    const base = turn.user.length;
+    const added = sent.map((b, k) => {
+      const path: BlockPath = paths.user(turn.index, base + k);
+      return Object.freeze({ id: path, path, param: b.param as StreamBlock['param'] }) as Turn['user'][number];
+    });
+    next = Object.freeze({ ...turn, user: Object.freeze([...turn.user, ...added]) });
+  } else {
+    const r = last.round - 2;
+    const round = turn.rounds[r]!;
+    const base = round.results.length;
+    const added = sent.map((b, k) => {
+      const path: BlockPath = paths.injected(turn.index, round.index, base + k);
+      return Object.freeze({ id: path, path, param: b.param as StreamBlock['param'] }) as Turn['user'][number];
+    });
+    const rounds = turn.rounds.slice();
+    rounds[r] = Object.freeze({ ...round, results: Object.freeze([...round.results, ...added]) });
+    next = Object.freeze({ ...turn, rounds: Object.freeze(rounds) });
+  }
+  const turns = state.turns.slice();
+  turns[t] = next;
+  // The tail is kept now: the next request must not compare against it again.
+  const { tail: _kept, ...rest } = last;
+  return Object.freeze({ ...state, turns: Object.freeze(turns), lastRender: Object.freeze({ ...rest, tail: Object.freeze([]) }) }) as TimelineState;
+}
+
+/** Why thinking from `at` on no longer has its prefix. */
+function causeAt(stream: readonly StreamBlock[], at: number, prevLength: number): BindingCause {
+  if (at >= prevLength) return 'tail';
+  const b = stream[at];
+  if (!b) return 'edit';
+  if (b.segment === 'envelope') return 'envelope';
+  if (b.kind === 'summary') return 'compaction';
+  if (b.hidden) return 'hidden';
+  return 'edit';
+}
+
+/**
+ * The hide pass's guard (models that bind thinking): thinking blocks whose prefix changed since the
+ * request that produced them are left out (sticky), all of them from the first change on.
+ */
+export function bindThinking(work: RenderWork, ctx: PassContext): RenderWork {
+  const state = work.state;
+  const prev = state.lastRender;
+  if (!ctx.profile.bindsThinking || !prev) return work;
+  const { stream, change } = cacheStanding(state, ctx);
+  const prevLength = previousLength(prev);
+  let at = change;
+  if (at >= prevLength) {
+    // The previous stable stream is a prefix: then what its tail sent must follow, unchanged. Unknown (a state
+    // rendered without this record, e.g. imported from an older build): its newest thinking may not be valid.
+    const sent = prev.tail;
+    if (sent === undefined) at = prevLength;
+    else {
+      let i = 0;
+      while (i < sent.length && prevLength + i < stream.length && sameContent(stream[prevLength + i]!, sent[i]!)) i++;
+      at = i === sent.length ? Number.POSITIVE_INFINITY : prevLength + i;
+    }
+  }
+  if (at >= stream.length) return work;
+  const cause = causeAt(stream, at, prevLength);
+  const changedAt = stream[at]?.path ?? 'tail';
+  const hidden: Record<BlockPath, HiddenRecord> = {};
+  const decisions: Decision[] = [];
+  for (let i = at; i < stream.length; i++) {
+    const b = stream[i]!;
+    if (b.role !== 'assistant' || !isThinkingBlock(b) || state.hidden[b.path]) continue;
+    hidden[b.path] = hiddenRecord(state, b.path, 'binding');
+    decisions.push({ type: 'prune', path: b.path, reason: 'binding', tokensRemoved: b.tokens, binding: { cause, changedAt } });
+  }
+  if (decisions.length === 0) return work;
+  const next: TimelineState = Object.freeze({ ...state, hidden: Object.freeze({ ...state.hidden, ...hidden }) });
+  return { ...work, state: next, decisions: [...work.decisions, ...decisions] };
+}

@@ -1,0 +1,149 @@
+/**
+ * Preserved thinking in the fake server (models whose profile has
+ * `bindsThinking`): every thinking or redacted_thinking block the server
+ * answers carries, in its signature (or data), a digest of its prefix: the
+ * top-level `system`, `tools` and all message content before the block, cache
+ * markers left out (docs/models.md, "Preserved thinking", has the sources).
+ * When such a block comes back, the digest of its prefix in that request must
+ * match; the first block that does not, and every later thinking block, are
+ * invalid: the request is refused with the API's 400 ("… The block is bound to
+ * a different conversation …"), or, with `thinking.block_binding.
+ * prefix_mismatch_behavior: "drop_block"` and the beta header, the blocks are
+ * dropped and listed in the response's `input_transformations`.
+ *
+ * A block left out between kept ones, or moved, changes the prefix of the
+ * later ones, so it fails the same check (as on the API).
+ */
+import { createHash } from 'node:crypto';
+import type { Message, MessageCreateParamsBase } from '../providers/anthropic-types.js';
+import { resolveProfile } from '../models/profiles.js';
+import { HttpError } from './fake-server-http.js';
+
+/** The `anthropic-beta` value that lets a request choose `drop_block`. */
+export const THINKING_BINDING_BETA = 'thinking-binding-controls-2026-08-01';
+
+const BOUND = '~bound:';
+
+/** Whether the fake server binds thinking for this model (its profile's `bindsThinking`). */
+export function bindsThinking(model: unknown): boolean {
+  if (typeof model !== 'string') return false;
+  try {
+    return resolveProfile(model).bindsThinking === true;
+  } catch {
+    return false;
+  }
+}
+
+/** JSON with sorted keys, without cache markers and null fields: what the prefix check compares. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o)
+      .filter((k) => k !== 'cache_control' && o[k] !== null && o[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+function blocksOf(content: unknown): readonly unknown[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return Array.isArray(content) ? content : [];
+}
+
+/** The prefix text before every message, built once per request: head (system, tools), then each message. */
+function head(params: MessageCreateParamsBase): string {
+  return `system:${canonical(blocksOf(params.system))}\ntools:${canonical(params.tools ?? [])}`;
+}
+
+const digest = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 24);
+
+function isThinkingBlock(b: unknown): b is { type: 'thinking' | 'redacted_thinking'; signature?: string; data?: string } {
+  const type = (b as { type?: unknown } | null)?.type;
+  return type === 'thinking' || type === 'redacted_thinking';
+}
+
+function boundDigest(b: { type: string; signature?: string; data?: string }): string | undefined {
+  const s = b.type === 'thinking' ? b.signature : b.data;
+  if (typeof s !== 'string') return undefined;
+  const at = s.lastIndexOf(BOUND);
+  return at < 0 ? undefined : s.slice(at + BOUND.length);
+}
+
+/** A thinking block the prefix check invalidated: where it is in the request (`messages.{i}.content.{j}`). */
+export interface DroppedThinking {
+  readonly type: 'thinking_dropped';
+  readonly path: string;
+  readonly reason: 'prefix_mismatch';
+}
+
+/**
+ * Checks the thinking blocks of a request for a binding model. Throws the API's 400 for the first
+ * block whose prefix changed, unless the request chose `drop_block` (with the beta header): then
+ * returns the blocks dropped (that one and every later thinking block).
+ */
+export function checkBinding(params: MessageCreateParamsBase, betaHeader: string | string[] | undefined): readonly DroppedThinking[] {
+  if (!bindsThinking(params.model)) return [];
+  const binding = (params.thinking as { block_binding?: { prefix_mismatch_behavior?: unknown } } | undefined)?.block_binding;
+  const behavior = binding?.prefix_mismatch_behavior;
+  const betas = (Array.isArray(betaHeader) ? betaHeader.join(',') : (betaHeader ?? '')).split(',').map((s) => s.trim());
+  if (behavior !== undefined && !betas.includes(THINKING_BINDING_BETA)) {
+    throw new HttpError(
+      400,
+      'invalid_request_error',
+      `thinking.block_binding: this field requires the beta header \`anthropic-beta: ${THINKING_BINDING_BETA}\``,
+    );
+  }
+  const drop = behavior === 'drop_block';
+  let prefix = head(params);
+  const dropped: DroppedThinking[] = [];
+  let invalid = false;
+  params.messages.forEach((m, i) => {
+    prefix += `\n${m.role}:`;
+    const blocks = blocksOf(m.content);
+    blocks.forEach((b, j) => {
+      if (isThinkingBlock(b)) {
+        const want = boundDigest(b);
+        if (invalid || (want !== undefined && want !== digest(prefix))) {
+          if (!drop) {
+            throw new HttpError(
+              400,
+              'invalid_request_error',
+              `messages.${i}.content.${j}: Invalid \`signature\` in \`${b.type}\` block. The block is bound to a different conversation. ` +
+                'Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to "drop_block".',
+            );
+          }
+          invalid = true;
+          dropped.push({ type: 'thinking_dropped', path: `messages.${i}.content.${j}`, reason: 'prefix_mismatch' });
+          // A dropped block is not part of the later blocks' prefix.
+          return;
+        }
+      }
+      prefix += `\t${canonical(b)}`;
+    });
+  });
+  return dropped;
+}
+
+/**
+ * The message with each thinking block bound to its prefix (models that bind thinking): the request's
+ * prefix and the response's blocks before it, as a digest after `~bound:` in its signature (data).
+ */
+export function bindResponse(params: MessageCreateParamsBase, message: Message): Message {
+  if (!bindsThinking(params.model) || !message.content.some(isThinkingBlock)) return message;
+  let prefix = head(params);
+  for (const m of params.messages) {
+    prefix += `\n${m.role}:`;
+    for (const b of blocksOf(m.content)) prefix += `\t${canonical(b)}`;
+  }
+  prefix += '\nassistant:';
+  const content = message.content.map((b) => {
+    let out: unknown = b;
+    if (b.type === 'thinking') out = { ...b, signature: `${b.signature}${BOUND}${digest(prefix)}` };
+    else if (b.type === 'redacted_thinking') out = { ...b, data: `${b.data}${BOUND}${digest(prefix)}` };
+    prefix += `\t${canonical(out)}`;
+    return out;
+  }) as Message['content'];
+  return { ...message, content };
+}
