@@ -788,7 +788,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   plan.tokens = priced.tokens;
   if (prefill) plan.prefillTokens = prefillTokens;
   if (hides) plan.hides = hides;
-  return { params: out, headers: anthropicHeaders(rendered), plan, rendered };
+  return { params: out, headers: anthropicHeaders(rendered, out), plan, rendered };
 }
 
 /** A response (SDK `Message` of any version) or just its usage. */

@@ -256,16 +256,36 @@ function countBelow(starts: readonly number[], index: number): number {
 
 /**
  * The HTTP headers a render's request needs besides the params: `anthropic-beta` when the
- * profile has betas (the 1M-window profiles: `context-1m-2025-08-07`), else none. Pass them
+ * profile has betas (the 1M-window profiles: `context-1m-2025-08-07`), and with `params` whose
+ * `thinking.block_binding` is set (the `drop_block` opt-in of preserved thinking) also
+ * `thinking-binding-controls-2026-08-01`; else none. Pass them
  * as the SDK's request options, or merge them into your own headers.
  *
  * @example
  * const rendered = render(state, { profile: longContextProfile('claude-sonnet-4-5') });
  * await client.messages.create(toAnthropic(rendered), { headers: anthropicHeaders(rendered) });
  */
-export function anthropicHeaders(rendered: Pick<Rendered, 'profile'>): Readonly<Record<string, string>> {
+export function anthropicHeaders(rendered: Pick<Rendered, 'profile'>, params?: { readonly thinking?: unknown }): Readonly<Record<string, string>> {
   const betas = rendered.profile.betas;
+  if (hasBlockBinding(params?.thinking)) {
+    const all = betas?.includes(THINKING_BINDING_BETA) ? betas : [...(betas ?? []), THINKING_BINDING_BETA];
+    return { 'anthropic-beta': all.join(',') };
+  }
   return betas === undefined || betas.length === 0 ? {} : { 'anthropic-beta': betas.join(',') };
+}
+
+/**
+ * The `anthropic-beta` value a request needs to set `thinking.block_binding` (preserved thinking:
+ * `prefix_mismatch_behavior: "drop_block"` makes the API drop thinking whose prefix changed instead of
+ * answering 400; docs/models.md, "Preserved thinking").
+ */
+export const THINKING_BINDING_BETA = 'thinking-binding-controls-2026-08-01';
+
+/** Whether request params set `thinking.block_binding` (then {@link THINKING_BINDING_BETA} is needed). */
+function hasBlockBinding(thinking: unknown): boolean {
+  if (thinking === null || typeof thinking !== 'object') return false;
+  const binding = (thinking as { block_binding?: unknown }).block_binding;
+  return binding !== null && typeof binding === 'object';
 }
 
 /** Removes every cache marker (block-level and top-level); the provider's cache key ignores them. */

@@ -149,6 +149,8 @@ export class Session {
   /**
    * The HTTP headers every request of this session needs besides its params: `anthropic-beta`
    * for a 1M-window profile (`model: 'claude-sonnet-4-5[1m]'` or `longContextProfile(…)`), else none.
+   * (A request whose `thinking.block_binding` is set also needs `thinking-binding-controls-2026-08-01`:
+   * {@link step} and {@link stream} add it; with {@link request}'s params use `anthropicHeaders(r, params)`.)
    * {@link step} and {@link stream} send them; pass them yourself when you call the client with
    * {@link request}'s params: `client.messages.create(params, { headers: session.headers })`.
    */
@@ -248,7 +250,7 @@ export class Session {
       return run.finalMessage();
     }
     const params = await this.request(extras);
-    const message = await callCreate<Message>(client, params, options, this.headers);
+    const message = await callCreate<Message>(client, params, options, anthropicHeaders({ profile: this.#profile }, params));
     // The client's own object, typed as its create says (recorded as cachepoint's Message).
     return (await this.#finish(message, options.signal)) as MessageOf<C>;
   }
@@ -268,7 +270,7 @@ export class Session {
     let stream: MessageStreamLike | undefined;
     const started = this.request(extras).then((params) => {
       options.signal?.throwIfAborted();
-      stream = callStream(client, params, options, this.headers);
+      stream = callStream(client, params, options, anthropicHeaders({ profile: this.#profile }, params));
       return stream;
     });
     let consumed = false;

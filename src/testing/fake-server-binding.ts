@@ -17,10 +17,11 @@
 import { createHash } from 'node:crypto';
 import type { Message, MessageCreateParamsBase } from '../providers/anthropic-types.js';
 import { resolveProfile } from '../models/profiles.js';
+import { THINKING_BINDING_BETA } from '../providers/anthropic.js';
 import { HttpError } from './fake-server-http.js';
 
 /** The `anthropic-beta` value that lets a request choose `drop_block`. */
-export const THINKING_BINDING_BETA = 'thinking-binding-controls-2026-08-01';
+export { THINKING_BINDING_BETA };
 
 const BOUND = '~bound:';
 

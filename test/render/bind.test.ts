@@ -300,4 +300,33 @@ describe('preserved thinking: the fake server checks thinking prefixes', () => {
     const all = produced(server);
     requests.forEach((r, i) => expect(r.thinking).toEqual(all.slice(0, i)));
   });
+
+  it('drop_block opted into: the param goes through and the beta header is added (Session and prepare)', async () => {
+    const binding = { thinking: { type: 'adaptive', block_binding: { prefix_mismatch_behavior: 'drop_block' } } } as never;
+    server = await startFakeServer({ script: script(1, 2) });
+    const client = new Anthropic({ baseURL: server.url, apiKey: 'test-key', maxRetries: 0 });
+    const session = new Session({ model: MODEL, instructions: INSTRUCTIONS, tools: TOOLS, request: binding, handlers: { Read: (() => 'x') as never } });
+    session.startTurn('Go.');
+    for (;;) {
+      session.setTail('live view');
+      if ((await session.step(client, { max_tokens: 256 })).stop_reason !== 'tool_use') break;
+    }
+    const requests = server.requests.filter((r) => r.path === '/v1/messages');
+    expect(requests.map((r) => r.status)).toEqual([200, 200, 200]);
+    for (const r of requests) {
+      expect(r.headers['anthropic-beta']).toBe(THINKING_BINDING_BETA);
+      expect((r.body as { thinking: unknown }).thinking).toEqual({ type: 'adaptive', block_binding: { prefix_mismatch_behavior: 'drop_block' } });
+    }
+    const { headers } = await prepare(
+      { model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }], ...(binding as object) },
+      { conversationId: 'bind-headers', store: new MemoryConversationStore(), now: 1 },
+    );
+    expect(headers).toEqual({ 'anthropic-beta': THINKING_BINDING_BETA });
+    // Without the opt-in: no header.
+    const plain = await prepare(
+      { model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] },
+      { conversationId: 'bind-plain', store: new MemoryConversationStore(), now: 1 },
+    );
+    expect(plain.headers).toEqual({});
+  });
 });
