@@ -58,7 +58,22 @@ function head(params: MessageCreateParamsBase): string {
   return `system:${canonical(blocksOf(params.system))}\ntools:${canonical(params.tools ?? [])}`;
 }
 
-const digest = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 24);
+/** A running digest of the prefix: `add` appends text, `now` is the digest of everything added so far. */
+class Prefix {
+  readonly #hash = createHash('sha256');
+  add(text: string): void {
+    this.#hash.update(text);
+  }
+  now(): string {
+    return this.#hash.copy().digest('hex').slice(0, 24);
+  }
+}
+
+function prefixOf(params: MessageCreateParamsBase): Prefix {
+  const p = new Prefix();
+  p.add(head(params));
+  return p;
+}
 
 function isThinkingBlock(b: unknown): b is { type: 'thinking' | 'redacted_thinking'; signature?: string; data?: string } {
   const type = (b as { type?: unknown } | null)?.type;
@@ -97,16 +112,16 @@ export function checkBinding(params: MessageCreateParamsBase, betaHeader: string
     );
   }
   const drop = behavior === 'drop_block';
-  let prefix = head(params);
+  const prefix = prefixOf(params);
   const dropped: DroppedThinking[] = [];
   let invalid = false;
   params.messages.forEach((m, i) => {
-    prefix += `\n${m.role}:`;
+    prefix.add(`\n${m.role}:`);
     const blocks = blocksOf(m.content);
     blocks.forEach((b, j) => {
       if (isThinkingBlock(b)) {
         const want = boundDigest(b);
-        if (invalid || (want !== undefined && want !== digest(prefix))) {
+        if (invalid || (want !== undefined && want !== prefix.now())) {
           if (!drop) {
             throw new HttpError(
               400,
@@ -121,10 +136,21 @@ export function checkBinding(params: MessageCreateParamsBase, betaHeader: string
           return;
         }
       }
-      prefix += `\t${canonical(b)}`;
+      prefix.add(`\t${canonical(b)}`);
     });
   });
   return dropped;
+}
+
+/** The prefix of a response's first block: the whole request, then the start of the assistant message. */
+function requestPrefix(params: MessageCreateParamsBase): Prefix {
+  const prefix = prefixOf(params);
+  for (const m of params.messages) {
+    prefix.add(`\n${m.role}:`);
+    for (const b of blocksOf(m.content)) prefix.add(`\t${canonical(b)}`);
+  }
+  prefix.add('\nassistant:');
+  return prefix;
 }
 
 /**
@@ -133,18 +159,60 @@ export function checkBinding(params: MessageCreateParamsBase, betaHeader: string
  */
 export function bindResponse(params: MessageCreateParamsBase, message: Message): Message {
   if (!bindsThinking(params.model) || !message.content.some(isThinkingBlock)) return message;
-  let prefix = head(params);
-  for (const m of params.messages) {
-    prefix += `\n${m.role}:`;
-    for (const b of blocksOf(m.content)) prefix += `\t${canonical(b)}`;
-  }
-  prefix += '\nassistant:';
+  const prefix = requestPrefix(params);
   const content = message.content.map((b) => {
     let out: unknown = b;
-    if (b.type === 'thinking') out = { ...b, signature: `${b.signature}${BOUND}${digest(prefix)}` };
-    else if (b.type === 'redacted_thinking') out = { ...b, data: `${b.data}${BOUND}${digest(prefix)}` };
-    prefix += `\t${canonical(out)}`;
+    if (b.type === 'thinking') out = { ...b, signature: `${b.signature}${BOUND}${prefix.now()}` };
+    else if (b.type === 'redacted_thinking') out = { ...b, data: `${b.data}${BOUND}${prefix.now()}` };
+    prefix.add(`\t${canonical(out)}`);
     return out;
   }) as Message['content'];
   return { ...message, content };
+}
+
+/**
+ * The same check over requests whose thinking blocks carry signatures of their own (a replayed trace):
+ * {@link ThinkingLedger.record} notes the prefix each response's thinking was produced under (keyed by its
+ * signature, or data), {@link ThinkingLedger.check} finds the first block sent back with a different one.
+ * A block the ledger never saw is not checked.
+ */
+export class ThinkingLedger {
+  readonly #bound = new Map<string, string>();
+
+  /** The thinking of `content`, the response to `params`, is bound to its prefix there. */
+  record(params: MessageCreateParamsBase, content: readonly unknown[]): void {
+    const prefix = requestPrefix(params);
+    for (const b of content) {
+      if (isThinkingBlock(b)) {
+        const key = ledgerKey(b);
+        if (key !== undefined) this.#bound.set(key, prefix.now());
+      }
+      prefix.add(`\t${canonical(b)}`);
+    }
+  }
+
+  /** Where the first thinking block whose prefix changed is (`messages.{i}.content.{j}`), or undefined. */
+  check(params: MessageCreateParamsBase): string | undefined {
+    const prefix = prefixOf(params);
+    for (let i = 0; i < params.messages.length; i++) {
+      const m = params.messages[i]!;
+      prefix.add(`\n${m.role}:`);
+      const blocks = blocksOf(m.content);
+      for (let j = 0; j < blocks.length; j++) {
+        const b = blocks[j];
+        if (isThinkingBlock(b)) {
+          const key = ledgerKey(b);
+          const want = key === undefined ? undefined : this.#bound.get(key);
+          if (want !== undefined && want !== prefix.now()) return `messages.${i}.content.${j}`;
+        }
+        prefix.add(`\t${canonical(b)}`);
+      }
+    }
+    return undefined;
+  }
+}
+
+function ledgerKey(b: { type: string; signature?: string; data?: string }): string | undefined {
+  const s = b.type === 'thinking' ? b.signature : b.data;
+  return typeof s === 'string' ? `${b.type}:${s}` : undefined;
 }
