@@ -107,10 +107,10 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
     .filter((x) => x.at !== undefined && x.removed > 0)
     .sort((a, b) => a.at - b.at);
   // Models that bind thinking: a payload before a visible thinking block stays, since pruning it would invalidate
-  // that thinking and every later one (render/bind.ts); the agent's own hides still apply (the plan then says
-  // which thinking they cost).
+  // that thinking and every later one (render/bind.ts). The agent's deferred hides wait too (for a compaction);
+  // a hide it asks for now (hideBlock) still applies, and the plan then says which thinking it cost.
   const bound = ctx.profile.bindsThinking ? lastThinking(stream) : -1;
-  const held = bound >= 0 ? all.filter((x) => x.at < bound && x.record.reason !== 'agent') : [];
+  const held = bound >= 0 ? all.filter((x) => x.at < bound) : [];
   const free = held.length > 0 ? all.filter((x) => !held.includes(x)) : all;
   // Payloads a later call is likely enough to need stay visible: the plan says so, with the figures.
   const kept = free.filter((x) => x.reuse?.keep);
