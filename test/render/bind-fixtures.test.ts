@@ -1,7 +1,8 @@
 /**
  * Every committed fixture replayed on a model that binds thinking to its prefix, under both policies:
  * no request sends a thinking block whose prefix differs from the one it was produced under (the
- * fake server's check, keyed by the fixture's signatures), and the plan names every block left out.
+ * fake server's check, keyed by the fixture's signatures), and thinking is left out only where it cannot be
+ * avoided (an envelope change or a compaction).
  */
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -36,6 +37,14 @@ describe('fixtures on a binding model (claude-sonnet-5-5)', () => {
         ledger.record(r.request, typeof content === 'string' ? [{ type: 'text', text: content }] : (content as unknown[]));
       });
       expect(refused).toEqual([]);
+      // Thinking is left out only where that cannot be avoided (an envelope change, a compaction): never for a
+      // prune, a deferred hide, a tail or an edit of ours.
+      const avoidable = requests.flatMap((r) =>
+        r.rendered.decisions.filter(
+          (d) => d.type === 'prune' && d.reason === 'binding' && d.binding?.cause !== 'envelope' && d.binding?.cause !== 'compaction',
+        ),
+      );
+      expect(avoidable).toEqual([]);
     });
   }
 });
