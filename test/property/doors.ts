@@ -57,7 +57,7 @@ import { appendResponse, appendToolResults, createTimeline, setEnvelope, setTail
 import { turnBlocks } from '../../src/timeline/paths.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { BlockTokenCache, charCounter } from '../../src/tokens/counter.js';
-import { sessionScript, type SessionScript } from './timelines.js';
+import { checkCurrentThinking, sessionScript, type SessionScript } from './timelines.js';
 
 // TYPES
 
@@ -251,6 +251,7 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
     if (issue) throw new Error(`${label}: request refused by the validator: ${issue.message}`);
     if (markers(req) > 4) throw new Error(`${label}: ${markers(req)} cache markers`);
     for (const p of rendered.cachePoints) if (p.index >= rendered.tailStart) throw new Error(`${label}: a cache marker on the tail (${p.path})`);
+    if (s.keepsThinking) checkCurrentThinking(rendered.state, req as never, label);
     if (extra.prefill) {
       const last = req.messages.at(-1)!;
       if (last.role !== 'assistant' || markers(last) > 0) throw new Error(`${label}: the prefill is not the last, unmarked message`);

@@ -22,6 +22,7 @@ import fc from 'fast-check';
 import { customProfile } from '../../src/models/profiles.js';
 import { serializeWithOffsets, toAnthropic } from '../../src/providers/anthropic.js';
 import { hideBlock, recall } from '../../src/render/hide-block.js';
+import { isCompacted } from '../../src/render/projection.js';
 import { render } from '../../src/render/render.js';
 import type { Rendered, RenderOptions } from '../../src/render/types.js';
 import { MemoryPayloadStore } from '../../src/recall/memory.js';
@@ -246,6 +247,31 @@ export function emptyStats(): RunStats {
  * Plays a script through the engine and checks every render. Throws (an
  * assertion error with the request index and what failed) on a violation.
  */
+/**
+ * The API needs the current turn's thinking (its tool-use loop) and the latest assistant message's sent back
+ * unchanged: on a model that keeps thinking, each such block of a round still visible (not compacted) is in the request.
+ */
+export function checkCurrentThinking(state: TimelineState, params: { messages: readonly { content: unknown }[] }, label: string): void {
+  const turn = state.turns.at(-1);
+  if (!turn) return;
+  const rounds =
+    turn.rounds.length > 0
+      ? turn.rounds.map((r) => [turn, r] as const)
+      : (state.turns
+          .at(-2)
+          ?.rounds.slice(-1)
+          .map((r) => [state.turns.at(-2)!, r] as const) ?? []);
+  let sent: Set<string> | undefined;
+  for (const [t, round] of rounds) {
+    if (isCompacted(state, t.index, round.index)) continue;
+    for (const b of round.response) {
+      if (b.param.type !== 'thinking' && b.param.type !== 'redacted_thinking') continue;
+      sent ??= new Set(params.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []).map((c) => JSON.stringify(c))));
+      if (!sent.has(JSON.stringify(b.param))) throw new Error(`${label}: the thinking ${b.path} of the latest turn is not sent unchanged`);
+    }
+  }
+}
+
 export function runScript(script: SessionScript, stats: RunStats = emptyStats()): void {
   const profile = customProfile(`fuzz-${script.window}-${script.keepsThinking}`, {
     contextWindow: script.window,
@@ -311,6 +337,7 @@ export function runScript(script: SessionScript, stats: RunStats = emptyStats())
     const issue = validateRequest(params);
     if (issue) throw new Error(`${label}: request refused by the validator: ${issue.message}`);
     for (const p of r.cachePoints) if (p.index >= r.tailStart) throw new Error(`${label}: a cache marker on the tail (${p.path})`);
+    if (script.keepsThinking) checkCurrentThinking(r.state, params, label);
     const changed = r.decisions.some((d) => d.type !== 'defer');
     stats.compactions += r.decisions.filter((d) => d.type === 'compact').length;
     stats.prunes += r.decisions.filter((d) => d.type === 'prune').length;
