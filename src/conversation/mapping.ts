@@ -379,14 +379,15 @@ export function truncateTo(state: TimelineState, mark: MessageMark): TimelineSta
 
 /**
  * The thinking blocks a cut-back timeline must send unchanged again: its last turn's (the current tool-use loop)
- * and, while that turn has no round yet, the previous turn's newest round's (the latest assistant message).
+ * and, while that turn has no round yet, the newest round's before it (the latest assistant message).
  * Economy may have left them out (render/prune-rule.ts) while their turn was an earlier one.
  */
 function currentThinking(state: TimelineState): Set<string> {
   const paths = new Set<string>();
   const last = state.turns.at(-1);
   if (!last) return paths;
-  const rounds = last.rounds.length > 0 ? last.rounds : (state.turns.at(-2)?.rounds.slice(-1) ?? []);
+  let rounds = last.rounds;
+  for (let t = state.turns.length - 1; rounds.length === 0 && t >= 1; t--) rounds = state.turns[t - 1]!.rounds.slice(-1);
   for (const round of rounds) for (const b of round.response) if (b.param.type === 'thinking' || b.param.type === 'redacted_thinking') paths.add(b.path);
   return paths;
 }

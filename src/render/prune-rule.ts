@@ -46,9 +46,11 @@ export function pruneCandidates(state: TimelineState, o: Readonly<Required<Prune
     }
   }
   const lastPrunableTurn = Math.min(lastTurn - o.keepTurns, keepFrom.turn);
-  // The latest assistant message keeps its thinking even with keepRounds 0: the newest round of the previous
-  // turn while the current one has none yet (the current turn's thinking is never a candidate).
-  const latest = thinking && state.turns[lastTurn - 1]?.rounds.length === 0 ? state.turns[lastTurn - 2]?.rounds.at(-1) : undefined;
+  // The latest assistant message keeps its thinking even with keepRounds 0: the newest round of the session, in an
+  // earlier turn while the current one (and any turn between, user messages with no answer) has none yet (the
+  // current turn's thinking is never a candidate).
+  let latest: TimelineState['turns'][number]['rounds'][number] | undefined;
+  for (let t = lastTurn; thinking && t >= 1 && latest === undefined; t--) latest = state.turns[t - 1]!.rounds.at(-1);
   for (let t = 1; t <= lastPrunableTurn; t++) {
     const turn = state.turns[t - 1]!;
     if (isCompacted(state, t, turn.rounds.length)) continue;

@@ -254,13 +254,11 @@ export function emptyStats(): RunStats {
 export function checkCurrentThinking(state: TimelineState, params: { messages: readonly { content: unknown }[] }, label: string): void {
   const turn = state.turns.at(-1);
   if (!turn) return;
-  const rounds =
-    turn.rounds.length > 0
-      ? turn.rounds.map((r) => [turn, r] as const)
-      : (state.turns
-          .at(-2)
-          ?.rounds.slice(-1)
-          .map((r) => [state.turns.at(-2)!, r] as const) ?? []);
+  // The current turn's rounds; before its first, the newest round of the turns before it (the latest assistant message).
+  let at = state.turns.length;
+  while (at > 1 && state.turns[at - 1]!.rounds.length === 0) at--;
+  const owner = state.turns[at - 1]!;
+  const rounds = (owner === turn ? turn.rounds : owner.rounds.slice(-1)).map((r) => [owner, r] as const);
   let sent: Set<string> | undefined;
   for (const [t, round] of rounds) {
     if (isCompacted(state, t.index, round.index)) continue;

@@ -110,3 +110,20 @@ function isThinkingPath(state: Parameters<typeof recall>[0], path: string): bool
   const t = recall(state, path).type;
   return t === 'thinking' || t === 'redacted_thinking';
 }
+
+describe('the latest assistant message keeps its thinking across turns that have no round', () => {
+  it('with keepRounds 0, a tool loop answered and then two user messages: the request still sends that tool_use its thinking', async () => {
+    const events: object[] = [ENV, { type: 'user', at: at(0), content: 'read a' }];
+    events.push({ type: 'assistant', at: at(3000), content: [thought(1), { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } }] });
+    events.push({ type: 'tool_results', at: at(6000), content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a.ts b.ts' }] });
+    // The user writes twice before the model answers again (8 minutes later: the cache is cold).
+    events.push({ type: 'user', at: at(6000 + 8 * MIN), content: 'also b' });
+    events.push({ type: 'user', at: at(7000 + 8 * MIN), content: 'and c' });
+    events.push({ type: 'assistant', at: at(10_000 + 8 * MIN), content: [thought(2), { type: 'text', text: 'Done.' }] });
+    const reqs = await replayAll(parseTrace(events.map((e) => JSON.stringify(e)).join('\n')), { policy: 'economy', prune: { keepRounds: 0 } });
+    const last = reqs.at(-1)!;
+    expect(last.turn).toBe(3);
+    expect(thinkingIn(last.request)).toEqual([thought(1).thinking]);
+    expect(last.rendered.state.hidden['turns/1/rounds/1/response/0']).toBeUndefined();
+  });
+});
