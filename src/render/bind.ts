@@ -27,7 +27,7 @@ import type { BlockPath, HiddenRecord, StreamBlock, TimelineState, Turn } from '
 import { paths } from '../timeline/paths.js';
 import type { PassContext, RenderWork } from './context.js';
 import { hiddenRecord } from './notes.js';
-import { cacheStanding, previousLength } from './projection.js';
+import { cacheStanding, previousBlock, previousLength } from './projection.js';
 import type { BindingCause, Decision } from './types.js';
 
 /** Whether a stream block is (visible) thinking. */
@@ -105,7 +105,11 @@ export function bindThinking(work: RenderWork, ctx: PassContext): RenderWork {
   const { stream, change } = cacheStanding(state, ctx);
   const prevLength = previousLength(prev);
   let at = change;
-  if (at >= prevLength) {
+  // The identity diff is exact when the blocks were memoized; a block rebuilt with the same content (another
+  // token cache, a rehydrated state) is no change for the API: compare on by content (one step for a real change).
+  const n = Math.min(prevLength, stream.length);
+  while (at < n && sameContent(stream[at]!, previousBlock(prev, at))) at++;
+  if (at >= prevLength && at === n) {
     // The previous stable stream is a prefix: then what its tail sent must follow, unchanged. Unknown (a state
     // rendered without this record, e.g. imported from an older build): its newest thinking may not be valid.
     const sent = prev.tail;

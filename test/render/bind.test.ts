@@ -21,7 +21,11 @@ import { Session } from '../../src/session/session.js';
 import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
 import { bindResponse, checkBinding, THINKING_BINDING_BETA } from '../../src/testing/fake-server-binding.js';
 import type { ScriptEntry } from '../../src/testing/fake-server-script.js';
-import { INSTRUCTIONS, TOOLS, text } from '../helpers/build.js';
+import { toAnthropic } from '../../src/providers/anthropic.js';
+import { render } from '../../src/render/render.js';
+import { setTail, startTurn } from '../../src/timeline/edit.js';
+import { BlockTokenCache } from '../../src/tokens/counter.js';
+import { INSTRUCTIONS, newSession, TOOLS, text, toolRound } from '../helpers/build.js';
 
 const MODEL = 'claude-sonnet-5-5';
 
@@ -328,5 +332,20 @@ describe('preserved thinking: the fake server checks thinking prefixes', () => {
       { conversationId: 'bind-plain', store: new MemoryConversationStore(), now: 1 },
     );
     expect(plain.headers).toEqual({});
+  });
+
+  it('a block rebuilt with the same content (another token cache) is no change: no thinking left out', () => {
+    let state = startTurn(newSession(MODEL), 'Fix it.');
+    let r = render(setTail(toolRound(state), 'live 1'), { now: 1, tokens: new BlockTokenCache() });
+    state = toolRound(r.state);
+    r = render(setTail(state, 'live 2'), { now: 2, tokens: new BlockTokenCache() });
+    expect(r.decisions.filter((d) => d.type === 'prune' && d.reason === 'binding')).toEqual([]);
+    const sentThinking = toAnthropic(r).messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'thinking')));
+    expect(sentThinking).toHaveLength(2);
+    // The first tail stays where it was sent; the second is last.
+    const texts = toAnthropic(r).messages.flatMap((m) =>
+      typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])),
+    );
+    expect(texts.filter((t) => t.startsWith('live'))).toEqual(['live 1', 'live 2']);
   });
 });
