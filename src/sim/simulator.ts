@@ -29,7 +29,9 @@
  * - Rejections (400, no usage, no state change): more than 4 markers
  *   (automatic one included), a 1h marker after a 5m one, a marker on a
  *   thinking / redacted_thinking / empty text block, an automatic marker whose
- *   block already has an explicit marker with another TTL.
+ *   block already has an explicit marker with another TTL; on a model that
+ *   binds thinking to its prefix, a thinking block sent back with another
+ *   prefix than the request before the one it first came back in (binding.ts).
  * - Not modelled: eviction before the TTL, server-tool automatic markers,
  *   context editing, workspaces (one simulator = one workspace), image
  *   add/remove invalidation.
@@ -37,8 +39,15 @@
 import { priceUsage } from '../models/pricing.js';
 import { resolveProfile, type ModelProfile } from '../models/profiles.js';
 import { BlockTokenCache } from '../tokens/counter.js';
+import { InferredBinding } from './binding.js';
 import { BlockMemo, buildPrefix, type Prefix } from './prefix.js';
 import type { MarkerReport, CacheTtl, CountTokens, PrefixChange, RequestExplain, SimParams, SimRequest, SimResult, SimUsage } from './types.js';
+
+/** Whether the request chose `prefix_mismatch_behavior: "drop_block"` (the API then drops invalid thinking instead). */
+function dropsInvalidThinking(params: SimParams): boolean {
+  const t = params.thinking as { block_binding?: { prefix_mismatch_behavior?: unknown } } | undefined;
+  return t?.block_binding?.prefix_mismatch_behavior === 'drop_block';
+}
 
 // TYPES
 
@@ -102,6 +111,7 @@ export class CacheSimulator {
   readonly #memo: BlockMemo;
   readonly #entries = new Map<string, CacheEntry>();
   #previous: { readonly model: string; readonly prefix: Prefix } | null = null;
+  readonly #binding = new InferredBinding();
   #index = 0;
   #latest = Number.NEGATIVE_INFINITY;
 
@@ -132,6 +142,7 @@ export class CacheSimulator {
     this.#entries.clear();
     this.#previous = null;
     this.#latest = Number.NEGATIVE_INFINITY;
+    this.#binding.reset();
   }
 
   /**
@@ -145,6 +156,13 @@ export class CacheSimulator {
     const prefix = buildPrefix(params, profile, this.#scope(params.model, profile), this.#memo);
     if (prefix.rejection) {
       return { index, at, model: params.model, rejected: prefix.rejection, usage: null, cost: null, explain: null };
+    }
+    // Preserved thinking (models that bind thinking to its prefix, sim/binding.ts): a block sent back with a changed prefix.
+    if (profile.bindsThinking && !dropsInvalidThinking(params)) {
+      const bound = this.#binding.check(params);
+      if (bound !== undefined) return { index, at, model: params.model, rejected: { status: 400, message: bound }, usage: null, cost: null, explain: null };
+      // A pre-warming request (max_tokens 0) produces no response: the blocks of the next one were not its.
+      if (params.max_tokens !== 0) this.#binding.sent(params);
     }
     this.#expire(at);
     if (profile.caching?.kind === 'automatic') {

@@ -14,10 +14,10 @@
  * A block left out between kept ones, or moved, changes the prefix of the
  * later ones, so it fails the same check (as on the API).
  */
-import { createHash } from 'node:crypto';
 import type { Message, MessageCreateParamsBase } from '../providers/anthropic-types.js';
 import { resolveProfile } from '../models/profiles.js';
 import { THINKING_BINDING_BETA } from '../providers/anthropic.js';
+import { blocksOf, boundElsewhere, canonical, isThinkingBlock, prefixOf, requestPrefix } from '../sim/binding.js';
 import { HttpError } from './fake-server-http.js';
 
 /** The `anthropic-beta` value that lets a request choose `drop_block`. */
@@ -33,58 +33,6 @@ export function bindsThinking(model: unknown): boolean {
   } catch {
     return false;
   }
-}
-
-/** JSON with sorted keys, without cache markers and null fields: what the prefix check compares. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    const keys = Object.keys(o)
-      .filter((k) => k !== 'cache_control' && o[k] !== null && o[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
-
-function blocksOf(content: unknown): readonly unknown[] {
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return Array.isArray(content) ? content : [];
-}
-
-/** The prefix text before every message, built once per request: head (system, tools), then each message. */
-function head(params: MessageCreateParamsBase): string {
-  return `system:${canonical(blocksOf(params.system))}\ntools:${canonical(params.tools ?? [])}`;
-}
-
-/** A running digest of the prefix: `add` appends text, `now` is the digest of everything added so far. */
-class Prefix {
-  readonly #hash = createHash('sha256');
-  add(text: string): void {
-    this.#hash.update(text);
-  }
-  now(): string {
-    return this.#hash.copy().digest('hex').slice(0, 24);
-  }
-}
-
-function prefixOf(params: MessageCreateParamsBase): Prefix {
-  const p = new Prefix();
-  p.add(head(params));
-  return p;
-}
-
-function isThinkingBlock(b: unknown): b is { type: 'thinking' | 'redacted_thinking'; signature?: string; data?: string } {
-  const type = (b as { type?: unknown } | null)?.type;
-  return type === 'thinking' || type === 'redacted_thinking';
-}
-
-function boundDigest(b: { type: string; signature?: string; data?: string }): string | undefined {
-  const s = b.type === 'thinking' ? b.signature : b.data;
-  if (typeof s !== 'string') return undefined;
-  const at = s.lastIndexOf(BOUND);
-  return at < 0 ? undefined : s.slice(at + BOUND.length);
 }
 
 /** A thinking block the prefix check invalidated: where it is in the request (`messages.{i}.content.{j}`). */
@@ -123,12 +71,7 @@ export function checkBinding(params: MessageCreateParamsBase, betaHeader: string
         const want = boundDigest(b);
         if (invalid || (want !== undefined && want !== prefix.now())) {
           if (!drop) {
-            throw new HttpError(
-              400,
-              'invalid_request_error',
-              `messages.${i}.content.${j}: Invalid \`signature\` in \`${b.type}\` block. The block is bound to a different conversation. ` +
-                'Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to "drop_block".',
-            );
+            throw new HttpError(400, 'invalid_request_error', boundElsewhere(`messages.${i}.content.${j}`, b.type));
           }
           invalid = true;
           dropped.push({ type: 'thinking_dropped', path: `messages.${i}.content.${j}`, reason: 'prefix_mismatch' });
@@ -140,17 +83,6 @@ export function checkBinding(params: MessageCreateParamsBase, betaHeader: string
     });
   });
   return dropped;
-}
-
-/** The prefix of a response's first block: the whole request, then the start of the assistant message. */
-function requestPrefix(params: MessageCreateParamsBase): Prefix {
-  const prefix = prefixOf(params);
-  for (const m of params.messages) {
-    prefix.add(`\n${m.role}:`);
-    for (const b of blocksOf(m.content)) prefix.add(`\t${canonical(b)}`);
-  }
-  prefix.add('\nassistant:');
-  return prefix;
 }
 
 /**
@@ -170,49 +102,11 @@ export function bindResponse(params: MessageCreateParamsBase, message: Message):
   return { ...message, content };
 }
 
-/**
- * The same check over requests whose thinking blocks carry signatures of their own (a replayed trace):
- * {@link ThinkingLedger.record} notes the prefix each response's thinking was produced under (keyed by its
- * signature, or data), {@link ThinkingLedger.check} finds the first block sent back with a different one.
- * A block the ledger never saw is not checked.
- */
-export class ThinkingLedger {
-  readonly #bound = new Map<string, string>();
-
-  /** The thinking of `content`, the response to `params`, is bound to its prefix there. */
-  record(params: MessageCreateParamsBase, content: readonly unknown[]): void {
-    const prefix = requestPrefix(params);
-    for (const b of content) {
-      if (isThinkingBlock(b)) {
-        const key = ledgerKey(b);
-        if (key !== undefined) this.#bound.set(key, prefix.now());
-      }
-      prefix.add(`\t${canonical(b)}`);
-    }
-  }
-
-  /** Where the first thinking block whose prefix changed is (`messages.{i}.content.{j}`), or undefined. */
-  check(params: MessageCreateParamsBase): string | undefined {
-    const prefix = prefixOf(params);
-    for (let i = 0; i < params.messages.length; i++) {
-      const m = params.messages[i]!;
-      prefix.add(`\n${m.role}:`);
-      const blocks = blocksOf(m.content);
-      for (let j = 0; j < blocks.length; j++) {
-        const b = blocks[j];
-        if (isThinkingBlock(b)) {
-          const key = ledgerKey(b);
-          const want = key === undefined ? undefined : this.#bound.get(key);
-          if (want !== undefined && want !== prefix.now()) return `messages.${i}.content.${j}`;
-        }
-        prefix.add(`\t${canonical(b)}`);
-      }
-    }
-    return undefined;
-  }
-}
-
-function ledgerKey(b: { type: string; signature?: string; data?: string }): string | undefined {
+function boundDigest(b: { type: string; signature?: string; data?: string }): string | undefined {
   const s = b.type === 'thinking' ? b.signature : b.data;
-  return typeof s === 'string' ? `${b.type}:${s}` : undefined;
+  if (typeof s !== 'string') return undefined;
+  const at = s.lastIndexOf(BOUND);
+  return at < 0 ? undefined : s.slice(at + BOUND.length);
 }
+
+export { ThinkingLedger } from '../sim/binding.js';

@@ -7,6 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { replayAll } from '../../src/replay/replay.js';
+import { simulateAll } from '../../src/sim/simulator.js';
 import { ThinkingLedger } from '../../src/testing/fake-server-binding.js';
 import { readTrace } from '../../src/trace/reader.js';
 import type { TraceEvent } from '../../src/trace/types.js';
@@ -37,6 +38,9 @@ describe('fixtures on a binding model (claude-sonnet-5-5)', () => {
         ledger.record(r.request, typeof content === 'string' ? [{ type: 'text', text: content }] : (content as unknown[]));
       });
       expect(refused).toEqual([]);
+      // The simulator's check (it infers where each block was produced) agrees: nothing refused.
+      const sim = simulateAll(requests.map((r) => ({ at: r.at, params: r.request })));
+      expect(sim.filter((x) => x.rejected).map((x) => `request ${x.index}: ${x.rejected?.message}`)).toEqual([]);
       // Thinking is left out only where that cannot be avoided (an envelope change, a compaction): never for a
       // prune, a deferred hide, a tail or an edit of ours.
       const avoidable = requests.flatMap((r) =>

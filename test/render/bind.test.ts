@@ -18,6 +18,7 @@ import { MemoryConversationStore } from '../../src/conversation/memory-store.js'
 import { resolveProfile } from '../../src/models/profiles.js';
 import type { Decision, RenderOptions } from '../../src/render/types.js';
 import { Session } from '../../src/session/session.js';
+import { simulateAll } from '../../src/sim/simulator.js';
 import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
 import { bindResponse, checkBinding, THINKING_BINDING_BETA } from '../../src/testing/fake-server-binding.js';
 import type { ScriptEntry } from '../../src/testing/fake-server-script.js';
@@ -347,5 +348,26 @@ describe('preserved thinking: the fake server checks thinking prefixes', () => {
       typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])),
     );
     expect(texts.filter((t) => t.startsWith('live'))).toEqual(['live 1', 'live 2']);
+  });
+
+  it('the simulator refuses a thinking block sent back with a changed prefix (unless drop_block)', () => {
+    const system = [{ type: 'text' as const, text: 'You are helpful.' }];
+    const m1: Anthropic.MessageParam[] = [{ role: 'user', content: 'Hello' }];
+    const thinking = { type: 'thinking' as const, thinking: 'hmm', signature: 'sig-a' };
+    const m2: Anthropic.MessageParam[] = [...m1, { role: 'assistant', content: [thinking, { type: 'text', text: 'Hi' }] }, { role: 'user', content: 'More' }];
+    const req = (messages: Anthropic.MessageParam[], sys = system, extra: object = {}) =>
+      ({ at: 0, params: { model: MODEL, max_tokens: 10, system: sys, messages, ...extra } }) as never;
+    const ok = simulateAll([req(m1), req(m2)]);
+    expect(ok.map((r) => r.rejected)).toEqual([null, null]);
+    const changed = simulateAll([req(m1), req(m2), req(m2, [{ type: 'text', text: 'You are terse.' }])]);
+    expect(changed[2]!.rejected?.message).toContain(
+      'messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation.',
+    );
+    const drop = { thinking: { type: 'adaptive', block_binding: { prefix_mismatch_behavior: 'drop_block' } } };
+    expect(simulateAll([req(m1), req(m2), req(m2, [{ type: 'text', text: 'You are terse.' }], drop)])[2]!.rejected).toBeNull();
+    // Models that do not bind thinking: no such check.
+    const plain = (messages: Anthropic.MessageParam[], sys = system) =>
+      ({ at: 0, params: { model: 'claude-sonnet-4-6', max_tokens: 10, system: sys, messages } }) as never;
+    expect(simulateAll([plain(m1), plain(m2), plain(m2, [{ type: 'text', text: 'You are terse.' }])]).map((r) => r.rejected)).toEqual([null, null, null]);
   });
 });
