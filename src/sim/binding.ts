@@ -146,24 +146,33 @@ export function ledgerKey(b: { type: string; signature?: string; data?: string }
 }
 
 /**
- * The simulator's check: a block the ledger has not seen was produced by the request before (`previous`),
- * after that request's content and the blocks before it in its own message. Returns the API's 400 text for
- * the first thinking block whose prefix changed, or undefined.
+ * The simulator's check: a block the ledger has not seen was produced by one of the recent requests (the
+ * simulator serves any number of conversations, so not necessarily the one just before), after that
+ * request's content and the blocks before it in its own message: the one whose prefix matches, else the
+ * latest (then the block is refused). Returns the API's 400 text for the first thinking block whose prefix
+ * changed, or undefined.
  */
 export class InferredBinding {
   readonly #bound = new Map<string, string>();
-  #previous: MessageCreateParamsBase | undefined;
+  /** The latest requests that produced a response, newest last. */
+  readonly #recent: MessageCreateParamsBase[] = [];
 
   check(params: MessageCreateParamsBase): string | undefined {
     const changed = firstChanged(params, (key, blocks, j, now) => {
       let want = this.#bound.get(key);
       if (want === undefined) {
-        // First seen: produced by the previous request (or, with none, under this prefix: an imported history).
-        if (this.#previous) {
-          const produced = requestPrefix(this.#previous);
+        // First seen: with no request before it, produced under this prefix (an imported history).
+        want = now;
+        for (let r = this.#recent.length - 1; r >= 0; r--) {
+          const produced = requestPrefix(this.#recent[r]!);
           for (let k = 0; k < j; k++) produced.add(`\t${canonical(blocks[k])}`);
-          want = produced.now();
-        } else want = now;
+          const digest = produced.now();
+          if (r === this.#recent.length - 1) want = digest;
+          if (digest === now) {
+            want = digest;
+            break;
+          }
+        }
         this.#bound.set(key, want);
       }
       return want;
@@ -171,13 +180,17 @@ export class InferredBinding {
     return changed && boundElsewhere(changed.path, changed.type);
   }
 
-  /** The request was accepted: blocks first seen in the next one were produced by it. */
+  /** The request was accepted and answered: blocks first seen later may be its response's. */
   sent(params: MessageCreateParamsBase): void {
-    this.#previous = params;
+    this.#recent.push(params);
+    if (this.#recent.length > RECENT) this.#recent.shift();
   }
 
   reset(): void {
     this.#bound.clear();
-    this.#previous = undefined;
+    this.#recent.length = 0;
   }
 }
+
+/** How many recent requests a first-seen thinking block may come from (interleaved conversations). */
+const RECENT = 8;
