@@ -258,12 +258,14 @@ describe('preserved thinking: the fake server checks thinking prefixes', () => {
     expect(hiddenAt).toBeGreaterThan(0);
   });
 
-  it('a compaction leaves out the thinking after the summary and says so', async () => {
+  it.each(['sync', 'async'] as const)('a compaction (%s summarizer) leaves out the thinking after the summary and says so', async (kind) => {
     const base = resolveProfile(MODEL);
+    const summarizer = { name: 'async-test', summarize: async () => ({ text: 'Summary: the modules were read.', by: 'async-test' }) };
     const { decisions } = await runSession(4, 3, {
       policy: 'conservative',
       profile: { ...base, contextWindow: 6000 },
       compact: { threshold: 0.6, target: 0.3 },
+      ...(kind === 'async' ? { summarizer } : {}),
     });
     const requests = sent(server!);
     expect(requests.every((r) => r.status === 200)).toBe(true);
