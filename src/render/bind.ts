@@ -78,9 +78,9 @@ export function foldSentTail(state: TimelineState, ctx: PassContext): TimelineSt
   }
   const turns = state.turns.slice();
   turns[t] = next;
-  // The tail is kept now: the next request must not compare against it again.
-  const { tail: _kept, ...rest } = last;
-  return Object.freeze({ ...state, turns: Object.freeze(turns), lastRender: Object.freeze({ ...rest, tail: Object.freeze([]) }) }) as TimelineState;
+  // lastRender stays as it is (its stream is the renderer's, read by identity): the guard then finds the sent
+  // tail right after the previous stable stream, where it now is.
+  return Object.freeze({ ...state, turns: Object.freeze(turns) });
 }
 
 /** Why thinking from `at` on no longer has its prefix. */
