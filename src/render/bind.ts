@@ -30,10 +30,10 @@ import { hiddenRecord } from './notes.js';
 import { cacheStanding, previousBlock, previousLength } from './projection.js';
 import type { BindingCause, Decision } from './types.js';
 
-/** Whether a stream block is (visible) thinking. */
-function isThinkingBlock(b: StreamBlock): boolean {
+/** Whether a stream block is an assistant's thinking or redacted_thinking block (what the prefix check binds). */
+export function isThinkingBlock(b: StreamBlock): boolean {
   const type = (b.param as { type?: string }).type;
-  return type === 'thinking' || type === 'redacted_thinking';
+  return b.role === 'assistant' && (type === 'thinking' || type === 'redacted_thinking');
 }
 
 /** Canonical JSON without cache markers (the prefix check leaves them out). */
@@ -127,7 +127,7 @@ export function bindThinking(work: RenderWork, ctx: PassContext): RenderWork {
   const decisions: Decision[] = [];
   for (let i = at; i < stream.length; i++) {
     const b = stream[i]!;
-    if (b.role !== 'assistant' || !isThinkingBlock(b) || state.hidden[b.path]) continue;
+    if (!isThinkingBlock(b) || state.hidden[b.path]) continue;
     hidden[b.path] = hiddenRecord(state, b.path, 'binding');
     decisions.push({ type: 'prune', path: b.path, reason: 'binding', tokensRemoved: b.tokens, binding: { cause, changedAt } });
   }

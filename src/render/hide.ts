@@ -19,7 +19,7 @@ export const hidePass: Pass = {
   name: 'hide',
   run(work, ctx) {
     // Models that bind thinking to its prefix: thinking whose prefix changed is left out first (render/bind.ts).
-    const bound = ctx.profile.bindsThinking ? bindThinking(work, ctx) : work;
+    const bound = bindThinking(work, ctx);
     const { stream } = cacheStanding(bound.state, ctx);
     return { ...bound, stream, tailStart: stream.length };
   },

@@ -16,6 +16,7 @@
  */
 import { castDraft, produce } from 'immer';
 import type { Block, CacheEntryRecord, HiddenRecord, StreamBlock, TimelineState } from '../timeline/types.js';
+import { isThinkingBlock } from './bind.js';
 import type { Pass, PassContext } from './context.js';
 import { expectedRemaining, noticePrice, priceChange } from './gate.js';
 import { hiddenRecord, PRUNE_NOTICE } from './notes.js';
@@ -187,11 +188,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
 
 /** Index of the last visible thinking block of the stream (-1 when there is none). */
 function lastThinking(stream: readonly StreamBlock[]): number {
-  for (let i = stream.length - 1; i >= 0; i--) {
-    const b = stream[i]!;
-    const type = (b.param as { type?: string }).type;
-    if (b.role === 'assistant' && (type === 'thinking' || type === 'redacted_thinking')) return i;
-  }
+  for (let i = stream.length - 1; i >= 0; i--) if (isThinkingBlock(stream[i]!)) return i;
   return -1;
 }
 

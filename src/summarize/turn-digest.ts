@@ -4,6 +4,7 @@
  * the final answer. Shared by both summarizers.
  */
 import type { ContentBlockParam } from '../providers/anthropic-types.js';
+import { isSpace } from '../internal/chars.js';
 import type { Turn } from '../timeline/types.js';
 
 /** One tool, one argument, how many times. */
@@ -32,12 +33,6 @@ export interface TurnDigest {
 
 /** Argument keys that say most about a call, in order of preference. */
 const KEY_ARGS = ['file_path', 'path', 'filePath', 'file', 'pattern', 'command', 'cmd', 'query', 'url', 'name', 'id'];
-
-/** Whether a code unit is whitespace as `\s` and `trim()` see it (the same set: WhiteSpace and LineTerminator). */
-const WS = /\s/;
-const ASCII_WS = new Uint8Array(128);
-for (const c of [9, 10, 11, 12, 13, 32]) ASCII_WS[c] = 1;
-const isSpace = (c: number): boolean => (c < 128 ? ASCII_WS[c] === 1 : WS.test(String.fromCharCode(c)));
 
 /**
  * Whitespace collapsed and cut to `max` characters (with `…`): what

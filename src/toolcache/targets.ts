@@ -12,6 +12,7 @@
  * (`file_path`, `path`, `notebook_path`, `filename`, …) whose last segment has
  * an extension: `src/a.ts` is a file, `src` (Grep's search root) is not.
  */
+import { isSpace } from '../internal/chars.js';
 import { canonicalJson } from './key.js';
 import { fileTag, resolvePolicy, type ToolPolicy } from './policy.js';
 
@@ -36,7 +37,6 @@ const PATH_KEYS = /^(file_?path|path|notebook_?path|file_?name|file|target_?file
 const WRITE_NAME =
   /^(edit|multi_?edit|write|notebook_?edit|apply_?patch|create_?file|edit_?file|write_?file|str_replace_editor|replace_in_file|delete_?file|move_?file|rename_?file)$/i;
 const EXTERNAL_NAME = /web|fetch|search|http|url|browse/i;
-const WHITESPACE = /\s/;
 
 /**
  * Whether a path's last segment has an extension: what `/\/?[^/\s]+\.[A-Za-z0-9]{1,8}$/` tests, read from the
@@ -52,7 +52,7 @@ function hasExtension(v: string): boolean {
   const dot = n - 1 - run;
   if (dot < 1 || v.charCodeAt(dot) !== 46) return false;
   const c = v.charCodeAt(dot - 1);
-  return c !== 47 && !(c <= 32 ? c === 32 || (c >= 9 && c <= 13) : c >= 128 && WHITESPACE.test(v[dot - 1]!));
+  return c !== 47 && !isSpace(c);
 }
 
 const isAlnum = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
