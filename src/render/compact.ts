@@ -64,6 +64,44 @@ interface Unit {
  * @throws {ContextOverflowError} when even compacting everything but the newest round cannot fit the window
  */
 export function planCompaction(state: TimelineState, ctx: PassContext): CompactionPlan | undefined {
+  const planned = planOrDefer(state, ctx);
+  return planned && 'plan' in planned ? planned.plan : undefined;
+}
+
+/**
+ * How far a compaction may wait on a model that binds thinking, as a fraction of the window: half-way from the
+ * threshold to the window (0.95 with the default threshold 0.9). The headroom left (5 %) holds the estimate's
+ * error and the response.
+ */
+export function bindingDeferCeiling(threshold: number): number {
+  return threshold + (1 - threshold) / 2;
+}
+
+/**
+ * The open turn's visible thinking (models that bind thinking): its tool loop is still running (the newest turn
+ * has rounds: the request sends their tool results back) and a thinking block of it would be left out by a
+ * compaction now (everything after the summary loses its prefix, render/bind.ts).
+ */
+function openLoopThinking(state: TimelineState): Turn | undefined {
+  const turn = state.turns.at(-1);
+  if (!turn || turn.rounds.length === 0) return undefined;
+  for (const round of turn.rounds) {
+    for (const b of round.response) {
+      const type = (b.param as { type?: string }).type;
+      if ((type === 'thinking' || type === 'redacted_thinking') && !state.hidden[b.path]) return turn;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * {@link planCompaction}, or why a due compaction waits: on a model that binds thinking, a compaction in the middle
+ * of a tool loop would leave out the loop's thinking (the API accepts that, but the model then finishes the round
+ * without its reasoning: "don't compact between an assistant turn's tool_use and the tool_result that answers
+ * it", docs/models.md). It waits for the turn boundary (the next turn's first request) while the request fits
+ * under {@link bindingDeferCeiling}; past that it compacts now (a request over the window is refused too).
+ */
+function planOrDefer(state: TimelineState, ctx: PassContext): { plan: CompactionPlan } | { deferred: Decision } | undefined {
   const o = ctx.options.compact;
   if (!o.enabled || state.turns.length === 0) return undefined;
   const window = ctx.profile.contextWindow;
@@ -73,6 +111,24 @@ export function planCompaction(state: TimelineState, ctx: PassContext): Compacti
   let total = tokensOf(stable);
   for (const b of tail) total += b.tokens;
   if (total * factor < o.threshold * window) return undefined;
+  if (ctx.profile.bindsThinking && total * factor <= bindingDeferCeiling(o.threshold) * window) {
+    const open = openLoopThinking(state);
+    if (open) {
+      const pct = (v: number) => `${Math.round(v * 1000) / 10} %`;
+      const why =
+        `preserved thinking: compaction waits for the end of turn ${open.index}'s tool loop (its thinking would be left out); ` +
+        `input at ${pct((total * factor) / window)} of the window, compacts now past ${pct(bindingDeferCeiling(o.threshold))}`;
+      return { deferred: { type: 'defer', path: turnIndexPath(open.index), why } };
+    }
+  }
+  const plan = planFrom(state, ctx, stable, total);
+  return plan && { plan };
+}
+
+function planFrom(state: TimelineState, ctx: PassContext, stable: readonly StreamBlock[], total: number): CompactionPlan | undefined {
+  const o = ctx.options.compact;
+  const window = ctx.profile.contextWindow;
+  const factor = ctx.options.tokenFactor;
 
   const units = compactionUnits(state, stable);
   const budget = summaryBudget(window);
@@ -218,8 +274,10 @@ export function compact(state: TimelineState, ctx: PassContext): { state: Timeli
   if (ctx.options.compact.enabled && ctx.options.pruneOnCompaction.enabled && ctx.options.prune.reuse) followReuse(state);
   // Likewise the default summarizer's sections of complete turns are prepared a few turns at a time.
   if (ctx.options.compact.enabled && !ctx.options.summarizer) prepareExtractive(state.turns);
-  const plan = planCompaction(state, ctx);
-  if (!plan) return { state, decisions: [] };
+  const planned = planOrDefer(state, ctx);
+  if (!planned) return { state, decisions: [] };
+  if ('deferred' in planned) return { state, decisions: [planned.deferred] };
+  const plan = planned.plan;
   const out = ctx.summaries?.get(plan.key) ?? summarizeSync(ctx.options.summarizer ?? extractiveSummarizer(), plan);
   const summary: Summary = {
     path: `summaries/${state.summaries.length + 1}`,

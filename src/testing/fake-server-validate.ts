@@ -345,7 +345,15 @@ function checkCacheMarkers(body: Json, turns: readonly Turn[]): void {
  * when the request carries `anthropic-beta: context-1m-2025-08-07` and the model is one the beta
  * covers. Models without a built-in profile are not checked here (the usage model answers them).
  */
-export function contextWindowIssue(model: string, betaHeader: string | string[] | undefined, promptTokens: number): RequestIssue | null {
+export function contextWindowIssue(
+  model: string,
+  betaHeader: string | string[] | undefined,
+  promptTokens: number,
+  windowOverride?: number,
+): RequestIssue | null {
+  if (windowOverride !== undefined) {
+    return promptTokens > windowOverride ? { message: `prompt is too long: ${promptTokens} tokens > ${windowOverride} maximum` } : null;
+  }
   let profile: ModelProfile;
   try {
     profile = resolveProfile(apiModelId(model));

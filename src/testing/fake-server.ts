@@ -60,6 +60,11 @@ export interface FakeServerOptions {
   readonly now?: () => number;
   /** Token counter for count_tokens, output estimates and diagnostics. Default: tiktoken cl100k. */
   readonly counter?: TokenCounter;
+  /**
+   * The context window the Messages route checks (a longer prompt is the API's 400 `prompt is too long`).
+   * Default: the model's profile's (see `contextWindowIssue`). Set it to test a small window with a custom profile.
+   */
+  readonly contextWindow?: number;
   /** Port to listen on (default 0: any free port). The host is always 127.0.0.1. */
   readonly port?: number;
 }
@@ -196,7 +201,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
       if (issue !== null) throw new HttpError(400, 'invalid_request_error', issue.message);
       const params = body as MessageCreateParamsBase;
       if (endpoint === 'messages') {
-        const tooLong = contextWindowIssue(params.model, req.headers['anthropic-beta'], promptTokens(params, tokens).total);
+        const tooLong = contextWindowIssue(params.model, req.headers['anthropic-beta'], promptTokens(params, tokens).total, options.contextWindow);
         if (tooLong !== null) throw new HttpError(400, 'invalid_request_error', tooLong.message);
       }
 
