@@ -83,10 +83,21 @@ export function foldSentTail(state: TimelineState, ctx: PassContext): TimelineSt
   return Object.freeze({ ...state, turns: Object.freeze(turns) });
 }
 
+/**
+ * The first block from `from` on (what this request appends: responses sent back for the first time) that is
+ * not sent as the model produced it (hidden already, e.g. an agent's immediate hide), or +Infinity. A thinking
+ * block after it in the same response (interleaved thinking) was produced after the original, so it is left out;
+ * one before it keeps its prefix.
+ */
+function firstAltered(stream: readonly StreamBlock[], from: number): number {
+  for (let i = from; i < stream.length; i++) if (stream[i]!.hidden) return i;
+  return Number.POSITIVE_INFINITY;
+}
+
 /** Why thinking from `at` on no longer has its prefix. */
 function causeAt(stream: readonly StreamBlock[], at: number, prevLength: number): BindingCause {
-  if (at >= prevLength) return 'tail';
   const b = stream[at];
+  if (at >= prevLength) return b?.hidden ? 'hidden' : 'tail';
   if (!b) return 'edit';
   if (b.segment === 'envelope') return 'envelope';
   if (b.kind === 'summary') return 'compaction';
@@ -117,7 +128,7 @@ export function bindThinking(work: RenderWork, ctx: PassContext): RenderWork {
     else {
       let i = 0;
       while (i < sent.length && prevLength + i < stream.length && sameContent(stream[prevLength + i]!, sent[i]!)) i++;
-      at = i === sent.length ? Number.POSITIVE_INFINITY : prevLength + i;
+      at = i === sent.length ? firstAltered(stream, prevLength + i) : prevLength + i;
     }
   }
   if (at >= stream.length) return work;
