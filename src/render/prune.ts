@@ -103,7 +103,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
       const removed = Math.max(0, before - noteTokens(b, record.note));
       // The agent's own hides are its decision: no re-use weighing.
       const reuse = reason === 'agent' ? undefined : weigh(b.path, removed);
-      return { path: b.path, at: index.get(b.path)!, record, removed, reuse };
+      return { path: b.path, at: index.get(b.path)!, record, removed, reuse, thinking: isThinking(b) };
     })
     .filter((x) => x.at !== undefined && x.removed > 0)
     .sort((a, b) => a.at - b.at);
@@ -142,7 +142,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
       const record = hiddenRecord(state, b.path, 'economy');
       const removed = Math.max(0, stream[at]!.tokens - noteTokens(b, record.note));
       const reuse = weigh(b.path, removed);
-      if (removed > 0 && !reuse?.keep) items.push({ path: b.path, at, record, removed, reuse });
+      if (removed > 0 && !reuse?.keep) items.push({ path: b.path, at, record, removed, reuse, thinking: isThinking(b) });
     }
   }
   const decisions: Decision[] = kept.map((it) => ({
@@ -179,7 +179,8 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
     for (const r of apply) draft.hidden[r.path] = castDraft(r);
     draft.deferred = draft.deferred.filter((d) => !draft.hidden[d.path]);
   });
-  if (!next.pruneNotice) {
+  // The notice explains [pruned: …] notes and recall: a prune that only leaves out thinking (no note) waits for one.
+  if (!next.pruneNotice && items.some((it, k) => k >= chosen.from && !it.thinking)) {
     next = addNotice(next);
     if (next.pruneNotice) decisions.push({ type: 'notice', path: 'notices/prune' });
   }
@@ -195,10 +196,11 @@ function lastThinking(stream: readonly StreamBlock[]): number {
 /**
  * While warm (economy): the batch of candidates from k on, for the k that
  * maximizes saving − expected recalls − re-write − the one-time notice (when
- * this is the first prune), if positive. Later candidates ride along free.
+ * this is the first prune and the batch leaves a note: thinking is left out
+ * without one), if positive. Later candidates ride along free.
  */
 function chooseWarmBatch(
-  items: readonly { at: number; removed: number; reuse?: ReuseVerdict | undefined }[],
+  items: readonly { at: number; removed: number; reuse?: ReuseVerdict | undefined; thinking: boolean }[],
   entries: readonly CacheEntryRecord[],
   ctx: PassContext,
   remaining: number,
@@ -207,11 +209,13 @@ function chooseWarmBatch(
   let best = { from: items.length, net: 0, price: undefined as ReturnType<typeof priceChange> | undefined };
   let suffix = 0;
   let recalls = 0;
+  let notes = false;
   for (let k = items.length - 1; k >= 0; k--) {
     suffix += items[k]!.removed;
     recalls += items[k]!.reuse?.expectedRecall ?? 0;
+    notes ||= !items[k]!.thinking;
     const price = priceChange(ctx.profile, entries, items[k]!.at, suffix, remaining);
-    const net = price.saving - recalls - price.rewrite - notice;
+    const net = price.saving - recalls - price.rewrite - (notes ? notice : 0);
     if (net > best.net) best = { from: k, net, price };
   }
   return best.price ? { from: best.from, price: best.price } : { from: best.from };

@@ -127,3 +127,25 @@ describe('the latest assistant message keeps its thinking across turns that have
     expect(last.rendered.state.hidden['turns/1/rounds/1/response/0']).toBeUndefined();
   });
 });
+
+describe('the one-time prune notice', () => {
+  const noticeIn = (request: { messages: readonly { content: unknown }[] }): boolean =>
+    request.messages.some((m) =>
+      (Array.isArray(m.content) ? m.content : [{ type: 'text', text: m.content }]).some(
+        (b: { type: string; text?: unknown }) => b.type === 'text' && typeof b.text === 'string' && b.text.startsWith('Note from the runtime'),
+      ),
+    );
+
+  it('is not added when a prune leaves out only thinking (no [pruned: …] note to explain, nothing to recall)', async () => {
+    const reqs = await replayAll(parseTrace(trace()), { policy: 'economy', recalls: true });
+    // Every prune of this trace is thinking (its tool results are too small to prune).
+    const pruned = reqs.flatMap((r) => r.rendered.decisions.filter((d) => d.type === 'prune').map((d) => d.path));
+    expect(pruned.length).toBeGreaterThan(0);
+    expect(pruned.every((p) => p.includes('/response/'))).toBe(true);
+    for (const r of reqs) {
+      expect(noticeIn(r.request)).toBe(false);
+      expect(r.rendered.decisions.some((d) => d.type === 'notice')).toBe(false);
+    }
+    expect(reqs.at(-1)!.rendered.state.pruneNotice).toBeFalsy();
+  });
+});
