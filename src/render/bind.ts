@@ -28,12 +28,35 @@ import { paths } from '../timeline/paths.js';
 import type { PassContext, RenderWork } from './context.js';
 import { hiddenRecord } from './notes.js';
 import { cacheStanding, previousBlock, previousLength } from './projection.js';
-import type { BindingCause, Decision } from './types.js';
+import type { ModelProfile } from '../models/profiles.js';
+import type { BindingCause, Decision, ThinkingLost } from './types.js';
 
 /** Whether a stream block is an assistant's thinking or redacted_thinking block (what the prefix check binds). */
 export function isThinkingBlock(b: StreamBlock): boolean {
   const type = (b.param as { type?: string }).type;
   return b.role === 'assistant' && (type === 'thinking' || type === 'redacted_thinking');
+}
+
+/**
+ * What leaving out the visible thinking blocks of `stream` from `from` on costs (models that bind thinking), or
+ * undefined when there is none: their tokens at the output price (an estimate: the model may think them again).
+ */
+export function thinkingLostFrom(stream: readonly StreamBlock[], from: number, profile: ModelProfile): ThinkingLost | undefined {
+  if (!profile.bindsThinking) return undefined;
+  let blocks = 0;
+  let tokens = 0;
+  for (let i = Math.max(0, from); i < stream.length; i++) {
+    const b = stream[i]!;
+    if (!isThinkingBlock(b) || b.hidden) continue;
+    blocks++;
+    tokens += b.tokens;
+  }
+  return blocks === 0 ? undefined : lostPrice(blocks, tokens, profile);
+}
+
+/** {@link ThinkingLost} of `blocks` blocks holding `tokens` tokens. */
+export function lostPrice(blocks: number, tokens: number, profile: ModelProfile): ThinkingLost {
+  return { blocks, tokens, cost: (tokens * profile.prices.output) / 1e6 };
 }
 
 /** Canonical JSON without cache markers (the prefix check leaves them out). */

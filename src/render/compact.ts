@@ -25,6 +25,7 @@ import { turnIndexPath } from '../timeline/turn-index.js';
 import type { BlockPath, StreamBlock, Summary, TimelineState, Turn } from '../timeline/types.js';
 import type { Pass, PassContext } from './context.js';
 import { expectedRemaining } from './gate.js';
+import { thinkingLostFrom } from './bind.js';
 import { hiddenRecord } from './notes.js';
 import { stableStream, tailStream, tokensOf, visibleFrom } from './projection.js';
 import { pruneCandidates } from './prune-rule.js';
@@ -319,6 +320,13 @@ export function compact(state: TimelineState, ctx: PassContext): { state: Timeli
     for (const r of records) hidden[r.path] = freeze(r, true);
     next = freeze({ ...next, hidden: freeze(hidden), deferred: freeze([]) });
     for (const r of records) decisions.push({ type: 'prune', path: r.path, reason: r.reason, tokensRemoved: 0 });
+  }
+  // Models that bind thinking: every visible thinking block after the summary loses its prefix (render/bind.ts).
+  if (ctx.profile.bindsThinking && state.lastRender) {
+    const stream = stableStream(next, ctx);
+    const thinkingLost = thinkingLostFrom(stream, stream.findIndex((b) => b.path === summary.path) + 1, ctx.profile);
+    const first = decisions[0]!;
+    if (thinkingLost && first.type === 'compact') decisions[0] = { ...first, price: { ...first.price, thinkingLost } };
   }
   return { state: next, decisions };
 }

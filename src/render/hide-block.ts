@@ -11,6 +11,7 @@ import { HideRefusedError, PathNotFoundError } from '../errors.js';
 import { findBlock, parseTimelinePath } from '../timeline/paths.js';
 import { turnIndex, turnIndexOf } from '../timeline/turn-index.js';
 import type { BlockPath, CacheEntryRecord, StreamBlock, TimelineState } from '../timeline/types.js';
+import { thinkingLostFrom } from './bind.js';
 import { placeCachePoints } from './cache-points.js';
 import { passContext, type PassContext } from './context.js';
 import { expectedRemaining, priceChange } from './gate.js';
@@ -73,10 +74,15 @@ export function hideBlock(state: TimelineState, path: BlockPath, options: HideOp
   if (index > zone.index) {
     const record = hiddenRecord(state, path, 'agent', options.note);
     const removed = Math.max(0, stream[index]!.tokens - ctx.tokens.tokens({ type: 'text', text: record.note }));
-    const price = priceChange(ctx.profile, entries, index, removed, expectedRemaining(state, ctx.options.expectedRemaining));
-    if (!options.force && price.saving <= price.rewrite) {
+    const changed = priceChange(ctx.profile, entries, index, removed, expectedRemaining(state, ctx.options.expectedRemaining));
+    // Models that bind thinking: the guard leaves out every visible thinking block after the hidden one; that
+    // loss is weighed too (its deferred form waits for a compaction instead, render/prune.ts).
+    const thinkingLost = thinkingLostFrom(stream, index + 1, ctx.profile);
+    const price = thinkingLost ? { ...changed, thinkingLost } : changed;
+    if (!options.force && price.saving <= price.rewrite + (thinkingLost?.cost ?? 0)) {
       const next = addDeferred(state, path, options.note);
-      const why = `the re-write it causes ($${price.rewrite.toFixed(6)}) is worth more than it saves ($${price.saving.toFixed(6)}); deferred to the next cold window or compaction`;
+      const lost = thinkingLost ? ` and the ${thinkingLost.blocks} thinking block(s) after it it would leave out ($${thinkingLost.cost.toFixed(6)})` : '';
+      const why = `the re-write it causes ($${price.rewrite.toFixed(6)})${lost} ${thinkingLost ? 'are' : 'is'} worth more than it saves ($${price.saving.toFixed(6)}); deferred to the next cold window or compaction`;
       return { state: next, decision: { type: 'defer', path, why, price } };
     }
     const next = produce(state, (draft) => {

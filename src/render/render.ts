@@ -10,14 +10,14 @@ import { toAnthropic } from '../providers/anthropic.js';
 import { extractiveSummarizer } from '../summarize/index.js';
 import type { SummaryOutput } from '../summarize/types.js';
 import type { TimelineState } from '../timeline/types.js';
-import { foldSentTail } from './bind.js';
+import { foldSentTail, lostPrice } from './bind.js';
 import { planCompaction } from './compact.js';
 import { contextOf, passContext, type PassContext, type RenderWork } from './context.js';
 import { PASSES, runPasses } from './pipeline.js';
 import { planRequest } from './plan.js';
 import { cacheStanding, partsLayout, partsOf, type StreamParts, streamParts, withLazyStream, withStableStream } from './projection.js';
 import { prune } from './prune.js';
-import type { Rendered, RenderOptions, SegmentTokens } from './types.js';
+import type { Decision, Rendered, RenderOptions, RenderPlan, SegmentTokens } from './types.js';
 
 /**
  * Renders the request for the next model call.
@@ -39,6 +39,19 @@ function renderWith(state: TimelineState, ctx: PassContext): Rendered {
   return finish(runPasses(PASSES, foldSentTail(state, ctx), ctx), ctx);
 }
 
+/** The plan with the thinking this request leaves out for preserved thinking (its `binding` decisions), if any. */
+function withThinkingLost(plan: RenderPlan, decisions: readonly Decision[], ctx: PassContext): RenderPlan {
+  if (!ctx.profile.bindsThinking) return plan;
+  let blocks = 0;
+  let tokens = 0;
+  for (const d of decisions) {
+    if (d.type !== 'prune' || d.reason !== 'binding') continue;
+    blocks++;
+    tokens += d.tokensRemoved;
+  }
+  return blocks === 0 ? plan : { ...plan, thinkingLost: lostPrice(blocks, tokens, ctx.profile) };
+}
+
 /** The plan of the request the passes built, and the state that remembers this render. */
 function finish(work: RenderWork, ctx: PassContext): Rendered {
   const { state: next, tailStart, cachePoints, decisions } = work;
@@ -47,7 +60,7 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
   const parts = streamParts(work) ?? partsOf(work.stream, []);
   // The stable part is the hide pass's stream (placement marks it, the tail pass appends to a copy).
   const { stream: stable, change, entries } = cacheStanding(next, ctx);
-  const { plan, entries: ledger } = planRequest({
+  const { plan: planned, entries: ledger } = planRequest({
     stream: parts.stable,
     ...(parts.tail.length > 0 ? { tail: parts.tail } : {}),
     stableLength: tailStart,
@@ -60,6 +73,7 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
     model: next.model,
   });
 
+  const plan = withThinkingLost(planned, decisions, ctx);
   const turn = next.turns.at(-1);
   const finalState: TimelineState = freeze(
     {

@@ -87,6 +87,23 @@ export interface GatePrice {
   /** Re-write this change causes now. */
   readonly rewrite: number;
   readonly warm: boolean;
+  /**
+   * Models that bind thinking: the visible thinking this change makes the guard leave out (render/bind.ts), and
+   * its price (see {@link ThinkingLost}). Weighed against the saving where the gate decides (an agent's hide).
+   */
+  readonly thinkingLost?: ThinkingLost;
+}
+
+/**
+ * Thinking left out for preserved thinking (models that bind thinking): the blocks, their tokens, and an
+ * estimate of what losing them costs: the tokens at the model's output price, as if the model thought them again
+ * (the docs: "Claude can sometimes think more to re-create the dropped thinking"). The tokens also leave the
+ * request (and its cached prefix); that saving is not netted here.
+ */
+export interface ThinkingLost {
+  readonly blocks: number;
+  readonly tokens: number;
+  readonly cost: number;
 }
 
 /** Tokens per segment of the request. */
@@ -228,6 +245,11 @@ export interface RenderPlan {
   readonly cost: number;
   /** A warm, valid entry longer than what is read: the request fails to reuse it. */
   readonly bust: boolean;
+  /**
+   * Models that bind thinking: the thinking this request leaves out that the previous one sent (its `binding`
+   * decisions), and the estimated price of losing it ({@link ThinkingLost}). Absent when none.
+   */
+  readonly thinkingLost?: ThinkingLost;
   /**
    * Set when nothing can be cached because the whole marked prefix is shorter
    * than the model's minimum cacheable length (the API then caches nothing,
