@@ -39,7 +39,7 @@ export function bindsThinking(model: unknown): boolean {
 export interface DroppedThinking {
   readonly type: 'thinking_dropped';
   readonly path: string;
-  readonly reason: 'prefix_mismatch';
+  readonly reason: 'prefix_binding_mismatch';
 }
 
 /**
@@ -53,11 +53,9 @@ export function checkBinding(params: MessageCreateParamsBase, betaHeader: string
   const behavior = binding?.prefix_mismatch_behavior;
   const betas = (Array.isArray(betaHeader) ? betaHeader.join(',') : (betaHeader ?? '')).split(',').map((s) => s.trim());
   if (behavior !== undefined && !betas.includes(THINKING_BINDING_BETA)) {
-    throw new HttpError(
-      400,
-      'invalid_request_error',
-      `thinking.block_binding: this field requires the beta header \`anthropic-beta: ${THINKING_BINDING_BETA}\``,
-    );
+    // The API's words (preserved-thinking page, read 2026-12-01): the field without the beta header is a 400 whose
+    // message ends `block_binding: Extra inputs are not permitted`.
+    throw new HttpError(400, 'invalid_request_error', 'thinking.block_binding: Extra inputs are not permitted');
   }
   const drop = behavior === 'drop_block';
   const prefix = prefixOf(params);
@@ -71,10 +69,14 @@ export function checkBinding(params: MessageCreateParamsBase, betaHeader: string
         const want = boundDigest(b);
         if (invalid || (want !== undefined && want !== prefix.now())) {
           if (!drop) {
-            throw new HttpError(400, 'invalid_request_error', boundElsewhere(`messages.${i}.content.${j}`, b.type));
+            // Without the beta header the API adds that the setting needs it.
+            const hint = betas.includes(THINKING_BINDING_BETA)
+              ? ''
+              : ` That setting requires the \`${THINKING_BINDING_BETA}\` value in the \`anthropic-beta\` header.`;
+            throw new HttpError(400, 'invalid_request_error', boundElsewhere(`messages.${i}.content.${j}`, b.type) + hint);
           }
           invalid = true;
-          dropped.push({ type: 'thinking_dropped', path: `messages.${i}.content.${j}`, reason: 'prefix_mismatch' });
+          dropped.push({ type: 'thinking_dropped', path: `messages.${i}.content.${j}`, reason: 'prefix_binding_mismatch' });
           // A dropped block is not part of the later blocks' prefix.
           return;
         }

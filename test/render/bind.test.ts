@@ -145,9 +145,12 @@ describe('preserved thinking: the fake server checks thinking prefixes', () => {
     expect(() => checkBinding(req(gap) as never, undefined)).toThrow('messages.3.content.0: Invalid `signature`');
     // drop_block needs the beta header; with it, the invalid blocks are listed instead.
     const drop = { thinking: { type: 'adaptive', block_binding: { prefix_mismatch_behavior: 'drop_block' } } };
-    expect(() => checkBinding(req(gap, drop) as never, undefined)).toThrow(THINKING_BINDING_BETA);
+    expect(() => checkBinding(req(gap, drop) as never, undefined)).toThrow('thinking.block_binding: Extra inputs are not permitted');
+    // Without the header, the refusal says the setting needs it.
+    expect(() => checkBinding(req(gap) as never, undefined)).toThrow(`That setting requires the \`${THINKING_BINDING_BETA}\` value`);
+    expect(() => checkBinding(req(gap) as never, THINKING_BINDING_BETA)).not.toThrow('That setting requires');
     expect(checkBinding(req(gap, drop) as never, THINKING_BINDING_BETA)).toEqual([
-      { type: 'thinking_dropped', path: 'messages.3.content.0', reason: 'prefix_mismatch' },
+      { type: 'thinking_dropped', path: 'messages.3.content.0', reason: 'prefix_binding_mismatch' },
     ]);
   });
 
