@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { toAnthropic } from '../../src/providers/anthropic.js';
 import { hideBlock } from '../../src/render/hide-block.js';
 import { render } from '../../src/render/render.js';
+import { simulateAll } from '../../src/sim/simulator.js';
 import type { Decision } from '../../src/render/types.js';
 import { bindResponse, checkBinding } from '../../src/testing/fake-server-binding.js';
 import { appendResponse, appendToolResults, setTail, startTurn } from '../../src/timeline/edit.js';
@@ -55,14 +56,17 @@ describe('preserved thinking: interleaved thinking in one response', () => {
   });
 
   it("a block hidden before the response's second thinking is first sent back: that thinking is left out, the first kept", () => {
+    const all: Anthropic.MessageCreateParamsNonStreaming[] = [];
     let state: TimelineState = startTurn(newSession(MODEL), 'Fix it.');
     let r = render(setTail(state, 'live 1'), { now: 1 });
     // Round 1 goes back whole.
     let params = toAnthropic(r) as Anthropic.MessageCreateParamsNonStreaming;
+    all.push(params);
     state = appendResponse(r.state, interleaved(params, 1));
     state = appendToolResults(state, [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'file 1' }]);
     r = render(setTail(state, 'live 2'), { now: 2 });
     params = toAnthropic(r) as Anthropic.MessageCreateParamsNonStreaming;
+    all.push(params);
     expect(checkBinding(params as never, undefined)).toEqual([]);
     // Round 2: the agent hides the response's text at once, before it is sent back.
     state = appendResponse(r.state, interleaved(params, 2));
@@ -71,6 +75,7 @@ describe('preserved thinking: interleaved thinking in one response', () => {
     expect(hidden.decision.type).toBe('hide');
     r = render(setTail(hidden.state, 'live 3'), { now: 3 });
     params = toAnthropic(r) as Anthropic.MessageCreateParamsNonStreaming;
+    all.push(params);
     expect(() => checkBinding(params as never, undefined)).not.toThrow();
     expect(thinkingOf(params)).toEqual(['sig-1-a', 'sig-1-b', 'sig-2-a']);
     const dropped = drops(r.decisions);
@@ -83,5 +88,8 @@ describe('preserved thinking: interleaved thinking in one response', () => {
     params = toAnthropic(r) as Anthropic.MessageCreateParamsNonStreaming;
     expect(checkBinding(params as never, undefined)).toEqual([]);
     expect(thinkingOf(params)).toEqual(['sig-1-a', 'sig-1-b', 'sig-2-a', 'sig-3-a', 'sig-3-b']);
+    all.push(params);
+    // The simulator (which infers where each block was produced, same-response blocks included) agrees.
+    expect(simulateAll(all.map((p, i) => ({ at: i * 1000, params: p as never }))).map((x) => x.rejected)).toEqual([null, null, null, null]);
   });
 });
