@@ -27,7 +27,7 @@ import type { Pass, PassContext } from './context.js';
 import { expectedRemaining } from './gate.js';
 import { thinkingLostFrom } from './bind.js';
 import { hiddenRecord } from './notes.js';
-import { stableStream, tailStream, tokensOf, visibleFrom } from './projection.js';
+import { isThinking, stableStream, tailStream, tokensOf, visibleFrom } from './projection.js';
 import { pruneCandidates } from './prune-rule.js';
 import { followReuse, keptByReuse } from './reuse.js';
 import type { Decision, GatePrice } from './types.js';
@@ -87,10 +87,7 @@ function openLoopThinking(state: TimelineState): Turn | undefined {
   const turn = state.turns.at(-1);
   if (!turn || turn.rounds.length === 0) return undefined;
   for (const round of turn.rounds) {
-    for (const b of round.response) {
-      const type = (b.param as { type?: string }).type;
-      if ((type === 'thinking' || type === 'redacted_thinking') && !state.hidden[b.path]) return turn;
-    }
+    for (const b of round.response) if (isThinking(b) && !state.hidden[b.path]) return turn;
   }
   return undefined;
 }
