@@ -47,6 +47,8 @@ import { appendResponse, appendToolResults, createTimeline, setEnvelope, setTail
 import type { TimelineState } from '../../src/timeline/types.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { pendingOf } from '../../src/session/stats.js';
+import { firstMismatchIndexed } from '../../src/conversation/mapping.js';
+import { generateTrace } from '../../src/synthetic/generate.js';
 import { fixtureTexts, median, parseFixture, sig, times, type Row } from './util.js';
 
 const FIXTURES = ['coding', 'research', 'long-idle', 'volatile-tail'];
@@ -93,6 +95,7 @@ export async function lockstep(
   envelopes?: readonly Envelope[],
   loopEvents: readonly TraceEvent[] = events,
   flip = 0,
+  onPrepared?: (k: number, messages: readonly MessageParam[], store: MemoryConversationStore) => void,
 ): Promise<Times> {
   const out: Times = { render: [], step: [], prepare: [], envelopes: [] };
   // Session side.
@@ -132,6 +135,7 @@ export async function lockstep(
     const t0 = clock();
     await prepare(params, { conversationId: 'bench', store, now: lastAt, render: { tokens: prepareTokens }, ...(tail !== undefined ? { tail } : {}) });
     out.prepare.push(clock() - t0);
+    onPrepared?.(k, messages, store);
     messages.push({ role: 'assistant', content: e.content as MessageParam['content'] });
   };
   for (let i = 0; i < events.length; i++) {
@@ -206,6 +210,85 @@ function bestOf(runs: readonly number[][]): number {
   return sum(runs[0]!.map((_, i) => Math.min(...runs.map((r) => r[i]!))));
 }
 
+/**
+ * Growth (issue 14: the per-request step flat in session length). A long
+ * generated coding session (GROWTH requests, compaction on, the loop keeps its
+ * system/tools objects) through both doors in lockstep, as above; per-request
+ * CPU time is the median over the WINDOW requests ending at each length, a
+ * figure the median over GROWTH_RUNS replays (range beside it). Besides
+ * prepare and the Session step, `recognition` times one extra call of what
+ * prepare runs to recognise the re-sent messages (firstMismatchIndexed over
+ * the stored index) right after each prepare, outside the timed regions: as
+ * cold as prepare meets the history (the previous request's render ran since).
+ * `BENCH_PREPARE_GROWTH=0` skips it.
+ */
+const GROWTH = Number(process.env.BENCH_PREPARE_GROWTH ?? 5000);
+const GROWTH_RUNS = Number(process.env.BENCH_PREPARE_GROWTH_RUNS ?? 3);
+const WINDOW = 50;
+
+async function growth(): Promise<Row[]> {
+  const lengths = [WINDOW, 1000, 2500, GROWTH].filter((n, i, a) => n <= GROWTH && a.indexOf(n) === i);
+  const trace = () => generateTrace({ seed: 'bench-prepare-growth', profile: 'coding', requests: GROWTH, hides: false }).filter((e) => e.type !== 'hide');
+  const events = trace();
+  const loopEvents = trace();
+  const model = (events.find((e) => e.type === 'envelope') as { model?: string } | undefined)?.model ?? 'claude-sonnet-4-6';
+  // The loop's system/tools: the Session render's, one object per distinct envelope (kept while unchanged).
+  const collected = (await lockstep(events, model)).envelopes;
+  const envelopes: Envelope[] = [];
+  let last = '';
+  for (const e of collected) {
+    const json = JSON.stringify(e);
+    envelopes.push(json === last ? envelopes.at(-1)! : (JSON.parse(json) as Envelope));
+    last = json;
+  }
+  type At = { prepare: number; step: number; recognition: number };
+  const perRun: Map<number, At>[] = [];
+  for (let run = 0; run < GROWTH_RUNS; run++) {
+    const recognition: number[] = [];
+    const t = await lockstep(events, model, envelopes, loopEvents, run % 2, (k, messages, store) => {
+      const record = store.loadSync('bench');
+      if (!record?.sentIndex) return;
+      const t0 = clock();
+      firstMismatchIndexed(messages, record.consumed, record.sentIndex);
+      recognition[k] = clock() - t0;
+    });
+    const at = new Map<number, At>();
+    for (const n of lengths) {
+      const w = (xs: readonly number[]) => median(xs.slice(n - WINDOW, n).filter((x) => x !== undefined));
+      at.set(n, { prepare: w(t.prepare), step: w(t.step), recognition: w(recognition) });
+    }
+    perRun.push(at);
+  }
+  const fig = (f: (r: Map<number, At>) => number) => {
+    const xs = perRun.map(f);
+    return { value: median(xs), range: `${sig(Math.min(...xs))}–${sig(Math.max(...xs))}` };
+  };
+  const first = lengths[0]!;
+  const lastN = lengths.at(-1)!;
+  const rows: Row[] = [];
+  for (const n of lengths) {
+    const p = fig((r) => r.get(n)!.prepare / 1000);
+    const s = fig((r) => r.get(n)!.step / 1000);
+    const q = fig((r) => r.get(n)!.recognition / 1000);
+    const ratio = fig((r) => r.get(n)!.prepare / r.get(n)!.step);
+    rows.push({
+      name: `long session (${GROWTH} requests, kept): prepare ÷ Session step, ${WINDOW} requests ending at ${n}`,
+      value: times(ratio.value),
+      unit: 'ratio',
+      baseline: `runs ×${ratio.range}; prepare ${sig(p.value)} µs (${p.range}), step ${sig(s.value)} µs (${s.range}), recognition ${sig(q.value)} µs (${q.range}), medians over ${GROWTH_RUNS} runs`,
+    });
+  }
+  const pg = fig((r) => r.get(lastN)!.prepare / r.get(first)!.prepare);
+  const sg = fig((r) => r.get(lastN)!.step / r.get(first)!.step);
+  rows.push({
+    name: `long session: prepare growth, ${lastN} ÷ ${first}`,
+    value: times(pg.value),
+    unit: 'ratio',
+    baseline: `runs ×${pg.range}; Session step growth ×${sig(sg.value)} (×${sg.range}) in the same runs; issue 14 target ≤ ×1.5`,
+  });
+  return rows;
+}
+
 export default async function (): Promise<Row[]> {
   const rows: Row[] = [];
   for (const { name, text } of fixtureTexts().filter((f) => FIXTURES.includes(f.name.replace(/\.jsonl$/, '')))) {
@@ -250,5 +333,6 @@ export default async function (): Promise<Row[]> {
       });
     }
   }
+  if (GROWTH >= WINDOW) rows.push(...(await growth()));
   return rows;
 }
