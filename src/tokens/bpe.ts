@@ -19,6 +19,11 @@
  *   token holds side by side (no merge can ever join them): about half the
  *   character boundaries of CJK and base64. Long segments merge with a heap:
  *   O(n log n), allocation-free.
+ * - Texts of 64 code units or more are counted in chunks (lines, and a
+ *   numbered line's content after its number) cut where the pattern always
+ *   cuts; each chunk's count is memoized by its code units (bounded): a file
+ *   read again after an edit, or the next compaction summary, finds most of
+ *   its lines there.
  *
  * No Node built-ins, so it runs on edge runtimes too.
  */
@@ -739,14 +744,135 @@ export function cl100kCount(text: string): number {
   const length = text.length;
   if (length === 0) return 0;
   build();
-  let n = 0;
-  for (let at = 0; at < length; ) {
-    const end = pieceEnd(text, at, length);
-    n += end - at === 1 && text.charCodeAt(at) < 0x80 ? 1 : pieceTokens(text, at, end);
-    at = end;
-  }
+  const n = length < CHUNK_TEXT_MIN ? rangeCount(text, 0, length) : chunkedCount(text, length);
   if (buf.length > SCRATCH_KEEP || heapKey.length > SCRATCH_KEEP) releaseScratch();
   return n;
+}
+
+/** Tokens of t[from, to) as if it were the whole text (the pre-tokenizer reads nothing at or after `to`). */
+function rangeCount(t: string, from: number, to: number): number {
+  let n = 0;
+  for (let at = from; at < to; ) {
+    const end = pieceEnd(t, at, to);
+    n += end - at === 1 && t.charCodeAt(at) < 0x80 ? 1 : pieceTokens(t, at, end);
+    at = end;
+  }
+  return n;
+}
+
+// THE CHUNK MEMO
+
+/**
+ * Texts of at least this many code units are counted chunk by chunk, each chunk's count memoized by its code
+ * units: lines come back far more often than whole texts do (a file read again after an edit, the same log
+ * line, a summary's sections), and a chunk found in the memo costs one pass to hash and one to compare.
+ *
+ * A chunk ends where the pre-tokenizer always cuts, whatever comes before or after, so a text's count is the
+ * sum of its chunks' counts, each counted as a text of its own:
+ * - after a line break followed by a run of spaces/tabs (maybe empty) and then a character that is neither
+ *   whitespace nor outside ASCII, or the end of the text: no piece holds "\n" and then a character that is
+ *   not whitespace (a letter's prefix excludes \r \n, punctuation only takes line breaks after it), and the
+ *   whitespace piece ending in that "\n" cannot reach past it (`\s*[\r\n]+` ends at the run's last line
+ *   break and is tried before the other whitespace rules);
+ * - before a tab that follows an ASCII digit (line-numbered files: the content after the number is memoized
+ *   whatever its line number): the digit's piece is a digit group, which ends at any non-digit.
+ * The pattern has no lookbehind, so the pieces after a cut do not depend on what is before it, and the pieces
+ * before it read nothing after it (the lookahead of `\s+(?!\S)` stops at the run's end, before the cut).
+ * Proven against js-tiktoken in test/tokens/bpe.test.ts.
+ */
+const CHUNK_TEXT_MIN = 64;
+/** Chunks of at least this many code units are memoized (shorter ones count about as fast as they are looked up). */
+const CHUNK_MIN = 12;
+/** Longer chunks are counted, not memoized (a minified file, a base64 blob: one line that rarely comes back). */
+const CHUNK_MAX = 4096;
+const CHUNK_BITS = 16;
+const CHUNK_MASK = (1 << CHUNK_BITS) - 1;
+/** Entries and code units the chunk memo holds before it is emptied. */
+const CHUNK_ENTRIES = (3 << CHUNK_BITS) >> 2;
+const CHUNK_UNITS = 1 << 21;
+let chunkSlots = new Int32Array(0);
+let chunkHash = new Int32Array(0);
+let chunkStart = new Int32Array(0);
+let chunkLen = new Int32Array(0);
+let chunkCount = new Int32Array(0);
+let chunkPool = new Uint16Array(0);
+let chunkUsed = 0;
+let chunkUnits = 0;
+
+/** Whether t[p, …) starts with spaces/tabs then a character that is neither whitespace nor outside ASCII, or only spaces/tabs (p follows a "\n"). */
+function cutAfterNewline(t: string, p: number, length: number): boolean {
+  for (; p < length; p++) {
+    const c = t.charCodeAt(p);
+    if (c === 32 || c === 9 || c === 11 || c === 12) continue;
+    return c !== 10 && c !== 13 && c < 0x80;
+  }
+  return true;
+}
+
+function chunkedCount(t: string, length: number): number {
+  if (chunkSlots.length === 0) {
+    chunkSlots = new Int32Array(1 << CHUNK_BITS);
+    chunkHash = new Int32Array(CHUNK_ENTRIES);
+    chunkStart = new Int32Array(CHUNK_ENTRIES);
+    chunkLen = new Int32Array(CHUNK_ENTRIES);
+    chunkCount = new Int32Array(CHUNK_ENTRIES);
+    chunkPool = new Uint16Array(CHUNK_UNITS);
+  }
+  let n = 0;
+  for (let at = 0; at < length; ) {
+    let h = FNV_OFFSET;
+    let i = at;
+    for (; i < length; i++) {
+      const c = t.charCodeAt(i);
+      if (c === 9 && i > at && (t.charCodeAt(i - 1) - 48) >>> 0 < 10) break;
+      h = Math.imul(h ^ c, FNV_PRIME);
+      if (c === 10 && cutAfterNewline(t, i + 1, length)) {
+        i++;
+        break;
+      }
+    }
+    const len = i - at;
+    n += len < CHUNK_MIN || len > CHUNK_MAX ? rangeCount(t, at, i) : chunkTokens(t, at, len, h);
+    at = i;
+  }
+  return n;
+}
+
+/** Tokens of the chunk t[at, at + len) (hash h): from the memo, else counted and remembered. */
+function chunkTokens(t: string, at: number, len: number, h: number): number {
+  for (let slot = Math.imul(h, 0x9e3779b1) >>> (32 - CHUNK_BITS); ; slot = (slot + 1) & CHUNK_MASK) {
+    const e = chunkSlots[slot]!;
+    if (e === 0) {
+      const count = rangeCount(t, at, at + len);
+      if (chunkUsed >= CHUNK_ENTRIES || chunkUnits + len > CHUNK_UNITS) {
+        chunkSlots.fill(0);
+        chunkUsed = 0;
+        chunkUnits = 0;
+        return count;
+      }
+      const m = chunkUsed++;
+      chunkSlots[slot] = m + 1;
+      chunkHash[m] = h;
+      chunkStart[m] = chunkUnits;
+      chunkLen[m] = len;
+      chunkCount[m] = count;
+      const pool = chunkPool;
+      for (let k = 0; k < len; k++) pool[chunkUnits + k] = t.charCodeAt(at + k);
+      chunkUnits += len;
+      return count;
+    }
+    const m = e - 1;
+    if (chunkHash[m] !== h || chunkLen[m] !== len) continue;
+    const pool = chunkPool;
+    let k = chunkStart[m]!;
+    let i = at;
+    const to = at + len;
+    while (i < to && pool[k] === t.charCodeAt(i)) {
+      i++;
+      k++;
+    }
+    if (i === to) return chunkCount[m]!;
+  }
 }
 
 /** Scratch arrays grown past this many elements (by one very long piece) are let go after the count. */

@@ -130,6 +130,112 @@ describe('cl100kCount (the counting-only BPE)', () => {
     }
   });
 
+  it('counts line-structured texts like js-tiktoken, chunk by chunk, whatever the chunk memo holds (fixed seed)', () => {
+    // Texts of 64 code units or more are counted in chunks cut after a line break (when spaces/tabs and then
+    // neither whitespace nor a character outside ASCII follow) and before a tab after a digit, each chunk's
+    // count memoized. Lines of every kind meet here: indentation of every whitespace kind (U+00A0, U+3000 and
+    // U+2028 after a line break do not cut), blank and whitespace-only lines, \r\n, numbered lines (1–7
+    // digits, an Arabic-Indic digit before the tab), punctuation that takes the line break, trailing
+    // whitespace at the end. Each text is counted cold, again (memo hits), and its lines shuffled into
+    // another text (the same chunks after other ones).
+    const heads = [
+      '',
+      '',
+      '  ',
+      '    ',
+      '\t',
+      '\t\t',
+      ' \t ',
+      '\v',
+      '\f ',
+      '\u00a0',
+      '\u3000',
+      '\u2028',
+      '  \u00a0',
+      '     1\t',
+      '    42\t',
+      '  1234\t',
+      '1234567\t',
+      '\u0661\t',
+      '12 \t',
+    ];
+    const bodies = [
+      'const x = 1;',
+      'return foo(bar, baz);',
+      '}',
+      '',
+      ' ',
+      '  ',
+      '// comment: the batch may be closed',
+      "it's done",
+      '{"key": [1, 2, 3]},',
+      '数据 数据',
+      'é\u0301',
+      '😀 ok',
+      '...',
+      '\t',
+      '12345678901',
+      'INFO worker started id=ab12',
+      '\u2028x',
+    ];
+    const ends = ['\n', '\n', '\n', '\r\n', '\n\n', '\n \n', ';\n', '\n\t\n', ' \n', '\n\u00a0'];
+    let seed = 20_261_201;
+    const rand = (n: number): number => {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    for (let k = 0; k < 300; k++) {
+      const lines: string[] = [];
+      const count = 2 + rand(40);
+      for (let i = 0; i < count; i++)
+        lines.push(heads[rand(heads.length)]! + bodies[rand(bodies.length)]! + bodies[rand(bodies.length)]! + ends[rand(ends.length)]!);
+      const tails = ['', '', '  ', '\n', '\t', 'x'];
+      const text = lines.join('') + tails[rand(tails.length)]!;
+      const want = exact(text);
+      expect(cl100kCount(text), JSON.stringify(text)).toBe(want);
+      expect(cl100kCount(text), JSON.stringify(text)).toBe(want);
+      const shuffled = lines.map((l, i) => lines[(i * 7 + 3) % lines.length]! + (i % 3 === 0 ? l : '')).join('');
+      expect(cl100kCount(shuffled), JSON.stringify(shuffled)).toBe(exact(shuffled));
+    }
+  });
+
+  it('counts every BMP code unit around the chunk cuts like js-tiktoken', () => {
+    // Each code unit c after a line break (then a letter, a line break), after indentation, before and after a
+    // numbered line's tab.
+    for (let from = 0; from < 65536; from += 256) {
+      let text = '';
+      for (let c = from; c < from + 256; c++) {
+        const u = String.fromCharCode(c);
+        text += `x;\n${u}a\n  ${u}\n 7\t${u} 9${u}\t\n${u}\n\t${u}\r\n`;
+      }
+      expect(cl100kCount(text), `code units ${from}–${from + 255}`).toBe(exact(text));
+      expect(cl100kCount(text), `code units ${from}–${from + 255}, again`).toBe(exact(text));
+    }
+  });
+
+  it('counts the same after the chunk memo is emptied (it fills up)', () => {
+    const text = payload('code', 20_000, 3);
+    const want = exact(text);
+    expect(cl100kCount(text)).toBe(want);
+    // More distinct lines than the memo holds (2^21 code units): it is emptied on the way.
+    let flood = '';
+    for (let i = 0; i < 140_000; i++) flood += `  value_${i} = compute(${i});\n`;
+    cl100kCount(flood);
+    expect(cl100kCount(text)).toBe(want);
+    expect(cl100kCount(text)).toBe(want);
+  });
+
+  it('counts line-heavy payloads of 20k characters like js-tiktoken', () => {
+    for (const kind of ['code', 'json', 'log', 'prose', 'log+json', 'code+base64'] as PayloadKind[])
+      for (const seed of [1, 2]) {
+        const text = payload(kind, 20_000, seed);
+        expect(cl100kCount(text), `${kind} seed ${seed}`).toBe(exact(text));
+      }
+    const numbered = OTHER_KINDS['code, numbered lines']!(20_000, 1);
+    expect(cl100kCount(numbered)).toBe(exact(numbered));
+    expect(cl100kCount(numbered.split('\n').reverse().join('\n'))).toBe(exact(numbered.split('\n').reverse().join('\n')));
+  });
+
   it('splits and counts like js-tiktoken on arbitrary strings (fast-check, fixed seed)', () => {
     // Any code point (unassigned ones, marks, lone surrogates included) and short runs from a pool of
     // characters of every class, so that classes meet each other in every order.
