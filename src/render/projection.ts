@@ -178,6 +178,19 @@ interface BuildInfo {
   copy?: readonly StreamBlock[];
 }
 
+/**
+ * Where the rounds of a stream's last turn start: starts[j] = stream index of
+ * the first block of rounds[from + j] (`from`: the first round projected, > 0
+ * when a summary covers the turn's first rounds). Shared along a chain like
+ * `turnStarts`: a build that continues the turn writes its new rounds' starts
+ * in place (the rounds before them start where they did), so the array may
+ * hold later builds' rounds past this build's (read only this build's rounds).
+ */
+export interface RoundStarts {
+  readonly starts: readonly number[];
+  readonly from: number;
+}
+
 /** The build each array holds now: for a shared array, its newest build (whose length is the array's). */
 const builds = new WeakMap<readonly StreamBlock[], BuildInfo>();
 let builtSoFar = 0;
@@ -267,19 +280,23 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   let out: StreamBlock[] = [];
   let t = from.turn - 1;
   let reused = 0;
-  // A hide or prune changes the hidden set: the turns before the first one it touches project as before.
-  const hiddenFrom = info ? firstHiddenTurn(info.state.hidden, state.hidden) : -1;
+  // A hide or prune changes the hidden set: the turns (and, in the turn it touches first, the rounds) before the
+  // first block it touches project as before.
+  const hiddenFrom = info ? firstHidden(info.state.hidden, state.hidden) : NOTHING_REUSED;
+  // Round `resume` (0-based) of turns[t] is where the projection goes on when it continues a turn (the open turn of
+  // a tool loop: appending a round changes only its last rounds), else 0.
+  let resume = 0;
   if (
     prev &&
     info &&
     info.state.envelope === state.envelope &&
     info.state.summaries === state.summaries &&
-    hiddenFrom >= 0 &&
+    hiddenFrom.turn >= 0 &&
     info.tokens === ctx.tokens &&
     info.keepsThinking === ctx.profile.keepsThinking
   ) {
     let k = t;
-    const limit = Math.min(state.turns.length, info.state.turns.length, hiddenFrom);
+    const limit = Math.min(state.turns.length, info.state.turns.length, hiddenFrom.turn);
     while (k < limit && state.turns[k] === info.state.turns[k]) k++;
     // Older models drop thinking once a later turn exists: the previous last turn renders anew.
     if (!ctx.profile.keepsThinking && state.turns.length !== info.state.turns.length) k = Math.min(k, info.state.turns.length - 1);
@@ -288,6 +305,13 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
     if (start !== undefined && start > 0) {
       t = k;
       reused = start;
+      // The same last turn in both, changed: its rounds before the first one that differs project as before.
+      const r = sameRounds(state, info, k, hiddenFrom);
+      if (r > 0) {
+        resume = r;
+        // Every round of the previous build's last turn the same: the new rounds start where its stream ended.
+        reused = r === info.state.turns[k]!.rounds.length ? info.length : info.layout.lastRounds.starts[r - info.layout.lastRounds.from]!;
+      }
     }
   }
   if (reused === 0) {
@@ -299,13 +323,19 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   const hidden = state.hidden;
   // starts[i] = stream index of the first block of turns[firstTurn + i].
   const firstTurn = t;
+  const lastTurn = state.turns.length - 1;
   const starts: number[] = [];
+  // rounds[r] = stream index of the first block of the last turn's rounds[r], for r ≥ `resume` (before it: the
+  // previous build's, taken over below).
+  const rounds: number[] = [];
+  let roundsFrom = -1;
   for (; t < state.turns.length; t++) {
     const turn = state.turns[t]!;
-    starts.push(reused + out.length);
+    const resumed = t === firstTurn && resume > 0;
+    starts.push(resumed ? info!.turnStarts[t]! : reused + out.length);
     const at = { turn: turn.index };
     const partial = turn.index === from.turn && from.round > 0;
-    if (!partial) {
+    if (!partial && !resumed) {
       const user = turn.user;
       for (let i = 0; i < user.length; i++) {
         const b = user[i]!;
@@ -313,9 +343,13 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
       }
     }
     const strip = stripsThinking(state, turn.index, ctx);
-    const rounds = turn.rounds;
-    for (let r = partial ? from.round - 1 : 0; r < rounds.length; r++) {
-      const round = rounds[r]!;
+    const turnRounds = turn.rounds;
+    for (let r = resumed ? resume : partial ? from.round - 1 : 0; r < turnRounds.length; r++) {
+      const round = turnRounds[r]!;
+      if (t === lastTurn) {
+        if (roundsFrom < 0) roundsFrom = r;
+        rounds.push(reused + out.length);
+      }
       const where = { turn: turn.index, round: round.index };
       // Economy leaves out the thinking of earlier turns it pruned (prune-rule.ts): omitted as the API allows, never altered.
       const kept = strip ? round.response.filter((b) => !isThinking(b)) : prunedThinking(round.response, hidden);
@@ -362,7 +396,16 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
     }
   }
   for (let i = 0; i < starts.length; i++) turnStarts[firstTurn + i] = starts[i]!;
-  const layout = extendLayout(stream, turnStarts, prev && info ? info.layout : undefined, prev ? change : 0);
+  // The last turn's round starts go the same way (relative to `roundsFrom`, the first round projected in it).
+  let lastRounds: RoundStarts;
+  if (resume > 0) {
+    const base = info!.layout.lastRounds;
+    const shared = stream === info!.blocks ? (base.starts as number[]) : base.starts.slice(0, resume - base.from);
+    for (let i = 0; i < rounds.length; i++) shared[resume - base.from + i] = rounds[i]!;
+    lastRounds = shared === base.starts ? base : { starts: shared, from: base.from };
+  } else if (reused > 0 && firstTurn > lastTurn && info!.layout.lastTurn === lastTurn) lastRounds = info!.layout.lastRounds;
+  else lastRounds = { starts: rounds, from: Math.max(0, roundsFrom) };
+  const layout = extendLayout(stream, turnStarts, lastTurn, lastRounds, prev && info ? info.layout : undefined, prev ? change : 0);
   // Only the pieces compared next time: holding the state itself would chain every earlier render.
   const source = { envelope: state.envelope, summaries: state.summaries, hidden: state.hidden, turns: state.turns };
   const built: BuildInfo = {
@@ -382,23 +425,61 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   return stream;
 }
 
+/** Where a hidden set first differs from another: turn (0-based) and, in that turn, round (0-based; -1: its user message). */
+interface HiddenFrom {
+  readonly turn: number;
+  readonly round: number;
+}
+
+const NOTHING_REUSED: HiddenFrom = Object.freeze({ turn: -1, round: -1 });
+const NO_HIDDEN_CHANGE: HiddenFrom = Object.freeze({ turn: Number.POSITIVE_INFINITY, round: Number.POSITIVE_INFINITY });
+
 /**
- * The first turn (0-based index) holding a path whose hidden record differs
- * between two hidden sets (added, removed or replaced); Infinity when they are
- * the same, -1 when a differing path is not a turn's (then nothing is reused).
+ * The first place (turn, then round) holding a path whose hidden record
+ * differs between two hidden sets (added, removed or replaced); Infinity when
+ * they are the same, turn -1 when a differing path is not a turn's (then
+ * nothing is reused).
  */
-function firstHiddenTurn(before: TimelineState['hidden'], after: TimelineState['hidden']): number {
-  if (before === after) return Number.POSITIVE_INFINITY;
-  let first = Number.POSITIVE_INFINITY;
+function firstHidden(before: TimelineState['hidden'], after: TimelineState['hidden']): HiddenFrom {
+  if (before === after) return NO_HIDDEN_CHANGE;
+  let turn = Number.POSITIVE_INFINITY;
+  let round = Number.POSITIVE_INFINITY;
   const differs = (path: string): boolean => {
     const loc = parseTimelinePath(path);
     if (!loc) return false;
-    first = Math.min(first, loc.turn - 1);
+    const t = loc.turn - 1;
+    const r = loc.round === undefined ? -1 : loc.round - 1;
+    if (t < turn) {
+      turn = t;
+      round = r;
+    } else if (t === turn && r < round) round = r;
     return true;
   };
-  for (const path in after) if (Object.hasOwn(after, path) && before[path] !== after[path] && !differs(path)) return -1;
-  for (const path in before) if (Object.hasOwn(before, path) && !Object.hasOwn(after, path) && !differs(path)) return -1;
-  return first;
+  for (const path in after) if (Object.hasOwn(after, path) && before[path] !== after[path] && !differs(path)) return NOTHING_REUSED;
+  for (const path in before) if (Object.hasOwn(before, path) && !Object.hasOwn(after, path) && !differs(path)) return NOTHING_REUSED;
+  return { turn, round };
+}
+
+/**
+ * How many rounds of turn `k` (0-based) project as in the build `info` when it is the last turn of both states
+ * and changed since: its rounds before the first one that is a different object, or that the hidden set changed
+ * in (0 when nothing of the turn can be taken over).
+ */
+function sameRounds(state: TimelineState, info: BuildInfo, k: number, hiddenFrom: HiddenFrom): number {
+  const before = info.state.turns;
+  if (k !== state.turns.length - 1 || k !== before.length - 1 || info.layout.lastTurn !== k) return 0;
+  const a = state.turns[k]!;
+  const b = before[k]!;
+  if (a.user !== b.user || a.index !== b.index) return 0;
+  const known = info.layout.lastRounds;
+  let limit = Math.min(a.rounds.length, b.rounds.length, known.from + known.starts.length);
+  if (hiddenFrom.turn === k) limit = Math.min(limit, hiddenFrom.round);
+  let r = known.from;
+  if (r >= limit) return 0;
+  const x = a.rounds;
+  const y = b.rounds;
+  while (r < limit && x[r] === y[r]) r++;
+  return r > known.from ? r : 0;
 }
 
 /** Whether a block is a thinking or redacted-thinking block. */
@@ -434,6 +515,9 @@ export interface StreamLayout {
    * entries past this stream's turns may belong to later streams of it (read only this stream's turns).
    */
   readonly turnStarts: readonly number[];
+  /** The state's last turn (0-based) and where its rounds start (shared along the chain like `turnStarts`). */
+  readonly lastTurn: number;
+  readonly lastRounds: RoundStarts;
   /** Whether every block's token count is an integer: then a stretch's tokens are exact prefix differences. */
   readonly integral: boolean;
   /**
@@ -460,7 +544,14 @@ interface Chain {
 }
 
 /** The layout of a stream built from `base`'s stream, which it equals before index `change`. */
-function extendLayout(stream: readonly StreamBlock[], turnStarts: readonly number[], base: StreamLayout | undefined, change: number): StreamLayout {
+function extendLayout(
+  stream: readonly StreamBlock[],
+  turnStarts: readonly number[],
+  lastTurn: number,
+  lastRounds: RoundStarts,
+  base: StreamLayout | undefined,
+  change: number,
+): StreamLayout {
   const n = stream.length;
   let chain: Chain;
   let from: number;
@@ -512,6 +603,8 @@ function extendLayout(stream: readonly StreamBlock[], turnStarts: readonly numbe
     envelopeEnd,
     lastTool,
     turnStarts,
+    lastTurn,
+    lastRounds,
     integral,
     chain: key,
   });
