@@ -21,7 +21,7 @@
  */
 import type { CacheEntryRecord, StreamBlock, TimelineState } from '../timeline/types.js';
 import type { Pass, PassContext } from './context.js';
-import { cacheStanding, prefixOf, streamLayout } from './projection.js';
+import { cacheStanding, prefixOf, type StreamLayout, streamLayout } from './projection.js';
 import { doomedFrom } from './prune-rule.js';
 import type { CachePoint, CachePointLabel, CacheTtl } from './types.js';
 
@@ -97,13 +97,16 @@ export function placeCachePoints(
     // ③: the last block of round N−offset, where N is the round this request is for.
     const target = turn.rounds.length + 1 - offset;
     if (offset > 0 && target >= 1) {
-      let last = -1;
-      for (let i = turnStart; i < stream.length; i++) {
-        const b = stream[i]!;
-        if (b.turn === turn.index && b.round !== undefined && b.round <= target) last = i;
-        else if (b.round !== undefined && b.round > target) break;
-      }
-      if (last >= 0) place(placements, stream, 3, last, turnStart);
+      // From the layout: round `target` ends where the next round starts (or the stream ends); a scan otherwise.
+      const known = laid ? lastOfRound(stream, layout, state, target) : undefined;
+      let last = known ?? -1;
+      if (known === undefined)
+        for (let i = turnStart; i < stream.length; i++) {
+          const b = stream[i]!;
+          if (b.turn === turn.index && b.round !== undefined && b.round <= target) last = i;
+          else if (b.round !== undefined && b.round > target) break;
+        }
+      if (last >= turnStart) place(placements, stream, 3, last, turnStart);
     }
   }
   place(placements, stream, 4, (doomedFrom ?? stream.length) - 1);
@@ -118,6 +121,27 @@ export function placeCachePoints(
   }
   if (!options.ttl && options.adaptiveTtl) adaptTtls(stream, state, ctx, placements, entries, ttls);
   return collapse(stream, placements, ttls);
+}
+
+/**
+ * The last stream block of the current turn whose round is at most `target` (-1: none), read from the layout's
+ * round starts; undefined when the layout does not describe this turn (the caller scans).
+ */
+function lastOfRound(stream: readonly StreamBlock[], layout: StreamLayout, state: TimelineState, target: number): number | undefined {
+  const t = state.turns.length - 1;
+  const turn = state.turns[t]!;
+  const { starts, from } = layout.lastRounds;
+  if (layout.lastTurn !== t || from + starts.length < turn.rounds.length) return undefined;
+  // Rounds before `from` are summarized: none of them is in the stream.
+  if (target <= from) return -1;
+  const end = target < turn.rounds.length ? starts[target - from]! : stream.length;
+  const last = end - 1;
+  const b = stream[last];
+  // The layout's figures, checked against the blocks they point at (a scan when they disagree).
+  if (!b || b.turn !== turn.index || b.round === undefined || b.round > target) return undefined;
+  const next = stream[end];
+  if (next && next.turn === turn.index && (next.round === undefined || next.round <= target)) return undefined;
+  return last;
 }
 
 function bridge(stream: readonly StreamBlock[], ctx: PassContext, placements: Placement[], entries: readonly CacheEntryRecord[]): void {
