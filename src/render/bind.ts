@@ -24,6 +24,7 @@
  *   Work: the blocks after the change (a normal render: only what it appended).
  */
 import type { BlockPath, HiddenRecord, StreamBlock, TimelineState, Turn } from '../timeline/types.js';
+import { shareToolUseIndex } from '../timeline/edit.js';
 import { paths } from '../timeline/paths.js';
 import type { PassContext, RenderWork } from './context.js';
 import { hiddenRecord } from './notes.js';
@@ -95,7 +96,8 @@ export function foldSentTail(state: TimelineState, ctx: PassContext): TimelineSt
       const path: BlockPath = paths.injected(turn.index, round.index, base + k);
       return Object.freeze({ id: path, path, param: b.param as StreamBlock['param'] }) as Turn['user'][number];
     });
-    const rounds = turn.rounds.slice();
+    // A spread, not slice: slice of a frozen array is V8's slow path (~3x, and this copies the open turn's rounds).
+    const rounds = [...turn.rounds];
     rounds[r] = Object.freeze({ ...round, results: Object.freeze([...round.results, ...added]) });
     next = Object.freeze({ ...turn, rounds: Object.freeze(rounds) });
   }
@@ -103,7 +105,8 @@ export function foldSentTail(state: TimelineState, ctx: PassContext): TimelineSt
   turns[t] = next;
   // lastRender stays as it is (its stream is the renderer's, read by identity): the guard then finds the sent
   // tail right after the previous stable stream, where it now is.
-  return Object.freeze({ ...state, turns: Object.freeze(turns) });
+  // The fold adds no tool_use: the next append finds the session's tool_use ids without a rescan.
+  return shareToolUseIndex(state, Object.freeze({ ...state, turns: Object.freeze(turns) }));
 }
 
 /**

@@ -422,6 +422,15 @@ function carryIndex(from: TimelineState, to: TimelineState): TimelineState {
   return to;
 }
 
+/**
+ * Hands the tool_use index of `from` on to `to`, a state derived from it by an edit that added no tool_use and
+ * removed none (the render's fold of the sent tail on models that bind thinking: render/bind.ts). Without it the
+ * next append to `to` rescans every round of the session.
+ */
+export function shareToolUseIndex(from: TimelineState, to: TimelineState): TimelineState {
+  return from.turns === to.turns ? to : carryIndex(from, to);
+}
+
 function knownToolUseIds(state: TimelineState): Set<string> {
   const hit = indexOf(state.turns);
   if (hit && hit.ids.size === hit.size) return hit.ids;
