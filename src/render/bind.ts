@@ -115,9 +115,28 @@ export function foldSentTail(state: TimelineState, ctx: PassContext): TimelineSt
  * block after it in the same response (interleaved thinking) was produced after the original, so it is left out;
  * one before it keeps its prefix.
  */
-function firstAltered(stream: readonly StreamBlock[], from: number): number {
-  for (let i = from; i < stream.length; i++) if (stream[i]!.hidden) return i;
+function firstAltered(state: TimelineState, stream: readonly StreamBlock[], from: number): number {
+  for (let i = from; i < stream.length; i++) {
+    const b = stream[i]!;
+    if (b.hidden || (isThinkingBlock(b) && afterDroppedBlank(state, b.path))) return i;
+  }
   return Number.POSITIVE_INFINITY;
+}
+
+const RESPONSE_PATH = /^turns\/(\d+)\/rounds\/(\d+)\/response\/(\d+)$/;
+
+/**
+ * Whether a block of the response it was produced in was dropped before this one: a whitespace-only text block
+ * (the API refuses one in a request; timeline/edit.ts drops it at append and keeps the response's indexes in the
+ * paths), so this block's position in the response is not its index.
+ */
+function afterDroppedBlank(state: TimelineState, path: BlockPath): boolean {
+  const m = RESPONSE_PATH.exec(path);
+  if (!m) return false;
+  const response = state.turns[Number(m[1]) - 1]?.rounds[Number(m[2]) - 1]?.response;
+  if (!response) return false;
+  const at = response.findIndex((x) => x.path === path);
+  return at >= 0 && at !== Number(m[3]);
 }
 
 /** Why thinking from `at` on no longer has its prefix. */
@@ -154,7 +173,7 @@ export function bindThinking(work: RenderWork, ctx: PassContext): RenderWork {
     else {
       let i = 0;
       while (i < sent.length && prevLength + i < stream.length && sameContent(stream[prevLength + i]!, sent[i]!)) i++;
-      at = i === sent.length ? firstAltered(stream, prevLength + i) : prevLength + i;
+      at = i === sent.length ? firstAltered(state, stream, prevLength + i) : prevLength + i;
     }
   }
   if (at >= stream.length) return work;

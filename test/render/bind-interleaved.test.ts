@@ -20,7 +20,11 @@ import { newSession } from '../helpers/build.js';
 const MODEL = 'claude-sonnet-5-5';
 
 /** The model's answer to `params`, signed by the fake server: thinking, text, thinking, tool_use. */
-function interleaved(params: Anthropic.MessageCreateParamsNonStreaming, n: number): Anthropic.ContentBlockParam[] {
+function interleaved(
+  params: Anthropic.MessageCreateParamsNonStreaming,
+  n: number,
+  between = `Let me look at file ${n}; it is long, so I will quote it in full before I decide anything.`,
+): Anthropic.ContentBlockParam[] {
   const message = {
     id: `m${n}`,
     type: 'message',
@@ -28,7 +32,7 @@ function interleaved(params: Anthropic.MessageCreateParamsNonStreaming, n: numbe
     model: MODEL,
     content: [
       { type: 'thinking', thinking: `First thought ${n}.`, signature: `sig-${n}-a` },
-      { type: 'text', text: `Let me look at file ${n}; it is long, so I will quote it in full before I decide anything.`, citations: null },
+      { type: 'text', text: between, citations: null },
       { type: 'thinking', thinking: `Second thought ${n}.`, signature: `sig-${n}-b` },
       { type: 'tool_use', id: `toolu_${n}`, name: 'Read', input: { path: `src/${n}.ts` } },
     ],
@@ -91,5 +95,24 @@ describe('preserved thinking: interleaved thinking in one response', () => {
     all.push(params);
     // The simulator (which infers where each block was produced, same-response blocks included) agrees.
     expect(simulateAll(all.map((p, i) => ({ at: i * 1000, params: p as never }))).map((x) => x.rejected)).toEqual([null, null, null, null]);
+  });
+
+  it('a blank text between two thinking blocks (dropped at append: the API refuses it) takes the second thinking with it', () => {
+    // Models sometimes emit a whitespace-only text block; the API refuses one in a request, so the timeline drops
+    // it. The thinking after it in the same response was bound to a prefix that held it: it cannot go back.
+    let state: TimelineState = startTurn(newSession(MODEL), 'Fix it.');
+    let r = render(setTail(state, 'live 1'), { now: 1 });
+    for (let n = 1; n <= 2; n++) {
+      const params = toAnthropic(r) as Anthropic.MessageCreateParamsNonStreaming;
+      expect(() => checkBinding(params as never, undefined), `request ${n}`).not.toThrow();
+      state = appendResponse(r.state, interleaved(params, n, '\n\n'));
+      state = appendToolResults(state, [{ type: 'tool_result', tool_use_id: `toolu_${n}`, content: `file ${n}` }]);
+      r = render(setTail(state, `live ${n + 1}`), { now: 1 + n });
+    }
+    const params = toAnthropic(r) as Anthropic.MessageCreateParamsNonStreaming;
+    expect(() => checkBinding(params as never, undefined)).not.toThrow();
+    // Each response's first thinking is kept (round 2's was produced without round 1's second), the second left out.
+    expect(thinkingOf(params)).toEqual(['sig-1-a', 'sig-2-a']);
+    expect(drops(r.decisions).map((d) => d.path)).toContain('turns/1/rounds/2/response/2');
   });
 });
