@@ -24,7 +24,7 @@
  *   Work: the blocks after the change (a normal render: only what it appended).
  */
 import type { BlockPath, HiddenRecord, StreamBlock, TimelineState, Turn } from '../timeline/types.js';
-import { shareToolUseIndex } from '../timeline/edit.js';
+import { noteRounds, shareToolUseIndex } from '../timeline/edit.js';
 import { paths } from '../timeline/paths.js';
 import type { PassContext, RenderWork } from './context.js';
 import { hiddenRecord } from './notes.js';
@@ -99,6 +99,7 @@ export function foldSentTail(state: TimelineState, ctx: PassContext): TimelineSt
     // A spread, not slice: slice of a frozen array is V8's slow path (~3x, and this copies the open turn's rounds).
     const rounds = [...turn.rounds];
     rounds[r] = Object.freeze({ ...round, results: Object.freeze([...round.results, ...added]) });
+    noteRounds(rounds, turn.rounds, r);
     next = Object.freeze({ ...turn, rounds: Object.freeze(rounds) });
   }
   const turns = state.turns.slice();

@@ -33,6 +33,7 @@ import type {
   ToolBlock,
 } from '../timeline/types.js';
 import type { PassContext } from './context.js';
+import { sharedRounds } from '../timeline/edit.js';
 import { parseTimelinePath } from '../timeline/paths.js';
 import { replacementParam } from './notes.js';
 
@@ -474,11 +475,8 @@ function sameRounds(state: TimelineState, info: BuildInfo, k: number, hiddenFrom
   const known = info.layout.lastRounds;
   let limit = Math.min(a.rounds.length, b.rounds.length, known.from + known.starts.length);
   if (hiddenFrom.turn === k) limit = Math.min(limit, hiddenFrom.round);
-  let r = known.from;
-  if (r >= limit) return 0;
-  const x = a.rounds;
-  const y = b.rounds;
-  while (r < limit && x[r] === y[r]) r++;
+  if (known.from >= limit) return 0;
+  const r = sharedRounds(a.rounds, b.rounds, limit);
   return r > known.from ? r : 0;
 }
 

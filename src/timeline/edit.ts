@@ -323,7 +323,9 @@ export function appendResponse(state: TimelineState, response: Message | readonl
       ? { index, response: Object.freeze(blocks), results: Object.freeze([]), open: Object.freeze(ids) }
       : { index, response: Object.freeze(blocks), results: Object.freeze([]), open: Object.freeze(ids), at },
   );
-  const next = withLastTurn(state, turnWith(turn, [...rounds, round]));
+  const grown = [...rounds, round];
+  noteRounds(grown, rounds, rounds.length);
+  const next = withLastTurn(state, turnWith(turn, grown));
   rememberIndex(state.turns, next.turns, { ids: known, size: known.size });
   return next;
 }
@@ -423,6 +425,38 @@ function carryIndex(from: TimelineState, to: TimelineState): TimelineState {
 }
 
 /**
+ * Where a turn's rounds array came from: the array an edit copied it from and
+ * how many leading rounds the two share (the same objects). Appends record it,
+ * so the renderer finds the rounds a long open turn kept since its previous
+ * render in a few hops instead of comparing every round (render/projection.ts).
+ */
+const roundsOrigin = new WeakMap<readonly Round[], { readonly from: readonly Round[]; readonly same: number }>();
+
+/** Records that `next` holds the same round objects as `from` below index `same`. */
+export function noteRounds(next: readonly Round[], from: readonly Round[], same: number): void {
+  roundsOrigin.set(next, { from, same });
+}
+
+/**
+ * How many leading rounds `a` and `b` share (the same objects), at most `limit`: through the edits' records when
+ * `a` was derived from `b` by a few appends, else by comparing them one by one.
+ */
+export function sharedRounds(a: readonly Round[], b: readonly Round[], limit: number): number {
+  let same = limit;
+  let cur = a;
+  for (let hops = 0; hops < 8 && cur !== b; hops++) {
+    const origin = roundsOrigin.get(cur);
+    if (!origin) break;
+    if (origin.same < same) same = origin.same;
+    cur = origin.from;
+  }
+  if (cur === b) return same;
+  let r = 0;
+  while (r < limit && a[r] === b[r]) r++;
+  return r;
+}
+
+/**
  * Hands the tool_use index of `from` on to `to`, a state derived from it by an edit that added no tool_use and
  * removed none (the render's fold of the sent tail on models that bind thinking: render/bind.ts). Without it the
  * next append to `to` rescans every round of the session.
@@ -503,6 +537,7 @@ export function appendToolResults(
       : { index: round.index, response: round.response, results: results2, open: open2, at: stamp };
   const rounds = [...turn.rounds];
   rounds[rounds.length - 1] = Object.freeze(answeredRound);
+  noteRounds(rounds, turn.rounds, rounds.length - 1);
   const next = withLastTurn(state, turnWith(turn, rounds));
   return carryIndex(state, next);
 }
