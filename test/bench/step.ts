@@ -45,6 +45,17 @@
  * GC: scavenges per 100 requests in the step replay (PerformanceObserver
  * 'gc'), and the share of the top 1 % of steps (CPU) during which one started.
  *
+ * One open turn (issue 14, a long tool loop): the same step on a session that
+ * is ONE user message followed by 5,000 rounds (the generator's rounds:
+ * parallel calls, thinking, the same payload mix; a new tail before every
+ * request), compaction on (the model's own window) and off (1M, disabled), on
+ * claude-sonnet-4-6 and on claude-sonnet-5-5 (binds thinking: the sent tail is
+ * folded into the history, render/bind.ts). Growth the same way: the same
+ * GROWTH_WINDOW rounds of another single-turn session replayed after each
+ * length, continuing the open turn (forked after a round was answered).
+ * BENCH_STEP_SINGLE=0 skips it; BENCH_STEP_SINGLE_RUNS sets its runs (default RUNS);
+ * BENCH_STEP_MULTI=0 runs only it.
+ *
  * Run: `npm run bench -- step` or `npx tsx test/bench/step.ts`.
  */
 import type { ContentBlockParam, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
@@ -75,7 +86,22 @@ const REWRITE: readonly PayloadKind[] = ['json', 'base64', 'cjk', 'code+base64',
 
 /** The generator's session with one tool result in eight rewritten as another payload kind of the same length. */
 export function stepTrace(requests = REQUESTS, seed = 'bench-step'): TraceEvent[] {
-  const events = generateTrace({ seed, profile: 'coding', requests, hides: false });
+  return rewritePayloads(generateTrace({ seed, profile: 'coding', requests, hides: false }), seed);
+}
+
+/**
+ * One user message, then `requests` tool rounds of one open turn (a tail before each request), payloads as
+ * {@link stepTrace}'s. The turn stays open: its final answer (and the tail before it) is left out, so a window of
+ * rounds can continue it even at the end.
+ */
+export function singleTurnTrace(requests = REQUESTS, seed = 'bench-step-single', model = 'claude-sonnet-4-6'): TraceEvent[] {
+  const n = requests + 1;
+  const events = generateTrace({ seed, profile: 'coding', requests: n, rounds: { median: n, min: n, max: n }, tail: true, hides: false, model });
+  const end = events.findLastIndex((e) => e.type === 'tail');
+  return rewritePayloads(events.slice(0, end), seed);
+}
+
+function rewritePayloads(events: readonly TraceEvent[], seed: string): TraceEvent[] {
   const rng = new Rng(`${seed}-payloads`);
   let n = 0;
   return events.map((e) => {
@@ -343,6 +369,8 @@ function replayForks(
   events: readonly TraceEvent[],
   window: readonly TraceEvent[],
   options: Omit<RenderOptions, 'now' | 'tokens'>,
+  /** Where a fork may start: a user turn (default), or the tail before a request (one open turn: after a round). */
+  boundary: 'user' | 'tail' = 'user',
 ): Map<number, { after: number; timings: Timing[] }> {
   const tokens = new BlockTokenCache();
   const forks: { length: number; after: number; start: Start; firstAt: number }[] = [];
@@ -350,9 +378,12 @@ function replayForks(
   let state: TimelineState | undefined;
   let lastAt = 0;
   let requests = 0;
-  for (const e of events) {
-    if (e.type === 'user' && pending.length > 0 && requests >= pending[0]!) {
-      forks.push({ length: pending.shift()!, after: requests, start: { state: state!, tokens, lastAt }, firstAt: e.at });
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    if (e.type === boundary && pending.length > 0 && requests >= pending[0]!) {
+      // The window's first timed event comes when the session's next one would.
+      const next = events.slice(i).find((x) => 'at' in x && typeof x.at === 'number') as { at: number } | undefined;
+      forks.push({ length: pending.shift()!, after: requests, start: { state: state!, tokens, lastAt }, firstAt: next?.at ?? lastAt + 60_000 });
     }
     if (e.type === 'assistant') {
       const r = render(state!, { ...options, now: lastAt, tokens });
@@ -671,6 +702,123 @@ async function setting(label: string, events: readonly TraceEvent[], options: Om
   ];
 }
 
+// ONE OPEN TURN
+
+const SINGLE = process.env.BENCH_STEP_SINGLE !== '0';
+const SINGLE_RUNS = Number(process.env.BENCH_STEP_SINGLE_RUNS ?? RUNS);
+
+/** The window of the single-turn replays: GROWTH_WINDOW rounds of another single-turn session, from its first tail. */
+function singleWindowEvents(model: string): TraceEvent[] {
+  const events = singleTurnTrace(GROWTH_WINDOW + 50, 'bench-step-single-window', model);
+  const out: TraceEvent[] = [];
+  let n = 0;
+  for (let i = events.findIndex((e) => e.type === 'tail'); i < events.length && n < GROWTH_WINDOW; i++) {
+    const e = events[i]!;
+    out.push(e);
+    if (e.type === 'assistant') n++;
+  }
+  return out;
+}
+
+let singleCurve = '';
+
+/**
+ * One open turn: the step per request (median of the 50 ending at each length) and the same-requests growth,
+ * over SINGLE_RUNS runs (one warm-up first). No comparisons, no heap: the multi-turn settings have them.
+ */
+function singleTurnSetting(label: string, model: string, options: Omit<RenderOptions, 'now' | 'tokens'>): Row[] {
+  const events = singleTurnTrace(REQUESTS, 'bench-step-single', model);
+  const window = singleWindowEvents(model);
+  replayOnce(events.slice(0, Math.min(events.length, 2_000)), options); // warm-up
+  const runs: {
+    at: Map<number, { step: number; cpu: number; render: number; append: number; blocks: number }>;
+    forks: Map<number, { step: number; cpu: number }>;
+  }[] = [];
+  for (let i = 0; i < SINGLE_RUNS; i++) {
+    const timings = replayOnce(events, options).timings;
+    const forks = replayForks(events, window, options, 'tail');
+    const at = new Map<number, { step: number; cpu: number; render: number; append: number; blocks: number }>();
+    for (const n of LENGTHS) {
+      const w = timings.slice(Math.max(0, n - WINDOW), n);
+      at.set(n, {
+        step: median(w.map((t) => t.append + t.render)),
+        cpu: median(w.map((t) => t.cpu)),
+        render: median(w.map((t) => t.render)),
+        append: median(w.map((t) => t.append)),
+        blocks: w.at(-1)!.blocks,
+      });
+    }
+    const forkFigures = new Map<number, { step: number; cpu: number }>();
+    for (const [n, f] of forks) forkFigures.set(n, { step: median(f.timings.map((t) => t.append + t.render)), cpu: median(f.timings.map((t) => t.cpu)) });
+    runs.push({ at, forks: forkFigures });
+  }
+  const first = LENGTHS[0]!;
+  const last = LENGTHS.at(-1)!;
+  const ratio = (f: (r: (typeof runs)[number]) => number) => spread(runs.map(f));
+  const same = ratio((r) => r.forks.get(last)!.step / r.forks.get(first)!.step);
+  const sameCpu = ratio((r) => r.forks.get(last)!.cpu / r.forks.get(first)!.cpu);
+  const growth = ratio((r) => r.at.get(last)!.step / r.at.get(first)!.step);
+  const renderGrowth = ratio((r) => r.at.get(last)!.render / r.at.get(first)!.render);
+  const appendGrowth = ratio((r) => r.at.get(last)!.append / r.at.get(first)!.append);
+  const us = (f: (r: (typeof runs)[number]) => number) => spread(runs.map(f), 1 / 1000);
+  const stepFirst = us((r) => r.forks.get(first)!.step);
+  const stepLast = us((r) => r.forks.get(last)!.step);
+  const lines = [
+    `${label}: per-request cost (µs, median of the 50 requests ending there, and of the same ${GROWTH_WINDOW} rounds replayed after that many; median over ${SINGLE_RUNS} runs)`,
+    '',
+    '| rounds | blocks | step | step CPU | window step | window CPU | append | render |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const n of LENGTHS) {
+    const m = (f: (x: NonNullable<ReturnType<(typeof runs)[number]['at']['get']>>) => number) => sig(median(runs.map((r) => f(r.at.get(n)!))) / 1000, 3);
+    const w = (f: (x: { step: number; cpu: number }) => number) =>
+      runs.every((r) => r.forks.has(n)) ? sig(median(runs.map((r) => f(r.forks.get(n)!))) / 1000, 3) : '–';
+    lines.push(
+      `| ${n} | ${runs[0]!.at.get(n)!.blocks} | ${m((x) => x.step)} | ${m((x) => x.cpu)} | ${w((x) => x.step)} | ${w((x) => x.cpu)} | ${m((x) => x.append)} | ${m((x) => x.render)} |`,
+    );
+  }
+  singleCurve += `${lines.join('\n')}\n\n`;
+  return [
+    {
+      name: `${label}: window step after ${first} → after ${last} rounds`,
+      value: stepLast.value,
+      unit: 'µs',
+      baseline: `after ${first}: ${stepFirst.value} (runs ${stepFirst.range}); after ${last}: runs ${stepLast.range}`,
+    },
+    {
+      name: `${label}: step growth, same ${GROWTH_WINDOW} rounds after ${last} ÷ after ${first}`,
+      value: same.value,
+      unit: 'ratio',
+      baseline: `runs ${same.range}; target ≤ 1.5; CPU ${sameCpu.value} (runs ${sameCpu.range})`,
+    },
+    {
+      name: `${label}: step growth, ${WINDOW} rounds ending at ${last} ÷ at ${first} (different requests)`,
+      value: growth.value,
+      unit: 'ratio',
+      baseline: `runs ${growth.range}`,
+    },
+    { name: `${label}: render growth, ${last} ÷ ${first}`, value: renderGrowth.value, unit: 'ratio', baseline: `runs ${renderGrowth.range}` },
+    { name: `${label}: append growth, ${last} ÷ ${first}`, value: appendGrowth.value, unit: 'ratio', baseline: `runs ${appendGrowth.range}` },
+  ];
+}
+
+/** The four single-turn settings: two models, compaction on (the model's window) and off (1M, disabled). */
+function singleTurn(): Row[] {
+  singleCurve = '';
+  if (!SINGLE) return [];
+  const rows: Row[] = [];
+  for (const model of ['claude-sonnet-4-6', 'claude-sonnet-5-5']) {
+    rows.push(...singleTurnSetting(`one open turn, ${model}, compaction on`, model, { profile: resolveProfile(model) }));
+    rows.push(
+      ...singleTurnSetting(`one open turn, ${model}, compaction off (1M)`, model, {
+        profile: { ...resolveProfile(model), contextWindow: 1_000_000 },
+        compact: { enabled: false },
+      }),
+    );
+  }
+  return rows;
+}
+
 export default async function bench(): Promise<Row[]> {
   curve = '';
   const events = stepTrace();
@@ -681,9 +829,11 @@ export default async function bench(): Promise<Row[]> {
     unit: 'requests',
     baseline: `${sizes.length} tool results: median ${median(sizes)} chars, p90 ${Math.round(percentile(sizes, 90))}, max ${Math.max(...sizes)}; 1 in 8 rewritten as JSON/base64/CJK/mixed; ${RUNS} runs + warm-up`,
   };
-  const on = await setting('compaction on', events, {});
-  const off = await setting('compaction off (1M)', events, ONE_M);
-  return [header, ...on, ...off];
+  // BENCH_STEP_MULTI=0: only the one-open-turn part (its figures alone, faster).
+  const multi = process.env.BENCH_STEP_MULTI !== '0';
+  const on = multi ? await setting('compaction on', events, {}) : [];
+  const off = multi ? await setting('compaction off (1M)', events, ONE_M) : [];
+  return [header, ...on, ...off, ...singleTurn()];
 }
 
 /** A 1M-token window with compaction off: every block stays in the request. */
@@ -693,7 +843,7 @@ const ONE_M: Omit<RenderOptions, 'now' | 'tokens'> = {
 };
 
 export function details(): string {
-  return curve.trimEnd();
+  return `${curve}${singleCurve}`.trimEnd();
 }
 
 if (isMain(import.meta.url)) {
