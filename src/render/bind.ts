@@ -162,6 +162,7 @@ export function bindThinking(work: RenderWork, ctx: PassContext): RenderWork {
   const { stream, change } = cacheStanding(state, ctx);
   const prevLength = previousLength(prev);
   let at = change;
+  let edited = false;
   // The identity diff is exact when the blocks were memoized; a block rebuilt with the same content (another
   // token cache, a rehydrated state) is no change for the API: compare on by content (one step for a real change).
   const n = Math.min(prevLength, stream.length);
@@ -174,11 +175,16 @@ export function bindThinking(work: RenderWork, ctx: PassContext): RenderWork {
     else {
       let i = 0;
       while (i < sent.length && prevLength + i < stream.length && sameContent(stream[prevLength + i]!, sent[i]!)) i++;
-      at = i === sent.length ? firstAltered(state, stream, prevLength + i) : prevLength + i;
+      const k = prevLength + i;
+      // Right after what the previous request sent comes its response (its thinking was produced there). Anything
+      // else there (the client added a block to the user message that request ended with: prepare's resync) moved
+      // the response's prefix.
+      if (i === sent.length && k < stream.length && stream[k]!.role !== 'assistant') edited = true;
+      at = i === sent.length && !edited ? firstAltered(state, stream, k) : k;
     }
   }
   if (at >= stream.length) return work;
-  const cause = causeAt(stream, at, prevLength);
+  const cause = edited ? 'edit' : causeAt(stream, at, prevLength);
   const changedAt = stream[at]?.path ?? 'tail';
   const hidden: Record<BlockPath, HiddenRecord> = {};
   const decisions: Decision[] = [];
