@@ -15,7 +15,12 @@
  * on thinking); no marker on the tail; when only rounds were appended since the
  * previous render (no prune, hide or compaction), its bytes up to ④ are a
  * prefix of this one's; every hidden, pruned or compacted payload is recalled
- * byte-identical, from the state and from a payload store.
+ * byte-identical, from the state and from a payload store. Every third request,
+ * the state taken through export, import and rehydrate renders the same bytes
+ * (the incremental paths equal a render from scratch). On models that bind
+ * thinking (interleaved thinking, immediate hides of text and tool blocks), no
+ * thinking block goes back with a prefix other than the one it was produced
+ * under (a ledger of the responses as the model produced them, blank text included).
  */
 import type { ContentBlockParam, TextBlockParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import fc from 'fast-check';
@@ -33,6 +38,10 @@ import { appendResponse, appendToolResults, createTimeline, setTail, startTurn }
 import { turnBlocks } from '../../src/timeline/paths.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { BlockTokenCache, charCounter } from '../../src/tokens/counter.js';
+import { exportState, importState, rehydrate } from '../../src/conversation/state.js';
+import type { ConversationRecord } from '../../src/conversation/types.js';
+import type { MessageCreateParamsBase } from '../../src/providers/anthropic-types.js';
+import { ThinkingLedger } from '../../src/sim/binding.js';
 
 // TYPES
 
@@ -69,6 +78,8 @@ export interface SessionScript {
   readonly options: Omit<RenderOptions, 'now' | 'profile'>;
   readonly window: number;
   readonly keepsThinking: boolean;
+  /** With keepsThinking: the model binds thinking to its prefix (preserved thinking, render/bind.ts). */
+  readonly bindsThinking: boolean;
   /** Count tokens with tiktoken (slow) instead of characters / 4 (what is checked does not depend on it). */
   readonly tiktoken: boolean;
   readonly instructions: readonly string[];
@@ -212,6 +223,7 @@ export const sessionScript: fc.Arbitrary<SessionScript> = fc.record({
   options,
   window: fc.constantFrom(20_000, 20_000, 60_000, 100_000, 200_000),
   keepsThinking: fc.boolean(),
+  bindsThinking: fc.boolean(),
   tiktoken: fc.integer({ min: 0, max: 7 }).map((n) => n === 0),
   instructions: fc.array(solid, { minLength: 1, maxLength: 3 }),
   turns: fc.array(turn, { minLength: 1, maxLength: 5 }),
@@ -274,6 +286,7 @@ export function runScript(script: SessionScript, stats: RunStats = emptyStats())
   const profile = customProfile(`fuzz-${script.window}-${script.keepsThinking}`, {
     contextWindow: script.window,
     keepsThinking: script.keepsThinking,
+    bindsThinking: script.keepsThinking && script.bindsThinking,
     prices: { input: 3 },
   });
   const opts: RenderOptions = { ...script.options, profile, ...(script.tiktoken ? {} : { tokens: charTokens }) };
@@ -292,6 +305,10 @@ export function runScript(script: SessionScript, stats: RunStats = emptyStats())
   const capped = (t: string) => (t.length > cap ? t.slice(0, cap) : t);
   const cappedInput = (i: Record<string, unknown>) => (JSON.stringify(i).length > cap ? { path: capped(String(i.path)) } : i);
   let prev: Rendered | undefined;
+  const binds = profile.bindsThinking === true;
+  // Preserved thinking: each response's thinking is bound to the request that produced it, as the model produced it.
+  const ledger = new ThinkingLedger();
+  let sent: MessageCreateParamsBase | undefined;
   let prevPrefix = '';
   let changedSince = false; // a hide applied since prev
   let turnSince = false; // a turn started since prev
@@ -332,10 +349,33 @@ export function runScript(script: SessionScript, stats: RunStats = emptyStats())
     }
     stats.renders++;
     const params = toAnthropic(r, { max_tokens: 1024 });
+    sent = params as unknown as MessageCreateParamsBase;
+    if (binds) {
+      const at = ledger.check(sent);
+      if (at) throw new Error(`${label}: the thinking at ${at} goes back with a prefix it was not produced under`);
+    }
+    // From scratch: every third request, the state taken through export, import and rehydrate (a process switch)
+    // renders the same bytes as the live one (incremental projection, memoized blocks, the open turn's records).
+    if (stats.renders % 3 === 0) {
+      const record = {
+        id: 'fuzz',
+        revision: 0,
+        state,
+        consumed: [],
+        envelope: { model: 'm', system: 's', tools: 't' },
+        prices: profile.prices,
+        requests: [],
+        updatedAt: 0,
+      };
+      const copy = rehydrate(importState(exportState(record as unknown as ConversationRecord), 'fuzz'), profile, opts.tokens).state;
+      if (JSON.stringify(toAnthropic(render(copy, { ...opts, now }), { max_tokens: 1024 })) !== JSON.stringify(params))
+        throw new Error(`${label}: the live state and its exported copy render different requests`);
+    }
     const issue = validateRequest(params);
     if (issue) throw new Error(`${label}: request refused by the validator: ${issue.message}`);
     for (const p of r.cachePoints) if (p.index >= r.tailStart) throw new Error(`${label}: a cache marker on the tail (${p.path})`);
-    if (script.keepsThinking) checkCurrentThinking(r.state, params, label);
+    // (Binding models leave the loop's thinking out after an immediate hide or a compaction: the ledger checks them.)
+    if (script.keepsThinking && !binds) checkCurrentThinking(r.state, params, label);
     const changed = r.decisions.some((d) => d.type !== 'defer');
     stats.compactions += r.decisions.filter((d) => d.type === 'compact').length;
     stats.prunes += r.decisions.filter((d) => d.type === 'prune').length;
@@ -373,10 +413,13 @@ export function runScript(script: SessionScript, stats: RunStats = emptyStats())
       const response: ContentBlockParam[] = [];
       if (rd.thinking) response.push({ type: 'thinking', thinking: `thinking ${seq}`, signature: `sig-${seq}` });
       if (rd.text !== null) response.push(text(rd.text));
+      // Interleaved thinking (after the text, in the same response) in every other such response.
+      if (rd.thinking && rd.text !== null && seq % 2 === 0) response.push({ type: 'thinking', thinking: `more ${seq}`, signature: `sig-more-${seq}` });
       const ids = rd.calls.map(() => `toolu_${String(++seq).padStart(6, '0')}`);
       rd.calls.forEach((c, k) => response.push({ type: 'tool_use', id: ids[k]!, name: k % 2 ? 'Grep' : 'Read', input: cappedInput(c.input) }));
       now += 2000;
       state = appendResponse(state, response, now);
+      if (sent) ledger.record(sent, response);
       const results: ToolResultBlockParam[] = rd.calls.map((c, k) => ({
         type: 'tool_result',
         tool_use_id: ids[k]!,
@@ -390,7 +433,9 @@ export function runScript(script: SessionScript, stats: RunStats = emptyStats())
       if (rd.hide) {
         const candidates = state.turns.flatMap((tt) =>
           tt.rounds.flatMap((rr) =>
-            [...rr.response, ...rr.results].filter((b) => b.param.type === 'tool_result' || b.param.type === 'tool_use').map((b) => b.path),
+            [...rr.response, ...rr.results]
+              .filter((b) => (b.param.type === 'tool_result' || b.param.type === 'tool_use' || b.param.type === 'text') && !b.path.startsWith('notices/'))
+              .map((b) => b.path),
           ),
         );
         const path = candidates[rd.hide.pick % candidates.length]!;
@@ -406,6 +451,7 @@ export function runScript(script: SessionScript, stats: RunStats = emptyStats())
     request(`turn ${ti + 1} final`);
     if (!(last && script.open)) {
       state = appendResponse(state, t.final.map(text), now + 1000);
+      if (sent) ledger.record(sent, t.final.map(text));
       remember();
     }
   });
