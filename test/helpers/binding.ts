@@ -1,5 +1,6 @@
 /** Shared by the preserved-thinking tests (test/render/bind*.test.ts). */
 import type Anthropic from '@anthropic-ai/sdk';
+import { bindResponse } from '../../src/testing/fake-server-binding.js';
 import type { ScriptEntry } from '../../src/testing/fake-server-script.js';
 
 /**
@@ -37,4 +38,10 @@ export function thinkingOf(body: unknown): string[] {
     }
   }
   return out;
+}
+
+/** The model's answer `m<n>` holding `content`, as the fake server signs it for `params` (each thinking block bound to its prefix). */
+export function signedAnswer(params: Anthropic.MessageCreateParams, n: number, content: readonly unknown[]): Anthropic.ContentBlockParam[] {
+  const message = { id: `m${n}`, type: 'message', role: 'assistant', model: params.model, content };
+  return bindResponse(params as never, message as never).content as Anthropic.ContentBlockParam[];
 }

@@ -8,24 +8,17 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
 import { prepare } from '../../src/conversation/prepare.js';
-import { bindResponse, checkBinding } from '../../src/testing/fake-server-binding.js';
-import { thinkingOf } from '../helpers/binding.js';
+import { checkBinding } from '../../src/testing/fake-server-binding.js';
+import { signedAnswer, thinkingOf } from '../helpers/binding.js';
 import { INSTRUCTIONS, TOOLS } from '../helpers/build.js';
 
 const MODEL = 'claude-sonnet-5-5';
 
 function answer(params: Anthropic.MessageCreateParamsNonStreaming, n: number): Anthropic.ContentBlockParam[] {
-  const message = {
-    id: `m${n}`,
-    type: 'message',
-    role: 'assistant',
-    model: MODEL,
-    content: [
-      { type: 'thinking', thinking: `Thought ${n}.`, signature: `sig-${n}` },
-      { type: 'tool_use', id: `toolu_${n}`, name: 'Read', input: { path: `src/${n}.ts` } },
-    ],
-  } as unknown as Anthropic.Message;
-  return bindResponse(params as never, message as never).content as Anthropic.ContentBlockParam[];
+  return signedAnswer(params, n, [
+    { type: 'thinking', thinking: `Thought ${n}.`, signature: `sig-${n}` },
+    { type: 'tool_use', id: `toolu_${n}`, name: 'Read', input: { path: `src/${n}.ts` } },
+  ]);
 }
 
 describe('preserved thinking: a history edited before the response', () => {

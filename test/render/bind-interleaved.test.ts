@@ -11,10 +11,10 @@ import { hideBlock } from '../../src/render/hide-block.js';
 import { render } from '../../src/render/render.js';
 import { simulateAll } from '../../src/sim/simulator.js';
 import type { Decision } from '../../src/render/types.js';
-import { bindResponse, checkBinding } from '../../src/testing/fake-server-binding.js';
+import { checkBinding } from '../../src/testing/fake-server-binding.js';
 import { appendResponse, appendToolResults, setTail, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
-import { thinkingOf } from '../helpers/binding.js';
+import { signedAnswer, thinkingOf } from '../helpers/binding.js';
 import { newSession } from '../helpers/build.js';
 
 const MODEL = 'claude-sonnet-5-5';
@@ -25,19 +25,12 @@ function interleaved(
   n: number,
   between = `Let me look at file ${n}; it is long, so I will quote it in full before I decide anything.`,
 ): Anthropic.ContentBlockParam[] {
-  const message = {
-    id: `m${n}`,
-    type: 'message',
-    role: 'assistant',
-    model: MODEL,
-    content: [
-      { type: 'thinking', thinking: `First thought ${n}.`, signature: `sig-${n}-a` },
-      { type: 'text', text: between, citations: null },
-      { type: 'thinking', thinking: `Second thought ${n}.`, signature: `sig-${n}-b` },
-      { type: 'tool_use', id: `toolu_${n}`, name: 'Read', input: { path: `src/${n}.ts` } },
-    ],
-  } as unknown as Anthropic.Message;
-  return bindResponse(params as never, message as never).content as Anthropic.ContentBlockParam[];
+  return signedAnswer(params, n, [
+    { type: 'thinking', thinking: `First thought ${n}.`, signature: `sig-${n}-a` },
+    { type: 'text', text: between, citations: null },
+    { type: 'thinking', thinking: `Second thought ${n}.`, signature: `sig-${n}-b` },
+    { type: 'tool_use', id: `toolu_${n}`, name: 'Read', input: { path: `src/${n}.ts` } },
+  ]);
 }
 
 const drops = (ds: readonly Decision[]) => ds.filter((d) => d.type === 'prune' && d.reason === 'binding');
