@@ -78,6 +78,14 @@ export function sentOf(message: MessageLike): SentMessage {
   return typeof content === 'string' ? { message, role: message.role, content } : { message, role: message.role, content, blocks: [...content] };
 }
 
+/** A record's consumed messages: how many, and the (possibly longer, shared) array holding them first. */
+export function consumedOf(record: Pick<ConversationRecord, 'consumed' | 'consumedCount'>): {
+  readonly list: readonly ConsumedMessage[];
+  readonly count: number;
+} {
+  return { list: record.consumed, count: record.consumedCount ?? record.consumed.length };
+}
+
 const lazyDigests = new WeakMap<ConsumedMessage, string>();
 
 /** A consumed message's digest: stored (imported records), or computed once from what was sent. */
@@ -187,21 +195,45 @@ export function addToIndex(idx: SentIndex, messages: readonly MessageLike[], fro
 }
 
 /**
+ * How many of the newest re-sent messages `prepare` checks in full by default
+ * (`PrepareOptions.verifyRecent`): older ones are recognised by the message
+ * object's identity alone.
+ */
+export const DEFAULT_VERIFY_RECENT = 64;
+
+/**
  * Index of the first message that differs from the consumed ones (the shorter
- * length when one extends the other): by identity against the index (message,
- * content, role and every block), else by content digest. `identical` says
- * whether every message up to there was recognised by identity (otherwise the
- * index should be rebuilt from this request's objects).
+ * length when one extends the other). The last `verifyRecent` of the compared
+ * messages are checked in full against the index: the message object, its
+ * content, role and every block by identity. Older ones by the message object
+ * alone (one read of each side per message, however long the history: a
+ * replaced content array or block, or a push onto the content, of a message
+ * that old is not seen; a replaced message object is). Where identity misses,
+ * the message is compared by content digest. `identical` says whether every
+ * message up to there was recognised by identity (otherwise the index should
+ * be rebuilt from this request's objects). `count`: the consumed messages of
+ * this record (the array may be shared with later records, see
+ * `ConversationRecord.consumedCount`).
  */
 export function firstMismatchIndexed(
   messages: readonly MessageLike[],
   consumed: readonly ConsumedMessage[],
   idx: SentIndex,
+  verifyRecent = DEFAULT_VERIFY_RECENT,
+  count = consumed.length,
 ): { at: number; identical: boolean } {
-  const n = Math.min(messages.length, consumed.length);
+  const n = Math.min(messages.length, count);
   const { messages: ms, contents, roles, starts, blocks } = idx;
   let identical = true;
-  for (let i = 0; i < n; i++) {
+  // Older than the window: the message object only (`verifyRecent` Infinity: none).
+  const old = verifyRecent >= n ? 0 : n - verifyRecent;
+  for (let i = 0; i < old; i++) {
+    const m = messages[i]!;
+    if (m === ms[i]) continue;
+    identical = false;
+    if (!sameByContent(m, consumed[i]!)) return { at: i, identical };
+  }
+  for (let i = old; i < n; i++) {
     const m = messages[i]!;
     let same = m === ms[i];
     if (same) {
@@ -220,10 +252,14 @@ export function firstMismatchIndexed(
     }
     if (same) continue;
     identical = false;
-    // Not a message object: a mismatch here, refused with a typed error where it is mapped.
-    if (m === null || typeof m !== 'object' || messageDigest(m) !== consumedDigest(consumed[i]!)) return { at: i, identical };
+    if (!sameByContent(m, consumed[i]!)) return { at: i, identical };
   }
   return { at: n, identical };
+}
+
+/** A message that identity did not recognise: the same as the consumed one by content digest (not a message object: a mismatch, refused with a typed error where it is mapped). */
+function sameByContent(m: MessageLike, c: ConsumedMessage): boolean {
+  return m !== null && typeof m === 'object' && messageDigest(m) === consumedDigest(c);
 }
 
 // MAPPING

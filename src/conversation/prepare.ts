@@ -23,6 +23,8 @@ import type { TimelineState } from '../timeline/types.js';
 import {
   addToIndex,
   applyMessages,
+  consumedOf,
+  DEFAULT_VERIFY_RECENT,
   envelopeDigest,
   envelopeOf,
   firstMismatchIndexed,
@@ -140,6 +142,26 @@ export interface PrepareOptions {
    * unless `defer: true`, which applies it at the next prune, as in `Session`.
    */
   readonly hide?: readonly HideRequest[];
+  /**
+   * How many of the newest re-sent messages are checked in full: the message
+   * object, its content array, its role and every block, by identity (a new
+   * object is compared by content). Messages older than that are recognised by
+   * the message object alone, so a request's cost does not grow with the
+   * length of the history. Default 64.
+   *
+   * The contract this gives: to edit a message older than the last
+   * `verifyRecent`, **replace the message object** (the usual immutable update,
+   * `messages[i] = { ...messages[i], content: edited }`); a replaced content
+   * array, a replaced block or a push onto the content of a message that old,
+   * on the same message object, is not seen (the stored conversation keeps the
+   * message as it was first sent). `Infinity` checks every message as in the
+   * window (each request then reads the whole history). An in-place change of a
+   * block object (`block.text = …`) is never seen, at any age: replace the
+   * block. A conversation loaded from a store another process wrote has no
+   * objects to compare by identity: its first request here compares every
+   * message by content.
+   */
+  readonly verifyRecent?: number;
 }
 
 /** A block to hide: its path, or the tool_use id whose result to hide. */
@@ -274,6 +296,10 @@ function validate(params: PrepareParams, options: PrepareOptions): void {
     }
   }
   if (params.tools !== undefined && !Array.isArray(params.tools)) throw new InvalidParamsError('tools', 'expected an array of tool definitions');
+  const k = options.verifyRecent;
+  if (k !== undefined && !(typeof k === 'number' && k >= 0 && (Number.isInteger(k) || k === Number.POSITIVE_INFINITY))) {
+    throw new InvalidParamsError('options.verifyRecent', 'expected a whole number of messages ≥ 0, or Infinity (check every message)');
+  }
   if (options.hide !== undefined) {
     if (!Array.isArray(options.hide)) throw new InvalidParamsError('options.hide', 'expected an array of block paths or { toolUseId } objects');
     options.hide.forEach((h: unknown, i) => {
@@ -506,8 +532,8 @@ function envelopeInput(params: PrepareParams) {
 }
 
 /** Index of the first message that differs from the stored ones (= the shorter length when one extends the other). */
-function firstMismatch(messages: readonly MessageLike[], consumed: readonly ConsumedMessage[]): number {
-  const n = Math.min(messages.length, consumed.length);
+function firstMismatch(messages: readonly MessageLike[], consumed: readonly ConsumedMessage[], count: number): number {
+  const n = Math.min(messages.length, count);
   for (let i = 0; i < n; i++) if (!sameMessage(messages[i]!, consumed[i]!)) return i;
   return n;
 }
@@ -522,7 +548,14 @@ interface Built {
 }
 
 /** Extends (or resynchronises) the stored timeline with the incoming params. */
-function build(record: ConversationRecord | undefined, params: PrepareParams, digest: EnvelopeDigest | undefined, now: number, offset: number): Built {
+function build(
+  record: ConversationRecord | undefined,
+  params: PrepareParams,
+  digest: EnvelopeDigest | undefined,
+  now: number,
+  offset: number,
+  verifyRecent: number,
+): Built {
   const messages = params.messages;
   if (!record) {
     const consumed: ConsumedMessage[] = [];
@@ -544,13 +577,16 @@ function build(record: ConversationRecord | undefined, params: PrepareParams, di
           : 'the system prompt changed';
     resync = { reason, detail: `${what}: envelope replaced, timeline and decisions kept` };
   }
-  const consumedBefore = record.consumed;
+  // This record's consumed messages: the first `count` of an array shared along the chain of records.
+  const { list: consumedBefore, count } = consumedOf(record);
   // The index is usable when it covers the consumed messages (an imported record has none: digests decide).
-  const before = record.sentIndex && record.sentIndex.messages.length >= consumedBefore.length ? record.sentIndex : undefined;
-  const found = before ? firstMismatchIndexed(messages, consumedBefore, before) : { at: firstMismatch(messages, consumedBefore), identical: false };
+  const before = record.sentIndex && record.sentIndex.messages.length >= count ? record.sentIndex : undefined;
+  const found = before
+    ? firstMismatchIndexed(messages, consumedBefore, before, verifyRecent, count)
+    : { at: firstMismatch(messages, consumedBefore, count), identical: false };
   const d = found.at;
   let consumed: ConsumedMessage[];
-  if (d < consumedBefore.length) {
+  if (d < count) {
     state = truncateTo(state, consumedBefore[d]!.mark);
     consumed = consumedBefore.slice(0, d);
     const truncated = d === messages.length;
@@ -558,19 +594,22 @@ function build(record: ConversationRecord | undefined, params: PrepareParams, di
       reason: truncated ? 'history_truncated' : 'history_edited',
       at: d + offset,
       detail: truncated
-        ? `${consumedBefore.length - d} stored message(s) from messages[${d + offset}] are no longer sent: timeline cut back to them`
+        ? `${count - d} stored message(s) from messages[${d + offset}] are no longer sent: timeline cut back to them`
         : `messages[${d + offset}] differs from the stored conversation: timeline cut back there and rebuilt from the messages`,
     };
+  } else if (consumedBefore.length === count) {
+    // Nothing appended past this record's messages: extend the shared array in place (no copy of the history's list).
+    consumed = consumedBefore as ConsumedMessage[];
   } else {
-    consumed = [...consumedBefore];
+    consumed = consumedBefore.slice(0, count);
   }
   // The response right after the previous request is stamped with the time it was recorded (no closure: this runs per request).
   const from = consumed.length;
-  state = applyMessages(state, messages, from, consumed, now, consumedBefore.length, record.respondedAt ?? now, offset);
+  state = applyMessages(state, messages, from, consumed, now, count, record.respondedAt ?? now, offset);
   // Extend the index in place when this request re-sent exactly its objects and nothing extended it meanwhile;
   // otherwise index this request's objects (the next request re-sends these).
   let index: SentIndex;
-  if (before && found.identical && from === consumedBefore.length && before.messages.length === from) {
+  if (before && found.identical && from === count && before.messages.length === from) {
     index = before;
     addToIndex(index, messages, from, messages.length);
   } else index = newSentIndex(messages, messages.length);
@@ -697,7 +736,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   // computed only when needed too (export, or the next request's envelope differs); a changed one now.
   const unchanged = record === undefined || unchangedEnvelope(record, input);
   const digest = unchanged ? undefined : envelopeDigest(input);
-  const built = build(record, input, digest, now, offset);
+  const built = build(record, input, digest, now, offset, options.verifyRecent ?? DEFAULT_VERIFY_RECENT);
   let state = built.state;
   let hides: HideOutcome[] | undefined;
   if (options.hide && options.hide.length > 0) ({ state, outcomes: hides } = applyHides(state, options.hide, renderOptions, now));
@@ -749,6 +788,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
       revision,
       state: rendered.state,
       consumed: built.consumed,
+      consumedCount: built.consumed.length,
       sentIndex: built.index,
       sentEnvelope: unchanged && record?.sentEnvelope ? record.sentEnvelope : sentEnvelopeOf(input),
       prices: profile.prices,

@@ -14,7 +14,7 @@ import { stableStream } from '../render/projection.js';
 import type { StreamBlock } from '../render/types.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type { CacheEntryRecord, TimelineState } from '../timeline/types.js';
-import { consumedDigest, digestOf, envelopeOf } from './mapping.js';
+import { consumedDigest, consumedOf, digestOf, envelopeOf } from './mapping.js';
 import type { ConversationRecord, ImportedRender } from './types.js';
 
 // TYPES
@@ -72,7 +72,7 @@ function exportRender(state: TimelineState, imported: ImportedRender | undefined
  * await fs.writeFile('chat-42.json', exportState(record));
  */
 export function exportState(record: ConversationRecord): string {
-  const { state, imported: _imported, sentEnvelope: _sent, sentIndex: _index, envelope: _envelope, ...rest } = record;
+  const { state, imported: _imported, sentEnvelope: _sent, sentIndex: _index, envelope: _envelope, consumedCount: _count, ...rest } = record;
   const { lastRender: _lr, ...plain } = state;
   const lastRender = exportRender(state, record.imported);
   const out: ExportedConversation = {
@@ -82,7 +82,7 @@ export function exportState(record: ConversationRecord): string {
       // First, whether it was stored or computed now (in process it is computed only when needed): the same text either way.
       envelope: envelopeOf(record),
       ...rest,
-      consumed: rest.consumed.map((c) => ({ digest: consumedDigest(c), mark: c.mark })),
+      consumed: rest.consumed.slice(0, consumedOf(record).count).map((c) => ({ digest: consumedDigest(c), mark: c.mark })),
       state: plain,
       ...(lastRender ? { lastRender } : {}),
     },

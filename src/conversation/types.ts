@@ -47,7 +47,7 @@ export interface SentMessage {
  * then reads our side sequentially instead of chasing one object per message
  * (on a long conversation those loads miss the cache, since a render runs in
  * between). The arrays are shared along a chain of records and only appended
- * to: a record reads the first `consumed.length` entries, and extends them in
+ * to: a record reads the first `consumedCount` entries, and extends them in
  * place only when nothing extended them past its length (otherwise it copies).
  */
 export interface SentIndex {
@@ -83,8 +83,19 @@ export interface ConversationRecord {
   readonly revision: number;
   /** The timeline with every sticky decision, and the previous render's memory. */
   readonly state: TimelineState;
-  /** The messages mapped onto the timeline so far, in order. */
+  /**
+   * The messages mapped onto the timeline so far, in order: the first
+   * {@link consumedCount} entries when that is set.
+   */
   readonly consumed: readonly ConsumedMessage[];
+  /**
+   * In process only, never exported: how many entries of `consumed` are this
+   * record's. `prepare` shares one `consumed` array along a chain of records
+   * (each appends the messages it mapped, in place, when nothing appended past
+   * its own count; otherwise it copies), so a request does not copy the whole
+   * history's list. Absent: all of `consumed`. Read it with `consumedOf`.
+   */
+  readonly consumedCount?: number;
   /**
    * Digests of the model, system and tools the state was rendered from. Always
    * present in exported state; in process it is computed only when needed

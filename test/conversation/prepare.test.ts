@@ -118,7 +118,7 @@ describe('prepare', () => {
   });
 
   it('sees every edit of a re-sent message but an in-place edit of a block: a new message, a new content array, a push onto or a replaced element of its content array', async () => {
-    // docs/drop-in.md: re-sent messages are recognised by the message, its content array and each block.
+    // docs/drop-in.md: the last 64 re-sent messages (verifyRecent) are recognised by the message, its content array and each block.
     const run = async (id: string, edit: (messages: MessageParam[]) => void) => {
       const store = new MemoryConversationStore();
       const requests = history(1, 3);
