@@ -47,7 +47,7 @@ import { appendResponse, appendToolResults, createTimeline, setEnvelope, setTail
 import type { TimelineState } from '../../src/timeline/types.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { pendingOf } from '../../src/session/stats.js';
-import { firstMismatchIndexed } from '../../src/conversation/mapping.js';
+import { DEFAULT_VERIFY_RECENT, firstMismatchIndexed } from '../../src/conversation/mapping.js';
 import { generateTrace } from '../../src/synthetic/generate.js';
 import { fixtureTexts, median, parseFixture, sig, times, type Row } from './util.js';
 
@@ -249,7 +249,7 @@ async function growth(): Promise<Row[]> {
       const record = store.loadSync('bench');
       if (!record?.sentIndex) return;
       const t0 = clock();
-      firstMismatchIndexed(messages, record.consumed, record.sentIndex);
+      firstMismatchIndexed(messages, record.consumed, record.sentIndex, DEFAULT_VERIFY_RECENT, record.consumedCount);
       recognition[k] = clock() - t0;
     });
     const at = new Map<number, At>();
