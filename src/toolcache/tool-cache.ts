@@ -75,8 +75,13 @@ export class ToolCache {
   readonly #marker: string;
   readonly #flightTimeoutMs: number;
   readonly #fill: FillContext;
-  /** Tags of successful writes whose invalidation the store refused; reads bypass while non-empty. */
-  readonly #pending = new Set<string>();
+  /**
+   * Tags of successful writes whose invalidation the store refused, each with the number of the failure that
+   * (last) put it here; reads bypass while non-empty. A retry clears a tag only if no failure re-added it
+   * meanwhile: a retry the store applied before a later write ran says nothing about that write.
+   */
+  readonly #pending = new Map<string, number>();
+  #failures = 0;
   /** The store when it is the in-process memory store: keys may hold short argument texts raw, and hits are looked up synchronously. */
   readonly #memory: MemoryToolCacheStore | undefined;
   /** `encodeURIComponent(tool) + ':'` per tool name seen. */
@@ -313,10 +318,11 @@ export class ToolCache {
   /** Retries a failed invalidation; true when the cache is coherent again. */
   async #healthy(): Promise<boolean> {
     if (this.#pending.size === 0) return true;
-    const tags = [...this.#pending];
+    const snapshot = [...this.#pending];
+    const tags = snapshot.map(([t]) => t);
     try {
       const { evicted } = await this.store.invalidate(tags);
-      for (const t of tags) this.#pending.delete(t);
+      for (const [t, failure] of snapshot) if (this.#pending.get(t) === failure) this.#pending.delete(t);
       for (const k of evicted) this.#stats.evicted(toolOfKey(k), 'write');
       return this.#pending.size === 0;
     } catch {
@@ -349,7 +355,8 @@ export class ToolCache {
     } catch {
       this.#stats.add(name, 'storeErrors');
       // Remembered before this call resolves, so every read that starts after it bypasses the cache.
-      for (const t of tags) this.#pending.add(t);
+      const failure = ++this.#failures;
+      for (const t of tags) this.#pending.set(t, failure);
     }
     return { tool: name, callId, ...out, cache: { type: 'write', ok: true, evicted } };
   }

@@ -93,3 +93,78 @@ describe('ToolCache with a failing store', () => {
     expect((await cache.call('Read', { path: 'a' }, read, opts('5'))).content).toBe('new\n[cached]');
   });
 });
+
+describe('ToolCache with a failing store: a retry that overlaps a new failure', () => {
+  it('keeps a tag pending when a later write fails to invalidate it while an earlier retry of that tag is still in flight', async () => {
+    // A retry of pending tags that the store applied *before* a later write ran must not clear that write's failure.
+    const inner = new MemoryToolCacheStore();
+    let failNext = 0;
+    let holdNext: Promise<void> | undefined;
+    const store: ToolCacheStore = {
+      epoch: () => inner.epoch(),
+      get: (k) => inner.get(k),
+      insertIfEpoch: (e, ep) => inner.insertIfEpoch(e, ep),
+      delete: (k) => inner.delete(k),
+      async invalidate(tags) {
+        if (failNext > 0) {
+          failNext -= 1;
+          throw new Error('store unreachable');
+        }
+        const out = await inner.invalidate(tags);
+        const hold = holdNext;
+        holdNext = undefined;
+        if (hold !== undefined) await hold; // applied, but its answer is slow to come back (e.g. waiting for acks)
+        return out;
+      },
+    };
+    const cache = new ToolCache({ store });
+    registerCodingTools(cache);
+    const files = new Map([
+      ['a', 'v0'],
+      ['b', 'b0'],
+    ]);
+    const read = async ({ path }: { path: string }) => files.get(path)!;
+    const edit = (text: string) => async () => {
+      files.set('a', text);
+      return 'ok';
+    };
+
+    failNext = 1;
+    await cache.call('Edit', { path: 'a' }, edit('v1'), opts('w1')); // its invalidation fails: file:a pending
+
+    let releaseRetry!: () => void;
+    holdNext = new Promise<void>((r) => (releaseRetry = r));
+    const other = cache.call('Read', { path: 'b' }, read, opts('r')); // retries file:a: applied, answer held
+    await new Promise((r) => setTimeout(r, 0));
+
+    let releaseSlow!: () => void;
+    const slowGate = new Promise<void>((r) => (releaseSlow = r));
+    let slowRead!: Promise<unknown>;
+    const readStarted = new Promise<void>((started) => {
+      slowRead = cache.call(
+        'Read',
+        { path: 'a' },
+        async ({ path }: { path: string }) => {
+          const content = files.get(path)!; // v1, read before the second edit
+          started();
+          await slowGate;
+          return content;
+        },
+        opts('slow'),
+      ); // retries file:a itself (succeeds), misses, reads v1 and waits
+    });
+    await readStarted;
+
+    failNext = 1;
+    const w2 = await cache.call('Edit', { path: 'a' }, edit('v2'), opts('w2')); // v2 written; its invalidation fails: file:a pending again
+    expect(w2.content).toBe('ok');
+
+    releaseRetry(); // the first retry's answer comes back now
+    await other;
+    releaseSlow(); // the slow read inserts v1 (no invalidation reached the store since it read the epoch)
+    await slowRead;
+
+    const after = await cache.call('Read', { path: 'a' }, read, opts('after')); // starts after the second edit completed
+    expect(String(after.content)).toMatch(/^v2/);
+  });
+});
