@@ -64,3 +64,13 @@ export function expiredByOwnTtl(entry: StoredEntry, clocks: Clocks, session: str
   if (entry.expiresAtMs !== undefined) return entry.insertedAtMs > clocks.nowMs || clocks.nowMs >= entry.expiresAtMs;
   return true;
 }
+
+/**
+ * Whether content at least as fresh as `since` has reached the policy's TTL by `now` (or `since` lies in the
+ * future, an age we cannot know): what a call may not be handed, whether from the store or from a run it would join.
+ */
+export function agedOut(since: Clocks, policy: Pick<ResolvedPolicy, 'ttlTurns' | 'ttlMs'>, now: Clocks): boolean {
+  if (policy.ttlTurns !== undefined && (since.turn > now.turn || now.turn - since.turn >= policy.ttlTurns)) return true;
+  if (policy.ttlMs !== undefined && (since.nowMs > now.nowMs || now.nowMs - since.nowMs >= policy.ttlMs)) return true;
+  return false;
+}

@@ -29,7 +29,7 @@ import type { ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { InvalidOptionError } from '../errors.js';
 import { copyContent, isRunResult, withMarker } from './content.js';
 import { type FillContext, type FillResult, fill, type ReadCall, type RunOutput } from './fill.js';
-import { belongsTo, expiredByOwnTtl, isExpired } from './freshness.js';
+import { agedOut, belongsTo, type Clocks, expiredByOwnTtl, isExpired } from './freshness.js';
 import { flatText, hashArgs, memoryKeyPart, toolOfKey } from './key.js';
 import { MemoryToolCacheStore } from './memory-store.js';
 import { callDependencies, readEntryTags, resolvePolicy, writeInvalidationTags, type ResolvedPolicy, type ToolPolicy } from './policy.js';
@@ -69,7 +69,7 @@ export class ToolCache {
   /** The session whose turn clock this cache counts (see {@link ToolCacheOptions.session}). */
   readonly session: string;
   readonly #policies = new Map<string, ResolvedPolicy>();
-  readonly #flights = new SingleFlight<FillResult>();
+  readonly #flights = new SingleFlight<FillResult, Clocks>();
   readonly #stats = new StatsRecorder();
   readonly #now: () => number;
   readonly #marker: string;
@@ -426,7 +426,16 @@ export class ToolCache {
 
     // A joiner's bound covers the run, plus, with a shared store, the runner's own wait for another process.
     const joinTimeoutMs = this.store.flight === undefined ? this.#flightTimeoutMs : 2 * this.#flightTimeoutMs;
-    const ticket = this.#flights.run(call.key, epoch, () => fill(this.#fill, call, epoch, tags), joinTimeoutMs);
+    // A run's content is at least as fresh as its start: a call joins only a run its TTL still accepts, as for a hit.
+    const now: Clocks = { turn: this.#turn, nowMs: this.#now() };
+    const ticket = this.#flights.run(
+      call.key,
+      epoch,
+      () => fill(this.#fill, call, epoch, tags),
+      joinTimeoutMs,
+      now,
+      (started) => (started === undefined ? false : !agedOut(started, policy, now)),
+    );
     const r = await ticket.promise;
     if (r === TIMED_OUT) {
       // The run this caller joined did not settle in time (and was forgotten): start over, so the

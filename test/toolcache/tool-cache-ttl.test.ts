@@ -207,3 +207,34 @@ describe('ToolCache.call: TTL and size', () => {
     expect(cache.stats().evictions.corrupt).toBe(1);
   });
 });
+
+describe('ToolCache: a call does not join a run older than its TTL', () => {
+  for (const ttl of ['turns', 'seconds'] as const) {
+    it(`runs afresh instead of joining an identical run that read its content a TTL ago (${ttl})`, async () => {
+      let t = 1_700_000_000_000;
+      const cache = new ToolCache({ now: () => t });
+      cache.register('Read', { cacheable: true, ttl: ttl === 'turns' ? { turns: 2 } : { seconds: 10 }, reads: ['file'] });
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let runs = 0;
+      const read = async () => {
+        const n = ++runs;
+        const content = `read by run ${n} at turn ${cache.turn}, ${t} ms`; // read at once...
+        if (n === 1) await gate; // ...and slow to return
+        return content;
+      };
+      const first = cache.call('Read', { path: 'a' }, read, { scope: 's', callId: 'r1' });
+      await new Promise((r) => setTimeout(r, 0));
+      if (ttl === 'turns') cache.advanceTurn(2);
+      else t += 10_000;
+      // Starts when the first run's content is a full TTL old: a hit would not be served, so neither is a join.
+      const second = cache.call('Read', { path: 'a' }, read, { scope: 's', callId: 'r2' });
+      release();
+      await first;
+      const r = await second;
+      expect(r.cache.type).toBe('miss');
+      expect(r.content).toMatch(/^read by run 2/);
+      expect(runs).toBe(2);
+    });
+  }
+});
