@@ -118,7 +118,7 @@ export function sameMessage(message: MessageLike, c: ConsumedMessage): boolean {
       if (same) return true;
     }
   }
-  return messageDigest(message) === consumedDigest(c);
+  return sameByContent(message, c);
 }
 
 // Envelope digests, memoized per array / string: a loop passes the same `tools` and `system` every time.
@@ -257,9 +257,68 @@ export function firstMismatchIndexed(
   return { at: n, identical };
 }
 
-/** A message that identity did not recognise: the same as the consumed one by content digest (not a message object: a mismatch, refused with a typed error where it is mapped). */
+/**
+ * A message that identity did not recognise (a new object: a loop that parses
+ * JSON, the AI SDK, which builds its prompt afresh for every call): the same
+ * as the consumed one by content. In process, first compared with what was
+ * sent, value by value (the strings are usually the very ones sent, so each
+ * compare is a pointer check): a cheap exact yes, never hashing the history;
+ * anything it cannot vouch for is compared by digest. Not a message object: a
+ * mismatch, refused with a typed error where it is mapped.
+ */
 function sameByContent(m: MessageLike, c: ConsumedMessage): boolean {
-  return m !== null && typeof m === 'object' && messageDigest(m) === consumedDigest(c);
+  if (m === null || typeof m !== 'object') return false;
+  const sent = c.sent;
+  if (sent !== undefined && sameAsSent(m, sent)) return true;
+  return messageDigest(m) === consumedDigest(c);
+}
+
+/** Whether a message has the role and content blocks of one sent before, as their digests would compare (markers aside). */
+function sameAsSent(m: MessageLike, sent: SentMessage): boolean {
+  if (m.role !== sent.role) return false;
+  const content = m.content;
+  const was = sent.blocks ?? sent.content;
+  if (typeof content === 'string' || typeof was === 'string') return content === was;
+  if (!Array.isArray(content) || content.length !== was.length) return false;
+  for (let i = 0; i < was.length; i++) if (!sameData(content[i], was[i])) return false;
+  return true;
+}
+
+const OBJECT_PROTO = Object.prototype;
+
+/**
+ * Sound for the digest: true only when both values have the same JSON without
+ * `cache_control` keys (primitives by `===`; arrays element by element; plain
+ * objects key by key, in order, markers skipped). False for anything it cannot
+ * vouch for (NaN, class instances such as a Date or URL that serialize through
+ * toJSON, a key order that differs): the caller then compares digests.
+ */
+function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameData(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const proto = Object.getPrototypeOf(a);
+  if ((proto !== OBJECT_PROTO && proto !== null) || Object.getPrototypeOf(b) !== proto) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const kx = Object.keys(x);
+  const ky = Object.keys(y);
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < kx.length && kx[i] === 'cache_control') i++;
+    while (j < ky.length && ky[j] === 'cache_control') j++;
+    if (i === kx.length || j === ky.length) return i === kx.length && j === ky.length;
+    const k = kx[i]!;
+    if (k !== ky[j] || !sameData(x[k], y[k])) return false;
+    i++;
+    j++;
+  }
 }
 
 // MAPPING

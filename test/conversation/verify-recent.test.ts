@@ -152,3 +152,63 @@ describe('the consumed list, shared along a chain of records', () => {
     expect(JSON.parse(exportState((await side.load('k'))!)).record.consumed).toHaveLength(branch.length);
   });
 });
+
+describe('messages sent as new objects every request (a loop that parses JSON, the AI SDK): compared by content', () => {
+  /** The conversation prepared from fresh copies of every request; then the last request again, copied and edited. */
+  async function fresh(edit: (messages: MessageParam[]) => void) {
+    const store = new MemoryConversationStore();
+    const all = requests(1, 40, 200);
+    for (const m of all) await prepare({ ...base, messages: structuredClone(m) }, { conversationId: 'f', store, now: 1 });
+    const messages = structuredClone(all.at(-1)!);
+    edit(messages);
+    return prepare({ ...base, messages }, { conversationId: 'f', store, now: 2 });
+  }
+  const result = (m: MessageParam[], i: number) => (m[i]!.content as { content: string }[])[0]!;
+  const call = (m: MessageParam[], i: number) => (m[i]!.content as { type: string; input?: Record<string, unknown> }[]).find((b) => b.type === 'tool_use')!;
+
+  it('an unchanged copy, and one with cache markers added to old blocks, is no change', async () => {
+    expect((await fresh(() => {})).plan).toMatchObject({ appended: 0 });
+    const marked = await fresh((m) => {
+      Object.assign(contentOf(m[2]!)[0]!, { cache_control: { type: 'ephemeral' } });
+      Object.assign(call(m, 1), { cache_control: { type: 'ephemeral', ttl: '1h' } });
+    });
+    expect(marked.plan.resync).toBeUndefined();
+    expect(marked.plan.appended).toBe(0);
+  });
+
+  it('one character changed deep in an old message, a changed or extended tool input, or a reordered block is an edit, as the digest says', async () => {
+    for (const [at, edit] of [
+      [2, (m: MessageParam[]) => (result(m, 2).content = `${result(m, 2).content.slice(0, 50)}X${result(m, 2).content.slice(51)}`)],
+      [3, (m: MessageParam[]) => (call(m, 3).input = { path: 'src/other.ts' })],
+      [5, (m: MessageParam[]) => (call(m, 5).input = { ...call(m, 5).input, extra: 1 })],
+      // The same keys in another order: other bytes, so an edit (sent again as the loop has it now).
+      [4, (m: MessageParam[]) => (contentOf(m[4]!)[0] = Object.fromEntries(Object.entries(contentOf(m[4]!)[0]!).reverse()))],
+    ] as const) {
+      const { plan } = await fresh(edit);
+      expect(plan.resync).toMatchObject({ reason: 'history_edited', at });
+    }
+    // The message object's own key order is not part of what is sent (role and blocks are): no change.
+    const swapped = await fresh((m) => void (m[7] = { content: m[7]!.content, role: m[7]!.role } as MessageParam));
+    expect(swapped.plan.resync).toBeUndefined();
+  });
+
+  it('a value that serializes through toJSON (a Date in a tool input) is compared by its JSON', async () => {
+    const store = new MemoryConversationStore();
+    const first: MessageParam[] = [
+      { role: 'user', content: 'When?' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_d', name: 'Clock', input: { at: new Date(0) } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_d', content: 'ok' }] },
+    ];
+    await prepare({ ...base, messages: first }, { conversationId: 'd', store, now: 1 });
+    const copy = (at: Date): MessageParam[] => [
+      first[0]!,
+      { ...first[1]!, content: [{ type: 'tool_use', id: 'toolu_d', name: 'Clock', input: { at } }] },
+      first[2]!,
+    ];
+    expect((await prepare({ ...base, messages: copy(new Date(0)) }, { conversationId: 'd', store, now: 2 })).plan.resync).toBeUndefined();
+    expect((await prepare({ ...base, messages: copy(new Date(1000)) }, { conversationId: 'd', store, now: 3 })).plan.resync).toMatchObject({
+      reason: 'history_edited',
+      at: 1,
+    });
+  });
+});

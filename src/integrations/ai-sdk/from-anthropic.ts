@@ -57,6 +57,7 @@ export const ANTHROPIC_MARKER: MarkerTarget = (marker) => ({ key: 'anthropic', o
 
 function markerKeysIn(options: ProviderOptions | undefined): [string, string][] {
   const found: [string, string][] = [];
+  if (options === undefined) return found; // most parts have none (this runs for every part of every call)
   for (const [provider, keys] of Object.entries(MARKER_KEYS)) {
     const a = options?.[provider] as Record<string, unknown> | undefined;
     if (a === undefined || a === null || typeof a !== 'object') continue;
@@ -163,6 +164,8 @@ function originals(call: CallOptions): Originals {
 }
 
 function sameContent(a: ToolResultBlockParam['content'], b: ToolResultBlockParam['content']): boolean {
+  // Two strings have the same JSON exactly when they are equal (and a string never has an array's): no copy of the history per call.
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
