@@ -39,6 +39,7 @@
  */
 import type { MessageParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
+import type { ConversationRecord } from '../../src/conversation/types.js';
 import { prepare } from '../../src/conversation/prepare.js';
 import { stripCacheControl, toAnthropic } from '../../src/providers/anthropic.js';
 import { render } from '../../src/render/render.js';
@@ -49,6 +50,7 @@ import type { TraceEvent } from '../../src/trace/types.js';
 import { pendingOf } from '../../src/session/stats.js';
 import { DEFAULT_VERIFY_RECENT, firstMismatchIndexed } from '../../src/conversation/mapping.js';
 import { generateTrace } from '../../src/synthetic/generate.js';
+import { forkOf } from './step.js';
 import { fixtureTexts, median, parseFixture, sig, times, type Row } from './util.js';
 
 const FIXTURES = ['coding', 'research', 'long-idle', 'volatile-tail'];
@@ -69,6 +71,20 @@ function strip(b: object): object {
 function clock(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) * 1000;
+}
+
+/** Both doors' state between two requests (a user turn next), to continue from: a fork of the session. */
+interface Start {
+  readonly state: TimelineState;
+  readonly record: ConversationRecord;
+  /** The loop's messages (the same objects: the next request re-sends them). */
+  readonly messages: readonly MessageParam[];
+  readonly tail?: TextBlockParam[];
+  readonly lastAt: number;
+  readonly sessionTokens: BlockTokenCache;
+  readonly prepareTokens: BlockTokenCache;
+  /** The system and tools the loop sent last (kept: the same objects). */
+  readonly envelope: Envelope | undefined;
 }
 
 /** Per-request times of one replay (ns, one entry per request). */
@@ -96,20 +112,33 @@ export async function lockstep(
   loopEvents: readonly TraceEvent[] = events,
   flip = 0,
   onPrepared?: (k: number, messages: readonly MessageParam[], store: MemoryConversationStore) => void,
+  fork: { readonly from?: Start; readonly onUser?: (requests: number, snapshot: () => Start, at: number) => void } = {},
 ): Promise<Times> {
   const out: Times = { render: [], step: [], prepare: [], envelopes: [] };
+  const from = fork.from;
   // Session side.
-  let state: TimelineState | undefined;
+  let state: TimelineState | undefined = from?.state;
   let appendNs = 0;
   // Drop-in side.
   const store = new MemoryConversationStore();
-  // One token cache per side, fresh per replay: each side counts its own blocks, as it would alone.
-  const sessionTokens = new BlockTokenCache();
-  const prepareTokens = new BlockTokenCache();
-  const messages: MessageParam[] = [];
-  let tail: TextBlockParam[] | undefined;
-  let lastAt = 0;
+  if (from) store.saveSync(from.record, null);
+  // One token cache per side, fresh per replay (or the one of the replay a fork continues): each side counts its own blocks, as it would alone.
+  const sessionTokens = from?.sessionTokens ?? new BlockTokenCache();
+  const prepareTokens = from?.prepareTokens ?? new BlockTokenCache();
+  const messages: MessageParam[] = from ? [...from.messages] : [];
+  let tail: TextBlockParam[] | undefined = from?.tail;
+  let lastAt = from?.lastAt ?? 0;
   let k = 0;
+  const snapshot = (): Start => ({
+    state: state!,
+    record: store.loadSync('bench')!,
+    messages: [...messages],
+    ...(tail !== undefined ? { tail } : {}),
+    lastAt,
+    sessionTokens,
+    prepareTokens,
+    envelope: envelopes?.[k - 1] ?? envelopes?.[0],
+  });
   const sessionRequest = (e: TraceEvent & { type: 'assistant' }) => {
     const t1 = clock();
     const r = render(state!, { now: lastAt, tokens: sessionTokens });
@@ -141,6 +170,7 @@ export async function lockstep(
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     const le = loopEvents[i]! as typeof e; // the same event in the loop's own parse
+    if (e.type === 'user' && k > 0) fork.onUser?.(k, snapshot, e.at);
     const t0 = clock();
     if (e.type === 'envelope') {
       const input = { instructions: e.instructions, tools: e.tools, ...(e.skills ? { skills: e.skills } : {}) };
@@ -213,24 +243,56 @@ function bestOf(runs: readonly number[][]): number {
 /**
  * Growth (issue 14: the per-request step flat in session length). A long
  * generated coding session (GROWTH requests, compaction on, the loop keeps its
- * system/tools objects) through both doors in lockstep, as above; per-request
- * CPU time is the median over the WINDOW requests ending at each length, a
- * figure the median over GROWTH_RUNS replays (range beside it). Besides
- * prepare and the Session step, `recognition` times one extra call of what
- * prepare runs to recognise the re-sent messages (firstMismatchIndexed over
- * the stored index) right after each prepare, outside the timed regions: as
+ * system/tools objects) through both doors in lockstep, as above.
+ *
+ * Two figures, as in test/bench/step.ts. The target one: **the same requests
+ * at every length**: the first FORK_WINDOW (100) requests of another session
+ * of the generator are replayed after each length (the session forked at its
+ * first user turn once that many requests were made: the Session state, the
+ * stored conversation record, the loop's messages array with the same
+ * objects, each side's token cache; the window's ids renamed, times shifted and
+ * texts tagged per fork by step.ts's `forkOf`, so each fork counts what its
+ * requests bring afresh), FORK_ROUNDS (3) rounds over every length in turn (a
+ * change of load falls on every length alike), both doors in lockstep (which
+ * side goes first alternates per request and per fork). Per length the median
+ * over those requests, per run; the figure is the median over GROWTH_RUNS runs
+ * with the range. The previous figure (kept, printed after it) divides the
+ * medians of the WINDOW requests ending at each length: different requests,
+ * bringing different payloads (what a request brings dominates its cost).
+ * Besides, `recognition` times one extra call of what prepare runs to
+ * recognise the re-sent messages (firstMismatchIndexed over the stored index)
+ * right after each prepare of the main replay, outside the timed regions: as
  * cold as prepare meets the history (the previous request's render ran since).
  * `BENCH_PREPARE_GROWTH=0` skips it.
  */
 const GROWTH = Number(process.env.BENCH_PREPARE_GROWTH ?? 5000);
 const GROWTH_RUNS = Number(process.env.BENCH_PREPARE_GROWTH_RUNS ?? 3);
 const WINDOW = 50;
+const FORK_WINDOW = 100;
+const FORK_ROUNDS = 3;
+
+/** The forks' window: the first FORK_WINDOW requests of another session, from its first user turn (envelope left out). */
+function forkWindow(): TraceEvent[] {
+  const events = generateTrace({ seed: 'bench-prepare-window', profile: 'coding', requests: FORK_WINDOW + 50, hides: false });
+  const out: TraceEvent[] = [];
+  let n = 0;
+  for (let i = events.findIndex((e) => e.type === 'user'); i < events.length && n < FORK_WINDOW; i++) {
+    const e = events[i]!;
+    if (e.type === 'envelope' || e.type === 'hide') continue;
+    out.push(e);
+    if (e.type === 'assistant') n++;
+  }
+  return out;
+}
 
 async function growth(): Promise<Row[]> {
   const lengths = [WINDOW, 1000, 2500, GROWTH].filter((n, i, a) => n <= GROWTH && a.indexOf(n) === i);
-  const trace = () => generateTrace({ seed: 'bench-prepare-growth', profile: 'coding', requests: GROWTH, hides: false }).filter((e) => e.type !== 'hide');
+  // A few requests past GROWTH, so that the session has a user turn to fork at after GROWTH requests.
+  const trace = () =>
+    generateTrace({ seed: 'bench-prepare-growth', profile: 'coding', requests: GROWTH + FORK_WINDOW, hides: false }).filter((e) => e.type !== 'hide');
   const events = trace();
   const loopEvents = trace();
+  const window = forkWindow();
   const model = (events.find((e) => e.type === 'envelope') as { model?: string } | undefined)?.model ?? 'claude-sonnet-4-6';
   // The loop's system/tools: the Session render's, one object per distinct envelope (kept while unchanged).
   const collected = (await lockstep(events, model)).envelopes;
@@ -241,21 +303,58 @@ async function growth(): Promise<Row[]> {
     envelopes.push(json === last ? envelopes.at(-1)! : (JSON.parse(json) as Envelope));
     last = json;
   }
-  type At = { prepare: number; step: number; recognition: number };
+  type At = { prepare: number; step: number; recognition: number; samePrepare: number; sameStep: number; after: number };
   const perRun: Map<number, At>[] = [];
+  let forkNo = 0;
   for (let run = 0; run < GROWTH_RUNS; run++) {
     const recognition: number[] = [];
-    const t = await lockstep(events, model, envelopes, loopEvents, run % 2, (k, messages, store) => {
-      const record = store.loadSync('bench');
-      if (!record?.sentIndex) return;
-      const t0 = clock();
-      firstMismatchIndexed(messages, record.consumed, record.sentIndex, DEFAULT_VERIFY_RECENT, record.consumedCount);
-      recognition[k] = clock() - t0;
-    });
+    const pending = [...lengths];
+    const forks: { length: number; after: number; at: number; start: Start }[] = [];
+    const t = await lockstep(
+      events,
+      model,
+      envelopes,
+      loopEvents,
+      run % 2,
+      (k, messages, store) => {
+        const record = store.loadSync('bench');
+        if (!record?.sentIndex) return;
+        const t0 = clock();
+        firstMismatchIndexed(messages, record.consumed, record.sentIndex, DEFAULT_VERIFY_RECENT, record.consumedCount);
+        recognition[k] = clock() - t0;
+      },
+      {
+        onUser: (requests, snapshot, at) => {
+          if (pending.length > 0 && requests >= pending[0]!) forks.push({ length: pending.shift()!, after: requests, at, start: snapshot() });
+        },
+      },
+    );
+    // The same window after every length, FORK_ROUNDS rounds.
+    const same = new Map<number, { prepare: number[]; step: number[] }>(forks.map((f) => [f.length, { prepare: [], step: [] }]));
+    for (let round = 0; round < FORK_ROUNDS; round++) {
+      for (const f of forks) {
+        const n = ++forkNo;
+        const env = f.start.envelope!;
+        const w = await lockstep(forkOf(window, n, f.at), model, Array(FORK_WINDOW).fill(env), forkOf(window, n, f.at), n % 2, undefined, {
+          from: f.start,
+        });
+        same.get(f.length)!.prepare.push(...w.prepare);
+        same.get(f.length)!.step.push(...w.step);
+      }
+    }
     const at = new Map<number, At>();
     for (const n of lengths) {
       const w = (xs: readonly number[]) => median(xs.slice(n - WINDOW, n).filter((x) => x !== undefined));
-      at.set(n, { prepare: w(t.prepare), step: w(t.step), recognition: w(recognition) });
+      const f = same.get(n);
+      const fork = forks.find((x) => x.length === n);
+      at.set(n, {
+        prepare: w(t.prepare),
+        step: w(t.step),
+        recognition: w(recognition),
+        samePrepare: f ? median(f.prepare) : Number.NaN,
+        sameStep: f ? median(f.step) : Number.NaN,
+        after: fork?.after ?? Number.NaN,
+      });
     }
     perRun.push(at);
   }
@@ -267,12 +366,31 @@ async function growth(): Promise<Row[]> {
   const lastN = lengths.at(-1)!;
   const rows: Row[] = [];
   for (const n of lengths) {
+    const p = fig((r) => r.get(n)!.samePrepare / 1000);
+    const s = fig((r) => r.get(n)!.sameStep / 1000);
+    const ratio = fig((r) => r.get(n)!.samePrepare / r.get(n)!.sameStep);
+    rows.push({
+      name: `long session (${GROWTH} requests, kept): prepare ÷ Session step, the same ${FORK_WINDOW} requests after ${perRun[0]!.get(n)!.after}`,
+      value: times(ratio.value),
+      unit: 'ratio',
+      baseline: `runs ×${ratio.range}; prepare ${sig(p.value)} µs (${p.range}), step ${sig(s.value)} µs (${s.range}), medians of ${FORK_ROUNDS} × ${FORK_WINDOW} requests, over ${GROWTH_RUNS} runs`,
+    });
+  }
+  const spg = fig((r) => r.get(lastN)!.samePrepare / r.get(first)!.samePrepare);
+  const ssg = fig((r) => r.get(lastN)!.sameStep / r.get(first)!.sameStep);
+  rows.push({
+    name: `long session: prepare growth, the same ${FORK_WINDOW} requests after ${lastN} ÷ after ${first}`,
+    value: times(spg.value),
+    unit: 'ratio',
+    baseline: `runs ×${spg.range}; Session step growth ×${sig(ssg.value)} (×${ssg.range}) on the same requests; issue 14 target ≤ ×1.5`,
+  });
+  for (const n of lengths) {
     const p = fig((r) => r.get(n)!.prepare / 1000);
     const s = fig((r) => r.get(n)!.step / 1000);
     const q = fig((r) => r.get(n)!.recognition / 1000);
     const ratio = fig((r) => r.get(n)!.prepare / r.get(n)!.step);
     rows.push({
-      name: `long session (${GROWTH} requests, kept): prepare ÷ Session step, ${WINDOW} requests ending at ${n}`,
+      name: `long session (${GROWTH} requests, kept): prepare ÷ Session step, ${WINDOW} requests ending at ${n} (different requests)`,
       value: times(ratio.value),
       unit: 'ratio',
       baseline: `runs ×${ratio.range}; prepare ${sig(p.value)} µs (${p.range}), step ${sig(s.value)} µs (${s.range}), recognition ${sig(q.value)} µs (${q.range}), medians over ${GROWTH_RUNS} runs`,
@@ -281,17 +399,19 @@ async function growth(): Promise<Row[]> {
   const pg = fig((r) => r.get(lastN)!.prepare / r.get(first)!.prepare);
   const sg = fig((r) => r.get(lastN)!.step / r.get(first)!.step);
   rows.push({
-    name: `long session: prepare growth, ${lastN} ÷ ${first}`,
+    name: `long session: prepare growth, ${WINDOW} requests ending at ${lastN} ÷ at ${first} (different requests)`,
     value: times(pg.value),
     unit: 'ratio',
-    baseline: `runs ×${pg.range}; Session step growth ×${sig(sg.value)} (×${sg.range}) in the same runs; issue 14 target ≤ ×1.5`,
+    baseline: `runs ×${pg.range}; Session step growth ×${sig(sg.value)} (×${sg.range}) in the same runs; the previous figure`,
   });
   return rows;
 }
 
 export default async function (): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const { name, text } of fixtureTexts().filter((f) => FIXTURES.includes(f.name.replace(/\.jsonl$/, '')))) {
+  // BENCH_PREPARE_FIXTURES=0: only the growth rows.
+  const fixtures = process.env.BENCH_PREPARE_FIXTURES === '0' ? [] : fixtureTexts().filter((f) => FIXTURES.includes(f.name.replace(/\.jsonl$/, '')));
+  for (const { name, text } of fixtures) {
     const events = parseFixture(text, name).filter((e) => e.type !== 'hide');
     const loopEvents = parseFixture(text, name).filter((e) => e.type !== 'hide');
     const model = (events.find((e) => e.type === 'envelope') as { model?: string } | undefined)?.model ?? 'claude-sonnet-4-6';

@@ -327,7 +327,7 @@ function windowEvents(): TraceEvent[] {
  * finds another's payloads in the token counter's memo by text: each fork
  * counts what its requests bring, exactly as the first one does.
  */
-function forkOf(window: readonly TraceEvent[], fork: number, firstAt: number): TraceEvent[] {
+export function forkOf(window: readonly TraceEvent[], fork: number, firstAt: number): TraceEvent[] {
   const tag = `#f${String(fork).padStart(5, '0')}`;
   const shift = firstAt - (window.find((e) => 'at' in e && typeof e.at === 'number') as { at: number }).at;
   const block = (b: Record<string, unknown>): Record<string, unknown> => {
