@@ -202,7 +202,7 @@ describe('messages sent as new objects every request (a loop that parses JSON, t
     await prepare({ ...base, messages: first }, { conversationId: 'd', store, now: 1 });
     const copy = (at: Date): MessageParam[] => [
       first[0]!,
-      { ...first[1]!, content: [{ type: 'tool_use', id: 'toolu_d', name: 'Clock', input: { at } }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_d', name: 'Clock', input: { at } }] },
       first[2]!,
     ];
     expect((await prepare({ ...base, messages: copy(new Date(0)) }, { conversationId: 'd', store, now: 2 })).plan.resync).toBeUndefined();
