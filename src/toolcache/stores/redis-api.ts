@@ -32,7 +32,7 @@ export interface RedisToolCacheStoreOptions {
 }
 
 /** What a warning is about. */
-export type RedisStoreWarningCode = 'redis_unreachable' | 'redis_recovered' | 'decode_failed' | 'ack_timeout' | 'invalidation_pending';
+export type RedisStoreWarningCode = 'redis_unreachable' | 'redis_recovered' | 'decode_failed' | 'ack_timeout' | 'invalidation_pending' | 'restart_unchecked';
 
 /** A warning: something degraded, calls still succeed. */
 export interface RedisStoreWarning {

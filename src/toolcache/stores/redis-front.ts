@@ -113,6 +113,12 @@ export class FrontTier {
     return this.#entries.delete(key);
   }
 
+  /** Forgets every entry and cancels in-flight fills, keeping the lease (the data behind them was wiped). */
+  clear(): void {
+    this.#seq += 1;
+    this.#entries.clear();
+  }
+
   /** Forgets everything and the lease (subscription lost, lease lapsed, close). */
   reset(): void {
     this.#seq += 1;

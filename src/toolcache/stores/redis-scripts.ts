@@ -10,6 +10,7 @@
  * | key                 | type   | holds                                         |
  * |---------------------|--------|-----------------------------------------------|
  * | `{ns}:epoch`        | string | the invalidation epoch                        |
+ * | `{ns}:run`          | string | the server run_id the data was written on     |
  * | `{ns}:e:<key>`      | string | one encoded entry, with native expiry (PX)    |
  * | `{ns}:t:<tag>`      | set    | bare entry keys carrying `<tag>`              |
  * | `{ns}:l:<key>`      | string | the singleflight lock: owner token, PX expiry |
@@ -39,6 +40,44 @@ local function epoch_of(k)
   return e
 end
 `;
+
+/**
+ * KEYS[1] = run key, KEYS[2] = epoch key. ARGV: SCAN patterns of the namespace's entries and tag sets.
+ * Makes sure the namespace's data was written by the server process answering now (its `run_id`). A server
+ * that restarted from a snapshot (RDB/AOF) or a replica promoted by a failover may hold older data: entries
+ * that later invalidations had evicted, and an older epoch. Then every entry and tag set of the namespace is
+ * deleted and the epoch moves above any earlier value, in one atomic step, before the store reads anything.
+ * A namespace without a run key is new (a store sets the key before it inserts anything, so any entry a
+ * snapshot holds came with the key): the key is set, nothing is deleted.
+ * Returns 0 (same server, or a new namespace), 1 (wiped), -1 (INFO unavailable: cannot tell).
+ */
+export const VERIFY_SCRIPT = script(`
+local ok, info = pcall(redis.call, 'INFO', 'server')
+if not ok then return -1 end
+local id = string.match(info, 'run_id:(%x+)')
+if not id then return -1 end
+local known = redis.call('GET', KEYS[1])
+if known == id then return 0 end
+if not known then
+  redis.call('SET', KEYS[1], id)
+  return 0
+end
+for i = 1, 2 do
+  local cursor = '0'
+  repeat
+    local r = redis.call('SCAN', cursor, 'MATCH', ARGV[i], 'COUNT', 1000)
+    cursor = r[1]
+    for _, k in ipairs(r[2]) do redis.call('DEL', k) end
+  until cursor == '0'
+end
+local t = redis.call('TIME')
+local e = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local old = tonumber(redis.call('GET', KEYS[2]) or '')
+if old ~= nil and old >= e then e = old + 1 end
+redis.call('SET', KEYS[2], string.format('%.0f', e))
+redis.call('SET', KEYS[1], id)
+return 1
+`);
 
 /** KEYS[1] = epoch key. Returns the epoch (initialising it when missing). */
 export const EPOCH_SCRIPT = script(`${EPOCH_OF}

@@ -32,7 +32,7 @@ import type { RedisLike, RedisLinkEvent, RedisScript } from './redis-client.js';
 import { decodeEntry, encodeEntry } from './redis-codec.js';
 import { RedisFlightCoordinator } from './redis-flight.js';
 import { FrontTier } from './redis-front.js';
-import { EPOCH_SCRIPT, INSERT_SCRIPT, INVALIDATE_SCRIPT } from './redis-scripts.js';
+import { EPOCH_SCRIPT, INSERT_SCRIPT, INVALIDATE_SCRIPT, VERIFY_SCRIPT } from './redis-scripts.js';
 
 // TYPES
 
@@ -83,6 +83,9 @@ export class RedisToolCacheStore implements ToolCacheStore {
   readonly #acks = new Map<string, AckWaiter>();
   readonly #pending = new Set<string>();
   #flushing: Promise<void> | undefined;
+  /** Whether the namespace's data is known to come from the server answering now (see {@link #verify}). */
+  #verified = false;
+  #verifying: Promise<void> | undefined;
   /** The background re-send of pending invalidations (see {@link #retryPending}). */
   #retry: NodeJS.Timeout | undefined;
   #degraded = false;
@@ -105,6 +108,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
   };
   readonly #k: {
     readonly epoch: string;
+    readonly run: string;
     readonly entryPrefix: string;
     readonly tagPrefix: string;
     readonly lockPrefix: string;
@@ -128,6 +132,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
     const p = `{${ns}}:`;
     this.#k = {
       epoch: `${p}epoch`,
+      run: `${p}run`,
       entryPrefix: `${p}e:`,
       tagPrefix: `${p}t:`,
       lockPrefix: `${p}l:`,
@@ -198,6 +203,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
   }
 
   async epoch(): Promise<number> {
+    if (!this.#verified) await this.#verify();
     await this.#flushPending();
     return this.#run('epoch', async () => {
       const raw = await this.#client.get(this.#k.epoch);
@@ -217,6 +223,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
       this.#stats.frontMisses += 1;
     }
     const ticket = front?.ticket();
+    if (!this.#verified) await this.#verify();
     if (this.#pending.size > 0) await this.#flushPending();
     const raw = await this.#run('get', () => this.#client.get(this.#k.entryPrefix + key));
     if (raw === null) return undefined;
@@ -226,6 +233,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
   }
 
   async insertIfEpoch(entry: StoredEntry, epoch: number): Promise<boolean> {
+    if (!this.#verified) await this.#verify();
     await this.#flushPending();
     let px: number;
     // The lifetime, not the absolute expiry: that is on the cache's clock, which may be injected.
@@ -274,6 +282,32 @@ export class RedisToolCacheStore implements ToolCacheStore {
   }
 
   // IMPLEMENTATION
+
+  /**
+   * Before the first read after a (re)connection or a failed command: checks that the namespace's data was written
+   * by the server process answering now, and wipes it when not (VERIFY_SCRIPT). A server that restarted from a
+   * snapshot, or a failover to a lagging replica, brings back entries that invalidations made since had evicted.
+   */
+  #verify(): Promise<void> {
+    const esc = (s: string): string => s.replace(/[*?[\]\\]/g, '\\$&');
+    this.#verifying ??= this.#run('verify', () =>
+      this.#script(VERIFY_SCRIPT, [this.#k.run, this.#k.epoch], [`${esc(this.#k.entryPrefix)}*`, `${esc(this.#k.tagPrefix)}*`]),
+    )
+      .then((r) => {
+        if (Number(r) === 1) this.#front?.clear();
+        else if (Number(r) === -1) {
+          this.#warn(
+            'restart_unchecked',
+            'Redis tool-cache store: INFO is not available to scripts, so a server that restarted from older data (a snapshot, a failover) cannot be detected; run Redis without persistence for this namespace.',
+          );
+        }
+        this.#verified = true;
+      })
+      .finally(() => {
+        this.#verifying = undefined;
+      });
+    return this.#verifying;
+  }
 
   async #invalidate(tags: readonly string[], background = false): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }> {
     // A write's own tags (not a re-send of pending ones): if they cannot reach Redis, the write outwaits the leases.
@@ -388,6 +422,8 @@ export class RedisToolCacheStore implements ToolCacheStore {
       return v;
     } catch (error) {
       this.#stats.commandErrors += 1;
+      // The server may come back as another process (with older data): check again before the next read.
+      this.#verified = false;
       if (!this.#degraded) {
         this.#degraded = true;
         this.#stats.outages += 1;
@@ -443,6 +479,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
   }
 
   #onLink(e: RedisLinkEvent): void {
+    if (e.link === 'command') this.#verified = false;
     if (e.link === 'subscriber') {
       // Messages may have been lost while the link was down: nothing cached locally is trustworthy.
       this.#front?.reset();
@@ -508,7 +545,7 @@ const warnedOnce = new Set<RedisStoreWarningCode>();
 
 function defaultWarning(w: RedisStoreWarning): void {
   // Outage and recovery are worth a line each time; per-value noise only once per process.
-  if ((w.code === 'decode_failed' || w.code === 'ack_timeout') && warnedOnce.has(w.code)) return;
+  if ((w.code === 'decode_failed' || w.code === 'ack_timeout' || w.code === 'restart_unchecked') && warnedOnce.has(w.code)) return;
   warnedOnce.add(w.code);
   process.emitWarning(w.message, { type: 'CachepointWarning', code: w.code });
 }

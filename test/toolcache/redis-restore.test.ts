@@ -1,0 +1,82 @@
+/**
+ * A Redis that comes back with older data: a crash of a server that persists (RDB snapshots are on in Redis's
+ * default configuration), or a failover to a replica that lagged. The invalidations made after that data was saved
+ * are lost, so entries they evicted are back; the store must not serve them.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileTag } from '../../src/toolcache/policy.js';
+import { ToolCache, type ToolCallResult } from '../../src/toolcache/tool-cache.js';
+import { openStore, rawClient, type TestStore, until } from './redis-fixtures/helpers.js';
+import { type RedisServerHandle, startRedisServer, uniqueNamespace } from './redis-fixtures/server.js';
+
+let server: RedisServerHandle;
+const opened: TestStore[] = [];
+
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+
+afterAll(async () => {
+  for (const s of opened) await s.store.close();
+  await server.destroy();
+});
+
+function replica(ts: TestStore, files: Map<string, string>) {
+  const cache = new ToolCache({ store: ts.store, session: 'conv' });
+  cache.register('Read', { cacheable: true, ttl: { turns: 100 }, reads: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
+  cache.register('Edit', { writes: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
+  let n = 0;
+  const read = (path: string): Promise<ToolCallResult> =>
+    cache.call('Read', { path }, (a: { path: string }) => files.get(a.path) ?? '', { scope: 's', callId: `r${++n}` });
+  const write = (path: string, content: string): Promise<ToolCallResult> =>
+    cache.call(
+      'Edit',
+      { path, content },
+      (a: { path: string; content: string }) => {
+        files.set(a.path, a.content);
+        return 'ok';
+      },
+      { scope: 's', callId: `w${++n}` },
+    );
+  return { cache, read, write };
+}
+
+describe('RedisToolCacheStore: a server that comes back with older data', () => {
+  for (const frontTier of [false, true]) {
+    it(`does not serve an entry a write evicted after the snapshot the server restarted from${frontTier ? ' (front tier)' : ''}`, async () => {
+      const ns = uniqueNamespace('restore');
+      const options = { commandTimeoutMs: 500, maxReconnectDelayMs: 50, ...(frontTier ? { frontTier: { leaseMs: 200 }, ackTimeoutMs: 400 } : {}) };
+      const files = new Map([['a', 'v1']]);
+      const aStore = await openStore(server.url, ns, options);
+      const bStore = await openStore(server.url, ns, options);
+      opened.push(aStore, bStore);
+      const a = replica(aStore, files);
+      const b = replica(bStore, files);
+      expect((await a.read('a')).cache).toMatchObject({ type: 'miss', inserted: true });
+
+      const raw = await rawClient(server.url);
+      const other = `{${ns}-other}:e:k`;
+      await raw.set(other, 'another namespace');
+      await raw.sendCommand(['SAVE']); // the server's snapshot holds the v1 entry (what a periodic RDB save does)
+      await raw.quit();
+
+      await a.write('a', 'v2'); // evicts it: after the snapshot
+      expect((await b.read('a')).content).toBe('v2'); // a miss, caches v2
+
+      // The server crashes and restarts from its snapshot: the v1 entry and the epoch of that moment are back.
+      await server.stop();
+      await server.start();
+      expect(await until(() => aStore.store.stats.connected && bStore.store.stats.connected)).toBe(true);
+
+      for (const r of [a, b]) {
+        const x = await r.read('a');
+        expect(String(x.content)).toMatch(/^v2/);
+      }
+      // Only this namespace was wiped.
+      const after = await rawClient(server.url);
+      expect(await after.get(other)).toBe('another namespace');
+      await after.quit();
+    }, 30_000);
+  }
+});
