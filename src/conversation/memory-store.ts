@@ -4,6 +4,7 @@
  * next `prepare` reuses every block and stream object (no parsing, identity diffs).
  */
 import { ConversationConflictError, InvalidOptionError } from '../errors.js';
+import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 import type { ConversationRecord, ConversationStore } from './types.js';
 
 // TYPES
@@ -39,6 +40,7 @@ export class MemoryConversationStore implements ConversationStore {
   readonly #onEvict: MemoryConversationStoreOptions['onEvict'];
 
   constructor(options: MemoryConversationStoreOptions = {}) {
+    refuseUnknownKeys(options, optionKeys<MemoryConversationStoreOptions>({ maxConversations: true, idleMs: true, now: true, onEvict: true }));
     const max = options.maxConversations ?? 1000;
     const idle = options.idleMs ?? 24 * 60 * 60_000;
     if (!Number.isInteger(max) || max < 1) throw new InvalidOptionError('maxConversations', 'must be a positive integer');

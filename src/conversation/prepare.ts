@@ -6,13 +6,14 @@
  * `messages` array; the timeline lives in a conversation store.
  */
 import type { ContentBlockParam, TextBlockParam, Tool, ToolUnion } from '../providers/anthropic-types.js';
-import { ConversationConflictError, ConversationStateError, HideRefusedError, InvalidParamsError, PathNotFoundError } from '../errors.js';
+import { ConversationConflictError, ConversationStateError, HideRefusedError, InvalidOptionError, InvalidParamsError, PathNotFoundError } from '../errors.js';
 import { hideBlock, recall } from '../render/hide-block.js';
 import { paths } from '../timeline/paths.js';
 import { canonicalModelId, resolveProfile, type ModelProfile } from '../models/profiles.js';
 import { promptCost, usageTokens, type ReportedUsage } from '../models/pricing.js';
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { defaultTokenCache } from '../render/options.js';
+import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 import { render, renderAsync } from '../render/render.js';
 import { streamLength } from '../render/projection.js';
 import type { CachePoint, Decision, MissCause, Rendered, RenderOptions, RenderPlan, SegmentTokens } from '../render/types.js';
@@ -278,10 +279,25 @@ export function defaultConversationStore(): MemoryConversationStore {
 
 const PROMPT_FIELDS = new Set(['model', 'system', 'tools', 'messages']);
 
+/** The keys of {@link PrepareOptions}: any other is a typo, refused (a misspelled `tail` would silently drop the tail). */
+const PREPARE_OPTION_KEYS = optionKeys<PrepareOptions>({
+  conversationId: true,
+  store: true,
+  tail: true,
+  render: true,
+  now: true,
+  diagnostics: true,
+  onStoreError: true,
+  hide: true,
+  verifyRecent: true,
+});
+const REF_KEYS = optionKeys<ConversationRef>({ conversationId: true, store: true, now: true });
+
 function validate(params: PrepareParams, options: PrepareOptions): void {
   if (typeof options?.conversationId !== 'string' || options.conversationId.length === 0) {
     throw new InvalidParamsError('options.conversationId', 'a non-empty string is required');
   }
+  refuseUnknownKeys(options, PREPARE_OPTION_KEYS);
   if (params === null || typeof params !== 'object') throw new InvalidParamsError('params', 'expected the Messages API params object');
   if (typeof params.model !== 'string' || params.model.length === 0) throw new InvalidParamsError('model', 'a model id is required');
   if (!Array.isArray(params.messages) || params.messages.length === 0) throw new InvalidParamsError('messages', 'at least one message is required');
@@ -843,6 +859,7 @@ export type ResponseOrUsage = { readonly usage: ReportedUsage; readonly id?: str
  * @returns false when there was no prepared request waiting for usage
  */
 export async function recordUsage(response: ResponseOrUsage, ref: ConversationRef): Promise<boolean> {
+  checkRef(ref);
   const store = ref.store ?? defaultConversationStore();
   const usage: ReportedUsage = 'usage' in response ? response.usage : response;
   const messageId = 'usage' in response && typeof response.id === 'string' ? response.id : undefined;
@@ -876,8 +893,18 @@ function resolvePrices(record: ConversationRecord) {
   return record.pending?.prices ?? record.prices;
 }
 
+/** A conversation reference names its conversation and has no other key than store and now. */
+function checkRef(ref: ConversationRef): void {
+  if (typeof ref?.conversationId !== 'string' || ref.conversationId.length === 0) {
+    refuseUnknownKeys(ref, REF_KEYS);
+    throw new InvalidOptionError('conversationId', 'a non-empty string is required (the conversation prepare saved)', { value: ref?.conversationId });
+  }
+  refuseUnknownKeys(ref, REF_KEYS);
+}
+
 /** Cache figures of a conversation (what `Session.stats()` gives for a session). */
 export async function conversationStats(ref: ConversationRef): Promise<ConversationStats | undefined> {
+  checkRef(ref);
   const store = ref.store ?? defaultConversationStore();
   const record = await store.load(ref.conversationId);
   if (!record) return undefined;
@@ -898,6 +925,7 @@ export async function conversationStats(ref: ConversationRef): Promise<Conversat
  * @throws {PathNotFoundError} when nothing exists at that path (or the conversation is unknown)
  */
 export async function recallFromConversation(path: string, ref: ConversationRef): Promise<ContentBlockParam> {
+  checkRef(ref);
   const store = ref.store ?? defaultConversationStore();
   const record = await store.load(ref.conversationId);
   if (!record) throw new PathNotFoundError(path, `no conversation "${ref.conversationId}" in the store`);

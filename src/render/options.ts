@@ -14,6 +14,7 @@
  * and the resolved object is what the passes read.
  */
 import { InvalidOptionError, TtlOrderError } from '../errors.js';
+import { nearestKey } from '../internal/option-keys.js';
 import type { ModelProfile } from '../models/profiles.js';
 import type { Summarizer } from '../summarize/types.js';
 import { BlockTokenCache } from '../tokens/counter.js';
@@ -115,29 +116,13 @@ function refuseUnknown(value: Record<string, unknown>, known: readonly Readonly<
   for (const key in value) {
     if (!Object.hasOwn(value, key) || known.some((fields) => Object.hasOwn(fields, key))) continue;
     const keys = known.flatMap((fields) => Object.keys(fields));
-    const near = keys.find((k) => distance(k.toLowerCase(), key.toLowerCase()) <= 2);
+    const near = nearestKey(key, keys);
     const name = `${prefix}${key}`;
     throw new InvalidOptionError(name, `unknown option${near ? ` (did you mean ${prefix}${near}?)` : ''}; accepted: ${keys.join(', ')}`, {
       value: value[key],
       expected: `one of the keys ${keys.join(', ')}`,
     });
   }
-}
-
-/** Edit distance, for "did you mean". Small strings only. */
-function distance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length]!;
 }
 
 function checkObject(v: unknown, name: string, fields: Readonly<Record<string, Check>>): Record<string, unknown> {

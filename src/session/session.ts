@@ -18,6 +18,8 @@ import { appendResponse, appendToolResults, createTimeline, setTail, startTurn, 
 import type { BlockPath, TimelineState } from '../timeline/types.js';
 import type { ToolCache, ToolRunner } from '../toolcache/tool-cache.js';
 import { formatStats, type ToolCacheStats } from '../toolcache/stats.js';
+import { InvalidOptionError } from '../errors.js';
+import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 
 export type { RequestRecord } from './stats.js';
 
@@ -106,6 +108,7 @@ export class Session {
   readonly #profile: ModelProfile;
 
   constructor(options: SessionOptions) {
+    checkSessionOptions(options);
     this.#options = options;
     this.#state = createTimeline(options);
     this.#now = options.now ?? Date.now;
@@ -332,5 +335,34 @@ export class Session {
     const s = this.stats();
     const table = formatRequests(s.requests, s.totals);
     return s.toolCache ? `${table}\ntool cache:\n${formatStats(s.toolCache)}` : table;
+  }
+}
+
+/** The keys of {@link SessionOptions} (with the timeline's): any other is a typo, refused. */
+const SESSION_OPTION_KEYS = optionKeys<SessionOptions>({
+  model: true,
+  instructions: true,
+  tools: true,
+  skills: true,
+  render: true,
+  request: true,
+  toolCache: true,
+  handlers: true,
+  scope: true,
+  now: true,
+  diagnostics: true,
+});
+
+/** A misspelled or missing option names itself here, not as a TypeError from inside the first render. */
+function checkSessionOptions(options: SessionOptions): void {
+  if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', 'expected the Session options object', { value: options });
+  refuseUnknownKeys(options, SESSION_OPTION_KEYS);
+  if (typeof options.model !== 'string' || options.model.length === 0) {
+    throw new InvalidOptionError('model', 'a model id is required (e.g. claude-sonnet-4-6)', { value: options.model });
+  }
+  if (!Array.isArray(options.instructions)) {
+    throw new InvalidOptionError('instructions', 'required: an array of strings or text blocks (runtime instructions first, then agent/domain; [] for none)', {
+      value: options.instructions,
+    });
   }
 }

@@ -27,6 +27,7 @@
 import { randomId } from '../internal/hash.js';
 import type { ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { InvalidOptionError } from '../errors.js';
+import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 import { copyContent, isRunResult, withMarker } from './content.js';
 import { type FillContext, type FillResult, fill, type ReadCall, type RunOutput } from './fill.js';
 import { agedOut, belongsTo, type Clocks, expiredByOwnTtl, isExpired } from './freshness.js';
@@ -101,6 +102,7 @@ export class ToolCache {
   #turn: number;
 
   constructor(options: ToolCacheOptions = {}) {
+    refuseUnknownKeys(options, TOOL_CACHE_OPTION_KEYS);
     if (options.store !== undefined && options.maxEntries !== undefined) {
       throw new InvalidOptionError('maxEntries', 'applies to the default memory store only; pass it to your store instead');
     }
@@ -460,3 +462,14 @@ export class ToolCache {
     return { tool: name, callId, content: r.content, isError: r.isError, durationMs: r.durationMs, cache: status };
   }
 }
+
+/** The keys of {@link ToolCacheOptions}: any other is a typo, refused. */
+const TOOL_CACHE_OPTION_KEYS = optionKeys<ToolCacheOptions>({
+  store: true,
+  maxEntries: true,
+  now: true,
+  turn: true,
+  session: true,
+  marker: true,
+  flightTimeoutMs: true,
+});

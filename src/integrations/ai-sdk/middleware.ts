@@ -29,6 +29,7 @@ import { markerTarget, providerFamily, renderOptionsFor, withCallOptions } from 
 import { toAnthropicPrompt, UnmappablePromptError, type AnthropicPrompt } from './to-anthropic.js';
 import type { CallOptions, CallWarning, ProviderOptions, StreamPart, WrappedModel } from './types.js';
 import { reportedUsage } from './usage.js';
+import { optionKeys, refuseUnknownKeys } from '../../internal/option-keys.js';
 
 // TYPES
 
@@ -173,6 +174,7 @@ function asCallWarning(w: CachepointWarning): CallWarning {
  * const result = streamText({ model, instructions, prompt, tools, stopWhen: stepCountIs(20) });
  */
 export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}): LanguageModelMiddleware {
+  refuseUnknownKeys(options, MIDDLEWARE_OPTION_KEYS);
   const contexts = new WeakMap<CallOptions, CallContext>();
   const warned = new Set<string>();
   const supports = options.supports ?? isServedProvider;
@@ -355,3 +357,15 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
     },
   };
 }
+
+/** The keys of {@link CachepointMiddlewareOptions}: any other is a typo, refused. */
+const MIDDLEWARE_OPTION_KEYS = optionKeys<CachepointMiddlewareOptions>({
+  conversationId: true,
+  store: true,
+  tail: true,
+  render: true,
+  supports: true,
+  onWarning: true,
+  onPlan: true,
+  now: true,
+});
