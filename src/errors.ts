@@ -69,18 +69,21 @@ export class UnknownModelError extends CachepointError {
   readonly canonical: string | undefined;
   /** The provider whose table was searched (absent: Anthropic's). */
   readonly provider: string | undefined;
-  constructor(model: string, known: readonly string[], canonical?: string, provider?: string) {
+  /** What the id most likely is (a known id it is a typo of, an OpenAI model, an opaque ARN), when something says so. */
+  readonly hint: string | undefined;
+  constructor(model: string, known: readonly string[], canonical?: string, provider?: string, hint?: string) {
     super(
       'unknown_model',
       provider
         ? `${provider} has no profile for model "${model}". Known ${provider} models: ${known.join(', ')}. Choose one (--model), or pass a custom profile: customProfile("${model}", { provider: "${provider}", prices: { input, output } }) in render options' profiles.`
-        : `unknown model "${model}"${canonical ? ` (read as "${canonical}")` : ''}. Known: ${known.join(', ')}. ` +
+        : `unknown model "${model}"${canonical ? ` (read as "${canonical}")` : ''}.${hint ? ` ${hint}` : ''} Known: ${known.join(', ')}. ` +
             `Fix: pass a profile for it, e.g. render: { profiles: { '${model}': customProfile('${model}', { prices: { input: 3 } }) } } (or profile: resolveProfile('<a known id>')).`,
     );
     this.model = model;
     this.known = known;
     this.canonical = canonical;
     this.provider = provider;
+    this.hint = hint;
   }
 }
 

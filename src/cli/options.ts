@@ -3,7 +3,8 @@
  * render options. Parsing uses node:util parseArgs (no dependency); every bad
  * value is an InvalidOptionError naming the flag.
  */
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError, UnknownModelError } from '../errors.js';
+import { resolveProfile } from '../models/profiles.js';
 import type { CacheTtl } from '../render/types.js';
 import type { ReplayOptions } from '../replay/replay.js';
 import type { ProviderId } from '../models/caching.js';
@@ -111,6 +112,7 @@ export function engineOptions(values: Values): ReplayOptions {
   }
   const clean = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   const offset = int(values, 'pre-tail-offset');
+  if (typeof values.model === 'string' && values.provider !== 'openai') knownModel(values.model);
   return {
     ...(typeof values.model === 'string' ? { model: values.model } : {}),
     ...(policy ? { policy } : {}),
@@ -119,4 +121,22 @@ export function engineOptions(values: Values): ReplayOptions {
     ...(Object.keys(clean(prune)).length ? { prune: clean(prune) } : {}),
     ...(Object.keys(clean(compact)).length ? { compact: clean(compact) } : {}),
   } as ReplayOptions;
+}
+
+/**
+ * A `--model` the user typed must be one the engine knows (OpenAI's table is
+ * checked by its own provider): a trace's own unknown model falls back to the
+ * default figures with a warning, but a flag that names a model asks for that
+ * model's prices, so a typo is an error saying what it most likely is.
+ */
+function knownModel(model: string): void {
+  try {
+    resolveProfile(model);
+  } catch (err) {
+    if (!(err instanceof UnknownModelError)) throw err;
+    const readAs = err.canonical ? ` (read as "${err.canonical}")` : '';
+    throw new InvalidOptionError('--model', `unknown model "${model}"${readAs}.${err.hint ? ` ${err.hint}` : ''} Known: ${err.known.join(', ')}.`, {
+      value: model,
+    });
+  }
 }

@@ -5,6 +5,7 @@
  * override or extend the table (see {@link resolveProfile}).
  */
 import { InvalidOptionError, UnknownModelError } from '../errors.js';
+import { editDistance } from '../internal/option-keys.js';
 import type { CachingRules, ProviderId } from './caching.js';
 
 /** Prices in US dollars per million tokens. */
@@ -269,6 +270,9 @@ const DATED = /^(.*)-\d{8}$/;
  */
 export function canonicalModelId(model: string): string {
   let id = model.trim();
+  // Bedrock ARNs that name the model: …:inference-profile/<id> (cross-region), …::foundation-model/<id>
+  const arn = BEDROCK_MODEL_ARN.exec(id);
+  if (arn) id = arn[1]!;
   // Bedrock: [region.]anthropic.<id>[-vN[:M]]
   const bedrock = /^(?:[a-z]{2,6}(?:-[a-z]+)?\.)?anthropic\.(.+)$/.exec(id);
   if (bedrock) id = bedrock[1]!.replace(/-v\d+(?::\d+)?$/, '');
@@ -302,7 +306,35 @@ export function resolveProfile(model: string | ModelProfile, overrides: Readonly
   const canonical = canonicalModelId(model);
   const found = table[canonical] ?? table[canonical.replace(DATED, '$1')];
   if (found) return found;
-  throw new UnknownModelError(model, Object.keys(table), canonical === model ? undefined : canonical);
+  throw new UnknownModelError(
+    model,
+    Object.keys(table),
+    canonical === model ? undefined : canonical,
+    undefined,
+    unknownModelHint(model, canonical, Object.keys(table)),
+  );
+}
+
+const BEDROCK_MODEL_ARN = /^arn:aws[a-z-]*:bedrock:[a-z0-9-]*:\d*:(?:inference-profile|foundation-model)\/(.+)$/;
+const BEDROCK_APPLICATION_PROFILE = /^arn:aws[a-z-]*:bedrock:.*:application-inference-profile\//;
+
+/**
+ * What to tell a new user whose model id matched nothing: an application
+ * inference profile ARN (opaque: it does not name its model), an OpenAI id
+ * given to the Anthropic doors, or the known id a typo is closest to (never
+ * another version: the digits must be the same).
+ */
+function unknownModelHint(model: string, canonical: string, known: readonly string[]): string | undefined {
+  if (BEDROCK_APPLICATION_PROFILE.test(model)) {
+    return `An application inference profile ARN does not name its model: pass the profile of the model it routes to, e.g. render: { profile: resolveProfile('claude-sonnet-4-5') }.`;
+  }
+  if (/^(?:gpt-|chatgpt-|o\d)/.test(canonical)) {
+    return `This is an OpenAI model: prepare and Session send Anthropic Messages requests. For OpenAI, render with profile: OPENAI_MODELS['${canonical}'] and map with toOpenAIResponses / toOpenAIChat, or wrap @ai-sdk/openai with cachepointMiddleware (docs/providers.md).`;
+  }
+  const base = canonical.replace(DATED, '$1');
+  const digits = (s: string) => s.replace(/\D/g, '');
+  const near = known.find((k) => digits(k) === digits(base) && editDistance(k, base) <= 2);
+  return near === undefined ? undefined : `Did you mean "${near}"?`;
 }
 
 /** Builds a custom profile from a base input price with the standard multipliers. */

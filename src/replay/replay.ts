@@ -212,7 +212,8 @@ function withFallbackProfile(options: RenderOptions, model: string, warn: (messa
     if (!(err instanceof UnknownModelError)) throw err;
     if (!warned.has(model)) {
       warned.add(model);
-      warn(`model "${model}" has no profile; using ${DEFAULT_MODEL}'s figures (pass --model or a custom profile)`, 'CACHEPOINT_UNKNOWN_MODEL');
+      const hint = err.hint ? ` ${err.hint}` : '';
+      warn(`model "${model}" has no profile; using ${DEFAULT_MODEL}'s figures (pass --model or a custom profile).${hint}`, 'CACHEPOINT_UNKNOWN_MODEL');
     }
     return { ...options, profiles: { ...options.profiles, [model]: { ...resolveProfile(DEFAULT_MODEL), id: model } } };
   }

@@ -26,6 +26,10 @@ describe('model ids of every platform', () => {
     ['claude-opus-4-0', 'claude-opus-4'],
     // The API's own, unchanged
     ['claude-haiku-4-5-20251001', 'claude-haiku-4-5'],
+    // Bedrock ARNs that name the model: a cross-region inference profile, a foundation model (no account)
+    ['arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'claude-sonnet-4-5'],
+    ['arn:aws:bedrock:us-west-2::foundation-model/anthropic.claude-3-5-haiku-20241022-v1:0', 'claude-3-5-haiku'],
+    ['arn:aws-us-gov:bedrock:us-gov-west-1:123456789012:inference-profile/us-gov.anthropic.claude-3-7-sonnet-20250219-v1:0', 'claude-3-7-sonnet'],
   ];
   for (const [id, profile] of cases) {
     it(`${id} → ${profile}`, () => {
@@ -50,7 +54,30 @@ describe('model ids of every platform', () => {
     expect(err).toBeInstanceOf(UnknownModelError);
     expect(err.canonical).toBe('claude-9-ultra');
     expect(err.message).toMatch(/read as "claude-9-ultra".*customProfile/);
-    expect(() => resolveProfile('gpt-4o')).toThrow(/unknown model "gpt-4o"\. Known/);
+    expect(() => resolveProfile('gpt-4o')).toThrow(/unknown model "gpt-4o"\. /);
+  });
+
+  const unknown = (id: string) => {
+    try {
+      resolveProfile(id);
+    } catch (e) {
+      return e as UnknownModelError;
+    }
+    throw new Error(`${id} resolved`);
+  };
+
+  it('a misspelled id names the known one it is closest to, never another version', () => {
+    expect(unknown('claude-sonet-4-6').message).toContain('Did you mean "claude-sonnet-4-6"?');
+    expect(unknown('us.anthropic.claude-sonet-4-5-20250929-v1:0').message).toContain('Did you mean "claude-sonnet-4-5"?');
+    expect(unknown('claude-sonnet-4-7').message).not.toContain('Did you mean');
+    expect(unknown('claude-3-haiku-20240307').message).not.toContain('Did you mean');
+  });
+
+  it('an OpenAI id says where OpenAI models go; an application inference profile ARN says how to name its model', () => {
+    expect(unknown('gpt-4o').message).toMatch(/an OpenAI model.*OPENAI_MODELS.*toOpenAIResponses/);
+    expect(unknown('o3-mini').message).toMatch(/an OpenAI model/);
+    const arn = 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3';
+    expect(unknown(arn).message).toMatch(/application inference profile.*does not name its model.*resolveProfile\('claude-sonnet-4-5'\)/);
   });
 
   it('custom profiles are found by the id as given', () => {

@@ -25,7 +25,7 @@ describe('resolveProfile', () => {
       resolveProfile('gpt-4o');
     } catch (e) {
       expect((e as UnknownModelError).known).toContain('claude-sonnet-4-6');
-      expect((e as Error).message).toMatch(/unknown model "gpt-4o". Known: .*claude-opus-4-5.*customProfile/);
+      expect((e as Error).message).toMatch(/unknown model "gpt-4o". .*Known: .*claude-opus-4-5.*customProfile/);
     }
   });
 

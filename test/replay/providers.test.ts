@@ -49,6 +49,20 @@ describe('cachepoint simulate / replay --provider', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it("refuses a --model the user typed that no profile knows, with what it most likely is (the trace's own unknown model only warns)", async () => {
+    const typo = await cli('simulate', 'fixtures/demo.jsonl', '--model', 'claude-sonet-4-6');
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain('--model: unknown model "claude-sonet-4-6". Did you mean "claude-sonnet-4-6"?');
+    expect(typo.stderr).not.toMatch(/\n\s+at /);
+    const openai = await cli('render', 'fixtures/demo.jsonl', '--model', 'gpt-4o');
+    expect(openai.code).toBe(1);
+    expect(openai.stderr).toContain('--model: unknown model "gpt-4o". This is an OpenAI model');
+    for (const ok of ['us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'claude-opus-4-1@20250805']) {
+      expect((await cli('render', 'fixtures/demo.jsonl', '--model', ok)).code, ok).toBe(0);
+    }
+    expect((await cli('simulate', 'fixtures/demo.jsonl', '--provider', 'bedrock', '--model', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0')).code).toBe(0);
+  });
+
   it('refuses an unknown provider as a usage error naming the flag', async () => {
     const r = await cli('simulate', 'fixtures/coding.jsonl', '--provider', 'azure');
     expect(r.code).toBe(1);
