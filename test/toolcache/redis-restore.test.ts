@@ -80,3 +80,26 @@ describe('RedisToolCacheStore: a server that comes back with older data', () => 
     }, 30_000);
   }
 });
+
+describe('RedisToolCacheStore: a server that may evict keys', () => {
+  it('warns when maxmemory-policy lets Redis evict the tag sets writes rely on, and not under noeviction', async () => {
+    const raw = await rawClient(server.url);
+    try {
+      await raw.configSet({ maxmemory: '512mb', 'maxmemory-policy': 'allkeys-lru' });
+      const evicting = await openStore(server.url, uniqueNamespace('evict'));
+      opened.push(evicting);
+      await replica(evicting, new Map([['a', 'v1']])).read('a');
+      expect(evicting.warnings.filter((w) => w.code === 'eviction_policy')).toHaveLength(1);
+      expect(evicting.warnings.find((w) => w.code === 'eviction_policy')?.message).toContain('allkeys-lru');
+
+      await raw.configSet({ maxmemory: '512mb', 'maxmemory-policy': 'noeviction' });
+      const safe = await openStore(server.url, uniqueNamespace('evict'));
+      opened.push(safe);
+      await replica(safe, new Map([['a', 'v1']])).read('a');
+      expect(safe.warnings.map((w) => w.code)).not.toContain('eviction_policy');
+    } finally {
+      await raw.configSet({ maxmemory: '0', 'maxmemory-policy': 'noeviction' });
+      await raw.quit();
+    }
+  });
+});

@@ -32,7 +32,14 @@ export interface RedisToolCacheStoreOptions {
 }
 
 /** What a warning is about. */
-export type RedisStoreWarningCode = 'redis_unreachable' | 'redis_recovered' | 'decode_failed' | 'ack_timeout' | 'invalidation_pending' | 'restart_unchecked';
+export type RedisStoreWarningCode =
+  | 'redis_unreachable'
+  | 'redis_recovered'
+  | 'decode_failed'
+  | 'ack_timeout'
+  | 'invalidation_pending'
+  | 'restart_unchecked'
+  | 'eviction_policy';
 
 /** A warning: something degraded, calls still succeed. */
 export interface RedisStoreWarning {

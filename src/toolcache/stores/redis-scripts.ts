@@ -49,9 +49,19 @@ end
  * deleted and the epoch moves above any earlier value, in one atomic step, before the store reads anything.
  * A namespace without a run key is new (a store sets the key before it inserts anything, so any entry a
  * snapshot holds came with the key): the key is set, nothing is deleted.
- * Returns 0 (same server, or a new namespace), 1 (wiped), -1 (INFO unavailable: cannot tell).
+ * Returns { 0 (same server, or a new namespace) | 1 (wiped) | -1 (INFO unavailable: cannot tell), the
+ * maxmemory-policy when the server may evict keys (maxmemory set and a policy other than noeviction), else '' }.
  */
 export const VERIFY_SCRIPT = script(`
+local function eviction()
+  local ok, mem = pcall(redis.call, 'INFO', 'memory')
+  if not ok then return '' end
+  local max = tonumber(string.match(mem, 'maxmemory:(%d+)') or '0')
+  local policy = string.match(mem, 'maxmemory_policy:([%w-]+)') or ''
+  if max == nil or max == 0 or policy == 'noeviction' then return '' end
+  return policy
+end
+local function verify()
 local ok, info = pcall(redis.call, 'INFO', 'server')
 if not ok then return -1 end
 local id = string.match(info, 'run_id:(%x+)')
@@ -77,6 +87,8 @@ if old ~= nil and old >= e then e = old + 1 end
 redis.call('SET', KEYS[2], string.format('%.0f', e))
 redis.call('SET', KEYS[1], id)
 return 1
+end
+return { verify(), eviction() }
 `);
 
 /** KEYS[1] = epoch key. Returns the epoch (initialising it when missing). */

@@ -86,6 +86,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
   /** Whether the namespace's data is known to come from the server answering now (see {@link #verify}). */
   #verified = false;
   #verifying: Promise<void> | undefined;
+  #evictionWarned = false;
   /** The background re-send of pending invalidations (see {@link #retryPending}). */
   #retry: NodeJS.Timeout | undefined;
   #degraded = false;
@@ -293,7 +294,15 @@ export class RedisToolCacheStore implements ToolCacheStore {
     this.#verifying ??= this.#run('verify', () =>
       this.#script(VERIFY_SCRIPT, [this.#k.run, this.#k.epoch], [`${esc(this.#k.entryPrefix)}*`, `${esc(this.#k.tagPrefix)}*`]),
     )
-      .then((r) => {
+      .then((reply) => {
+        const [r, policy] = reply as [number, string];
+        if (policy !== '' && !this.#evictionWarned) {
+          this.#evictionWarned = true;
+          this.#warn(
+            'eviction_policy',
+            `Redis tool-cache store: the server may evict keys (maxmemory-policy ${policy}): an evicted tag set makes a write miss the entries it should evict, which are then served stale. Give the cache a Redis with maxmemory-policy noeviction (or no maxmemory).`,
+          );
+        }
         if (Number(r) === 1) this.#front?.clear();
         else if (Number(r) === -1) {
           this.#warn(
@@ -545,7 +554,8 @@ const warnedOnce = new Set<RedisStoreWarningCode>();
 
 function defaultWarning(w: RedisStoreWarning): void {
   // Outage and recovery are worth a line each time; per-value noise only once per process.
-  if ((w.code === 'decode_failed' || w.code === 'ack_timeout' || w.code === 'restart_unchecked') && warnedOnce.has(w.code)) return;
+  if ((w.code === 'decode_failed' || w.code === 'ack_timeout' || w.code === 'restart_unchecked' || w.code === 'eviction_policy') && warnedOnce.has(w.code))
+    return;
   warnedOnce.add(w.code);
   process.emitWarning(w.message, { type: 'CachepointWarning', code: w.code });
 }
