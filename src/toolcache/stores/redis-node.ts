@@ -30,8 +30,11 @@ export interface NodeRedisClientLike {
 
 /** Options of {@link nodeRedisClient}. */
 export interface NodeRedisClientOptions {
-  /** `redis[s]://[[user][:password]@]host[:port][/db]`. Default `redis://127.0.0.1:6379`. */
-  readonly url?: string;
+  /**
+   * `redis[s]://[[user][:password]@]host[:port][/db]`. Default `redis://127.0.0.1:6379`; `undefined` means
+   * the default too, so `url: process.env.REDIS_URL` compiles under `exactOptionalPropertyTypes`.
+   */
+  readonly url?: string | undefined;
   /**
    * Per-command timeout, enforced by the adapter. node-redis's own command
    * timeout (5 s by default) only covers commands still waiting to be written:
