@@ -56,6 +56,11 @@
  * BENCH_STEP_SINGLE=0 skips it; BENCH_STEP_SINGLE_RUNS sets its runs (default RUNS);
  * BENCH_STEP_MULTI=0 runs only it.
  *
+ * Economy (issue 14): the same growth figures with `policy: 'economy'` (prunes while warm when the gate says
+ * so, dedupes repeated results, weighs re-use), on one open turn and on the multi-turn session, compaction on
+ * and off, on both models. BENCH_STEP_ECONOMY=0 skips it; BENCH_STEP_ECONOMY_RUNS sets its runs (default
+ * RUNS); BENCH_STEP_ECONOMY_SHAPES (single,multi) and BENCH_STEP_ECONOMY_MODELS pick what runs.
+ *
  * Run: `npm run bench -- step` or `npx tsx test/bench/step.ts`.
  */
 import type { ContentBlockParam, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
@@ -727,16 +732,33 @@ let singleCurve = '';
  * over SINGLE_RUNS runs (one warm-up first). No comparisons, no heap: the multi-turn settings have them.
  */
 function singleTurnSetting(label: string, model: string, options: Omit<RenderOptions, 'now' | 'tokens'>): Row[] {
-  const events = singleTurnTrace(REQUESTS, 'bench-step-single', model);
-  const window = singleWindowEvents(model);
+  const out = growthSetting(label, singleTurnTrace(REQUESTS, 'bench-step-single', model), singleWindowEvents(model), options, 'tail', SINGLE_RUNS, 'rounds');
+  singleCurve += out.curve;
+  return out.rows;
+}
+
+/**
+ * The step per request (median of the 50 ending at each length) and the same-requests growth of one session
+ * (the window replayed after each length, forked at `boundary`), over `runs` runs (one warm-up first). No
+ * comparisons, no heap: the multi-turn settings have them. Returns the rows and the curve table.
+ */
+function growthSetting(
+  label: string,
+  events: readonly TraceEvent[],
+  window: readonly TraceEvent[],
+  options: Omit<RenderOptions, 'now' | 'tokens'>,
+  boundary: 'user' | 'tail',
+  runCount: number,
+  unit: 'rounds' | 'requests',
+): { rows: Row[]; curve: string } {
   replayOnce(events.slice(0, Math.min(events.length, 2_000)), options); // warm-up
   const runs: {
     at: Map<number, { step: number; cpu: number; render: number; append: number; blocks: number }>;
     forks: Map<number, { step: number; cpu: number }>;
   }[] = [];
-  for (let i = 0; i < SINGLE_RUNS; i++) {
+  for (let i = 0; i < runCount; i++) {
     const timings = replayOnce(events, options).timings;
-    const forks = replayForks(events, window, options, 'tail');
+    const forks = replayForks(events, window, options, boundary);
     const at = new Map<number, { step: number; cpu: number; render: number; append: number; blocks: number }>();
     for (const n of LENGTHS) {
       const w = timings.slice(Math.max(0, n - WINDOW), n);
@@ -764,9 +786,9 @@ function singleTurnSetting(label: string, model: string, options: Omit<RenderOpt
   const stepFirst = us((r) => r.forks.get(first)!.step);
   const stepLast = us((r) => r.forks.get(last)!.step);
   const lines = [
-    `${label}: per-request cost (µs, median of the 50 requests ending there, and of the same ${GROWTH_WINDOW} rounds replayed after that many; median over ${SINGLE_RUNS} runs)`,
+    `${label}: per-request cost (µs, median of the 50 requests ending there, and of the same ${GROWTH_WINDOW} ${unit} replayed after that many; median over ${runCount} runs)`,
     '',
-    '| rounds | blocks | step | step CPU | window step | window CPU | append | render |',
+    `| ${unit} | blocks | step | step CPU | window step | window CPU | append | render |`,
     '|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const n of LENGTHS) {
@@ -777,22 +799,22 @@ function singleTurnSetting(label: string, model: string, options: Omit<RenderOpt
       `| ${n} | ${runs[0]!.at.get(n)!.blocks} | ${m((x) => x.step)} | ${m((x) => x.cpu)} | ${w((x) => x.step)} | ${w((x) => x.cpu)} | ${m((x) => x.append)} | ${m((x) => x.render)} |`,
     );
   }
-  singleCurve += `${lines.join('\n')}\n\n`;
-  return [
+  const curve = `${lines.join('\n')}\n\n`;
+  const rows: Row[] = [
     {
-      name: `${label}: window step after ${first} → after ${last} rounds`,
+      name: `${label}: window step after ${first} → after ${last} ${unit}`,
       value: stepLast.value,
       unit: 'µs',
       baseline: `after ${first}: ${stepFirst.value} (runs ${stepFirst.range}); after ${last}: runs ${stepLast.range}`,
     },
     {
-      name: `${label}: step growth, same ${GROWTH_WINDOW} rounds after ${last} ÷ after ${first}`,
+      name: `${label}: step growth, same ${GROWTH_WINDOW} ${unit} after ${last} ÷ after ${first}`,
       value: same.value,
       unit: 'ratio',
       baseline: `runs ${same.range}; target ≤ 1.5; CPU ${sameCpu.value} (runs ${sameCpu.range})`,
     },
     {
-      name: `${label}: step growth, ${WINDOW} rounds ending at ${last} ÷ at ${first} (different requests)`,
+      name: `${label}: step growth, ${WINDOW} ${unit} ending at ${last} ÷ at ${first} (different requests)`,
       value: growth.value,
       unit: 'ratio',
       baseline: `runs ${growth.range}`,
@@ -800,6 +822,7 @@ function singleTurnSetting(label: string, model: string, options: Omit<RenderOpt
     { name: `${label}: render growth, ${last} ÷ ${first}`, value: renderGrowth.value, unit: 'ratio', baseline: `runs ${renderGrowth.range}` },
     { name: `${label}: append growth, ${last} ÷ ${first}`, value: appendGrowth.value, unit: 'ratio', baseline: `runs ${appendGrowth.range}` },
   ];
+  return { rows, curve };
 }
 
 /** The four single-turn settings: two models, compaction on (the model's window) and off (1M, disabled). */
@@ -819,6 +842,55 @@ function singleTurn(): Row[] {
   return rows;
 }
 
+// THE ECONOMY POLICY
+
+const ECONOMY = process.env.BENCH_STEP_ECONOMY !== '0';
+const ECONOMY_RUNS = Number(process.env.BENCH_STEP_ECONOMY_RUNS ?? RUNS);
+/** Which economy shapes run (BENCH_STEP_ECONOMY_SHAPES, comma-separated: single, multi; default both). */
+const ECONOMY_SHAPES = new Set((process.env.BENCH_STEP_ECONOMY_SHAPES ?? 'single,multi').split(','));
+/** Which models the economy part runs on (BENCH_STEP_ECONOMY_MODELS, comma-separated; default both). */
+const ECONOMY_MODELS = (process.env.BENCH_STEP_ECONOMY_MODELS ?? 'claude-sonnet-4-6,claude-sonnet-5-5').split(',');
+
+let economyCurve = '';
+
+/**
+ * The economy policy (`policy: 'economy'`: prunes while warm when the gate says so, dedupes, weighs re-use),
+ * the same growth figures as the one-open-turn part: one open turn (forked after a round) and the multi-turn
+ * session (forked at a user turn), compaction on and off, on each model.
+ */
+function economy(): Row[] {
+  economyCurve = '';
+  if (!ECONOMY) return [];
+  const rows: Row[] = [];
+  for (const model of ECONOMY_MODELS) {
+    const settings: [string, Omit<RenderOptions, 'now' | 'tokens'>][] = [
+      ['compaction on', { profile: resolveProfile(model), policy: 'economy' }],
+      ['compaction off (1M)', { profile: { ...resolveProfile(model), contextWindow: 1_000_000 }, compact: { enabled: false }, policy: 'economy' }],
+    ];
+    for (const [mode, options] of settings) {
+      if (ECONOMY_SHAPES.has('single')) {
+        const out = growthSetting(
+          `economy, one open turn, ${model}, ${mode}`,
+          singleTurnTrace(REQUESTS, 'bench-step-single', model),
+          singleWindowEvents(model),
+          options,
+          'tail',
+          ECONOMY_RUNS,
+          'rounds',
+        );
+        rows.push(...out.rows);
+        economyCurve += out.curve;
+      }
+      if (ECONOMY_SHAPES.has('multi')) {
+        const out = growthSetting(`economy, multi-turn, ${model}, ${mode}`, stepTrace(), windowEvents(), options, 'user', ECONOMY_RUNS, 'requests');
+        rows.push(...out.rows);
+        economyCurve += out.curve;
+      }
+    }
+  }
+  return rows;
+}
+
 export default async function bench(): Promise<Row[]> {
   curve = '';
   const events = stepTrace();
@@ -829,11 +901,11 @@ export default async function bench(): Promise<Row[]> {
     unit: 'requests',
     baseline: `${sizes.length} tool results: median ${median(sizes)} chars, p90 ${Math.round(percentile(sizes, 90))}, max ${Math.max(...sizes)}; 1 in 8 rewritten as JSON/base64/CJK/mixed; ${RUNS} runs + warm-up`,
   };
-  // BENCH_STEP_MULTI=0: only the one-open-turn part (its figures alone, faster).
+  // BENCH_STEP_MULTI=0: only the one-open-turn and economy parts (their figures alone, faster).
   const multi = process.env.BENCH_STEP_MULTI !== '0';
   const on = multi ? await setting('compaction on', events, {}) : [];
   const off = multi ? await setting('compaction off (1M)', events, ONE_M) : [];
-  return [header, ...on, ...off, ...singleTurn()];
+  return [header, ...on, ...off, ...singleTurn(), ...economy()];
 }
 
 /** A 1M-token window with compaction off: every block stays in the request. */
@@ -843,7 +915,7 @@ const ONE_M: Omit<RenderOptions, 'now' | 'tokens'> = {
 };
 
 export function details(): string {
-  return `${curve}${singleCurve}`.trimEnd();
+  return `${curve}${singleCurve}${economyCurve}`.trimEnd();
 }
 
 if (isMain(import.meta.url)) {
