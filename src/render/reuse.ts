@@ -45,6 +45,7 @@
  */
 import type { ModelProfile } from '../models/profiles.js';
 import { callTargets } from '../toolcache/targets.js';
+import { sharedRounds } from '../timeline/edit.js';
 import { parseTimelinePath } from '../timeline/paths.js';
 import type { BlockPath, StreamBlock, TimelineState } from '../timeline/types.js';
 import type { PassContext } from './context.js';
@@ -99,9 +100,52 @@ export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, Reu
  * them any more (p = 0).
  */
 export function supersededAfter(state: TimelineState, afterRound: number): ReadonlySet<BlockPath> {
+  const w = analyze(state).walk();
+  // What can have become superseded after the round: a payload replaced since, or the newest result of a call
+  // key a write since made stale (the files it names; naming none, any write). Each is then checked as the whole
+  // analysis would (wholeAnalysis: p = 0, and superseded at max(replaced, stale) > afterRound): the work follows
+  // the rounds since, not the session.
+  const maybe = new Set<BlockPath>();
+  const replaced = w.replacedLog;
+  for (let i = replaced.length - 1; i >= 0 && replaced[i]!.at > afterRound; i--) maybe.add(replaced[i]!.path);
+  if (w.anyWrite > afterRound) {
+    const key = (k: string): void => {
+      const src = w.newest.get(`k:${k}`);
+      if (src) maybe.add(src.path);
+    };
+    const writes = w.writeLog;
+    for (let i = writes.length - 1; i >= 0 && writes[i]!.at > afterRound; i--)
+      for (const f of writes[i]!.files) for (const k of w.keysByFile.get(f) ?? []) key(k);
+    for (const k of w.filelessKeys) if (!w.external.has(k)) key(k);
+  }
   const out = new Set<BlockPath>();
-  for (const [path, at] of analyze(state).whole().supersededAt) if (at > afterRound) out.add(path);
+  for (const path of maybe) {
+    const at = supersededAtOf(w, path);
+    if (at !== undefined && at > afterRound) out.add(path);
+  }
   return out;
+}
+
+/**
+ * When `path` became superseded (the round), as {@link wholeAnalysis} has it: undefined while a later call may
+ * still need it (p > 0) or when it never was the newest source of anything that was replaced or went stale.
+ */
+function supersededAtOf(w: Walk, path: BlockPath): number | undefined {
+  let best = -1;
+  let staleAt: number | undefined;
+  for (const target of w.byPath.get(path) ?? []) {
+    const src = w.newest.get(target)!;
+    const est = estimateOf(w, target, src);
+    if (est.p > best) best = est.p;
+    if (!target.startsWith('f:')) {
+      const written = staleSince(w, target.slice(2));
+      if (written > src.at) staleAt = Math.max(staleAt ?? 0, written);
+    }
+  }
+  if (best > 0) return undefined;
+  const replacedAt = w.replacedAt.get(path);
+  if (replacedAt === undefined && staleAt === undefined) return undefined;
+  return Math.max(replacedAt ?? 0, staleAt ?? 0);
 }
 
 /** The newest source of a target: the payload's path, the round it was made in, and the target's place in `newest` (first met). */
@@ -127,6 +171,16 @@ interface Walk {
   /** Recall calls in flight: tool_use id → the path they read back. */
   readonly recalls: Map<string, string>;
   readonly external: Set<string>;
+  /**
+   * What made payloads superseded, in walk order, so the payloads superseded after a round are found from the
+   * rounds since (not from every payload: {@link supersededAfter}): each replacement of a target's newest source
+   * (round, the path replaced), each write (round, its files), and the call keys by the files they name (keys
+   * naming none apart: any write makes their results stale).
+   */
+  readonly replacedLog: { readonly at: number; readonly path: BlockPath }[];
+  readonly writeLog: { readonly at: number; readonly files: readonly string[] }[];
+  readonly keysByFile: Map<string, string[]>;
+  readonly filelessKeys: Set<string>;
   /** Rounds walked (1-based ordinal of the last one). */
   request: number;
   /** While walking a turn that may still get rounds: how to take each change back, in order. */
@@ -147,6 +201,10 @@ function newWalk(): Walk {
     pending: new Map(),
     recalls: new Map(),
     external: new Set(),
+    replacedLog: [],
+    writeLog: [],
+    keysByFile: new Map(),
+    filelessKeys: new Set(),
     request: 0,
     log: undefined,
     version: 0,
@@ -164,6 +222,12 @@ function put<K, V>(w: Walk, map: Map<K, V>, key: K, value: V): void {
   map.set(key, value);
 }
 
+/** list.push(item), logged (undone by a pop: the lists only grow at their end). */
+function pushLogged<T>(w: Walk, list: T[], item: T): void {
+  list.push(item);
+  if (w.log) w.log.push(() => list.pop());
+}
+
 /** map.delete(key), logged (only `pending` deletes, and its order is never read). */
 function drop<K, V>(w: Walk, map: Map<K, V>, key: K): void {
   if (!map.has(key)) return;
@@ -178,6 +242,7 @@ function setNewest(w: Walk, target: string, src: { path: BlockPath; at: number }
   const prev = w.newest.get(target);
   if (prev && prev.path !== src.path) {
     put(w, w.replacedAt, prev.path, w.request);
+    pushLogged(w, w.replacedLog, { at: w.request, path: prev.path });
     const left = w.byPath.get(prev.path)!.filter((t) => t !== target);
     if (left.length > 0) put(w, w.byPath, prev.path, left);
     else drop(w, w.byPath, prev.path);
@@ -221,7 +286,10 @@ function walkRound(w: Walk, round: Turn['rounds'][number]): void {
     const t = callTargets(b.param.name, b.param.input);
     for (const f of t.files) put(w, touched, f, request);
     if (t.kind === 'write') {
-      if (t.files.length > 0) w.anyWrite = request;
+      if (t.files.length > 0) {
+        w.anyWrite = request;
+        pushLogged(w, w.writeLog, { at: request, files: t.files });
+      }
       for (const f of t.files) put(w, fileWrites, f, request);
       if (t.overwrite) for (const f of t.files) setNewest(w, `f:${f}`, { path: b.path, at: request });
     }
@@ -247,6 +315,18 @@ function walkRound(w: Walk, round: Turn['rounds'][number]): void {
     for (const f of call.files) setNewest(w, `f:${f}`, src);
     // The exact call too (a file read with the same arguments, e.g. a partial read, re-asks for this result).
     setNewest(w, `k:${call.key}`, src);
+    if (!keyFiles.has(call.key)) {
+      // A key names the same files every time (they come from its arguments): indexed once.
+      if (call.files.length === 0) {
+        w.filelessKeys.add(call.key);
+        w.log?.push(() => w.filelessKeys.delete(call.key));
+      }
+      for (const f of call.files) {
+        const keys = w.keysByFile.get(f);
+        if (keys) pushLogged(w, keys, call.key);
+        else put(w, w.keysByFile, f, [call.key]);
+      }
+    }
     put(w, keyFiles, call.key, call.files);
     if (call.external && !external.has(call.key)) {
       external.add(call.key);
@@ -311,16 +391,12 @@ function walkLogged(w: Walk, open: OpenTurn, turn: Turn, from: number): void {
 function walkOf(turns: TimelineState['turns']): Walk {
   const complete = turns.length - 1;
   if (complete < 0) return newWalk();
-  if (complete === 0) {
-    const w = newWalk();
-    walkTurn(w, turns[0]!);
-    return w;
-  }
-  const at = walks.get(turns[0]!);
+  const key = slotKey(turns);
+  const at = walks.get(key);
   if (at?.turns === turns) return at.walk;
   const fits = at !== undefined && continues(at, turns);
   // The slot is left empty while walking, so a walk that throws leaves no half-walked one.
-  walks.delete(turns[0]!);
+  walks.delete(key);
   const w = fits ? at!.walk : newWalk();
   let t = fits ? at!.count : 0;
   let open: OpenTurn = { turn: turns[complete]!, undo: [], marks: [] };
@@ -329,8 +405,9 @@ function walkOf(turns: TimelineState['turns']): Walk {
     // The slot's last turn, as this state has it (same index): the rounds that are still the same objects stay walked.
     const was = at!.open;
     const now = turns[t]!;
-    let k = 0;
-    while (k < was.marks.length && k < now.rounds.length && now.rounds[k] === was.turn.rounds[k]) k++;
+    // The rounds still the same objects: through the appends' records in a few hops (a long tool loop's open
+    // turn is not compared round by round on every request), else compared.
+    const k = sharedRounds(now.rounds, was.turn.rounds, Math.min(was.marks.length, now.rounds.length));
     if (k < was.marks.length) {
       rollBack(w, was, k);
       moved = true;
@@ -353,8 +430,18 @@ function walkOf(turns: TimelineState['turns']): Walk {
     moved = true;
   }
   if (moved) w.version++;
-  walks.set(turns[0]!, { turns, count: complete, walk: w, open });
+  walks.set(key, { turns, count: complete, walk: w, open });
   return w;
+}
+
+/**
+ * The key of a session's walk slot: its first turn's user message (the block array), which every state of the
+ * session shares, also while that turn is still open (a long tool loop: each append makes a new turn object,
+ * never a new user message). Another state with the same key is told apart by its turns and rounds (see
+ * {@link continues}), so a wrong slot costs a walk, never a wrong estimate.
+ */
+function slotKey(turns: TimelineState['turns']): object {
+  return turns[0]!.user;
 }
 
 /** Whether `turns` continue the slot's walk: its complete turns are theirs (the same objects). */
@@ -381,7 +468,7 @@ const FOLLOW_BATCH = 16;
 export function followReuse(state: TimelineState): void {
   const turns = state.turns;
   if (turns.length < 2) return;
-  const at = walks.get(turns[0]!);
+  const at = walks.get(slotKey(turns));
   if (!at || !continues(at, turns)) {
     if (turns.length === 2) walkOf(turns);
     return;
@@ -421,6 +508,11 @@ class Estimates implements ReadonlyMap<BlockPath, ReuseEstimate> {
       this.#version = w.version;
     }
     return this.#walk;
+  }
+
+  /** The walk positioned at this state (see {@link supersededAfter}). */
+  walk(): Walk {
+    return this.#current();
   }
 
   /** Every estimate and superseded payload (computed once). */

@@ -1,0 +1,156 @@
+/**
+ * The economy policy, incrementally (issue 14): its per-request work follows
+ * what the request adds, through indexes kept across requests: the re-use
+ * walk (reuse.ts, continued through a long open turn; the payloads superseded
+ * since the previous request found from what replaced them or made them
+ * stale), the first-chance candidates (prune-rule.ts, read from the rounds
+ * since the previous request and those superseded, not from every round),
+ * the duplicates' copies (dedupe.ts, from the walk's index of results), the
+ * stream positions (from the layout) and the hidden set (one update per
+ * request, its change handed to the projection and to the duplicates index).
+ * Every request of generated sessions, one long open turn and many turns,
+ * rendered incrementally, must equal the render of a cold copy of the same
+ * state (new turn, round and array objects, a copied hidden set, the previous
+ * stream as a plain array: no per-state or per-session index can be reused),
+ * stream, decisions, plan and request bytes, and the next state.
+ */
+import { describe, expect, it } from 'vitest';
+import { resolveProfile } from '../../src/models/profiles.js';
+import { toAnthropic } from '../../src/providers/anthropic.js';
+import { hideBlock } from '../../src/render/hide-block.js';
+import { render } from '../../src/render/render.js';
+import type { RenderOptions } from '../../src/render/types.js';
+import { generateTrace } from '../../src/synthetic/generate.js';
+import { appendResponse, appendToolResults, createTimeline, setTail, startTurn } from '../../src/timeline/edit.js';
+import type { TimelineState } from '../../src/timeline/types.js';
+import type { TraceEvent } from '../../src/trace/types.js';
+import { figures } from '../helpers/reuse.js';
+
+const REQUESTS = 260;
+
+/** One open turn of REQUESTS rounds, or REQUESTS requests over many turns; re-reads and re-runs as real agents do. */
+function session(model: string, shape: 'single' | 'multi'): TraceEvent[] {
+  return generateTrace({
+    seed: `economy-incremental-${shape}-${model}`,
+    profile: 'coding',
+    requests: REQUESTS,
+    ...(shape === 'single' ? { rounds: { median: REQUESTS, min: REQUESTS, max: REQUESTS } } : {}),
+    tail: true,
+    hides: true,
+    revisits: true,
+    hugeRate: 0,
+    model,
+  });
+}
+
+/** The same state with nothing shared that an index could be kept on: new turns, rounds, arrays, hidden set; the previous stream a plain copy. */
+function cold(state: TimelineState): TimelineState {
+  const turns = state.turns.map((t) => ({
+    ...t,
+    user: [...t.user],
+    rounds: t.rounds.map((r) => ({ ...r, response: [...r.response], results: [...r.results], open: [...r.open] })),
+  }));
+  const prev = state.lastRender;
+  return {
+    ...state,
+    turns,
+    hidden: { ...state.hidden },
+    ...(prev ? { lastRender: { ...prev, stream: [...prev.stream], entries: [...prev.entries] } } : {}),
+  };
+}
+
+/** The path of the tool result answering `id`. */
+function resultPath(state: TimelineState, id: string): string | undefined {
+  for (let t = state.turns.length - 1; t >= 0; t--) {
+    const turn = state.turns[t]!;
+    for (let r = turn.rounds.length - 1; r >= 0; r--) for (const b of turn.rounds[r]!.results) if (b.id === id) return b.path;
+  }
+  return undefined;
+}
+
+/**
+ * Replays the session; every request rendered incrementally and from a cold copy; every 40th request comes after
+ * 10 idle minutes (cold: everything prunable is pruned). Returns what was seen (decision kinds, duplicates).
+ */
+function replay(model: string, shape: 'single' | 'multi', options: RenderOptions): Set<string> {
+  const seen = new Set<string>();
+  let state: TimelineState | undefined;
+  let shift = 0;
+  let now = 0;
+  let requests = 0;
+  for (const e of session(model, shape)) {
+    if (e.type === 'assistant') {
+      if (++requests % 40 === 0) shift += 10 * 60_000;
+      const opts = { ...options, now: now + shift };
+      const r = render(state!, opts);
+      const fresh = render(cold(state!), opts);
+      expect(figures(r)).toEqual(figures(fresh));
+      expect(r.stream).toEqual(fresh.stream);
+      expect(JSON.stringify(toAnthropic(r))).toBe(JSON.stringify(toAnthropic(fresh)));
+      expect(r.state.turns).toEqual(fresh.state.turns);
+      expect(r.state.hidden).toEqual(fresh.state.hidden);
+      expect(r.state.deferred).toEqual(fresh.state.deferred);
+      expect(r.state.pruneNotice).toBe(fresh.state.pruneNotice);
+      for (const d of r.decisions) seen.add(d.type === 'prune' ? `prune:${d.reason}` : d.type);
+      if (r.decisions.some((d) => d.type === 'prune' && d.price?.warm)) seen.add('warm prune');
+      for (const h of Object.values(r.state.hidden)) if (h.sameAs !== undefined) seen.add(h.note.includes('part of') ? 'part' : 'duplicate');
+      state = appendResponse(r.state, e.content as never, e.at + shift);
+      now = e.at;
+      continue;
+    }
+    if ('at' in e && typeof e.at === 'number') now = e.at;
+    switch (e.type) {
+      case 'envelope':
+        state = createTimeline({ instructions: e.instructions, tools: e.tools, ...(e.skills ? { skills: e.skills } : {}), model });
+        break;
+      case 'user':
+        state = startTurn(state!, e.content, e.at + shift);
+        break;
+      case 'tool_results': {
+        const results = e.content.filter((b) => b.type === 'tool_result').map(({ duration_ms: _d, ...b }) => b);
+        const texts = e.content.filter((b) => b.type === 'text');
+        state = appendToolResults(state!, results as never, texts as never, e.at + shift);
+        break;
+      }
+      case 'tail':
+        state = setTail(state!, e.content);
+        break;
+      case 'hide': {
+        const path = e.tool_use_id === undefined ? undefined : resultPath(state!, e.tool_use_id);
+        if (path) {
+          const hidden = hideBlock(state!, path, { ...options, now: now + shift, defer: true, ...(e.note ? { note: e.note } : {}) });
+          seen.add(`hide:${hidden.decision.type}`);
+          state = hidden.state;
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return seen;
+}
+
+const small = (model: string) => ({ ...resolveProfile(model), contextWindow: 40_000 });
+const large = (model: string) => ({ ...resolveProfile(model), contextWindow: 1_000_000 });
+
+describe('economy, incrementally: every request equals the render of a cold copy', () => {
+  for (const model of ['claude-sonnet-4-6', 'claude-sonnet-5-5']) {
+    for (const shape of ['single', 'multi'] as const) {
+      it(`${model}, ${shape === 'single' ? 'one open turn' : 'many turns'}, compacting in a 40k window`, () => {
+        const seen = replay(model, shape, { profile: small(model), policy: 'economy' });
+        expect(seen.has('compact')).toBe(true);
+        expect(seen.has('warm prune')).toBe(true);
+        expect(seen.has('prune:prune')).toBe(true);
+      });
+      it(`${model}, ${shape === 'single' ? 'one open turn' : 'many turns'}, compaction off (1M window)`, () => {
+        const seen = replay(model, shape, { profile: large(model), policy: 'economy', compact: { enabled: false } });
+        expect(seen.has('compact')).toBe(false);
+        expect(seen.has('warm prune')).toBe(true);
+        expect(seen.has('prune:prune')).toBe(true);
+        expect(seen.has('duplicate')).toBe(true);
+        expect(seen.has('defer')).toBe(true);
+      });
+    }
+  }
+});
