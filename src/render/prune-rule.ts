@@ -4,12 +4,13 @@
  * anyway, and cache-point placement keeps ④ before what the next prune will
  * remove. Pure functions of the state and the resolved prune options.
  */
-import type { Block, StreamBlock, TimelineState } from '../timeline/types.js';
+import { parseTimelinePath } from '../timeline/paths.js';
+import type { Block, BlockPath, StreamBlock, TimelineState } from '../timeline/types.js';
 import { hiddenRecord, payloadChars, PRUNE_NOTICE } from './notes.js';
 import type { PassContext } from './context.js';
 import { expectedRemaining, noticePrice } from './gate.js';
-import { isCompacted, isThinking } from './projection.js';
-import { reuseWeigher } from './reuse.js';
+import { isCompacted, isThinking, streamLayout } from './projection.js';
+import { reuseWeigher, supersededSince } from './reuse.js';
 import type { PruneOptions } from './types.js';
 
 const chars = new WeakMap<Block, number>();
@@ -31,6 +32,32 @@ function sizeOf(b: Block): number {
 export function pruneCandidates(state: TimelineState, o: Readonly<Required<PruneOptions>>, thinking = false): Block[] {
   const out: Block[] = [];
   if (!o.enabled) return out;
+  const rule = ruleOf(state, o, thinking);
+  for (let t = 1; t <= rule.lastPrunableTurn; t++) {
+    const turn = state.turns[t - 1]!;
+    if (isCompacted(state, t, turn.rounds.length)) continue;
+    for (const round of turn.rounds) {
+      if (t === rule.keepFrom.turn && round.index >= rule.keepFrom.round) break;
+      if (isCompacted(state, t, round.index)) continue;
+      roundCandidates(state, o, rule, t, round, out);
+    }
+  }
+  return out;
+}
+
+type Round = TimelineState['turns'][number]['rounds'][number];
+
+/** What decides which rounds hold candidates: the keep window, the last prunable turn, the newest round (thinking). */
+interface Rule {
+  readonly lastTurn: number;
+  readonly keepFrom: { readonly turn: number; readonly round: number };
+  readonly lastPrunableTurn: number;
+  /** The latest assistant message (keeps its thinking), when thinking is pruned. */
+  readonly latest: Round | undefined;
+  readonly thinking: boolean;
+}
+
+function ruleOf(state: TimelineState, o: Readonly<Required<PruneOptions>>, thinking: boolean): Rule {
   const lastTurn = state.turns.length;
   // The most recent keepRounds rounds, counted across turn boundaries.
   let keepFrom = { turn: lastTurn + 1, round: 0 };
@@ -49,23 +76,139 @@ export function pruneCandidates(state: TimelineState, o: Readonly<Required<Prune
   // The latest assistant message keeps its thinking even with keepRounds 0: the newest round of the session, in an
   // earlier turn while the current one (and any turn between, user messages with no answer) has none yet (the
   // current turn's thinking is never a candidate).
-  let latest: TimelineState['turns'][number]['rounds'][number] | undefined;
+  let latest: Round | undefined;
   for (let t = lastTurn; thinking && t >= 1 && latest === undefined; t--) latest = state.turns[t - 1]!.rounds.at(-1);
-  for (let t = 1; t <= lastPrunableTurn; t++) {
-    const turn = state.turns[t - 1]!;
-    if (isCompacted(state, t, turn.rounds.length)) continue;
-    for (const round of turn.rounds) {
-      if (t === keepFrom.turn && round.index >= keepFrom.round) break;
-      if (isCompacted(state, t, round.index)) continue;
-      const earlierThinking = thinking && t < lastTurn && round !== latest && round.response.some((x) => !isThinking(x));
-      for (const b of [...round.response, ...round.results]) {
-        const type = b.param.type;
-        const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text' || (earlierThinking && isThinking(b));
-        if (bulky && b.path !== 'notices/prune' && !state.hidden[b.path] && sizeOf(b) >= o.minChars) out.push(b);
-      }
+  return { lastTurn, keepFrom, lastPrunableTurn, latest, thinking };
+}
+
+/** Whether round `round` of turn `t` (1-based) may hold candidates: prunable, outside the keep window, not compacted. */
+function roundOpen(state: TimelineState, rule: Rule, t: number, round: Round): boolean {
+  if (t > rule.lastPrunableTurn) return false;
+  if (t === rule.keepFrom.turn && round.index >= rule.keepFrom.round) return false;
+  return !isCompacted(state, t, round.index);
+}
+
+/** Pushes the candidates of one round (response, then results) onto `out`. */
+function roundCandidates(state: TimelineState, o: Readonly<Required<PruneOptions>>, rule: Rule, t: number, round: Round, out: Block[]): void {
+  const earlierThinking = rule.thinking && t < rule.lastTurn && round !== rule.latest && round.response.some((x) => !isThinking(x));
+  for (const b of round.response) if (isCandidate(state, o, b, earlierThinking)) out.push(b);
+  for (const b of round.results) if (isCandidate(state, o, b, earlierThinking)) out.push(b);
+}
+
+function isCandidate(state: TimelineState, o: Readonly<Required<PruneOptions>>, b: Block, earlierThinking: boolean): boolean {
+  const type = b.param.type;
+  const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text' || (earlierThinking && isThinking(b));
+  return bulky && b.path !== 'notices/prune' && !state.hidden[b.path] && sizeOf(b) >= o.minChars;
+}
+
+/**
+ * The candidates a warm render weighs (economy): {@link pruneCandidates} filtered by
+ * `firstChance(state, o.keepRounds)` (reuse.ts), found without scanning every round: those of the rounds that
+ * were inside the keepRounds window at the previous render (read from the end), and those superseded since (read
+ * from the re-use walk's records of what happened since). Timeline order, like pruneCandidates. Undefined when
+ * there is no previous render (the caller filters the whole list).
+ */
+export function firstChanceCandidates(state: TimelineState, o: Readonly<Required<PruneOptions>>, thinking = false): Block[] | undefined {
+  if (!o.enabled) return [];
+  const prev = state.lastRender;
+  if (!prev) return undefined;
+  const rule = ruleOf(state, o, thinking);
+  const turns = state.turns;
+  // Rounds the previous request rendered (firstChance's prevRounds), relative to the session's round count: all
+  // rounds of earlier turns, then round − 1 of its turn; `since` = rounds not rendered then.
+  let since = -Math.max(0, prev.round - 1);
+  if (prev.turn >= 1 && prev.turn <= turns.length) for (let t = turns.length; t >= prev.turn; t--) since += turns[t - 1]!.rounds.length;
+  // A round passes when its ordinal ≥ prevRounds − keepRounds + 1, i.e. when at most `since + keepRounds − 1` rounds follow it.
+  const maxAfter = since + o.keepRounds - 1;
+  const found: { block: Block; t: number; r: number; i: number }[] = [];
+  const taken = new Set<BlockPath>();
+  const collect = (t: number, round: Round): void => {
+    const out: Block[] = [];
+    roundCandidates(state, o, rule, t, round, out);
+    for (let i = 0; i < out.length; i++) {
+      if (taken.has(out[i]!.path)) continue;
+      taken.add(out[i]!.path);
+      found.push({ block: out[i]!, t, r: round.index, i: positionIn(round, out[i]!) });
+    }
+  };
+  let after = 0;
+  outer: for (let t = turns.length; t >= 1; t--) {
+    const rounds = turns[t - 1]!.rounds;
+    for (let r = rounds.length - 1; r >= 0; r--, after++) {
+      if (after > maxAfter) break outer;
+      if (roundOpen(state, rule, t, rounds[r]!)) collect(t, rounds[r]!);
     }
   }
+  for (const path of supersededSince(state, since)) {
+    if (taken.has(path)) continue;
+    const loc = parseTimelinePath(path);
+    if (loc?.round === undefined) continue;
+    const round = turns[loc.turn - 1]?.rounds[loc.round - 1];
+    if (!round || !roundOpen(state, rule, loc.turn, round)) continue;
+    const out: Block[] = [];
+    roundCandidates(state, o, rule, loc.turn, round, out);
+    const b = out.find((x) => x.path === path);
+    if (b) {
+      taken.add(path);
+      found.push({ block: b, t: loc.turn, r: round.index, i: positionIn(round, b) });
+    }
+  }
+  found.sort((a, b) => a.t - b.t || a.r - b.r || a.i - b.i);
+  return found.map((x) => x.block);
+}
+
+/** Where a block sits in its round: the response's blocks, then the results. */
+function positionIn(round: Round, b: Block): number {
+  const i = round.response.indexOf(b);
+  return i >= 0 ? i : round.response.length + round.results.indexOf(b);
+}
+
+/**
+ * The candidates in the rounds from the one holding `path` to the end (timeline order), read from the end: what
+ * follows a block that a warm batch re-writes from. Undefined when `path` is not a round's block (the caller
+ * scans every round).
+ */
+export function candidatesFrom(state: TimelineState, o: Readonly<Required<PruneOptions>>, thinking: boolean, path: BlockPath): Block[] | undefined {
+  const loc = parseTimelinePath(path);
+  if (loc?.round === undefined || loc.turn > state.turns.length) return undefined;
+  if (!o.enabled) return [];
+  const rule = ruleOf(state, o, thinking);
+  const rounds: { t: number; round: Round }[] = [];
+  outer: for (let t = state.turns.length; t >= loc.turn; t--) {
+    const turn = state.turns[t - 1]!;
+    for (let r = turn.rounds.length - 1; r >= 0; r--) {
+      const round = turn.rounds[r]!;
+      if (t === loc.turn && round.index < loc.round) break outer;
+      rounds.push({ t, round });
+    }
+  }
+  const out: Block[] = [];
+  for (let k = rounds.length - 1; k >= 0; k--)
+    if (roundOpen(state, rule, rounds[k]!.t, rounds[k]!.round)) roundCandidates(state, o, rule, rounds[k]!.t, rounds[k]!.round, out);
   return out;
+}
+
+/**
+ * Index of the block with path `path` in a stable stream (the last one with it, like a map of the stream by path),
+ * or undefined: read from the layout (where its turn, or in the last turn its round, starts), else scanned.
+ */
+export function indexOfPath(stream: readonly StreamBlock[], path: BlockPath): number | undefined {
+  const layout = streamLayout(stream);
+  const loc = layout ? parseTimelinePath(path) : undefined;
+  if (layout && loc && layout.length === stream.length) {
+    const t = loc.turn - 1;
+    let start = t <= layout.lastTurn ? layout.turnStarts[t] : undefined;
+    const end = t < layout.lastTurn ? layout.turnStarts[t + 1] : layout.length;
+    if (t === layout.lastTurn && loc.round !== undefined) {
+      const k = loc.round - 1 - layout.lastRounds.from;
+      if (k >= 0 && k < layout.lastRounds.starts.length) start = layout.lastRounds.starts[k];
+    }
+    if (start !== undefined && end !== undefined && start >= 0 && end <= stream.length) {
+      for (let i = start; i < end; i++) if (stream[i]!.path === path) return i;
+    }
+  }
+  for (let i = stream.length - 1; i >= 0; i--) if (stream[i]!.path === path) return i;
+  return undefined;
 }
 
 /**

@@ -22,7 +22,7 @@ import { expectedRemaining, noticePrice, priceChange } from './gate.js';
 import { hiddenRecord, PRUNE_NOTICE } from './notes.js';
 import { dedupe } from './dedupe.js';
 import { cacheStanding, isThinking } from './projection.js';
-import { pruneCandidates } from './prune-rule.js';
+import { candidatesFrom, firstChanceCandidates, indexOfPath, pruneCandidates } from './prune-rule.js';
 import { firstChance, reuseWeigher, type ReuseVerdict } from './reuse.js';
 import type { Decision } from './types.js';
 
@@ -81,17 +81,28 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   // While warm, each payload is weighed once, when it leaves the keepRounds window (its
   // removal then re-writes only the newest rounds); what the gate keeps then stays
   // until the cache is cold (a free prune) or compaction rewrites it.
-  const first = timelineWarm && o.reuse ? firstChance(state, o.keepRounds) : undefined;
-  const candidates = first ? pruneCandidates(state, o, thinking).filter(first) : pruneCandidates(state, o, thinking);
+  // (Found from the rounds since the previous render and the payloads superseded since, not by filtering every round's.)
+  const first = timelineWarm && o.reuse;
+  const candidates =
+    (first && firstChanceCandidates(state, o, thinking)) ||
+    (first ? pruneCandidates(state, o, thinking).filter(firstChance(state, o.keepRounds)) : pruneCandidates(state, o, thinking));
   for (const d of state.deferred) {
     if (!candidates.some((c) => c.path === d.path) && !state.hidden[d.path]) {
-      const b = stream.find((s) => s.path === d.path);
+      const at = indexOfPath(stream, d.path);
+      const b = at === undefined ? undefined : stream[at]!;
       if (b) candidates.push({ id: b.id, path: b.path, param: b.param as Block['param'] });
     }
   }
   if (candidates.length === 0) return { state, decisions: [] };
 
-  const index = new Map(stream.map((b, i) => [b.path, i]));
+  // Stream positions by path, read from the layout as asked (a map of the whole stream cost O(session) per render).
+  const positions = new Map<string, number | undefined>();
+  const index = {
+    get(path: string): number | undefined {
+      if (!positions.has(path)) positions.set(path, indexOfPath(stream, path));
+      return positions.get(path);
+    },
+  };
   const remaining = expectedRemaining(state, options.expectedRemaining);
   const weigh = reuseWeigher(state, stream, ctx, timelineWarm, remaining);
   const all = candidates
@@ -136,7 +147,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   if (timelineWarm && first && chosen.from < items.length) {
     const from = items[chosen.from]!.at;
     const taken = new Set(all.map((x) => x.path));
-    for (const b of pruneCandidates(state, o, thinking)) {
+    for (const b of candidatesFrom(state, o, thinking, items[chosen.from]!.path) ?? pruneCandidates(state, o, thinking)) {
       const at = index.get(b.path);
       if (at === undefined || at <= from || at < bound || taken.has(b.path)) continue;
       const record = hiddenRecord(state, b.path, 'economy');

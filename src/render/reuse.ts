@@ -50,6 +50,7 @@ import { parseTimelinePath } from '../timeline/paths.js';
 import type { BlockPath, StreamBlock, TimelineState } from '../timeline/types.js';
 import type { PassContext } from './context.js';
 import { expectedRemaining } from './gate.js';
+import { tokensOf } from './projection.js';
 
 /** Parameters of the re-use model (the defaults are the fitted figures above). */
 export const REUSE_MODEL = Object.freeze({
@@ -124,6 +125,14 @@ export function supersededAfter(state: TimelineState, afterRound: number): Reado
     if (at !== undefined && at > afterRound) out.add(path);
   }
   return out;
+}
+
+/**
+ * {@link supersededAfter} the round `since` rounds before the state's last (the round count read from the walk:
+ * the caller counts back from the end, not from the session's start).
+ */
+export function supersededSince(state: TimelineState, since: number): ReadonlySet<BlockPath> {
+  return supersededAfter(state, analyze(state).walk().request - since);
 }
 
 /**
@@ -702,8 +711,8 @@ export function reuseWeigher(
   const o = ctx.options.prune;
   if (!o.reuse) return () => undefined;
   const prices = ctx.profile.prices;
-  let context = 0;
-  for (const b of stream) context += b.tokens;
+  // The same figure a loop over the blocks gives (the layout's prefix sums are summed in order), without the loop.
+  const context = tokensOf(stream);
   return (path, removed) => {
     const { p, why, file = false } = reuseOf(state, path);
     if (p <= 0) return undefined;
