@@ -31,27 +31,16 @@
  * Errors and results at or under `prune.minChars` are left alone, as are
  * copies that are hidden or inside a compaction summary.
  */
-import { castDraft, produce } from 'immer';
-import type { Block, BlockPath, HiddenRecord, TimelineState } from '../timeline/types.js';
-import { callTargets } from '../toolcache/targets.js';
+import { findBlock, parseTimelinePath } from '../timeline/paths.js';
+import type { Block, BlockPath, HiddenRecord, Summary, TimelineState } from '../timeline/types.js';
 import type { PassContext } from './context.js';
 import { expectedRemaining, priceChange } from './gate.js';
+import { withHidden } from './hidden-set.js';
 import { hiddenRecord, payloadChars } from './notes.js';
 import { cacheStanding } from './projection.js';
-import { reuseEstimates } from './reuse.js';
+import { indexOfPath } from './prune-rule.js';
+import { contentKey, readFiles, resultIndex, reuseEstimates } from './reuse.js';
 import type { Decision } from './types.js';
-
-const keys = new WeakMap<object, string>();
-
-/** The text a duplicate is compared by: its content as sent (memoized per block, so a long session is not re-serialized every render). */
-function contentKey(param: { readonly content?: unknown }): string {
-  let k = keys.get(param);
-  if (k === undefined) {
-    k = typeof param.content === 'string' ? param.content : JSON.stringify(param.content ?? null);
-    keys.set(param, k);
-  }
-  return k;
-}
 
 /** The text of a result made only of text (string content or text parts), else undefined. */
 function textOf(param: { readonly content?: unknown }): string | undefined {
@@ -66,9 +55,28 @@ function textOf(param: { readonly content?: unknown }): string | undefined {
   return out;
 }
 
+const summarizedSets = new WeakMap<readonly Summary[], ReadonlySet<BlockPath>>();
+
+/** The paths the summaries hold (built once per summaries array: it changes only when a compaction adds one). */
+function summarizedOf(summaries: readonly Summary[]): ReadonlySet<BlockPath> {
+  let out = summarizedSets.get(summaries);
+  if (!out) {
+    const set = new Set<BlockPath>();
+    for (const s of summaries) for (const p of s.paths) set.add(p);
+    summarizedSets.set(summaries, (out = set));
+  }
+  return out;
+}
+
 /**
  * Replaces every new tool result that repeats a visible earlier one by a note
  * pointing at it (economy only).
+ *
+ * Incremental: the results are not scanned. The new results (the rounds the previous request did not render) are
+ * read from the end, and each one's earlier copies from the re-use walk's indexes of the session's results by
+ * content and by file (reuse.ts {@link resultIndex}, kept across requests): the same copy and the same container
+ * a scan of every result in timeline order finds (the first visible result with its content, not itself pointed
+ * elsewhere by this pass; the first visible read of one of its files, first with its own content, that contains it).
  */
 export function dedupe(state: TimelineState, ctx: PassContext): { state: TimelineState; decisions: Decision[] } {
   const o = ctx.options;
@@ -76,49 +84,69 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
   // Rounds the previous request rendered: every round before its own (turn, round).
   const prev = state.lastRender;
   const isNew = (turn: number, round: number): boolean => !prev || turn > prev.turn || (turn === prev.turn && round >= prev.round);
-  const bulky = (b: Block): boolean => {
+  const summarized = state.summaries.length > 0 ? summarizedOf(state.summaries) : undefined;
+  const visible = (b: Block): boolean => {
     const p = b.param;
-    return p.type === 'tool_result' && !p.is_error && !state.hidden[b.path] && payloadChars(p) > o.prune.minChars;
+    return p.type === 'tool_result' && !p.is_error && !state.hidden[b.path] && payloadChars(p) > o.prune.minChars && !summarized?.has(b.path);
   };
-  // Cheap exit first: most renders add no bulky result at all.
-  const last = state.turns.at(-1)!;
-  const fresh = last.rounds.some((r) => isNew(last.index, r.index) && r.results.some(bulky));
-  if (!fresh && !(prev && prev.turn < last.index)) return { state, decisions: [] };
-  const summarized = new Set<BlockPath>();
-  for (const s of state.summaries) for (const p of s.paths) summarized.add(p);
-  /** Visible copies by content. */
-  const copies = new Map<string, BlockPath>();
-  /** Visible results of file reads, by file: where a partial re-read's text may be contained. */
-  const reads = new Map<string, { path: BlockPath; text: string }[]>();
+  // The new results that may repeat an earlier one, in timeline order (read from the end: a few rounds).
+  const fresh: { block: Block; response: readonly Block[] }[] = [];
+  for (let t = state.turns.length - 1; t >= 0; t--) {
+    const turn = state.turns[t]!;
+    let any = false;
+    for (let r = turn.rounds.length - 1; r >= 0; r--) {
+      const round = turn.rounds[r]!;
+      if (!isNew(turn.index, round.index)) break;
+      any = true;
+      for (let i = round.results.length - 1; i >= 0; i--) if (visible(round.results[i]!)) fresh.push({ block: round.results[i]!, response: round.response });
+    }
+    if (!any && prev && turn.index < prev.turn) break;
+  }
+  if (fresh.length === 0) return { state, decisions: [] };
+  fresh.reverse();
+  const { byContent, byFile } = resultIndex(state);
+  /** New results this pass points elsewhere (a duplicate, or part of a read). */
+  const pointed = new Set<Block>();
+  /** The first result in `list` before `b` (or anywhere when b is not in it) that is visible and not pointed elsewhere. */
+  const firstCopy = (list: readonly Block[] | undefined, b: Block): Block | undefined => {
+    if (!list) return undefined;
+    for (const x of list) {
+      if (x === b) return undefined;
+      if (visible(x) && !pointed.has(x)) return x;
+    }
+    return undefined;
+  };
   const found: { path: BlockPath; sameAs: BlockPath; part: boolean }[] = [];
-  for (const turn of state.turns) {
-    for (const round of turn.rounds) {
-      for (const b of round.results) {
-        if (!bulky(b) || summarized.has(b.path)) continue;
-        const key = contentKey(b.param as { content?: unknown });
-        const copy = copies.get(key);
-        if (copy !== undefined) {
-          if (isNew(turn.index, round.index)) found.push({ path: b.path, sameAs: copy, part: false });
+  for (const { block: b, response } of fresh) {
+    const key = contentKey(b.param as { content?: unknown });
+    const copy = firstCopy(byContent.get(key), b);
+    if (copy) {
+      found.push({ path: b.path, sameAs: copy.path, part: false });
+      pointed.add(b);
+      continue;
+    }
+    const files = readFiles(response, b.id);
+    const text = files.length > 0 ? textOf(b.param as { content?: unknown }) : undefined;
+    if (text === undefined) continue;
+    // The reads a scan would have listed by then: visible, not pointed elsewhere, the first with their content.
+    let container: Block | undefined;
+    for (const f of files) {
+      for (const x of byFile.get(f) ?? []) {
+        if (x === b) break;
+        if (!visible(x) || pointed.has(x)) continue;
+        const own = textOf(x.param as { content?: unknown });
+        if (own === undefined || !(own.length > text.length) || firstCopy(byContent.get(contentKey(x.param as { content?: unknown })), x) !== undefined)
           continue;
-        }
-        const files = readFiles(round.response, b.id);
-        const text = files.length > 0 ? textOf(b.param as { content?: unknown }) : undefined;
-        if (text !== undefined && isNew(turn.index, round.index)) {
-          const container = files.flatMap((f) => reads.get(f) ?? []).find((r) => r.text.length > text.length && r.text.includes(text));
-          if (container && partWorthIt(state, ctx, container.path, b)) {
-            found.push({ path: b.path, sameAs: container.path, part: true });
-            continue;
-          }
-        }
-        copies.set(key, b.path);
-        if (text !== undefined) {
-          for (const f of files) {
-            const list = reads.get(f);
-            if (list) list.push({ path: b.path, text });
-            else reads.set(f, [{ path: b.path, text }]);
-          }
+        if (own.includes(text)) {
+          container = x;
+          break;
         }
       }
+      if (container) break;
+    }
+    if (container && partWorthIt(state, ctx, container.path, b)) {
+      found.push({ path: b.path, sameAs: container.path, part: true });
+      pointed.add(b);
     }
   }
   if (found.length === 0) return { state, decisions: [] };
@@ -131,10 +159,7 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
     const block = findResult(state, r.path);
     return { type: 'prune', path: r.path, reason: 'economy', tokensRemoved: Math.max(0, (block ? ctx.tokens.tokens(block) : 0) - b) };
   });
-  const next = produce(state, (draft) => {
-    for (const r of records) draft.hidden[r.path] = castDraft(r);
-  });
-  return { state: next, decisions };
+  return { state: withHidden(state, records), decisions };
 }
 
 /**
@@ -148,8 +173,8 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
  */
 function partWorthIt(state: TimelineState, ctx: PassContext, containerPath: BlockPath, partial: Block): boolean {
   const { stream, entries } = cacheStanding(state, ctx);
-  const at = stream.findIndex((x) => x.path === containerPath);
-  if (at < 0) return false;
+  const at = indexOfPath(stream, containerPath);
+  if (at === undefined) return false;
   const p = ctx.profile.prices;
   const remaining = expectedRemaining(state, ctx.options.expectedRemaining);
   const container = stream[at]!.tokens;
@@ -164,17 +189,8 @@ function partWorthIt(state: TimelineState, ctx: PassContext, containerPath: Bloc
   return keepContainer < sendPart + containerInB;
 }
 
-/** The files a read call names, for the call whose result has id `id` (none for writes and file-less calls). */
-function readFiles(response: readonly Block[], id: string): readonly string[] {
-  for (const c of response) {
-    if (c.param.type !== 'tool_use' || c.param.id !== id) continue;
-    const t = callTargets(c.param.name, c.param.input);
-    return t.kind === 'read' ? t.files : [];
-  }
-  return [];
-}
-
+/** The param of the tool result at `path`, found where its path says it is. */
 function findResult(state: TimelineState, path: BlockPath): unknown {
-  for (const t of state.turns) for (const r of t.rounds) for (const b of r.results) if (b.path === path) return b.param;
-  return undefined;
+  const b = parseTimelinePath(path) ? findBlock(state, path) : undefined;
+  return b?.param.type === 'tool_result' ? b.param : undefined;
 }

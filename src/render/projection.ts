@@ -18,6 +18,7 @@
  *   extended from the previous render's, so a render that only appended does
  *   work in what it appended, not in the length of the session.
  */
+import { hiddenChanges } from './hidden-set.js';
 import type { ContentBlockParam, TextBlockParam } from '../providers/anthropic-types.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type {
@@ -456,6 +457,12 @@ function firstHidden(before: TimelineState['hidden'], after: TimelineState['hidd
     } else if (t === turn && r < round) round = r;
     return true;
   };
+  // A set the prune pass made from `before` (hidden-set.ts): only the paths it added or replaced differ.
+  const changed = hiddenChanges(before, after);
+  if (changed) {
+    for (const path of changed) if (before[path] !== after[path] && !differs(path)) return NOTHING_REUSED;
+    return { turn, round };
+  }
   for (const path in after) if (Object.hasOwn(after, path) && before[path] !== after[path] && !differs(path)) return NOTHING_REUSED;
   for (const path in before) if (Object.hasOwn(before, path) && !Object.hasOwn(after, path) && !differs(path)) return NOTHING_REUSED;
   return { turn, round };

@@ -21,6 +21,7 @@ import type { Pass, PassContext } from './context.js';
 import { expectedRemaining, noticePrice, priceChange } from './gate.js';
 import { hiddenRecord, PRUNE_NOTICE } from './notes.js';
 import { dedupe } from './dedupe.js';
+import { withHidden } from './hidden-set.js';
 import { cacheStanding, isThinking } from './projection.js';
 import { candidatesFrom, firstChanceCandidates, indexOfPath, pruneCandidates } from './prune-rule.js';
 import { firstChance, reuseWeigher, type ReuseVerdict } from './reuse.js';
@@ -186,10 +187,13 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
     }
   });
   if (apply.length === 0) return { state, decisions };
-  let next = produce(state, (draft) => {
-    for (const r of apply) draft.hidden[r.path] = castDraft(r);
-    draft.deferred = draft.deferred.filter((d) => !draft.hidden[d.path]);
-  });
+  // One copy of the hidden set for the whole batch, made by hand and remembered (hidden-set.ts).
+  const applied = new Set(apply.map((r) => r.path));
+  let next = withHidden(
+    state,
+    apply,
+    state.deferred.filter((d) => !applied.has(d.path) && !state.hidden[d.path]),
+  );
   // The notice explains [pruned: …] notes and recall: a prune that only leaves out thinking (no note) waits for one.
   if (!next.pruneNotice && items.some((it, k) => k >= chosen.from && !it.thinking)) {
     next = addNotice(next);

@@ -47,9 +47,10 @@ import type { ModelProfile } from '../models/profiles.js';
 import { callTargets } from '../toolcache/targets.js';
 import { sharedRounds } from '../timeline/edit.js';
 import { parseTimelinePath } from '../timeline/paths.js';
-import type { BlockPath, StreamBlock, TimelineState } from '../timeline/types.js';
+import type { Block, BlockPath, StreamBlock, TimelineState } from '../timeline/types.js';
 import type { PassContext } from './context.js';
 import { expectedRemaining } from './gate.js';
+import { hiddenChange } from './hidden-set.js';
 import { tokensOf } from './projection.js';
 
 /** Parameters of the re-use model (the defaults are the fitted figures above). */
@@ -190,6 +191,12 @@ interface Walk {
   readonly writeLog: { readonly at: number; readonly files: readonly string[] }[];
   readonly keysByFile: Map<string, string[]>;
   readonly filelessKeys: Set<string>;
+  /**
+   * The results the duplicates pass compares (render/dedupe.ts), in walk order: every successful tool result by
+   * its content ({@link contentKey}), and those of read calls by each file the call names (with its files).
+   */
+  readonly results: Map<string, Block[]>;
+  readonly reads: Map<string, Block[]>;
   /** Rounds walked (1-based ordinal of the last one). */
   request: number;
   /** While walking a turn that may still get rounds: how to take each change back, in order. */
@@ -214,6 +221,8 @@ function newWalk(): Walk {
     writeLog: [],
     keysByFile: new Map(),
     filelessKeys: new Set(),
+    results: new Map(),
+    reads: new Map(),
     request: 0,
     log: undefined,
     version: 0,
@@ -273,6 +282,53 @@ function walkTurn(w: Walk, turn: Turn): void {
   for (const round of turn.rounds) walkRound(w, round);
 }
 
+/** Adds a successful tool result to the duplicates' indexes (by content; by file for a read call's). */
+function indexResult(w: Walk, response: readonly Block[], b: Block): void {
+  const key = contentKey(b.param as { content?: unknown });
+  const same = w.results.get(key);
+  if (same) pushLogged(w, same, b);
+  else put(w, w.results, key, [b]);
+  for (const f of readFiles(response, b.id)) {
+    const list = w.reads.get(f);
+    if (list) pushLogged(w, list, b);
+    else put(w, w.reads, f, [b]);
+  }
+}
+
+const keys = new WeakMap<object, string>();
+
+/** The text a duplicate is compared by: its content as sent (memoized per block, so a long session is not re-serialized every render). */
+export function contentKey(param: { readonly content?: unknown }): string {
+  let k = keys.get(param);
+  if (k === undefined) {
+    k = typeof param.content === 'string' ? param.content : JSON.stringify(param.content ?? null);
+    keys.set(param, k);
+  }
+  return k;
+}
+
+/** The files a read call names, for the call whose result has id `id` (none for writes and file-less calls). */
+export function readFiles(response: readonly Block[], id: string): readonly string[] {
+  for (const c of response) {
+    if (c.param.type !== 'tool_use' || c.param.id !== id) continue;
+    const t = callTargets(c.param.name, c.param.input);
+    return t.kind === 'read' ? t.files : [];
+  }
+  return [];
+}
+
+/**
+ * The duplicates pass's indexes of a state's results (see {@link Walk.results}), in timeline order: kept with the
+ * session's re-use walk, so a render reads the lists of the new results' contents and files, not every result.
+ */
+export function resultIndex(state: TimelineState): {
+  readonly byContent: ReadonlyMap<string, readonly Block[]>;
+  readonly byFile: ReadonlyMap<string, readonly Block[]>;
+} {
+  const w = analyze(state).walk();
+  return { byContent: w.results, byFile: w.reads };
+}
+
 /** Walks one round. */
 function walkRound(w: Walk, round: Turn['rounds'][number]): void {
   const { touched, fileWrites, keyFiles, pending, recalls, external } = w;
@@ -306,6 +362,7 @@ function walkRound(w: Walk, round: Turn['rounds'][number]): void {
   }
   for (const b of round.results) {
     if (b.param.type !== 'tool_result') continue;
+    if (!b.param.is_error) indexResult(w, round.response, b);
     const original = recalls.get(b.id);
     if (original !== undefined) {
       // A recalled copy is the newest source of everything the original was, and touches its files.
@@ -647,7 +704,7 @@ const duplicates = new WeakMap<TimelineState['hidden'], Map<BlockPath, BlockPath
 
 /** Paths of the hidden blocks pointed at `path` (`sameAs`), in the hidden map's order; indexed once per hidden map. */
 function duplicatesOf(hidden: TimelineState['hidden'], path: BlockPath): readonly BlockPath[] {
-  let index = duplicates.get(hidden);
+  let index = duplicates.get(hidden) ?? derivedDuplicates(hidden);
   if (!index) {
     index = new Map();
     for (const h of Object.values(hidden)) {
@@ -659,6 +716,27 @@ function duplicatesOf(hidden: TimelineState['hidden'], path: BlockPath): readonl
     duplicates.set(hidden, index);
   }
   return index.get(path) ?? [];
+}
+
+/**
+ * The duplicates index of a set the prune pass made from one already indexed (hidden-set.ts), from the paths it
+ * added: the same index when none points anywhere (most prunes), else a copy with them appended (added keys come
+ * last in the set's order, as in the lists). Undefined when the set was not made that way, or replaced a path.
+ */
+function derivedDuplicates(hidden: TimelineState['hidden'], depth = 0): Map<BlockPath, BlockPath[]> | undefined {
+  const change = hiddenChange(hidden);
+  const base = change && (duplicates.get(change.base) ?? (depth < 4 ? derivedDuplicates(change.base, depth + 1) : undefined));
+  if (!change || !base) return undefined;
+  let index = base;
+  for (const p of change.paths) {
+    if (change.base[p] !== undefined) return undefined;
+    const to = hidden[p]!.sameAs;
+    if (to === undefined) continue;
+    if (index === base) index = new Map(base);
+    index.set(to, [...(index.get(to) ?? []), p]);
+  }
+  duplicates.set(hidden, index);
+  return index;
 }
 
 /**
