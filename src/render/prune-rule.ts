@@ -90,9 +90,14 @@ function roundOpen(state: TimelineState, rule: Rule, t: number, round: Round): b
 
 /** Pushes the candidates of one round (response, then results) onto `out`. */
 function roundCandidates(state: TimelineState, o: Readonly<Required<PruneOptions>>, rule: Rule, t: number, round: Round, out: Block[]): void {
-  const earlierThinking = rule.thinking && t < rule.lastTurn && round !== rule.latest && round.response.some((x) => !isThinking(x));
+  const earlierThinking = thinkingPrunable(rule, t, round);
   for (const b of round.response) if (isCandidate(state, o, b, earlierThinking)) out.push(b);
   for (const b of round.results) if (isCandidate(state, o, b, earlierThinking)) out.push(b);
+}
+
+/** Whether the thinking of round `round` of turn `t` is a candidate (economy, earlier turns, not the latest response, not thinking only). */
+function thinkingPrunable(rule: Rule, t: number, round: Round): boolean {
+  return rule.thinking && t < rule.lastTurn && round !== rule.latest && round.response.some((x) => !isThinking(x));
 }
 
 function isCandidate(state: TimelineState, o: Readonly<Required<PruneOptions>>, b: Block, earlierThinking: boolean): boolean {
@@ -139,16 +144,14 @@ export function firstChanceCandidates(state: TimelineState, o: Readonly<Required
       if (roundOpen(state, rule, t, rounds[r]!)) collect(t, rounds[r]!);
     }
   }
-  for (const path of supersededSince(state, since)) {
-    if (taken.has(path)) continue;
+  // Hidden payloads are no candidates: left out before their weighing (most of what a write made stale is).
+  for (const path of supersededSince(state, since, (path) => !taken.has(path) && !state.hidden[path])) {
     const loc = parseTimelinePath(path);
     if (loc?.round === undefined) continue;
     const round = turns[loc.turn - 1]?.rounds[loc.round - 1];
     if (!round || !roundOpen(state, rule, loc.turn, round)) continue;
-    const out: Block[] = [];
-    roundCandidates(state, o, rule, loc.turn, round, out);
-    const b = out.find((x) => x.path === path);
-    if (b) {
+    const b = round.response.find((x) => x.path === path) ?? round.results.find((x) => x.path === path);
+    if (b && isCandidate(state, o, b, thinkingPrunable(rule, loc.turn, round))) {
       taken.add(path);
       found.push({ block: b, t: loc.turn, r: round.index, i: positionIn(round, b) });
     }

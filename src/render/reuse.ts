@@ -99,9 +99,10 @@ export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, Reu
  * Payloads superseded after round `afterRound` (1-based, counted across turns):
  * they were the newest source of a file's text or a call's result, a newer
  * Read, Write or run replaced them, and nothing a later call targets is in
- * them any more (p = 0).
+ * them any more (p = 0). With `only`, among the paths it passes (checked first:
+ * a caller that wants only visible payloads skips the weighing of the others).
  */
-export function supersededAfter(state: TimelineState, afterRound: number): ReadonlySet<BlockPath> {
+export function supersededAfter(state: TimelineState, afterRound: number, only?: (path: BlockPath) => boolean): ReadonlySet<BlockPath> {
   const w = analyze(state).walk();
   // What can have become superseded after the round: a payload replaced since, or the newest result of a call
   // key a write since made stale (the files it names; naming none, any write). Each is then checked as the whole
@@ -122,6 +123,7 @@ export function supersededAfter(state: TimelineState, afterRound: number): Reado
   }
   const out = new Set<BlockPath>();
   for (const path of maybe) {
+    if (only && !only(path)) continue;
     const at = supersededAtOf(w, path);
     if (at !== undefined && at > afterRound) out.add(path);
   }
@@ -132,8 +134,8 @@ export function supersededAfter(state: TimelineState, afterRound: number): Reado
  * {@link supersededAfter} the round `since` rounds before the state's last (the round count read from the walk:
  * the caller counts back from the end, not from the session's start).
  */
-export function supersededSince(state: TimelineState, since: number): ReadonlySet<BlockPath> {
-  return supersededAfter(state, analyze(state).walk().request - since);
+export function supersededSince(state: TimelineState, since: number, only?: (path: BlockPath) => boolean): ReadonlySet<BlockPath> {
+  return supersededAfter(state, analyze(state).walk().request - since, only);
 }
 
 /**
