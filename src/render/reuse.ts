@@ -143,18 +143,16 @@ export function supersededSince(state: TimelineState, since: number, only?: (pat
  * still need it (p > 0) or when it never was the newest source of anything that was replaced or went stale.
  */
 function supersededAtOf(w: Walk, path: BlockPath): number | undefined {
-  let best = -1;
   let staleAt: number | undefined;
   for (const target of w.byPath.get(path) ?? []) {
+    // A file's newest text is always needed with p ≥ FILE_BASE > 0; a call's result, unless stale, with
+    // KEY_PEAK × exp(−(age − 1) / KEY_DECAY) (0 only once that underflows): estimateOf's figures, without its words.
+    if (target.startsWith('f:')) return undefined;
     const src = w.newest.get(target)!;
-    const est = estimateOf(w, target, src);
-    if (est.p > best) best = est.p;
-    if (!target.startsWith('f:')) {
-      const written = staleSince(w, target.slice(2));
-      if (written > src.at) staleAt = Math.max(staleAt ?? 0, written);
-    }
+    const written = staleSince(w, target.slice(2));
+    if (written > src.at) staleAt = Math.max(staleAt ?? 0, written);
+    else if (keyChance(w, src) > 0) return undefined;
   }
-  if (best > 0) return undefined;
   const replacedAt = w.replacedAt.get(path);
   if (replacedAt === undefined && staleAt === undefined) return undefined;
   return Math.max(replacedAt ?? 0, staleAt ?? 0);
@@ -655,13 +653,23 @@ function estimateOf(w: Walk, target: string, src: Source): ReuseEstimate {
   const name = key.slice(0, key.indexOf('\u0000'));
   return staleSince(w, key) > src.at
     ? { p: 0, why: `${name}: files were written since; a re-run needs a fresh result` }
-    : { p: M.KEY_PEAK * Math.exp(-(age - 1) / M.KEY_DECAY), why: `newest result of this ${name} call, ${age} requests old` };
+    : { p: keyChance(w, src), why: `newest result of this ${name} call, ${age} requests old` };
+}
+
+/** The chance a call's newest result (not stale) is needed again: KEY_PEAK × exp(−(age − 1) / KEY_DECAY). */
+function keyChance(w: Walk, src: Source): number {
+  const M = REUSE_MODEL;
+  const age = w.request + 1 - src.at;
+  return M.KEY_PEAK * Math.exp(-(age - 1) / M.KEY_DECAY);
 }
 
 /** The last write a call key's result depends on (the files it names; naming none, any file unless external), or -1. */
 function staleSince(w: Walk, key: string): number {
-  const files = w.keyFiles.get(key) ?? [];
-  return files.length > 0 ? Math.max(-1, ...files.map((f) => w.fileWrites.get(f) ?? -1)) : w.external.has(key) ? -1 : w.anyWrite;
+  const files = w.keyFiles.get(key);
+  if (!files || files.length === 0) return w.external.has(key) ? -1 : w.anyWrite;
+  let last = -1;
+  for (const f of files) last = Math.max(last, w.fileWrites.get(f) ?? -1);
+  return last;
 }
 
 /** Every estimate (in the order of `newest`) and every superseded payload, from a walk. */
