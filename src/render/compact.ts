@@ -26,6 +26,7 @@ import type { BlockPath, StreamBlock, Summary, TimelineState, Turn } from '../ti
 import type { Pass, PassContext } from './context.js';
 import { expectedRemaining } from './gate.js';
 import { thinkingLostFrom } from './bind.js';
+import { withHidden } from './hidden-set.js';
 import { hiddenRecord } from './notes.js';
 import { isThinking, stableStream, tailStream, tokensOf, visibleFrom } from './projection.js';
 import { pruneCandidates } from './prune-rule.js';
@@ -313,9 +314,8 @@ export function compact(state: TimelineState, ctx: PassContext): { state: Timeli
     .filter((path) => !next.hidden[path])
     .map((path) => hiddenRecord(next, path, next.deferred.some((d) => d.path === path) ? 'agent' : 'prune', next.deferred.find((d) => d.path === path)?.note));
   if (records.length > 0) {
-    const hidden = { ...next.hidden };
-    for (const r of records) hidden[r.path] = freeze(r, true);
-    next = freeze({ ...next, hidden: freeze(hidden), deferred: freeze([]) });
+    // One copy of the set, remembered (hidden-set.ts): the projection and the re-use model then read only these paths.
+    next = withHidden(next, records, []);
     for (const r of records) decisions.push({ type: 'prune', path: r.path, reason: r.reason, tokensRemoved: 0 });
   }
   // Models that bind thinking: every visible thinking block after the summary loses its prefix (render/bind.ts).

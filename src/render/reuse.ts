@@ -50,7 +50,7 @@ import { parseTimelinePath } from '../timeline/paths.js';
 import type { Block, BlockPath, StreamBlock, TimelineState } from '../timeline/types.js';
 import type { PassContext } from './context.js';
 import { expectedRemaining } from './gate.js';
-import { hiddenChange } from './hidden-set.js';
+import { hiddenChange, hiddenChanges } from './hidden-set.js';
 import { tokensOf } from './projection.js';
 
 /** Parameters of the re-use model (the defaults are the fitted figures above). */
@@ -119,15 +119,27 @@ export function supersededAfter(state: TimelineState, afterRound: number, only?:
     const writes = w.writeLog;
     for (let i = writes.length - 1; i >= 0 && writes[i]!.at > afterRound; i--)
       for (const f of writes[i]!.files) for (const k of w.keysByFile.get(f) ?? []) key(k);
-    for (const k of w.filelessKeys) if (!w.external.has(k)) key(k);
+    // Every write makes the results of the keys naming no file stale: read from the keys whose newest result may
+    // still be visible (see Walk.live), not from every such key of the session.
+    const hidden = state.hidden;
+    const from = w.liveAgainst;
+    if (from === undefined || (from !== hidden && hiddenChanges(from, hidden) === undefined)) w.live = new Set(w.filelessKeys);
+    w.liveAgainst = hidden;
+    for (const k of w.live) {
+      const src = w.filelessKeys.has(k) ? w.newest.get(`k:${k}`) : undefined;
+      if (!src) w.live.delete(k);
+      else if (hidden[src.path]) w.live.delete(k);
+      else if (!w.external.has(k)) maybe.add(src.path);
+    }
   }
-  const out = new Set<BlockPath>();
+  const out: BlockPath[] = [];
   for (const path of maybe) {
     if (only && !only(path)) continue;
     const at = supersededAtOf(w, path);
-    if (at !== undefined && at > afterRound) out.add(path);
+    if (at !== undefined && at > afterRound) out.push(path);
   }
-  return out;
+  // In one order whatever the walk's history (the sets above are filled in the order things happened to it).
+  return new Set(out.sort());
 }
 
 /**
@@ -192,6 +204,14 @@ interface Walk {
   readonly keysByFile: Map<string, string[]>;
   readonly filelessKeys: Set<string>;
   /**
+   * The keys naming no file whose newest result may be visible: every such key but those whose result was hidden
+   * in `liveAgainst` or a set made from it (hidden-set.ts: such a set only grows, so a result hidden there is
+   * hidden in it). A key goes back in whenever its newest result changes (set, or taken back by a roll-back); any
+   * other hidden set starts from every key again.
+   */
+  live: Set<string>;
+  liveAgainst: TimelineState['hidden'] | undefined;
+  /**
    * The results the duplicates pass compares (render/dedupe.ts), in walk order: every successful tool result by
    * its content ({@link contentKey}), and those of read calls by each file the call names (with its files).
    */
@@ -221,6 +241,8 @@ function newWalk(): Walk {
     writeLog: [],
     keysByFile: new Map(),
     filelessKeys: new Set(),
+    live: new Set(),
+    liveAgainst: undefined,
     results: new Map(),
     reads: new Map(),
     request: 0,
@@ -267,6 +289,12 @@ function setNewest(w: Walk, target: string, src: { path: BlockPath; at: number }
   }
   if (!prev || prev.path !== src.path) put(w, w.byPath, src.path, [...(w.byPath.get(src.path) ?? []), target]);
   put(w, w.newest, target, { path: src.path, at: src.at, seq: prev ? prev.seq : w.newest.size });
+  // A key's newest result changed (and changes back if this is taken back): it may be visible again.
+  if (target.startsWith('k:')) {
+    const key = target.slice(2);
+    w.live.add(key);
+    w.log?.push(() => w.live.add(key));
+  }
 }
 
 /** The targets whose newest source is `path`, in the order of `newest`. */
@@ -385,6 +413,7 @@ function walkRound(w: Walk, round: Turn['rounds'][number]): void {
       // A key names the same files every time (they come from its arguments): indexed once.
       if (call.files.length === 0) {
         w.filelessKeys.add(call.key);
+        w.live.add(call.key);
         w.log?.push(() => w.filelessKeys.delete(call.key));
       }
       for (const f of call.files) {
