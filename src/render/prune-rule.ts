@@ -145,7 +145,7 @@ export function firstChanceCandidates(state: TimelineState, o: Readonly<Required
     }
   }
   // Hidden payloads are no candidates: left out before their weighing (most of what a write made stale is).
-  for (const path of supersededSince(state, since, (path) => !taken.has(path) && !state.hidden[path])) {
+  for (const path of supersededSince(state, since, (path) => !taken.has(path) && !state.hidden[path], o.minChars)) {
     const loc = parseTimelinePath(path);
     if (loc?.round === undefined) continue;
     const round = turns[loc.turn - 1]?.rounds[loc.round - 1];

@@ -50,6 +50,7 @@ import { parseTimelinePath } from '../timeline/paths.js';
 import type { Block, BlockPath, StreamBlock, TimelineState } from '../timeline/types.js';
 import type { PassContext } from './context.js';
 import { expectedRemaining } from './gate.js';
+import { payloadChars } from './notes.js';
 import { hiddenChange, hiddenChanges } from './hidden-set.js';
 import { tokensOf } from './projection.js';
 
@@ -102,7 +103,7 @@ export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, Reu
  * them any more (p = 0). With `only`, among the paths it passes (checked first:
  * a caller that wants only visible payloads skips the weighing of the others).
  */
-export function supersededAfter(state: TimelineState, afterRound: number, only?: (path: BlockPath) => boolean): ReadonlySet<BlockPath> {
+export function supersededAfter(state: TimelineState, afterRound: number, only?: (path: BlockPath) => boolean, minChars?: number): ReadonlySet<BlockPath> {
   const w = analyze(state).walk();
   // What can have become superseded after the round: a payload replaced since, or the newest result of a call
   // key a write since made stale (the files it names; naming none, any write). Each is then checked as the whole
@@ -123,12 +124,12 @@ export function supersededAfter(state: TimelineState, afterRound: number, only?:
     // still be visible (see Walk.live), not from every such key of the session.
     const hidden = state.hidden;
     const from = w.liveAgainst;
-    if (from === undefined || (from !== hidden && hiddenChanges(from, hidden) === undefined)) w.live = new Set(w.filelessKeys);
+    if (from === undefined || w.liveMinChars !== minChars || (from !== hidden && hiddenChanges(from, hidden) === undefined)) w.live = new Set(w.filelessKeys);
     w.liveAgainst = hidden;
+    w.liveMinChars = minChars;
     for (const k of w.live) {
       const src = w.filelessKeys.has(k) ? w.newest.get(`k:${k}`) : undefined;
-      if (!src) w.live.delete(k);
-      else if (hidden[src.path]) w.live.delete(k);
+      if (!src || hidden[src.path] || (minChars !== undefined && src.chars < minChars)) w.live.delete(k);
       else if (!w.external.has(k)) maybe.add(src.path);
     }
   }
@@ -146,8 +147,8 @@ export function supersededAfter(state: TimelineState, afterRound: number, only?:
  * {@link supersededAfter} the round `since` rounds before the state's last (the round count read from the walk:
  * the caller counts back from the end, not from the session's start).
  */
-export function supersededSince(state: TimelineState, since: number, only?: (path: BlockPath) => boolean): ReadonlySet<BlockPath> {
-  return supersededAfter(state, analyze(state).walk().request - since, only);
+export function supersededSince(state: TimelineState, since: number, only?: (path: BlockPath) => boolean, minChars?: number): ReadonlySet<BlockPath> {
+  return supersededAfter(state, analyze(state).walk().request - since, only, minChars);
 }
 
 /**
@@ -175,6 +176,8 @@ interface Source {
   readonly path: BlockPath;
   readonly at: number;
   readonly seq: number;
+  /** Characters of the payload (what the prune rule's minChars compares). */
+  readonly chars: number;
 }
 
 /** The walk over the rounds, oldest first, that the estimates are read from (a fold: each round updates it). */
@@ -211,6 +214,8 @@ interface Walk {
    */
   live: Set<string>;
   liveAgainst: TimelineState['hidden'] | undefined;
+  /** The caller's minChars when it asked for visible payloads only: a result under it is never one (retired too). */
+  liveMinChars: number | undefined;
   /**
    * The results the duplicates pass compares (render/dedupe.ts), in walk order: every successful tool result by
    * its content ({@link contentKey}), and those of read calls by each file the call names (with its files).
@@ -243,6 +248,7 @@ function newWalk(): Walk {
     filelessKeys: new Set(),
     live: new Set(),
     liveAgainst: undefined,
+    liveMinChars: undefined,
     results: new Map(),
     reads: new Map(),
     request: 0,
@@ -278,7 +284,7 @@ function drop<K, V>(w: Walk, map: Map<K, V>, key: K): void {
   map.delete(key);
 }
 
-function setNewest(w: Walk, target: string, src: { path: BlockPath; at: number }): void {
+function setNewest(w: Walk, target: string, src: { path: BlockPath; at: number; chars: number }): void {
   const prev = w.newest.get(target);
   if (prev && prev.path !== src.path) {
     put(w, w.replacedAt, prev.path, w.request);
@@ -288,7 +294,7 @@ function setNewest(w: Walk, target: string, src: { path: BlockPath; at: number }
     else drop(w, w.byPath, prev.path);
   }
   if (!prev || prev.path !== src.path) put(w, w.byPath, src.path, [...(w.byPath.get(src.path) ?? []), target]);
-  put(w, w.newest, target, { path: src.path, at: src.at, seq: prev ? prev.seq : w.newest.size });
+  put(w, w.newest, target, { path: src.path, at: src.at, seq: prev ? prev.seq : w.newest.size, chars: src.chars });
   // A key's newest result changed (and changes back if this is taken back): it may be visible again.
   if (target.startsWith('k:')) {
     const key = target.slice(2);
@@ -384,7 +390,7 @@ function walkRound(w: Walk, round: Turn['rounds'][number]): void {
         pushLogged(w, w.writeLog, { at: request, files: t.files });
       }
       for (const f of t.files) put(w, fileWrites, f, request);
-      if (t.overwrite) for (const f of t.files) setNewest(w, `f:${f}`, { path: b.path, at: request });
+      if (t.overwrite) for (const f of t.files) setNewest(w, `f:${f}`, { path: b.path, at: request, chars: payloadChars(b.param) });
     }
     put(w, pending, b.id, { key: t.key, files: t.files, read: t.kind === 'read', external: t.external, at: request });
   }
@@ -396,7 +402,7 @@ function walkRound(w: Walk, round: Turn['rounds'][number]): void {
       // A recalled copy is the newest source of everything the original was, and touches its files.
       if (!b.param.is_error) {
         for (const target of targetsOf(w, original)) {
-          setNewest(w, target, { path: b.path, at: request });
+          setNewest(w, target, { path: b.path, at: request, chars: payloadChars(b.param) });
           if (target.startsWith('f:')) put(w, touched, target.slice(2), request);
         }
       }
@@ -405,7 +411,7 @@ function walkRound(w: Walk, round: Turn['rounds'][number]): void {
     const call = pending.get(b.id);
     drop(w, pending, b.id);
     if (!call?.read || b.param.is_error) continue;
-    const src = { path: b.path, at: call.at };
+    const src = { path: b.path, at: call.at, chars: payloadChars(b.param) };
     for (const f of call.files) setNewest(w, `f:${f}`, src);
     // The exact call too (a file read with the same arguments, e.g. a partial read, re-asks for this result).
     setNewest(w, `k:${call.key}`, src);
