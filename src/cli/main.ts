@@ -7,6 +7,9 @@
  * flag, a missing or extra TRACE) prints the usage, exit 2. `bin.ts` runs it
  * for a real process; tests call it in memory.
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CachepointError } from '../errors.js';
 import { demoCommand } from './commands/demo.js';
 import { importCommand } from './commands/import.js';
@@ -29,7 +32,7 @@ Commands:
   import LOG        convert a request/response log or a Claude Code transcript into a trace
   demo              render the bundled example session and compare strategies
 
-Run 'cachepoint <command> --help' for a command's options.
+Run 'cachepoint <command> --help' for a command's options; 'cachepoint --version' prints the version.
 Exit status: 0 ok, 1 an error (bad input, bad option value, I/O), 2 a usage error.`;
 
 /** A command: parsed argv in, exit status out; writes only through `io`. */
@@ -62,6 +65,10 @@ const USAGE_CODES = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_UN
  */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v') {
+    io.stdout.write(`cachepoint ${packageVersion()}\n`);
+    return 0;
+  }
   if (!name || name === '--help' || name === '-h') {
     (name ? io.stdout : io.stderr).write(`${HELP}\n`);
     return name ? 0 : 2;
@@ -77,6 +84,23 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     const { status, message } = describeError(err, io);
     io.stderr.write(`cachepoint ${name}: ${message}\n`);
     return status;
+  }
+}
+
+/**
+ * The version of the installed package: the nearest package.json named
+ * cachepoint above this file (dist/cli/ when installed, src/cli/ in the repo,
+ * the bundle `npm start` builds under node_modules/.cache/).
+ */
+function packageVersion(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      if (pkg.name === 'cachepoint' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // no package.json here: keep going up
+    }
+    if (dirname(dir) === dir) return 'unknown';
   }
 }
 

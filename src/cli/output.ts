@@ -2,10 +2,18 @@
 import type { CliIo } from './io.js';
 
 /** Prints usage and returns the exit code (2 = usage error; 0 = asked for help: stdout). */
-export function usageError(io: CliIo, help: string, code = 2): number {
-  (code === 0 ? io.stdout : io.stderr).write(`${help}\n`);
+export function usageError(io: CliIo, help: string, code = 2, reason?: string): number {
+  // The command's name is in its usage line (`Usage: cachepoint report TRACE …`).
+  const command = /^Usage: (cachepoint \S+)/.exec(help)?.[1] ?? 'cachepoint';
+  (code === 0 ? io.stdout : io.stderr).write(reason ? `${command}: ${reason}\n\n${help}\n` : `${help}\n`);
   return code;
 }
+
+/** What each kind of positional is, for the line that says it is missing. */
+const MISSING: Readonly<Record<string, string>> = {
+  TRACE: 'missing TRACE (a trace file; `cachepoint import LOG` makes one from your logs)',
+  LOG: 'missing LOG (a request/response log or a Claude Code transcript)',
+};
 
 /** A single `\r` status line on stderr when it is a terminal; silent otherwise (CI logs stay clean). */
 export function progress(io: CliIo, label: string): { tick(n: number): void; done(summary: string): void } {
@@ -35,7 +43,7 @@ export class UsageError extends Error {
 
 /** The single TRACE positional of a command: none prints the usage (2); more than one is refused (2). */
 export function onePositional(io: CliIo, positionals: readonly string[], help: string, what = 'TRACE'): string | number {
-  if (positionals.length === 0) return usageError(io, help);
+  if (positionals.length === 0) return usageError(io, help, 2, MISSING[what] ?? `missing ${what}`);
   if (positionals.length > 1) {
     throw new UsageError(`expected one ${what}, got ${positionals.length}: ${positionals.map((p) => JSON.stringify(p)).join(' ')}`);
   }

@@ -188,6 +188,28 @@ describe.concurrent('errors', () => {
     expect(r.stderr).toContain('Usage: cachepoint replay TRACE');
   });
 
+  it('a missing TRACE or --out is named on the first line, before the usage', async () => {
+    const noTrace = await cli('simulate');
+    expect(noTrace.stderr.split('\n')[0]).toBe('cachepoint simulate: missing TRACE (a trace file; `cachepoint import LOG` makes one from your logs)');
+    expect(noTrace.stderr).toContain('Usage: cachepoint simulate TRACE');
+    const noLog = await cli('import');
+    expect(noLog.code).toBe(2);
+    expect(noLog.stderr.split('\n')[0]).toBe('cachepoint import: missing LOG (a request/response log or a Claude Code transcript)');
+    const noOut = await cli('report', DEMO);
+    expect(noOut.code).toBe(2);
+    expect(noOut.stderr.split('\n')[0]).toBe('cachepoint report: missing --out FILE.html (where to write the report)');
+    expect(noOut.stderr).toContain('Usage: cachepoint report TRACE --out FILE.html');
+  });
+
+  it('--version (and -v) prints the package version', async () => {
+    const version = JSON.parse(readFileSync('package.json', 'utf8')).version as string;
+    for (const flag of ['--version', '-v']) {
+      const r = await cli(flag);
+      expect(r.code, flag).toBe(0);
+      expect(r.stdout).toBe(`cachepoint ${version}\n`);
+    }
+  });
+
   it('a trace whose 3rd line is broken JSON exits 1, naming the file and line 3', async () => {
     const demo = readFileSync(DEMO, 'utf8').split('\n');
     const file = join(dir, 'broken-json.jsonl');

@@ -50,7 +50,7 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
   if (values.help) return usageError(io, REPORT_HELP, 0);
   const file = onePositional(io, positionals, REPORT_HELP);
   if (typeof file === 'number') return file;
-  if (!values.out) return usageError(io, REPORT_HELP);
+  if (!values.out) return usageError(io, REPORT_HELP, 2, 'missing --out FILE.html (where to write the report)');
   const ttl = values['tool-ttl'] === undefined ? 5 : Number(values['tool-ttl']);
   if (!Number.isInteger(ttl) || ttl < 1) throw new InvalidOptionError('--tool-ttl', `must be an integer ≥ 1, got "${values['tool-ttl']}"`);
   const provider = providerFlag(values);
