@@ -209,5 +209,12 @@ export function formatRequests(records: readonly RequestRecord[], t: SessionTota
       `$${t.cost.toFixed(4)} vs $${t.uncachedCost.toFixed(4)} without caching (${((1 - t.cost / Math.max(t.uncachedCost, 1e-12)) * 100).toFixed(1)}% saved)`,
   );
   if (t.diagnosed > 0) lines.push(`API cache diagnostics: ${t.diagnosed} requests, ${t.disagreements} disagreed with the plan's predicted cause`);
+  // The first question of a new user whose reads are all 0: say the usual reason, and where the plan says it per request.
+  if (records.length > 0 && t.cacheRead === 0 && t.cacheWrite === 0) {
+    lines.push(
+      "nothing was read from or written to the cache: a prompt shorter than the model's minimum cacheable length " +
+        '(512 to 4,096 tokens by model) is not cached; each render says so in plan.belowMinimum',
+    );
+  }
   return lines.join('\n');
 }
