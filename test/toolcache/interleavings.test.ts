@@ -44,9 +44,11 @@ class NoEpochGuardStore extends MemoryToolCacheStore {
 
 describe('ToolCache fleet on one memory store: explored interleavings', () => {
   for (const direct of [false, true]) {
-    it(`never serves a stale or expired answer (${direct ? 'the memory store itself' : 'every store operation a scheduling point, with faults'}; 1,000 fixed seeds)`, async () => {
+    it(`never serves a stale or expired answer (${direct ? 'the memory store itself' : 'every store operation a scheduling point, with faults'}; 1,000 fixed seeds; EXPLORE_SEEDS for more)`, {
+      timeout: 600_000,
+    }, async () => {
       const totals: Record<string, number> = {};
-      for (let seed = 1; seed <= 1000; seed++) {
+      for (let seed = 1; seed <= Number(process.env.EXPLORE_SEEDS ?? 1000); seed++) {
         const o = await explore(seed, direct);
         if (o.violations.length > 0 || o.errors.length > 0) expect.fail(report(seed, o));
         for (const [k, n] of Object.entries(o.counts)) totals[k] = (totals[k] ?? 0) + n;
