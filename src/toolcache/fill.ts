@@ -87,7 +87,10 @@ export async function fill(ctx: FillContext, call: ReadCall, epoch: number, tags
       insertedTurn,
       insertedAtMs,
       tags,
-      ...(ttlTurns !== undefined ? { ttlTurns, session: ctx.session } : { expiresAtMs: insertedAtMs + (ttlMs ?? 0), ttlMs: ttlMs ?? 0 }),
+      // A store expires a second-TTL entry natively after `ttlMs`: the lifetime left now, since the age counts from the miss start.
+      ...(ttlTurns !== undefined
+        ? { ttlTurns, session: ctx.session }
+        : { expiresAtMs: insertedAtMs + (ttlMs ?? 0), ttlMs: Math.max(1, insertedAtMs + (ttlMs ?? 0) - ctx.now()) }),
     };
     let inserted: boolean;
     try {

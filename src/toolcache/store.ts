@@ -33,8 +33,8 @@ export interface StoredEntry {
   /** Absolute expiry on the inserting cache's clock (ms) for second-based TTLs: what the memoizer judges by. */
   readonly expiresAtMs?: number;
   /**
-   * The lifetime in ms (second-based TTLs): what a store uses to expire the
-   * entry natively. Relative, so a store never compares `expiresAtMs` (on the
+   * The lifetime left in ms when the entry is inserted (second-based TTLs: the TTL minus the time its miss took):
+   * what a store uses to expire the entry natively. Relative, so a store never compares `expiresAtMs` (on the
    * cache's clock, which may be injected) with its own clock.
    */
   readonly ttlMs?: number;

@@ -103,3 +103,29 @@ describe('RedisToolCacheStore: a server that may evict keys', () => {
     }
   });
 });
+
+describe('RedisToolCacheStore: native expiry of a second TTL', () => {
+  it('counts from the start of the miss, as the cache does, not from the insert (a slow tool leaves less lifetime)', async () => {
+    const ns = uniqueNamespace('px');
+    const ts = await openStore(server.url, ns);
+    opened.push(ts);
+    let t = 1_700_000_000_000;
+    const cache = new ToolCache({ store: ts.store, now: () => t });
+    cache.register('Stat', { cacheable: true, ttl: { seconds: 10 }, reads: ['file'] });
+    const r = await cache.call(
+      'Stat',
+      { path: 'a' },
+      async () => {
+        t += 4_000; // the tool takes 4 s on the cache's clock: its answer is 4 s old when it is stored
+        return 'size 1';
+      },
+      { scope: 's', callId: 'c1' },
+    );
+    expect(r.cache).toMatchObject({ type: 'miss', inserted: true });
+    const raw = await rawClient(server.url);
+    const pttl = await raw.pTTL(`{${ns}}:e:${cache.keyOf('Stat', { path: 'a' }, 's')}`);
+    await raw.quit();
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(6_000);
+  });
+});
