@@ -51,6 +51,9 @@ import { pendingOf } from '../../src/session/stats.js';
 import { DEFAULT_VERIFY_RECENT, firstMismatchIndexed } from '../../src/conversation/mapping.js';
 import { generateTrace } from '../../src/synthetic/generate.js';
 import { forkOf } from './step.js';
+import { cachepointMiddleware } from '../../src/integrations/ai-sdk/middleware.js';
+import { toAnthropicPrompt } from '../../src/integrations/ai-sdk/to-anthropic.js';
+import type { CallOptions } from '../../src/integrations/ai-sdk/types.js';
 import { fixtureTexts, median, parseFixture, sig, times, type Row } from './util.js';
 
 const FIXTURES = ['coding', 'research', 'long-idle', 'volatile-tail'];
@@ -407,6 +410,122 @@ async function growth(): Promise<Row[]> {
   return rows;
 }
 
+/**
+ * The AI SDK door on a long session (`cachepointMiddleware`'s transformParams,
+ * what runs before every model call). The AI SDK builds its prompt afresh for
+ * every call (new message and part objects, the same strings), so identity
+ * never recognises a re-sent message: every one is compared by content, and
+ * the middleware maps the whole prompt to Anthropic params and back. Here: the
+ * growth trace's first AISDK requests, the prompt rebuilt per call from the
+ * kept messages as the SDK does, thinking sent back with its signature. Per
+ * length the median CPU time of the WINDOW calls ending there (and of
+ * `toAnthropicPrompt` alone, timed apart), median over AISDK_RUNS runs, after
+ * an untimed warm-up replay of 300 requests of another session.
+ * `BENCH_PREPARE_AISDK=0` skips it.
+ */
+const AISDK = Number(process.env.BENCH_PREPARE_AISDK ?? 2000);
+const AISDK_RUNS = Number(process.env.BENCH_PREPARE_AISDK_RUNS ?? 1);
+
+type SdkPart = Record<string, unknown>;
+type SdkMessage = { role: string; content: string | SdkPart[] };
+
+async function aiSdkReplay(events: readonly TraceEvent[]): Promise<{ call: number[]; mapping: number[] }> {
+  const store = new MemoryConversationStore();
+  let at = 0;
+  const mw = cachepointMiddleware({ conversationId: 'bench-ai-sdk', store, now: () => at });
+  const model = { provider: 'anthropic.messages', modelId: 'claude-sonnet-4-6' };
+  const kept: SdkMessage[] = [];
+  let tools: SdkPart[] = [];
+  const names = new Map<string, string>();
+  const out = { call: [] as number[], mapping: [] as number[] };
+  const text = (b: { text: string }) => ({ type: 'text', text: b.text });
+  for (const e of events) {
+    if ('at' in e && typeof e.at === 'number') at = e.at;
+    if (e.type === 'envelope') {
+      kept[0] = { role: 'system', content: e.instructions.join('\n\n') };
+      tools = e.tools.map((t) => {
+        const tool = t as { name: string; description?: string; input_schema?: unknown };
+        return { type: 'function', name: tool.name, description: tool.description, inputSchema: tool.input_schema };
+      });
+    } else if (e.type === 'user') {
+      const blocks = typeof e.content === 'string' ? [{ type: 'text', text: e.content }] : e.content;
+      kept.push({ role: 'user', content: blocks.filter((b) => b.type === 'text').map((b) => text(b as { text: string })) });
+    } else if (e.type === 'tool_results') {
+      const results = e.content.filter((b) => b.type === 'tool_result') as ToolResultBlockParam[];
+      kept.push({
+        role: 'tool',
+        content: results.map((b) => ({
+          type: 'tool-result',
+          toolCallId: b.tool_use_id,
+          toolName: names.get(b.tool_use_id) ?? 'Read',
+          output:
+            typeof b.content === 'string' || b.content === undefined
+              ? { type: 'text', value: b.content ?? '' }
+              : { type: 'content', value: b.content.filter((c) => c.type === 'text').map((c) => text(c as { text: string })) },
+        })),
+      });
+    } else if (e.type === 'assistant') {
+      // The SDK's step: a fresh prompt from the messages it keeps (new message and part objects, the same values).
+      const prompt = kept.map((m) => (typeof m.content === 'string' ? { ...m } : { ...m, content: m.content.map((p) => ({ ...p })) }));
+      const params = { prompt, tools, maxOutputTokens: 2048 } as unknown as CallOptions;
+      const t0 = clock();
+      await mw.transformParams!({ params, type: 'generate', model } as never);
+      out.call.push(clock() - t0);
+      const t1 = clock();
+      toAnthropicPrompt(params, 'generate');
+      out.mapping.push(clock() - t1);
+      const content: SdkPart[] = [];
+      for (const b of e.content) {
+        if (b.type === 'text') content.push(text(b));
+        else if (b.type === 'thinking') content.push({ type: 'reasoning', text: b.thinking, providerOptions: { anthropic: { signature: b.signature } } });
+        else if (b.type === 'tool_use') {
+          names.set(b.id, b.name);
+          content.push({ type: 'tool-call', toolCallId: b.id, toolName: b.name, input: b.input });
+        }
+      }
+      kept.push({ role: 'assistant', content });
+    }
+  }
+  return out;
+}
+
+async function aiSdkGrowth(): Promise<Row[]> {
+  const lengths = [WINDOW, 1000, AISDK].filter((n, i, a) => n <= AISDK && a.indexOf(n) === i);
+  const events = generateTrace({ seed: 'bench-prepare-growth', profile: 'coding', requests: AISDK, hides: false }).filter((e) => e.type !== 'hide');
+  // Warm-up (untimed): the code's steady state, as in a process that has served a few hundred calls.
+  await aiSdkReplay(generateTrace({ seed: 'bench-prepare-aisdk-warmup', profile: 'coding', requests: 300, hides: false }).filter((e) => e.type !== 'hide'));
+  const perRun: { call: Map<number, number>; mapping: Map<number, number> }[] = [];
+  for (let run = 0; run < AISDK_RUNS; run++) {
+    const r = await aiSdkReplay(events);
+    const w = (xs: readonly number[], n: number) => median(xs.slice(n - WINDOW, n));
+    perRun.push({ call: new Map(lengths.map((n) => [n, w(r.call, n)])), mapping: new Map(lengths.map((n) => [n, w(r.mapping, n)])) });
+  }
+  const fig = (f: (r: (typeof perRun)[number]) => number) => {
+    const xs = perRun.map(f);
+    return { value: median(xs), range: `${sig(Math.min(...xs))}–${sig(Math.max(...xs))}` };
+  };
+  const rows: Row[] = lengths.map((n) => {
+    const c = fig((r) => r.call.get(n)! / 1000);
+    const m = fig((r) => r.mapping.get(n)! / 1000);
+    return {
+      name: `AI SDK middleware (a fresh prompt per call): transformParams, ${WINDOW} calls ending at ${n}`,
+      value: `${sig(c.value)} µs`,
+      unit: 'µs',
+      baseline: `runs ${c.range} µs; of which toAnthropicPrompt (timed apart) ${sig(m.value)} µs (${m.range}); medians over ${AISDK_RUNS} run(s)`,
+    };
+  });
+  const first = lengths[0]!;
+  const last = lengths.at(-1)!;
+  const g = fig((r) => r.call.get(last)! / r.call.get(first)!);
+  rows.push({
+    name: `AI SDK middleware: growth, ${last} ÷ ${first} (different requests)`,
+    value: times(g.value),
+    unit: 'ratio',
+    baseline: `runs ×${g.range}; identity never hits (new objects every call): every message compared by content, the whole prompt mapped both ways`,
+  });
+  return rows;
+}
+
 export default async function (): Promise<Row[]> {
   const rows: Row[] = [];
   // BENCH_PREPARE_FIXTURES=0: only the growth rows.
@@ -454,5 +573,6 @@ export default async function (): Promise<Row[]> {
     }
   }
   if (GROWTH >= WINDOW) rows.push(...(await growth()));
+  if (AISDK >= WINDOW) rows.push(...(await aiSdkGrowth()));
   return rows;
 }
