@@ -27,7 +27,7 @@ describe.concurrent('cachepoint report', { timeout: 120_000 }, () => {
       cli('report', 'fixtures/demo.jsonl', '--out', join(dir, 'x.html'), '--peer', 'nope'),
     ]);
     expect(noOut.code).toBe(2);
-    expect(noOut.stderr).toMatch(/^Usage: cachepoint report TRACE --out FILE\.html/);
+    expect(noOut.stderr).toMatch(/^cachepoint report: missing --out FILE\.html .*\n\nUsage: cachepoint report TRACE --out FILE\.html/);
     expect(badPeer.code).toBe(1);
     expect(badPeer.stderr).toMatch(/^cachepoint report: --peer: unknown strategy "nope"; known: .*ide4.*\n$/);
   });
