@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConversationConflictError, ConversationStoreError, InvalidOptionError } from '../errors.js';
+import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 import { exportState, importState } from './state.js';
 import type { ConversationRecord, ConversationStore } from './types.js';
 
@@ -48,6 +49,7 @@ export class FileConversationStore implements ConversationStore {
   #ready: Promise<unknown> | undefined;
 
   constructor(options: FileConversationStoreOptions) {
+    refuseUnknownKeys(options, optionKeys<FileConversationStoreOptions>({ dir: true, lockTimeoutMs: true, staleLockMs: true }));
     if (typeof options?.dir !== 'string' || options.dir.length === 0) throw new InvalidOptionError('dir', 'a directory path is required');
     this.#dir = options.dir;
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 5_000;

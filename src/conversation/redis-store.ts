@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ConversationConflictError, ConversationStoreError, InvalidOptionError } from '../errors.js';
+import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 import type { RedisLike, RedisScript } from '../toolcache/stores/redis-client.js';
 import { exportState, importState } from './state.js';
 import type { ConversationRecord, ConversationStore } from './types.js';
@@ -64,6 +65,7 @@ export class RedisConversationStore implements ConversationStore {
   readonly #closeClient: boolean;
 
   constructor(options: RedisConversationStoreOptions) {
+    refuseUnknownKeys(options, optionKeys<RedisConversationStoreOptions>({ client: true, namespace: true, idleMs: true, closeClient: true }));
     if (!options?.client) throw new InvalidOptionError('client', 'a Redis client is required (see nodeRedisClient)');
     const idle = options.idleMs ?? 7 * 24 * 60 * 60_000;
     if (!(idle >= 0) || !Number.isFinite(idle)) throw new InvalidOptionError('idleMs', 'must be a finite number of milliseconds ≥ 0');

@@ -17,6 +17,8 @@ import {
   ToolCache,
 } from '../../src/index.js';
 import { cachepointMiddleware } from '../../src/integrations/ai-sdk/index.js';
+import { FileConversationStore } from '../../src/node.js';
+import { createRedisConversationStore, createRedisToolCacheStore, RedisConversationStore, RedisToolCacheStore } from '../../src/toolcache/stores/redis.js';
 import { editDistance, nearestKey, refuseUnknownKeys } from '../../src/internal/option-keys.js';
 
 const params = { model: 'claude-sonnet-4-6', max_tokens: 16, messages: [{ role: 'user' as const, content: 'Hi' }] };
@@ -89,6 +91,17 @@ describe('the doors refuse misspelled options', () => {
     expect((await refused(() => new ToolCache({ maxEntry: 4 } as never))).message).toContain('did you mean maxEntries?');
     expect((await refused(() => new MemoryConversationStore({ maxConversation: 3 } as never))).message).toContain('did you mean maxConversations?');
   });
+  it("the Redis and file stores, before connecting: a misspelled namespace would share another deployment's keys", async () => {
+    expect((await refused(() => createRedisToolCacheStore({ url: 'redis://127.0.0.1:1', namespce: 'prod' } as never))).message).toContain(
+      'did you mean namespace?',
+    );
+    expect((await refused(() => createRedisConversationStore({ namespace: 'prod', idleMS: 5 } as never))).message).toContain('did you mean idleMs?');
+    const client = { get: async () => null, del: async () => 0, evalSha: async () => null, eval: async () => null };
+    expect((await refused(() => new RedisConversationStore({ client, namespce: 'x' } as never))).message).toContain('did you mean namespace?');
+    expect((await refused(() => new RedisToolCacheStore({ client: client as never, frontTeir: true } as never))).message).toContain('did you mean frontTier?');
+    expect((await refused(() => new FileConversationStore({ dir: '/tmp/x', lockTimeout: 5 } as never))).message).toContain('did you mean lockTimeoutMs?');
+  });
+
   it('cachepointMiddleware', async () => {
     expect((await refused(() => cachepointMiddleware({ conversationID: 'c' } as never))).message).toContain('did you mean conversationId?');
   });

@@ -20,6 +20,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { InvalidOptionError } from '../../errors.js';
+import { optionKeys, refuseUnknownKeys } from '../../internal/option-keys.js';
 import type { FlightCoordinator, StoredEntry, ToolCacheStore } from '../store.js';
 import {
   RedisStoreError,
@@ -119,6 +120,19 @@ export class RedisToolCacheStore implements ToolCacheStore {
   };
 
   constructor(options: RedisToolCacheStoreOptions) {
+    refuseUnknownKeys(
+      options,
+      optionKeys<RedisToolCacheStoreOptions>({
+        client: true,
+        namespace: true,
+        frontTier: true,
+        ackTimeoutMs: true,
+        defaultMaxAgeMs: true,
+        flightPollMs: true,
+        onWarning: true,
+        closeClient: true,
+      }),
+    );
     const ns = options.namespace ?? DEFAULT_NAMESPACE;
     if (ns.length === 0 || /[{}]/.test(ns)) {
       throw new InvalidOptionError('namespace', `must be non-empty without "{" or "}" (it becomes a Redis hash tag), got "${ns}"`);

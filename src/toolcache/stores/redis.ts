@@ -5,6 +5,7 @@
 
 import type { RedisToolCacheStoreOptions } from './redis-api.js';
 import { nodeRedisClient, type NodeRedisClientOptions } from './redis-node.js';
+import { optionKeys, refuseUnknownKeys } from '../../internal/option-keys.js';
 import { RedisToolCacheStore } from './redis-store.js';
 import { RedisConversationStore, type RedisConversationStoreOptions } from '../../conversation/redis-store.js';
 
@@ -37,6 +38,7 @@ export type CreateRedisToolCacheStoreOptions = Omit<RedisToolCacheStoreOptions, 
  * ```
  */
 export async function createRedisToolCacheStore(options: CreateRedisToolCacheStoreOptions = {}): Promise<RedisToolCacheStore> {
+  refuseUnknownKeys(options, CREATE_TOOL_CACHE_KEYS);
   const { url, commandTimeoutMs, connectTimeoutMs, maxReconnectDelayMs, clientOptions, ...storeOptions } = options;
   const clientOpts: NodeRedisClientOptions = {
     ...(url !== undefined && { url }),
@@ -68,6 +70,7 @@ export type CreateRedisConversationStoreOptions = Omit<RedisConversationStoreOpt
  * ```
  */
 export async function createRedisConversationStore(options: CreateRedisConversationStoreOptions = {}): Promise<RedisConversationStore> {
+  refuseUnknownKeys(options, CREATE_CONVERSATION_STORE_KEYS);
   const { url, commandTimeoutMs, connectTimeoutMs, maxReconnectDelayMs, clientOptions, ...storeOptions } = options;
   const client = await nodeRedisClient({
     ...(url !== undefined && { url }),
@@ -78,3 +81,20 @@ export async function createRedisConversationStore(options: CreateRedisConversat
   });
   return new RedisConversationStore({ ...storeOptions, client, closeClient: true });
 }
+
+/** The client's options, shared by both create functions. */
+const CLIENT_KEYS = { url: true, commandTimeoutMs: true, connectTimeoutMs: true, maxReconnectDelayMs: true, clientOptions: true } as const;
+
+/** The keys of {@link CreateRedisToolCacheStoreOptions}: a misspelled `namespace` would silently share another deployment's keys. */
+const CREATE_TOOL_CACHE_KEYS = optionKeys<CreateRedisToolCacheStoreOptions>({
+  ...CLIENT_KEYS,
+  namespace: true,
+  frontTier: true,
+  ackTimeoutMs: true,
+  defaultMaxAgeMs: true,
+  flightPollMs: true,
+  onWarning: true,
+});
+
+/** The keys of {@link CreateRedisConversationStoreOptions}. */
+const CREATE_CONVERSATION_STORE_KEYS = optionKeys<CreateRedisConversationStoreOptions>({ ...CLIENT_KEYS, namespace: true, idleMs: true });
