@@ -120,19 +120,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
   };
 
   constructor(options: RedisToolCacheStoreOptions) {
-    refuseUnknownKeys(
-      options,
-      optionKeys<RedisToolCacheStoreOptions>({
-        client: true,
-        namespace: true,
-        frontTier: true,
-        ackTimeoutMs: true,
-        defaultMaxAgeMs: true,
-        flightPollMs: true,
-        onWarning: true,
-        closeClient: true,
-      }),
-    );
+    refuseUnknownKeys(options, optionKeys<RedisToolCacheStoreOptions>({ ...STORE_OPTION_KEYS, client: true, closeClient: true }));
     const ns = options.namespace ?? DEFAULT_NAMESPACE;
     if (ns.length === 0 || /[{}]/.test(ns)) {
       throw new InvalidOptionError('namespace', `must be non-empty without "{" or "}" (it becomes a Redis hash tag), got "${ns}"`);
@@ -573,3 +561,13 @@ function defaultWarning(w: RedisStoreWarning): void {
   warnedOnce.add(w.code);
   process.emitWarning(w.message, { type: 'CachepointWarning', code: w.code });
 }
+
+/** The store's own option keys (what `createRedisToolCacheStore` also takes, besides the client's). */
+export const STORE_OPTION_KEYS = {
+  namespace: true,
+  frontTier: true,
+  ackTimeoutMs: true,
+  defaultMaxAgeMs: true,
+  flightPollMs: true,
+  onWarning: true,
+} as const;

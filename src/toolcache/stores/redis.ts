@@ -6,7 +6,7 @@
 import type { RedisToolCacheStoreOptions } from './redis-api.js';
 import { nodeRedisClient, type NodeRedisClientOptions } from './redis-node.js';
 import { optionKeys, refuseUnknownKeys } from '../../internal/option-keys.js';
-import { RedisToolCacheStore } from './redis-store.js';
+import { RedisToolCacheStore, STORE_OPTION_KEYS } from './redis-store.js';
 import { RedisConversationStore, type RedisConversationStoreOptions } from '../../conversation/redis-store.js';
 
 export { RedisStoreError } from './redis-api.js';
@@ -86,15 +86,7 @@ export async function createRedisConversationStore(options: CreateRedisConversat
 const CLIENT_KEYS = { url: true, commandTimeoutMs: true, connectTimeoutMs: true, maxReconnectDelayMs: true, clientOptions: true } as const;
 
 /** The keys of {@link CreateRedisToolCacheStoreOptions}: a misspelled `namespace` would silently share another deployment's keys. */
-const CREATE_TOOL_CACHE_KEYS = optionKeys<CreateRedisToolCacheStoreOptions>({
-  ...CLIENT_KEYS,
-  namespace: true,
-  frontTier: true,
-  ackTimeoutMs: true,
-  defaultMaxAgeMs: true,
-  flightPollMs: true,
-  onWarning: true,
-});
+const CREATE_TOOL_CACHE_KEYS = optionKeys<CreateRedisToolCacheStoreOptions>({ ...CLIENT_KEYS, ...STORE_OPTION_KEYS });
 
 /** The keys of {@link CreateRedisConversationStoreOptions}. */
 const CREATE_CONVERSATION_STORE_KEYS = optionKeys<CreateRedisConversationStoreOptions>({ ...CLIENT_KEYS, namespace: true, idleMs: true });
