@@ -171,7 +171,7 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
  * gate weighs it again) and the gate prunes it at the re-write that causes. Prices from the profile, remaining requests as the gate
  * expects them (gate.ts).
  */
-function partWorthIt(state: TimelineState, ctx: PassContext, containerPath: BlockPath, partial: Block): boolean {
+export function partWorthIt(state: TimelineState, ctx: PassContext, containerPath: BlockPath, partial: Block): boolean {
   const { stream, entries } = cacheStanding(state, ctx);
   const at = indexOfPath(stream, containerPath);
   if (at === undefined) return false;

@@ -102,6 +102,9 @@ export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, Reu
  * Read, Write or run replaced them, and nothing a later call targets is in
  * them any more (p = 0). With `only`, among the paths it passes (checked first:
  * a caller that wants only visible payloads skips the weighing of the others).
+ * With `minChars`, the caller wants only visible payloads of at least that
+ * many characters (`only` must leave out hidden ones): what a write made stale
+ * is then read from the keys that may still have one (the prune pass).
  */
 export function supersededAfter(state: TimelineState, afterRound: number, only?: (path: BlockPath) => boolean, minChars?: number): ReadonlySet<BlockPath> {
   const w = analyze(state).walk();
@@ -120,17 +123,22 @@ export function supersededAfter(state: TimelineState, afterRound: number, only?:
     const writes = w.writeLog;
     for (let i = writes.length - 1; i >= 0 && writes[i]!.at > afterRound; i--)
       for (const f of writes[i]!.files) for (const k of w.keysByFile.get(f) ?? []) key(k);
-    // Every write makes the results of the keys naming no file stale: read from the keys whose newest result may
-    // still be visible (see Walk.live), not from every such key of the session.
-    const hidden = state.hidden;
-    const from = w.liveAgainst;
-    if (from === undefined || w.liveMinChars !== minChars || (from !== hidden && hiddenChanges(from, hidden) === undefined)) w.live = new Set(w.filelessKeys);
-    w.liveAgainst = hidden;
-    w.liveMinChars = minChars;
-    for (const k of w.live) {
-      const src = w.filelessKeys.has(k) ? w.newest.get(`k:${k}`) : undefined;
-      if (!src || hidden[src.path] || (minChars !== undefined && src.chars < minChars)) w.live.delete(k);
-      else if (!w.external.has(k)) maybe.add(src.path);
+    // Every write makes the results of the keys naming no file stale. A caller that wants only visible payloads
+    // of at least minChars reads them from the keys whose newest result may still be one (see Walk.live), not
+    // from every such key of the session.
+    if (minChars === undefined) {
+      for (const k of w.filelessKeys) if (!w.external.has(k)) key(k);
+    } else {
+      const hidden = state.hidden;
+      const from = w.liveAgainst;
+      if (from === undefined || w.liveMinChars !== minChars || (from !== hidden && hiddenChanges(from, hidden) === undefined)) w.live = new Set(w.filelessKeys);
+      w.liveAgainst = hidden;
+      w.liveMinChars = minChars;
+      for (const k of w.live) {
+        const src = w.filelessKeys.has(k) ? w.newest.get(`k:${k}`) : undefined;
+        if (!src || hidden[src.path] || src.chars < minChars) w.live.delete(k);
+        else if (!w.external.has(k)) maybe.add(src.path);
+      }
     }
   }
   const out: BlockPath[] = [];
@@ -140,6 +148,17 @@ export function supersededAfter(state: TimelineState, afterRound: number, only?:
     if (at !== undefined && at > afterRound) out.push(path);
   }
   // In one order whatever the walk's history (the sets above are filled in the order things happened to it).
+  return new Set(out.sort());
+}
+
+/**
+ * {@link supersededAfter} read from the whole analysis (every payload the
+ * session's walk knows): its definition, kept as the reference the tests
+ * compare the incremental one with.
+ */
+export function supersededAfterScan(state: TimelineState, afterRound: number): ReadonlySet<BlockPath> {
+  const out: BlockPath[] = [];
+  for (const [path, at] of analyze(state).whole().supersededAt) if (at > afterRound) out.push(path);
   return new Set(out.sort());
 }
 
