@@ -10,8 +10,8 @@ import { castDraft, produce } from 'immer';
 import type { ContentBlockParam, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { InvalidParamsError, TimelineError } from '../errors.js';
 import { appendResponse, appendToolResults, startTurn } from '../timeline/edit.js';
-import { findBlock } from '../timeline/paths.js';
-import type { TimelineState } from '../timeline/types.js';
+import { findBlock, turnBlocks } from '../timeline/paths.js';
+import type { Block, DeferredHide, HiddenRecord, TimelineState } from '../timeline/types.js';
 import type { ConsumedMessage, ConversationRecord, EnvelopeDigest, MessageMark, SentEnvelope, SentIndex, SentMessage } from './types.js';
 
 // TYPES
@@ -480,6 +480,56 @@ export function truncateTo(state: TimelineState, mark: MessageMark): TimelineSta
     for (const path of Object.keys(draft.hidden)) if ((path.startsWith('turns/') && !exists(path)) || current.has(path)) delete draft.hidden[path];
     if (summaries.length !== cut.summaries.length) draft.summaries = castDraft([...summaries]);
     draft.deferred = draft.deferred.filter((d) => !d.path.startsWith('turns/') || exists(d.path));
+  });
+}
+
+/**
+ * After a cut-back ({@link truncateTo} at `mark`) and the re-append of the messages from there: the re-appended
+ * blocks that are the stored ones again (the same path, id and bytes, from the cut up to the first block that
+ * differs) take back their stored objects and their hide decisions. Their bytes, notes included, are then the ones
+ * the provider cached, and the cache ledger (identity-keyed) still recognises its entries up to the first block
+ * that really changed, so the next request reads them instead of re-writing (or missing) them.
+ */
+export function keepUnchanged(before: TimelineState, after: TimelineState, mark: MessageMark): TimelineState {
+  const from = Math.max(0, mark.turns - 1);
+  const olds = before.turns.slice(from).flatMap((t) => [...turnBlocks(t)]);
+  const news = after.turns.slice(from).flatMap((t) => [...turnBlocks(t)]);
+  const kept = new Map<string, Block>();
+  const hides: Record<string, HiddenRecord> = {};
+  for (let i = 0; i < news.length && i < olds.length; i++) {
+    const o = olds[i]!;
+    const n = news[i]!;
+    const hidden = before.hidden[o.path];
+    // A kept block whose hide the cut undid (current thinking, sent again): the bytes differ from here on.
+    if (o === n) {
+      if (after.hidden[o.path] !== hidden) break;
+      continue;
+    }
+    if (o.path !== n.path || o.id !== n.id || after.hidden[n.path] !== undefined) break;
+    // The cut un-hides the current thinking (it must go back unchanged): not the stored bytes.
+    if (hidden && (o.param.type === 'thinking' || o.param.type === 'redacted_thinking')) break;
+    if (JSON.stringify(o.param) !== JSON.stringify(n.param)) break;
+    kept.set(n.path, o);
+    if (hidden) hides[o.path] = hidden;
+  }
+  if (kept.size === 0) return after;
+  const deferred = before.deferred.filter((d) => kept.has(d.path) && !after.deferred.some((x) => x.path === d.path));
+  return produce(after, (draft) => {
+    const swap = (list: Block[]) => {
+      for (let i = 0; i < list.length; i++) {
+        const old = kept.get(list[i]!.path);
+        if (old) list[i] = castDraft(old);
+      }
+    };
+    for (const t of draft.turns.slice(from)) {
+      swap(t.user as Block[]);
+      for (const r of t.rounds) {
+        swap(r.response as Block[]);
+        swap(r.results as Block[]);
+      }
+    }
+    for (const [path, h] of Object.entries(hides)) draft.hidden[path] = castDraft(h);
+    if (deferred.length > 0) draft.deferred.push(...castDraft(deferred as DeferredHide[]));
   });
 }
 

@@ -31,6 +31,7 @@ import {
   firstMismatchIndexed,
   newSentIndex,
   sameMessage,
+  keepUnchanged,
   truncateTo,
   unmarked,
   type MessageLike,
@@ -602,6 +603,7 @@ function build(
     : { at: firstMismatch(messages, consumedBefore, count), identical: false };
   const d = found.at;
   let consumed: ConsumedMessage[];
+  const uncut = state;
   if (d < count) {
     state = truncateTo(state, consumedBefore[d]!.mark);
     consumed = consumedBefore.slice(0, d);
@@ -622,6 +624,7 @@ function build(
   // The response right after the previous request is stamped with the time it was recorded (no closure: this runs per request).
   const from = consumed.length;
   state = applyMessages(state, messages, from, consumed, now, count, record.respondedAt ?? now, offset);
+  if (d < count) state = keepUnchanged(uncut, state, consumedBefore[d]!.mark);
   // Extend the index in place when this request re-sent exactly its objects and nothing extended it meanwhile;
   // otherwise index this request's objects (the next request re-sends these).
   let index: SentIndex;

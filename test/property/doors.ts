@@ -51,13 +51,14 @@ import { customProfile } from '../../src/models/profiles.js';
 import { toAnthropic } from '../../src/providers/anthropic.js';
 import { hideBlock } from '../../src/render/hide-block.js';
 import { render } from '../../src/render/render.js';
+import { CacheSimulator } from '../../src/sim/simulator.js';
 import type { RenderOptions } from '../../src/render/types.js';
 import { validateRequest } from '../../src/testing/fake-server-validate.js';
 import { appendResponse, appendToolResults, createTimeline, setEnvelope, setTail, startTurn } from '../../src/timeline/edit.js';
 import { turnBlocks } from '../../src/timeline/paths.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { BlockTokenCache, charCounter } from '../../src/tokens/counter.js';
-import { checkCurrentThinking, sessionScript, type SessionScript } from './timelines.js';
+import { bustsComparable, checkCurrentThinking, sessionScript, type SessionScript } from './timelines.js';
 
 // TYPES
 
@@ -122,6 +123,12 @@ export function emptyDoorStats(): DoorStats {
 /** What a run offers the loops: a Redis conversation store (one per loop, under its own namespace), when there is one. */
 export interface DoorEnv {
   readonly redis?: (namespace: string) => ConversationStore;
+  /**
+   * Send every request through the provider cache simulator too (counting tokens as the renderer does): it must never refuse
+   * one, and must find no bust (a warm entry matching the request's prefix that no marker could reach) in the
+   * sessions where the renderer and the simulator agree on busts (see bustsComparable in timelines.ts).
+   */
+  readonly simulate?: boolean;
 }
 
 // RUNNER
@@ -206,6 +213,13 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
   // the calibration the Session path renders with (prepare's, read back: it must stay exactly 1).
   let respondedAt: number | undefined;
   let tokenFactor = 1;
+  // The simulator counts tokens as the renderer estimates them: the judgement is about where the markers go, not
+  // about an estimate a few tokens off near the minimum cacheable prefix (the renderer then believes an entry unwritten).
+  const sim = env.simulate ? new CacheSimulator({ profile, ...(s.tiktoken ? {} : { countTokens: (b: unknown) => charTokens.tokens(b) }) }) : undefined;
+  const busts = env.simulate === true && bustsComparable(s);
+  // After a cut or retry the loop re-sends what it cut: the provider may still hold entries of that stretch from
+  // before the cut, which the renderer forgot at the cut (known, not fixed: notes/cut7.md). Busts are judged until then.
+  let recut = false;
 
   const applyRef = () => {
     const first = refSent;
@@ -250,6 +264,12 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
     const issue = validateRequest(req as never);
     if (issue) throw new Error(`${label}: request refused by the validator: ${issue.message}`);
     if (markers(req) > 4) throw new Error(`${label}: ${markers(req)} cache markers`);
+    if (sim) {
+      const r = sim.send(req as never, now);
+      if (r.rejected) throw new Error(`${label}: the simulator refused the request: ${r.rejected.message}`);
+      if (busts && !recut && r.explain?.bust)
+        throw new Error(`${label}: a bust: ${r.explain.missedTokens} tokens of a warm entry (position ${r.explain.missedPosition}) no marker could reach`);
+    }
     for (const p of rendered.cachePoints) if (p.index >= rendered.tailStart) throw new Error(`${label}: a cache marker on the tail (${p.path})`);
     if (s.keepsThinking) checkCurrentThinking(rendered.state, req as never, label);
     if (extra.prefill) {
@@ -378,6 +398,7 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
           if (list.length >= sentBefore) break;
           diverged = true;
           const out = await send(`${label} (${m.kind} to messages[0..${last}])`, list, { expectResync: 'history_truncated' });
+          recut = true;
           sentCount = list.length;
           await checkContent(`${label} (${m.kind})`, out, list);
           remember(out.rendered.state, true);

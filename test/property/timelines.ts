@@ -289,7 +289,7 @@ export function checkCurrentThinking(state: TimelineState, params: { messages: r
  * message (as a user turn), the renderer only at a new turn, so they disagree on which entries survive a turn's
  * end (an open question about the API, see notes/review7.md).
  */
-function bustsComparable(script: SessionScript): boolean {
+export function bustsComparable(script: SessionScript): boolean {
   return script.keepsThinking || !script.turns.some((t) => t.rounds.some((rd) => rd.thinking && rd.injected.length > 0));
 }
 

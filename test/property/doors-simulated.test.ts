@@ -1,0 +1,29 @@
+/**
+ * The drop-in door's random sessions (doors.ts: appends, re-sends, history edits, cuts, retries, prefills, hides,
+ * store switches) through the provider cache simulator: no refused request, and no bust (a warm entry matching the
+ * request's prefix that no marker could reach), history edits included. Fixed seeds (test/helpers/setup.ts and the
+ * regression below); more with FUZZ_DOORS_SIM_RUNS, another seed with FC_SEED.
+ */
+import fc from 'fast-check';
+import { describe, it } from 'vitest';
+import { doorScript, runDoorScript } from './doors.js';
+
+const runs = Number(process.env.FUZZ_DOORS_SIM_RUNS ?? 150);
+
+describe('random sessions through prepare and the provider simulator', () => {
+  it(`no refused request and no bust (${runs} cases)`, async () => {
+    await fc.assert(
+      fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
+      { numRuns: runs, endOnFailure: true },
+    );
+  }, 600_000);
+
+  it('a block pushed onto an old tool-result message whose result was hidden: the cut keeps the hide, no bust', async () => {
+    // Found by review7 (notes/review7.md): the cut-back dropped the hide of a result the edited message re-sent
+    // unchanged, so the request went back to bytes an older entry held (1,627 tokens) that the ledger had forgotten.
+    await fc.assert(
+      fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
+      { seed: 20261130, path: '128', numRuns: 1, endOnFailure: true },
+    );
+  }, 600_000);
+});
