@@ -27,15 +27,15 @@ import { passContext } from '../../src/render/context.js';
 import { dedupe } from '../../src/render/dedupe.js';
 import { candidatesFrom, firstChanceCandidates, pruneCandidates } from '../../src/render/prune-rule.js';
 import { supersededAfter, supersededAfterScan } from '../../src/render/reuse.js';
-import { hideBlock } from '../../src/render/hide-block.js';
 import { render } from '../../src/render/render.js';
 import type { RenderOptions } from '../../src/render/types.js';
 import { generateTrace } from '../../src/synthetic/generate.js';
-import { appendResponse, appendToolResults, createTimeline, setTail, startTurn } from '../../src/timeline/edit.js';
+import { appendResponse } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { parseTimelinePath } from '../../src/timeline/paths.js';
 import { dedupeScan, firstChanceScan } from '../helpers/economy-reference.js';
+import { applyEvent } from '../helpers/trace-events.js';
 import { figures } from '../helpers/reuse.js';
 
 const REQUESTS = 260;
@@ -116,15 +116,6 @@ function definitions(state: TimelineState, options: RenderOptions, seen: Set<str
   expect(mine.state.hidden).toEqual(scan.state.hidden);
 }
 
-/** The path of the tool result answering `id`. */
-function resultPath(state: TimelineState, id: string): string | undefined {
-  for (let t = state.turns.length - 1; t >= 0; t--) {
-    const turn = state.turns[t]!;
-    for (let r = turn.rounds.length - 1; r >= 0; r--) for (const b of turn.rounds[r]!.results) if (b.id === id) return b.path;
-  }
-  return undefined;
-}
-
 /**
  * Replays the session; every request rendered incrementally and from a cold copy; every 40th request comes after
  * 10 idle minutes (cold: everything prunable is pruned). Returns what was seen (decision kinds, duplicates).
@@ -157,34 +148,7 @@ function replay(model: string, shape: 'single' | 'multi', options: RenderOptions
       continue;
     }
     if ('at' in e && typeof e.at === 'number') now = e.at;
-    switch (e.type) {
-      case 'envelope':
-        state = createTimeline({ instructions: e.instructions, tools: e.tools, ...(e.skills ? { skills: e.skills } : {}), model });
-        break;
-      case 'user':
-        state = startTurn(state!, e.content, e.at + shift);
-        break;
-      case 'tool_results': {
-        const results = e.content.filter((b) => b.type === 'tool_result').map(({ duration_ms: _d, ...b }) => b);
-        const texts = e.content.filter((b) => b.type === 'text');
-        state = appendToolResults(state!, results as never, texts as never, e.at + shift);
-        break;
-      }
-      case 'tail':
-        state = setTail(state!, e.content);
-        break;
-      case 'hide': {
-        const path = e.tool_use_id === undefined ? undefined : resultPath(state!, e.tool_use_id);
-        if (path) {
-          const hidden = hideBlock(state!, path, { ...options, now: now + shift, defer: true, ...(e.note ? { note: e.note } : {}) });
-          seen.add(`hide:${hidden.decision.type}`);
-          state = hidden.state;
-        }
-        break;
-      }
-      default:
-        break;
-    }
+    state = applyEvent(state, e, { model, options, now, shift, seen });
   }
   return seen;
 }

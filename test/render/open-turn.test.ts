@@ -14,13 +14,13 @@ import { toAnthropic } from '../../src/providers/anthropic.js';
 import { placeCachePoints } from '../../src/render/cache-points.js';
 import { passContext } from '../../src/render/context.js';
 import { stableStream, streamLayout } from '../../src/render/projection.js';
-import { hideBlock } from '../../src/render/hide-block.js';
 import { render } from '../../src/render/render.js';
 import type { RenderOptions } from '../../src/render/types.js';
 import { generateTrace } from '../../src/synthetic/generate.js';
-import { appendResponse, appendToolResults, createTimeline, setTail, startTurn } from '../../src/timeline/edit.js';
+import { appendResponse } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import type { TraceEvent } from '../../src/trace/types.js';
+import { applyEvent } from '../helpers/trace-events.js';
 import { figures, withoutReuse } from '../helpers/reuse.js';
 
 const ROUNDS = 160;
@@ -37,13 +37,6 @@ function singleTurn(model: string): TraceEvent[] {
     hugeRate: 0,
     model,
   });
-}
-
-/** The path of the tool result answering `id` in the open turn. */
-function resultPath(state: TimelineState, id: string): string | undefined {
-  const turn = state.turns.at(-1)!;
-  for (let r = turn.rounds.length - 1; r >= 0; r--) for (const b of turn.rounds[r]!.results) if (b.id === id) return b.path;
-  return undefined;
 }
 
 /**
@@ -80,34 +73,7 @@ function replay(model: string, options: RenderOptions): Set<string> {
       continue;
     }
     if ('at' in e && typeof e.at === 'number') now = e.at;
-    switch (e.type) {
-      case 'envelope':
-        state = createTimeline({ instructions: e.instructions, tools: e.tools, ...(e.skills ? { skills: e.skills } : {}), model });
-        break;
-      case 'user':
-        state = startTurn(state!, e.content, e.at + shift);
-        break;
-      case 'tool_results': {
-        const results = e.content.filter((b) => b.type === 'tool_result').map(({ duration_ms: _d, ...b }) => b);
-        const texts = e.content.filter((b) => b.type === 'text');
-        state = appendToolResults(state!, results as never, texts as never, e.at + shift);
-        break;
-      }
-      case 'tail':
-        state = setTail(state!, e.content);
-        break;
-      case 'hide': {
-        const path = e.tool_use_id === undefined ? undefined : resultPath(state!, e.tool_use_id);
-        if (path) {
-          const hidden = hideBlock(state!, path, { ...options, now: now + shift, defer: true, ...(e.note ? { note: e.note } : {}) });
-          seen.add(`hide:${hidden.decision.type}`);
-          state = hidden.state;
-        }
-        break;
-      }
-      default:
-        break;
-    }
+    state = applyEvent(state, e, { model, options, now, shift, seen });
   }
   return seen;
 }
