@@ -42,6 +42,12 @@ function missCause(stream: readonly StreamBlock[], stableLength: number, change:
 
 /** Keeps the ledger small: the entries a lookback could still reach are the newest ones. */
 const LEDGER_SIZE = 48;
+/**
+ * How far under the model's minimum cacheable length a marked prefix may be, by our estimate, and still hold an
+ * entry by the provider's count (the estimate is within a few percent of cl100k, which is not the provider's
+ * tokenizer): 0.85 of the minimum, a judgement (no provider figure), wide enough for the gap the simulator showed (977 vs 1,026).
+ */
+const NEAR_MINIMUM = 0.85;
 
 /**
  * Predicts reads and writes for the placed points, and the ledger after the request.
@@ -75,6 +81,12 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
   const A = read?.entry.prefixTokens ?? 0;
   const written = points.filter((p) => p.prefixTokens >= profile.minCacheableTokens);
   const after = written.filter((p) => p.prefixTokens > A);
+  // A point our estimate puts just under the minimum may hold an entry by the provider's own count: the ledger
+  // keeps it (never billed here), so a later request still reaches it (the bridge) instead of losing it unseen.
+  const near = profile.minCacheableTokens * NEAR_MINIMUM;
+  const recorded = points.some((p) => p.prefixTokens > A && p.prefixTokens >= near && p.prefixTokens < profile.minCacheableTokens)
+    ? points.filter((p) => p.prefixTokens > A && p.prefixTokens >= near)
+    : after;
   const oneHour = after.filter((p) => p.ttl === '1h').at(-1);
   const B = oneHour?.prefixTokens ?? A;
   const C = after.at(-1)?.prefixTokens ?? A;
@@ -98,12 +110,12 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
   let ledger: CacheEntryRecord[] = [];
   let k = 0;
   for (const e of entries) {
-    for (; k < after.length && after[k]!.index < e.index; k++) ledger.push(writeRecord(after[k]!, undefined, stream, tail, stableLength, now, profile));
-    if (k < after.length && after[k]!.index === e.index)
-      ledger.push(writeRecord(after[k++]!, touched.includes(e) ? refresh(e, now, profile) : e, stream, tail, stableLength, now, profile));
+    for (; k < recorded.length && recorded[k]!.index < e.index; k++) ledger.push(writeRecord(recorded[k]!, undefined, stream, tail, stableLength, now, profile));
+    if (k < recorded.length && recorded[k]!.index === e.index)
+      ledger.push(writeRecord(recorded[k++]!, touched.includes(e) ? refresh(e, now, profile) : e, stream, tail, stableLength, now, profile));
     else ledger.push(touched.includes(e) ? refresh(e, now, profile) : e);
   }
-  for (; k < after.length; k++) ledger.push(writeRecord(after[k]!, undefined, stream, tail, stableLength, now, profile));
+  for (; k < recorded.length; k++) ledger.push(writeRecord(recorded[k]!, undefined, stream, tail, stableLength, now, profile));
   if (ledger.length > LEDGER_SIZE) ledger = ledger.slice(-LEDGER_SIZE);
   const timelineWarm = prev !== undefined && input.entries.some((e) => e.block.segment !== 'envelope');
   const plan: RenderPlan = {
