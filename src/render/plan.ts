@@ -110,7 +110,8 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
   let ledger: CacheEntryRecord[] = [];
   let k = 0;
   for (const e of entries) {
-    for (; k < recorded.length && recorded[k]!.index < e.index; k++) ledger.push(writeRecord(recorded[k]!, undefined, stream, tail, stableLength, now, profile));
+    for (; k < recorded.length && recorded[k]!.index < e.index; k++)
+      ledger.push(writeRecord(recorded[k]!, undefined, stream, tail, stableLength, now, profile));
     if (k < recorded.length && recorded[k]!.index === e.index)
       ledger.push(writeRecord(recorded[k++]!, touched.includes(e) ? refresh(e, now, profile) : e, stream, tail, stableLength, now, profile));
     else ledger.push(touched.includes(e) ? refresh(e, now, profile) : e);
