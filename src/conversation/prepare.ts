@@ -898,11 +898,10 @@ function resolvePrices(record: ConversationRecord) {
 
 /** A conversation reference names its conversation and has no other key than store and now. */
 function checkRef(ref: ConversationRef): void {
+  refuseUnknownKeys(ref, REF_KEYS);
   if (typeof ref?.conversationId !== 'string' || ref.conversationId.length === 0) {
-    refuseUnknownKeys(ref, REF_KEYS);
     throw new InvalidOptionError('conversationId', 'a non-empty string is required (the conversation prepare saved)', { value: ref?.conversationId });
   }
-  refuseUnknownKeys(ref, REF_KEYS);
 }
 
 /** Cache figures of a conversation (what `Session.stats()` gives for a session). */

@@ -43,7 +43,7 @@ import { contentKey, readFiles, resultIndex, reuseEstimates } from './reuse.js';
 import type { Decision } from './types.js';
 
 /** The text of a result made only of text (string content or text parts), else undefined. */
-function textOf(param: { readonly content?: unknown }): string | undefined {
+export function textOf(param: { readonly content?: unknown }): string | undefined {
   const c = param.content;
   if (typeof c === 'string') return c;
   if (!Array.isArray(c)) return undefined;

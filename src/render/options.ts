@@ -14,7 +14,7 @@
  * and the resolved object is what the passes read.
  */
 import { InvalidOptionError, TtlOrderError } from '../errors.js';
-import { nearestKey } from '../internal/option-keys.js';
+import { refuseUnknownKeys } from '../internal/option-keys.js';
 import type { ModelProfile } from '../models/profiles.js';
 import type { Summarizer } from '../summarize/types.js';
 import { BlockTokenCache } from '../tokens/counter.js';
@@ -113,16 +113,11 @@ const fraction: Check = (v, name, key) => {
 
 /** Refuses keys outside the fields of `known`, naming the nearest known one when there is a likely typo. */
 function refuseUnknown(value: Record<string, unknown>, known: readonly Readonly<Record<string, Check>>[], prefix: string): void {
-  for (const key in value) {
-    if (!Object.hasOwn(value, key) || known.some((fields) => Object.hasOwn(fields, key))) continue;
-    const keys = known.flatMap((fields) => Object.keys(fields));
-    const near = nearestKey(key, keys);
-    const name = `${prefix}${key}`;
-    throw new InvalidOptionError(name, `unknown option${near ? ` (did you mean ${prefix}${near}?)` : ''}; accepted: ${keys.join(', ')}`, {
-      value: value[key],
-      expected: `one of the keys ${keys.join(', ')}`,
-    });
-  }
+  refuseUnknownKeys(
+    value,
+    known.flatMap((fields) => Object.keys(fields)),
+    prefix,
+  );
 }
 
 function checkObject(v: unknown, name: string, fields: Readonly<Record<string, Check>>): Record<string, unknown> {

@@ -893,7 +893,11 @@ export function keptByReuse(state: TimelineState, ctx: PassContext, stream: read
  * previous render): nothing a later call targets is in it any more, so the
  * gate weighs only its saving against the re-write.
  */
-export function firstChance(state: TimelineState, keepRounds: number): (b: { readonly path: BlockPath }) => boolean {
+export function firstChance(
+  state: TimelineState,
+  keepRounds: number,
+  superseded: (state: TimelineState, afterRound: number) => ReadonlySet<BlockPath> = supersededAfter,
+): (b: { readonly path: BlockPath }) => boolean {
   const prev = state.lastRender;
   const before: number[] = [];
   let n = 0;
@@ -904,9 +908,9 @@ export function firstChance(state: TimelineState, keepRounds: number): (b: { rea
   // Rounds the previous request rendered: all rounds of earlier turns, then round − 1 of its turn.
   const prevRounds = prev ? (before[prev.turn - 1] ?? n) + Math.max(0, prev.round - 1) : 0;
   const fromOrdinal = prevRounds - keepRounds + 1;
-  const superseded = supersededAfter(state, prevRounds);
+  const since = superseded(state, prevRounds);
   return (b) => {
-    if (superseded.has(b.path)) return true;
+    if (since.has(b.path)) return true;
     const loc = parseTimelinePath(b.path);
     if (!loc || loc.round === undefined) return true;
     return (before[loc.turn - 1] ?? 0) + loc.round >= fromOrdinal;

@@ -7,38 +7,11 @@
  */
 import { castDraft, produce } from 'immer';
 import type { PassContext } from '../../src/render/context.js';
-import { partWorthIt } from '../../src/render/dedupe.js';
+import { partWorthIt, textOf } from '../../src/render/dedupe.js';
 import { hiddenRecord, payloadChars } from '../../src/render/notes.js';
-import { supersededAfterScan } from '../../src/render/reuse.js';
+import { contentKey, firstChance, readFiles, supersededAfterScan } from '../../src/render/reuse.js';
 import type { Decision } from '../../src/render/types.js';
-import { parseTimelinePath } from '../../src/timeline/paths.js';
 import type { Block, BlockPath, HiddenRecord, TimelineState } from '../../src/timeline/types.js';
-import { callTargets } from '../../src/toolcache/targets.js';
-
-const keys = new WeakMap<object, string>();
-
-/** The text a duplicate is compared by: its content as sent (memoized per block, so a long session is not re-serialized every render). */
-function contentKey(param: { readonly content?: unknown }): string {
-  let k = keys.get(param);
-  if (k === undefined) {
-    k = typeof param.content === 'string' ? param.content : JSON.stringify(param.content ?? null);
-    keys.set(param, k);
-  }
-  return k;
-}
-
-/** The text of a result made only of text (string content or text parts), else undefined. */
-function textOf(param: { readonly content?: unknown }): string | undefined {
-  const c = param.content;
-  if (typeof c === 'string') return c;
-  if (!Array.isArray(c)) return undefined;
-  let out = '';
-  for (const part of c as { type?: string; text?: string }[]) {
-    if (part.type !== 'text' || typeof part.text !== 'string') return undefined;
-    out += part.text;
-  }
-  return out;
-}
 
 /**
  * Replaces every new tool result that repeats a visible earlier one by a note
@@ -111,16 +84,7 @@ export function dedupeScan(state: TimelineState, ctx: PassContext): { state: Tim
   return { state: next, decisions };
 }
 
-/** The files a read call names, for the call whose result has id `id` (none for writes and file-less calls). */
-function readFiles(response: readonly Block[], id: string): readonly string[] {
-  for (const c of response) {
-    if (c.param.type !== 'tool_use' || c.param.id !== id) continue;
-    const t = callTargets(c.param.name, c.param.input);
-    return t.kind === 'read' ? t.files : [];
-  }
-  return [];
-}
-
+/** The scan the pass used (every result of the session; render/dedupe.ts now finds it by its path). */
 function findResult(state: TimelineState, path: BlockPath): unknown {
   for (const t of state.turns) for (const r of t.rounds) for (const b of r.results) if (b.path === path) return b.param;
   return undefined;
@@ -131,20 +95,5 @@ function findResult(state: TimelineState, path: BlockPath): unknown {
  * (supersededAfterScan): the definition the first-chance candidates are compared with.
  */
 export function firstChanceScan(state: TimelineState, keepRounds: number): (b: { readonly path: BlockPath }) => boolean {
-  const prev = state.lastRender;
-  const before: number[] = [];
-  let n = 0;
-  for (const t of state.turns) {
-    before.push(n);
-    n += t.rounds.length;
-  }
-  const prevRounds = prev ? (before[prev.turn - 1] ?? n) + Math.max(0, prev.round - 1) : 0;
-  const fromOrdinal = prevRounds - keepRounds + 1;
-  const superseded = supersededAfterScan(state, prevRounds);
-  return (b) => {
-    if (superseded.has(b.path)) return true;
-    const loc = parseTimelinePath(b.path);
-    if (!loc || loc.round === undefined) return true;
-    return (before[loc.turn - 1] ?? 0) + loc.round >= fromOrdinal;
-  };
+  return firstChance(state, keepRounds, supersededAfterScan);
 }
