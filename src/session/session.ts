@@ -271,9 +271,12 @@ export class Session {
    */
   stream<C extends MessagesClient>(client: C, extras: RequestExtras = {}, options: CallOptions = {}): SessionStream<MessageOf<C>> {
     let stream: MessageStreamLike | undefined;
+    // abort() before the render resolved has no SDK stream to cancel yet: it cancels here, before anything is sent.
+    const cancelled = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, cancelled.signal]) : cancelled.signal;
     const started = this.request(extras).then((params) => {
-      options.signal?.throwIfAborted();
-      stream = callStream(client, params, options, anthropicHeaders({ profile: this.#profile }, params));
+      signal.throwIfAborted();
+      stream = callStream(client, params, { ...options, signal }, anthropicHeaders({ profile: this.#profile }, params));
       return stream;
     });
     let consumed = false;
@@ -289,7 +292,7 @@ export class Session {
         // Drain what the caller did not read, so the message is complete.
         if (!consumed) for await (const _ of s) void _;
         const message = (await s.finalMessage()) as Message;
-        return (await this.#finish(message, options.signal)) as MessageOf<C>;
+        return (await this.#finish(message, signal)) as MessageOf<C>;
       })());
     return {
       [Symbol.asyncIterator]: () => events()[Symbol.asyncIterator](),
@@ -300,7 +303,10 @@ export class Session {
         }
       },
       finalMessage,
-      abort: () => stream?.abort?.(),
+      abort: () => {
+        cancelled.abort();
+        stream?.abort?.();
+      },
     };
   }
 

@@ -151,4 +151,22 @@ describe('Session streaming', () => {
     await expect(s.step(client, { max_tokens: 512 }, { stream: true, signal: AbortSignal.abort() })).rejects.toThrow();
     expect(server.requests.length).toBe(before);
   });
+
+  it('abort() right after stream(), before the request went out, cancels it: nothing is sent or recorded', async () => {
+    // Found by review8: abort() called while the render was still pending was a no-op (no SDK stream yet), so the
+    // request went out anyway and finalMessage() recorded its answer.
+    server = await startFakeServer({ script: script(), now: () => 1_000 });
+    const client = new Anthropic({ baseURL: server.url, apiKey: 'k', maxRetries: 0 });
+    const s = session().startTurn('The test fails. Fix it.');
+    const run = s.stream(client, { max_tokens: 512 });
+    run.abort();
+    await expect(run.finalMessage()).rejects.toThrow(/abort/i);
+    expect(server.requests.length).toBe(0);
+    expect(s.state.turns[0]!.rounds).toHaveLength(0);
+    expect(s.stats().totals.requests).toBe(0);
+    // The next step works.
+    const message = await s.step(client, { max_tokens: 512 }, { stream: true });
+    expect(message.stop_reason).toBe('tool_use');
+    expect(server.requests.length).toBe(1);
+  });
 });
