@@ -857,11 +857,25 @@ export type ResponseOrUsage = { readonly usage: ReportedUsage; readonly id?: str
  * Feeds a response's usage back to its conversation, so stats, calibration and
  * the API's cache diagnostics work as in `Session`. Pass the whole `Message`
  * (its id is needed for diagnostics) or its `usage`. Retries by itself when a
- * concurrent `prepare` saved meanwhile.
+ * concurrent `prepare` saved meanwhile. A store that is down (I/O, Redis
+ * unreachable) loses this response's figures, never the loop: it resolves
+ * false, as `prepare` falls back then (a stored state that is damaged or
+ * newer is still a `ConversationStateError`).
  *
- * @returns false when there was no prepared request waiting for usage
+ * @returns false when there was no prepared request waiting for usage, or the store failed
  */
 export async function recordUsage(response: ResponseOrUsage, ref: ConversationRef): Promise<boolean> {
+  checkRef(ref);
+  try {
+    return await recordUsageOrThrow(response, ref);
+  } catch (err) {
+    if (isStoreFailure(err)) return false;
+    throw err;
+  }
+}
+
+/** {@link recordUsage}, throwing the store's failures (the AI SDK middleware turns them into its warning). @internal */
+export async function recordUsageOrThrow(response: ResponseOrUsage, ref: ConversationRef): Promise<boolean> {
   checkRef(ref);
   const store = ref.store ?? defaultConversationStore();
   const usage: ReportedUsage = 'usage' in response ? response.usage : response;

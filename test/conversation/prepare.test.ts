@@ -377,6 +377,39 @@ describe('prepare', () => {
     await expect(prepare({ ...base, messages: m! }, { conversationId: 'd', store: down, onStoreError: 'throw' })).rejects.toThrow(/ECONNREFUSED/);
   });
 
+  it('recordUsage while the store is down: resolves false (nothing recorded), never throws into the loop', async () => {
+    // Found by review8 (the packed package, a README loop on Redis, Redis stopped mid-session): prepare fell back,
+    // then recordUsage threw ConversationStoreError out of the loop.
+    const inner = new MemoryConversationStore();
+    let failing: 'load' | 'save' | undefined;
+    const store: ConversationStore = {
+      load: async (id) => {
+        if (failing === 'load') throw new Error('The client is offline');
+        return inner.load(id);
+      },
+      save: async (rec, exp) => {
+        if (failing !== undefined) throw new Error('The client is offline');
+        return inner.save(rec, exp);
+      },
+      delete: (id) => inner.delete(id),
+    };
+    const [m] = history(1, 1);
+    const usage = { input_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 5 };
+    await prepare({ ...base, messages: m! }, { conversationId: 'o', store, now: 1 });
+    failing = 'load';
+    await expect(recordUsage({ usage }, { conversationId: 'o', store, now: 2 })).resolves.toBe(false);
+    failing = 'save';
+    await expect(recordUsage({ usage }, { conversationId: 'o', store, now: 2 })).resolves.toBe(false);
+    failing = undefined;
+    await expect(recordUsage({ usage }, { conversationId: 'o', store, now: 3 })).resolves.toBe(true);
+    // A damaged stored state is still a typed error.
+    const damaged: ConversationStore = {
+      ...store,
+      load: async (id) => Promise.reject(new ConversationStateError(id, 'newer_version', 'stored state has version 9')),
+    };
+    await expect(recordUsage({ usage }, { conversationId: 'o', store: damaged })).rejects.toThrow(ConversationStateError);
+  });
+
   it('a corrupt or newer stored state is a typed error, never a silent reset', async () => {
     const store: ConversationStore = {
       load: async (id) => {

@@ -19,7 +19,7 @@
  */
 import type { ContentBlockParam, MessageParam, Tool } from '../../providers/anthropic-types.js';
 import type { LanguageModelMiddleware } from 'ai';
-import { prepare, recordUsage, type PrepareOptions, type PreparePlan } from '../../conversation/prepare.js';
+import { prepare, recordUsageOrThrow, type PrepareOptions, type PreparePlan } from '../../conversation/prepare.js';
 import type { ConversationStore } from '../../conversation/types.js';
 import { recallTool } from '../../recall/recall-tool.js';
 import type { TimelineState } from '../../timeline/types.js';
@@ -307,7 +307,7 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
       warn(extra, 'usage_not_recorded', 'the response reported no usage; stats and calibration skip it', ctx.conversationId);
     } else {
       try {
-        await recordUsage(id === undefined ? { usage: reported } : { usage: reported, id }, {
+        await recordUsageOrThrow(id === undefined ? { usage: reported } : { usage: reported, id }, {
           conversationId: ctx.conversationId,
           ...(options.store ? { store: options.store } : {}),
           now: now(),
