@@ -26,4 +26,15 @@ export type { MemoryConversationStoreOptions } from './memory-store.js';
 export { exportState, importState, STATE_FORMAT, STATE_VERSION } from './state.js';
 export type { ExportedConversation } from './state.js';
 export type { MessageLike } from './mapping.js';
-export type { ConsumedMessage, ConversationRecord, ConversationStore, EnvelopeDigest, ImportedRender, MessageMark, SentEnvelope, SentIndex } from './types.js';
+export type {
+  ConsumedMessage,
+  ConversationRecord,
+  ConversationStore,
+  CutShadow,
+  EnvelopeDigest,
+  ImportedRender,
+  MessageMark,
+  SentEnvelope,
+  SentIndex,
+  ShadowEntry,
+} from './types.js';

@@ -538,7 +538,7 @@ export function keepUnchanged(before: TimelineState, after: TimelineState, mark:
  * and, while that turn has no round yet, the newest round's before it (the latest assistant message).
  * Economy may have left them out (render/prune-rule.ts) while their turn was an earlier one.
  */
-function currentThinking(state: TimelineState): Set<string> {
+export function currentThinking(state: TimelineState): Set<string> {
   const paths = new Set<string>();
   const last = state.turns.at(-1);
   if (!last) return paths;

@@ -36,9 +36,10 @@ import {
   unmarked,
   type MessageLike,
 } from './mapping.js';
+import { shadowLive, shadowOfCut, takeBack, withShadowLedger } from './cut-shadow.js';
 import { MemoryConversationStore } from './memory-store.js';
 import { rehydrate } from './state.js';
-import type { ConsumedMessage, ConversationRecord, ConversationStore, EnvelopeDigest, SentEnvelope, SentIndex } from './types.js';
+import type { ConsumedMessage, ConversationRecord, ConversationStore, CutShadow, EnvelopeDigest, MessageMark, SentEnvelope, SentIndex } from './types.js';
 
 // TYPES
 
@@ -562,6 +563,12 @@ interface Built {
   index: SentIndex;
   appended: number;
   resync?: Resync;
+  /** A cut of the stored history (fewer messages than stored): what its shadow is made from once this request rendered. */
+  cut?: { before: TimelineState; mark: MessageMark; count: number; previous: CutShadow | undefined };
+  /** The shadow of an earlier cut, kept: this request neither cut nor appended past it. */
+  shadow?: CutShadow;
+  /** The shadow this request appended past: the paths it took back (their entries rejoin the ledger). */
+  reappended?: { shadow: CutShadow; kept: ReadonlySet<string> };
 }
 
 /** Extends (or resynchronises) the stored timeline with the incoming params. */
@@ -604,10 +611,14 @@ function build(
   const d = found.at;
   let consumed: ConsumedMessage[];
   const uncut = state;
+  // The shadow of the latest cut, while the conversation was not extended past it and its entries may still be warm.
+  const shadow = shadowLive(record.cut, now) && record.cut.count === count ? record.cut : undefined;
+  let cut: Built['cut'];
   if (d < count) {
     state = truncateTo(state, consumedBefore[d]!.mark);
     consumed = consumedBefore.slice(0, d);
     const truncated = d === messages.length;
+    if (truncated) cut = { before: uncut, mark: consumedBefore[d]!.mark, count: d, previous: shadow };
     resync = {
       reason: truncated ? 'history_truncated' : 'history_edited',
       at: d + offset,
@@ -625,6 +636,12 @@ function build(
   const from = consumed.length;
   state = applyMessages(state, messages, from, consumed, now, count, record.respondedAt ?? now, offset);
   if (d < count) state = keepUnchanged(uncut, state, consumedBefore[d]!.mark);
+  let reappended: Built['reappended'];
+  if (d === count && shadow && messages.length > count) {
+    const back = takeBack(state, shadow);
+    state = back.state;
+    reappended = { shadow, kept: back.kept };
+  }
   // Extend the index in place when this request re-sent exactly its objects and nothing extended it meanwhile;
   // otherwise index this request's objects (the next request re-sends these).
   let index: SentIndex;
@@ -634,6 +651,9 @@ function build(
   } else index = newSentIndex(messages, messages.length);
   const built: Built = { state, consumed, index, appended: messages.length - d };
   if (resync) built.resync = resync;
+  if (cut) built.cut = cut;
+  else if (reappended) built.reappended = reappended;
+  else if (d === count && shadow) built.shadow = shadow;
   return built;
 }
 
@@ -757,6 +777,8 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   const digest = unchanged ? undefined : envelopeDigest(input);
   const built = build(record, input, digest, now, offset, options.verifyRecent ?? DEFAULT_VERIFY_RECENT);
   let state = built.state;
+  // Appended past a cut again: the entries the provider still holds there rejoin the ledger (cut-shadow.ts).
+  if (built.reappended) state = withShadowLedger(state, built.reappended.shadow, built.reappended.kept, profile, ctxTokens, now);
   let hides: HideOutcome[] | undefined;
   if (options.hide && options.hide.length > 0) ({ state, outcomes: hides } = applyHides(state, options.hide, renderOptions, now));
   if (!sameTail(state, options.tail)) state = setTail(state, options.tail ?? []);
@@ -825,6 +847,8 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
     // A tail or a prefill: the next request's messages differ from this one's (the API's diagnostics see a change).
     if (rendered.tailStart < streamLength(rendered) || prefill) next.lastHadTail = true;
     if (record?.calibration) next.calibration = record.calibration;
+    const cut = built.cut ? shadowOfCut(built.cut.before, rendered.state, built.cut.mark, built.cut.count, now, built.cut.previous) : built.shadow;
+    if (cut) next.cut = cut;
     if (record?.lastMessageId) next.lastMessageId = record.lastMessageId;
     try {
       if (store instanceof MemoryConversationStore) store.saveSync(next, record?.revision ?? null);

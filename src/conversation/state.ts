@@ -15,13 +15,17 @@ import type { StreamBlock } from '../render/types.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type { CacheEntryRecord, TimelineState } from '../timeline/types.js';
 import { consumedDigest, consumedOf, digestOf, envelopeOf } from './mapping.js';
-import type { ConversationRecord, ImportedRender } from './types.js';
+import type { ConversationRecord, CutShadow, ImportedRender } from './types.js';
 
 // TYPES
 
-/** The format tag and the version this build writes (and the newest it reads). */
+/**
+ * The format tag and the newest version this build writes and reads. A document is written at the lowest version
+ * that holds it, so a worker of an older build still reads what it can: version 1, a record without a cut shadow;
+ * version 2, with one (`record.cut`, see cut-shadow.ts). Both are read.
+ */
 export const STATE_FORMAT = 'cachepoint.conversation';
-export const STATE_VERSION = 1;
+export const STATE_VERSION = 2;
 
 /** The JSON form of a conversation record. */
 export interface ExportedConversation {
@@ -40,9 +44,10 @@ const envelopeKeys = new WeakMap<StreamBlock, string>();
 /**
  * What identifies a stream block's bytes: timeline paths never change content,
  * only whether they are hidden; envelope blocks (tools, instructions) can change
- * under the same path, so they carry a digest.
+ * under the same path, so they carry a digest. (A cut-back can put other content
+ * under a timeline path: cut-shadow.ts compares payload digests before it trusts a key.)
  */
-function keyOf(b: StreamBlock): string {
+export function streamKey(b: StreamBlock): string {
   if (b.segment !== 'envelope') return b.hidden ?? '';
   let k = envelopeKeys.get(b);
   if (k === undefined) envelopeKeys.set(b, (k = digestOf(JSON.stringify(b.param))));
@@ -53,7 +58,7 @@ function exportRender(state: TimelineState, imported: ImportedRender | undefined
   const lr = state.lastRender;
   if (!lr) return imported;
   return {
-    stream: lr.stream.map((b) => ({ path: b.path, role: b.role, key: keyOf(b) })),
+    stream: lr.stream.map((b) => ({ path: b.path, role: b.role, key: streamKey(b) })),
     entries: lr.entries.map((e) => ({ path: e.path, index: e.index, prefixTokens: e.prefixTokens, ttl: e.ttl, expiresAt: e.expiresAt })),
     at: lr.at,
     ...(lr.model === undefined ? {} : { model: lr.model }),
@@ -77,7 +82,7 @@ export function exportState(record: ConversationRecord): string {
   const lastRender = exportRender(state, record.imported);
   const out: ExportedConversation = {
     format: STATE_FORMAT,
-    version: STATE_VERSION,
+    version: record.cut ? 2 : 1,
     record: {
       // First, whether it was stored or computed now (in process it is computed only when needed): the same text either way.
       envelope: envelopeOf(record),
@@ -146,6 +151,7 @@ export function importState(text: string, id: string): ConversationRecord {
   }
   if (!(r['consumed'] as unknown[]).every((c) => isObject(c) && typeof c['digest'] === 'string' && isObject(c['mark']))) throw corrupt(id, 'consumed messages');
   if (r['id'] !== id) throw corrupt(id, `it belongs to conversation "${String(r['id'])}"`);
+  if (r['cut'] !== undefined && (version < 2 || !isCutShadow(r['cut']))) throw corrupt(id, 'cut shadow');
   const { lastRender, state, ...rest } = r as unknown as ExportedConversation['record'];
   const record: ConversationRecord = {
     ...(rest as Omit<ConversationRecord, 'state'>),
@@ -153,6 +159,27 @@ export function importState(text: string, id: string): ConversationRecord {
     ...(lastRender ? { imported: lastRender } : {}),
   };
   return freeze(record, false);
+}
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isString = (v: unknown): v is string => typeof v === 'string';
+const everyOf = (v: unknown, ok: (x: Record<string, unknown>) => boolean): boolean => Array.isArray(v) && v.every((x) => isObject(x) && ok(x));
+
+/** The shape of a stored cut shadow (cut-shadow.ts); anything else is a damaged document. */
+function isCutShadow(c: unknown): c is CutShadow {
+  if (!isObject(c) || !isNumber(c['count']) || !isNumber(c['from']) || !isObject(c['hidden'])) return false;
+  const mark = c['mark'];
+  if (!isObject(mark) || !isNumber(mark['turns']) || !isNumber(mark['rounds']) || !isNumber(mark['results'])) return false;
+  if (!Object.values(c['hidden']).every((h) => isObject(h) && isString(h['path']) && isString(h['note']) && isString(h['reason']))) return false;
+  return (
+    everyOf(c['blocks'], (b) => isString(b['path']) && isString(b['id']) && isString(b['digest'])) &&
+    everyOf(c['deferred'], (d) => isString(d['path'])) &&
+    everyOf(c['stream'], (s) => isString(s['path']) && isString(s['key'])) &&
+    everyOf(
+      c['entries'],
+      (e) => isString(e['path']) && isNumber(e['index']) && isNumber(e['prefixTokens']) && (e['ttl'] === '5m' || e['ttl'] === '1h') && isNumber(e['expiresAt']),
+    )
+  );
 }
 
 /** A tail block the previous request sent, as render/bind.ts compares it (role and payload). */
@@ -183,7 +210,7 @@ export function rehydrate(record: ConversationRecord, profile: ModelProfile, tok
   const byPath = new Map(current.map((b) => [b.path, b]));
   const stream: StreamBlock[] = imported.stream.map((d) => {
     const b = byPath.get(d.path);
-    if (b && keyOf(b) === d.key) return b;
+    if (b && streamKey(b) === d.key) return b;
     return Object.freeze({
       path: d.path,
       id: d.path,

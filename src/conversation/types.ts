@@ -4,7 +4,7 @@
  */
 import type { ModelPrices } from '../models/profiles.js';
 import type { CalibrationSnapshot } from '../tokens/calibration.js';
-import type { TimelineState } from '../timeline/types.js';
+import type { CacheTtl, DeferredHide, HiddenRecord, TimelineState } from '../timeline/types.js';
 import type { PendingRequest, RequestRecord } from '../session/stats.js';
 
 // TYPES
@@ -129,11 +129,45 @@ export interface ConversationRecord {
   /** Last write (ms). */
   readonly updatedAt: number;
   /**
+   * What the latest cut-back removed (a retry without the last response, a rewind), kept until the loop sends it
+   * again or its cache entries expire, so the request that re-sends it reads the entries the provider still holds
+   * there (see cut-shadow.ts). Exported (state version 2).
+   */
+  readonly cut?: CutShadow;
+  /**
    * Set by `importState` until the next `prepare`: the previous render's stream
    * as paths and digests, to rebuild its cache ledger against the imported
    * blocks (in-process records hold the live objects instead).
    */
   readonly imported?: ImportedRender;
+}
+
+/** A cache entry of the shadow: as the ledger records it, the stream block aside (it is matched by index). */
+export interface ShadowEntry {
+  readonly path: string;
+  readonly index: number;
+  readonly prefixTokens: number;
+  readonly ttl: CacheTtl;
+  readonly expiresAt: number;
+}
+
+/** The stretch a cut removed, as the requests before the cut sent it (plain JSON: exported with the record). */
+export interface CutShadow {
+  /** Consumed messages right after the cut: the request that appends past them takes the stretch back. */
+  readonly count: number;
+  /** Where the timeline was cut: the mark of the first message no longer sent. */
+  readonly mark: MessageMark;
+  /** The stretch's blocks in timeline order: path, id and a digest of the payload. */
+  readonly blocks: readonly { readonly path: string; readonly id: string; readonly digest: string }[];
+  /** Sticky hides on those blocks (by path) and deferred hides waiting on them, when they were cut. */
+  readonly hidden: Readonly<Record<string, HiddenRecord>>;
+  readonly deferred: readonly DeferredHide[];
+  /** Stream index of the stretch's first block: the length of the cut request's stable stream. */
+  readonly from: number;
+  /** The stable stream from `from` on as the last request before the cut sent it: path and key (see state.ts) per block. */
+  readonly stream: readonly { readonly path: string; readonly key: string }[];
+  /** The cache entries that request left at `from` or later (oldest position first). */
+  readonly entries: readonly ShadowEntry[];
 }
 
 /** The previous render's memory in serializable form (see `exportState`). */

@@ -7,7 +7,12 @@
  */
 import type { ContentBlockParam, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileConversationStore } from '../../src/conversation/file-store.js';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
+import type { ConversationStore } from '../../src/conversation/types.js';
 import { prepare } from '../../src/conversation/prepare.js';
 import { customProfile } from '../../src/models/profiles.js';
 import { CacheSimulator } from '../../src/sim/simulator.js';
@@ -70,5 +75,80 @@ describe('prepare after a history edit reads the warm prefix before the edit', (
     expect(Object.keys(out.rendered.state.hidden)).toContain('turns/1/rounds/1/results/toolu_0001');
     expect(r.rejected).toBeNull();
     expect(r.explain?.bust).toBe(false);
+  });
+});
+
+/**
+ * A cut (or a retry that drops the last response), then the loop re-sends what it cut: the provider still holds the
+ * entries the requests before the cut wrote past it (5 minutes / 1 hour after their last use), so a marker must reach
+ * them (found by the doors × simulator property, seed 7 case 366: 5,932 tokens).
+ */
+describe('prepare after a cut, when the loop re-sends what it cut', () => {
+  /** The next round of the loop: more than 20 lookback positions (text blocks) before its tool call. */
+  function wideRound(r: number): MessageParam[] {
+    const id = `toolu_${String(r).padStart(4, '0')}`;
+    const texts: ContentBlockParam[] = Array.from({ length: 24 }, (_, k) => ({ type: 'text', text: `note ${r}.${k}` }));
+    return [
+      { role: 'assistant', content: [...texts, { type: 'tool_use', id, name: 'Read', input: { path: `f${r}` } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `file ${r}` }] },
+    ];
+  }
+
+  async function loop(cutTo: number | undefined, store: ConversationStore = new MemoryConversationStore()) {
+    const sim = new CacheSimulator({ profile, countTokens: (b: unknown) => tokens.tokens(b) });
+    const all = history(30);
+    let now = 1_700_000_000_000;
+    const send = async (messages: MessageParam[]) => {
+      const out = await prepare(
+        { model: MODEL, max_tokens: 1024, system: 'You read files.', tools: TOOLS, messages: structuredClone(messages) },
+        { conversationId: 'c', store, now, render: { profile, tokens } },
+      );
+      const r = sim.send(out.params as never, now);
+      now += 1000;
+      expect(r.rejected).toBeNull();
+      return { out, r };
+    };
+    for (let n = 3; n <= all.length; n += 2) await send(all.slice(0, n));
+    if (cutTo !== undefined) {
+      const cut = await send(all.slice(0, cutTo + 1));
+      expect(cut.out.plan.resync?.reason).toBe('history_truncated');
+    }
+    return send([...all, ...wideRound(31)]);
+  }
+
+  it('without a cut: the newest entry is read (the bridge reaches it)', async () => {
+    const { r } = await loop(undefined);
+    expect(r.explain?.bust).toBe(false);
+  });
+
+  it('a cut back to the first message, then the whole history again: no bust', async () => {
+    const { out, r } = await loop(0);
+    expect(out.plan.resync).toBeUndefined();
+    expect(r.explain?.bust).toBe(false);
+    // The plan predicts the read the provider makes: the record remembered the entries of the cut stretch.
+    expect(out.plan.usage.cache_read_input_tokens).toBe(r.usage?.cache_read_input_tokens);
+  });
+
+  it('a retry that drops the last response (a cut to the last tool result), then the whole history again: no bust', async () => {
+    const { r } = await loop(58);
+    expect(r.explain?.bust).toBe(false);
+  });
+
+  it('the same through a file store: the shadow of the cut is stored with the conversation (state version 2)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cachepoint-cut-'));
+    try {
+      const store = new FileConversationStore({ dir });
+      const { out, r } = await loop(0, store);
+      expect(r.explain?.bust).toBe(false);
+      expect(out.plan.usage.cache_read_input_tokens).toBe(r.usage?.cache_read_input_tokens);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the shadow is dropped once the loop re-sent the stretch', async () => {
+    const store = new MemoryConversationStore();
+    await loop(0, store);
+    expect((await store.load('c'))?.cut).toBeUndefined();
   });
 });

@@ -52,6 +52,48 @@ describe('exportState / importState', () => {
   });
 });
 
+describe('exportState / importState: the shadow of a cut (version 2)', () => {
+  /** A conversation whose latest request cut its history back (a rewind): the record keeps a shadow of the cut stretch. */
+  async function cutRecord(id: string) {
+    const store = new MemoryConversationStore();
+    const all = requests(1, 6, 6000);
+    for (const m of all) await prepare({ ...BASE, messages: m }, { conversationId: id, store, now: 1 });
+    await prepare({ ...BASE, messages: all[0]! }, { conversationId: id, store, now: 2 });
+    return (await store.load(id))!;
+  }
+
+  it('a record with a cut shadow is written as version 2 and round-trips; one without stays version 1', async () => {
+    const record = await cutRecord('cut');
+    expect(record.cut?.entries.length).toBeGreaterThan(0);
+    const text = exportState(record);
+    expect(JSON.parse(text).version).toBe(2);
+    expect(exportState(importState(text, 'cut'))).toBe(text);
+    expect(importState(text, 'cut').cut).toEqual(record.cut);
+    expect(JSON.parse(await exported('v1')).version).toBe(1);
+    expect(STATE_VERSION).toBe(2);
+  });
+
+  it('a version 1 document (an older cachepoint wrote it) is still read', async () => {
+    const doc = JSON.parse(await exported('old'));
+    doc.version = 1;
+    expect(importState(JSON.stringify(doc), 'old').revision).toBe(3);
+  });
+
+  it('a damaged shadow, or a shadow in a version 1 document, is a typed error naming the conversation', async () => {
+    const doc = JSON.parse(exportState(await cutRecord('bad')));
+    const damaged = [
+      { ...doc, record: { ...doc.record, cut: { ...doc.record.cut, entries: [{ path: 'x', index: 'one' }] } } },
+      { ...doc, record: { ...doc.record, cut: { ...doc.record.cut, mark: null } } },
+      { ...doc, record: { ...doc.record, cut: 7 } },
+      { ...doc, version: 1 },
+    ];
+    for (const bad of damaged) {
+      expect(() => importState(JSON.stringify(bad), 'bad')).toThrow(ConversationStateError);
+      expect(() => importState(JSON.stringify(bad), 'bad')).toThrow(/conversation "bad".*cut shadow/);
+    }
+  });
+});
+
 describe('MemoryConversationStore bounds', () => {
   it('drops the least recently used beyond maxConversations, and idle ones after idleMs', async () => {
     let now = 0;

@@ -124,5 +124,27 @@ export function describeConversationStore(name: string, make: () => Promise<Conv
       expect((await conversationStats({ conversationId: 'same', store }))!.totals.requests).toBe(12);
       await store.close?.();
     });
+
+    it('a cut, then the loop re-sends what it cut: the same bytes and plan as in memory (the cut shadow is kept)', async () => {
+      const store = await make();
+      const memory = new MemoryConversationStore();
+      const all = requests(1, 8, 6000);
+      // The loop goes on, cuts back to its first message (a rewind), then sends its whole array again.
+      const sequence = [...all.slice(0, 6), all[0]!, all[6]!, all[7]!];
+      let now = 10_000;
+      for (const [i, messages] of sequence.entries()) {
+        now += 2_000;
+        const options = { conversationId: 'cut', now };
+        const viaStore = await prepare({ ...BASE, messages }, { ...options, store });
+        const inMemory = await prepare({ ...BASE, messages }, { ...options, store: memory });
+        expect(JSON.stringify(viaStore.params), `request ${i}`).toBe(JSON.stringify(inMemory.params));
+        expect(viaStore.plan.usage, `request ${i}`).toEqual(inMemory.plan.usage);
+        if (i === 6) expect((await store.load('cut'))!.cut).toEqual((await memory.load('cut'))!.cut);
+      }
+      // The re-sent stretch was read from the entries written before the cut.
+      const last = await prepare({ ...BASE, messages: sequence.at(-1)! }, { conversationId: 'cut', now, store });
+      expect(last.plan.usage.cache_read_input_tokens).toBeGreaterThan(6 * 1500);
+      await store.close?.();
+    });
   });
 }

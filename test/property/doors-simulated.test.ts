@@ -1,7 +1,8 @@
 /**
  * The drop-in door's random sessions (doors.ts: appends, re-sends, history edits, cuts, retries, prefills, hides,
  * store switches) through the provider cache simulator: no refused request, and no bust (a warm entry matching the
- * request's prefix that no marker could reach), history edits included. Fixed seeds (test/helpers/setup.ts and the
+ * request's prefix that no marker could reach), history edits, cuts and retries included (and what the loop re-sends
+ * after them). Fixed seeds (test/helpers/setup.ts and the
  * regression below); more with FUZZ_DOORS_SIM_RUNS, another seed with FC_SEED.
  */
 import fc from 'fast-check';
@@ -24,6 +25,15 @@ describe('random sessions through prepare and the provider simulator', () => {
     await fc.assert(
       fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
       { seed: 20261130, path: '128', numRuns: 1, endOnFailure: true },
+    );
+  }, 600_000);
+
+  it('a cut, then the loop re-sends what it cut: the entries the provider still holds past the cut are read', async () => {
+    // Found by cut7 (notes/cut7.md), fixed by cut8: the cut forgot the entries past it, the re-sent stretch matched
+    // them again and no marker reached them (5,932 tokens). The record keeps a shadow of the cut (cut-shadow.ts).
+    await fc.assert(
+      fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
+      { seed: 7, path: '366', numRuns: 1, endOnFailure: true },
     );
   }, 600_000);
 });

@@ -217,9 +217,6 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
   // about an estimate a few tokens off near the minimum cacheable prefix (the renderer then believes an entry unwritten).
   const sim = env.simulate ? new CacheSimulator({ profile, ...(s.tiktoken ? {} : { countTokens: (b: unknown) => charTokens.tokens(b) }) }) : undefined;
   const busts = env.simulate === true && bustsComparable(s);
-  // After a cut or retry the loop re-sends what it cut: the provider may still hold entries of that stretch from
-  // before the cut, which the renderer forgot at the cut (known, not fixed: notes/cut7.md). Busts are judged until then.
-  let recut = false;
 
   const applyRef = () => {
     const first = refSent;
@@ -267,7 +264,7 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
     if (sim) {
       const r = sim.send(req as never, now);
       if (r.rejected) throw new Error(`${label}: the simulator refused the request: ${r.rejected.message}`);
-      if (busts && !recut && r.explain?.bust)
+      if (busts && r.explain?.bust)
         throw new Error(`${label}: a bust: ${r.explain.missedTokens} tokens of a warm entry (position ${r.explain.missedPosition}) no marker could reach`);
     }
     for (const p of rendered.cachePoints) if (p.index >= rendered.tailStart) throw new Error(`${label}: a cache marker on the tail (${p.path})`);
@@ -398,7 +395,6 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
           if (list.length >= sentBefore) break;
           diverged = true;
           const out = await send(`${label} (${m.kind} to messages[0..${last}])`, list, { expectResync: 'history_truncated' });
-          recut = true;
           sentCount = list.length;
           await checkContent(`${label} (${m.kind})`, out, list);
           remember(out.rendered.state, true);

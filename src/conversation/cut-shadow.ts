@@ -1,0 +1,170 @@
+/**
+ * What a cut-back forgets, remembered until the loop sends it again. A request with fewer messages than stored (a
+ * retry that dropped the last response, a rewind to an earlier user message) cuts the timeline back, and its render
+ * forgets the cache entries past the cut. The provider does not: the entries the requests before the cut wrote there
+ * live on (5 minutes or 1 hour after their last use). When the loop then re-sends the same messages (it retried, or
+ * went on with its whole array), those entries match the request's prefix again, and a marker must reach them
+ * (the bridge) or they are a bust.
+ *
+ * So a cut keeps a *shadow* of the stretch it removed, in the conversation record: per block its path, id and a
+ * digest of its payload, the sticky hides on it, and the previous render's stream past the cut (path and key per
+ * block) with the cache entries there. The request that appends past the cut again takes the stretch back as far as
+ * its blocks are the same bytes: their hides are restored (so they render as the provider cached them) and the
+ * shadow's entries rejoin the ledger for the stream blocks that are the same again. Bounded (the stretch up to the
+ * newest entry, at most the ledger's entries), dropped when its entries have expired, when it was taken back, or
+ * when the history is edited.
+ */
+import { castDraft, produce } from 'immer';
+import type { ModelProfile } from '../models/profiles.js';
+import { passContext } from '../render/context.js';
+import { previousBlock, previousLength, stableStream } from '../render/projection.js';
+import type { BlockTokenCache } from '../tokens/counter.js';
+import type { Block, CacheEntryRecord, DeferredHide, HiddenRecord, StreamBlock, TimelineState } from '../timeline/types.js';
+import { turnBlocks } from '../timeline/paths.js';
+import { currentThinking, digestOf } from './mapping.js';
+import { streamKey } from './state.js';
+import type { CutShadow, MessageMark, ShadowEntry } from './types.js';
+
+// IMPLEMENTATION
+
+/** The blocks a cut at `mark` removes from `state`, in timeline (stream) order. */
+export function stretchOf(state: TimelineState, mark: MessageMark): Block[] {
+  const out: Block[] = [];
+  const turn = state.turns[mark.turns - 1];
+  if (turn) {
+    if (mark.rounds > 0) out.push(...(turn.rounds[mark.rounds - 1]?.results.slice(mark.results) ?? []));
+    for (const r of turn.rounds.slice(mark.rounds)) out.push(...r.response, ...r.results);
+  }
+  for (const t of state.turns.slice(mark.turns)) out.push(...turnBlocks(t));
+  return out;
+}
+
+function payloadDigest(b: Block): string {
+  return digestOf(JSON.stringify(b.param));
+}
+
+/** Whether the shadow still holds an entry the provider may keep at `now`. */
+export function shadowLive(shadow: CutShadow | undefined, now: number): shadow is CutShadow {
+  return shadow?.entries.some((e) => e.expiresAt > now) === true;
+}
+
+/**
+ * The shadow of a cut, once the cut request has rendered: `before` is the state the cut was made from (its last
+ * render is the last request before the cut), `after` the cut request's rendered state, `mark` and `count` where it
+ * cut. Undefined when there is nothing worth remembering: no entry past the cut, or the cut request changed the
+ * stream before the cut (then the provider's entries past it no longer match any prefix the loop can send).
+ * `previous`: the shadow of an earlier cut not taken back yet (the conversation was not extended since), continued
+ * by this one when it cut at or before it.
+ */
+export function shadowOfCut(
+  before: TimelineState,
+  after: TimelineState,
+  mark: MessageMark,
+  count: number,
+  now: number,
+  previous: CutShadow | undefined,
+): CutShadow | undefined {
+  const a = before.lastRender;
+  const b = after.lastRender;
+  if (!a || !b) return undefined;
+  const from = previousLength(b);
+  const length = previousLength(a);
+  for (let i = 0; i < from; i++) if (i >= length || previousBlock(a, i) !== previousBlock(b, i)) return undefined;
+  // An earlier cut's shadow continues this one when `before` is that cut's request (nothing appended since).
+  const chained = shadowLive(previous, now) && previous.from === length && previous.count >= count ? previous : undefined;
+  const entries: ShadowEntry[] = [];
+  for (const e of a.entries) {
+    if (e.index >= from && e.expiresAt > now) entries.push({ path: e.path, index: e.index, prefixTokens: e.prefixTokens, ttl: e.ttl, expiresAt: e.expiresAt });
+  }
+  if (chained) entries.push(...chained.entries.filter((e) => e.expiresAt > now));
+  if (entries.length === 0) return undefined;
+  // Bounded: the stream up to the newest entry (all of it when an earlier shadow continues it), the blocks up to that one.
+  const end = chained ? length : entries.at(-1)!.index + 1;
+  const stream: { path: string; key: string }[] = [];
+  for (let i = from; i < end; i++) {
+    const s = previousBlock(a, i);
+    stream.push({ path: s.path, key: streamKey(s) });
+  }
+  const last = stream.at(-1)?.path;
+  const blocks: CutShadow['blocks'][number][] = [];
+  const hidden: Record<string, HiddenRecord> = {};
+  for (const x of stretchOf(before, mark)) {
+    blocks.push({ path: x.path, id: x.id, digest: payloadDigest(x) });
+    const h = before.hidden[x.path];
+    if (h) hidden[x.path] = h;
+    if (!chained && x.path === last) break;
+  }
+  const paths = new Set(blocks.map((x) => x.path));
+  const deferred = before.deferred.filter((d) => paths.has(d.path));
+  if (chained) {
+    stream.push(...chained.stream);
+    blocks.push(...chained.blocks);
+    Object.assign(hidden, chained.hidden);
+    deferred.push(...chained.deferred);
+  }
+  return { count, mark, blocks, hidden, deferred, from, stream, entries: entries.slice(-48) };
+}
+
+/**
+ * The request that appends past a cut again: the re-appended blocks that are the shadow's (the same path, id and
+ * payload, from the cut up to the first that differs) take back their hides and deferred hides. Returns the state
+ * and the paths taken back.
+ */
+export function takeBack(state: TimelineState, shadow: CutShadow): { state: TimelineState; kept: ReadonlySet<string> } {
+  const news = stretchOf(state, shadow.mark);
+  const kept = new Set<string>();
+  const hides: [string, HiddenRecord][] = [];
+  const current = currentThinking(state);
+  for (let i = 0; i < news.length && i < shadow.blocks.length; i++) {
+    const n = news[i]!;
+    const o = shadow.blocks[i]!;
+    if (n.path !== o.path || n.id !== o.id || state.hidden[n.path] !== undefined) break;
+    const h = shadow.hidden[o.path];
+    // The current thinking goes back unchanged (the API requires it): not the bytes it was cut with.
+    if (h && current.has(n.path)) break;
+    if (payloadDigest(n) !== o.digest) break;
+    kept.add(n.path);
+    if (h) hides.push([n.path, h]);
+  }
+  if (kept.size === 0) return { state, kept };
+  const deferred = shadow.deferred.filter((d) => kept.has(d.path) && !state.deferred.some((x) => x.path === d.path));
+  if (hides.length === 0 && deferred.length === 0) return { state, kept };
+  const next = produce(state, (draft) => {
+    for (const [path, h] of hides) draft.hidden[path] = castDraft(h);
+    if (deferred.length > 0) draft.deferred.push(...castDraft(deferred as DeferredHide[]));
+  });
+  return { state: next, kept };
+}
+
+/**
+ * The state with its last render's memory extended by the shadow: the stream past the cut request's, as far as the
+ * blocks this state renders there are the ones the shadow remembers (the same path and key, taken back), and the
+ * shadow's entries there (still warm at `now`). The render then knows what the provider holds past the cut.
+ */
+export function withShadowLedger(
+  state: TimelineState,
+  shadow: CutShadow,
+  kept: ReadonlySet<string>,
+  profile: ModelProfile,
+  tokens: BlockTokenCache | undefined,
+  now: number,
+): TimelineState {
+  const last = state.lastRender;
+  if (!last || kept.size === 0 || previousLength(last) !== shadow.from) return state;
+  const stream = stableStream(state, passContext(state, { profile, now, ...(tokens ? { tokens } : {}) }));
+  const merged: StreamBlock[] = [];
+  for (let i = 0; i < shadow.from; i++) merged.push(previousBlock(last, i));
+  for (let j = 0; j < shadow.stream.length; j++) {
+    const d = shadow.stream[j]!;
+    const s = stream[shadow.from + j];
+    if (!s || s.path !== d.path || !kept.has(s.path) || streamKey(s) !== d.key) break;
+    merged.push(s);
+  }
+  const entries: CacheEntryRecord[] = [];
+  for (const e of shadow.entries) if (e.index < merged.length && e.expiresAt > now) entries.push({ ...e, block: merged[e.index]! });
+  if (entries.length === 0) return state;
+  return {
+    ...state,
+    lastRender: { ...last, stream: Object.freeze(merged), entries: [...last.entries.filter((e) => e.index < shadow.from), ...entries] },
+  };
+}
