@@ -353,6 +353,36 @@ function blocksOf(message: MessageLike): ContentBlockParam[] {
 }
 
 /**
+ * What is wrong with a block's own fields that the edits would trip over (a TypeError deep inside) or the API
+ * refuse: `[field suffix, message]`, or undefined. Only the fields cachepoint reads; other types pass as they are.
+ */
+function blockIssue(b: ContentBlockParam): readonly [string, string] | undefined {
+  const o = b as unknown as Record<string, unknown>;
+  switch (b.type) {
+    case 'text':
+      return typeof o.text === 'string' ? undefined : ['.text', 'expected a string'];
+    case 'tool_use':
+      if (typeof o.id !== 'string' || o.id.length === 0) return ['.id', 'expected a non-empty string'];
+      if (typeof o.name !== 'string') return ['.name', 'expected a string'];
+      return o.input !== null && typeof o.input === 'object' && !Array.isArray(o.input) ? undefined : ['.input', 'expected an object'];
+    case 'tool_result': {
+      if (typeof o.tool_use_id !== 'string') return ['.tool_use_id', 'expected a string'];
+      const c = o.content;
+      if (c === undefined || typeof c === 'string') return undefined;
+      if (!Array.isArray(c)) return ['.content', 'expected a string or an array of content blocks'];
+      for (let j = 0; j < c.length; j++) {
+        const x = c[j] as { type?: unknown; text?: unknown } | null;
+        if (x === null || typeof x !== 'object' || typeof x.type !== 'string') return [`.content[${j}]`, 'expected a content block with a "type"'];
+        if (x.type === 'text' && typeof x.text !== 'string') return [`.content[${j}].text`, 'expected a string'];
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
  * Maps one message onto the timeline: a user message with tool results answers
  * the open round (its text is injected after them); any other user message
  * starts a turn; an assistant message is a round's response.
@@ -385,6 +415,8 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
     if (b === null || typeof b !== 'object' || typeof (b as { type?: unknown }).type !== 'string') {
       throw new InvalidParamsError(`messages[${pos}].content[${i}]`, 'expected a content block with a "type"');
     }
+    const issue = blockIssue(b);
+    if (issue) throw new InvalidParamsError(`messages[${pos}].content[${i}]${issue[0]}`, issue[1]);
     if (!user) continue;
     if (b.type === 'tool_result') count++;
     else (others ??= []).push(b);

@@ -314,6 +314,14 @@ function validate(params: PrepareParams, options: PrepareOptions): void {
     }
   }
   if (params.tools !== undefined && !Array.isArray(params.tools)) throw new InvalidParamsError('tools', 'expected an array of tool definitions');
+  if (params.tools) {
+    const tools = params.tools as readonly unknown[];
+    for (let i = 0; i < tools.length; i++) {
+      const t = tools[i] as { name?: unknown } | null;
+      if (t === null || typeof t !== 'object' || typeof t.name !== 'string' || t.name.length === 0)
+        throw new InvalidParamsError(`tools[${i}]`, 'expected a tool definition with a non-empty "name"');
+    }
+  }
   const k = options.verifyRecent;
   if (k !== undefined && !(typeof k === 'number' && k >= 0 && (Number.isInteger(k) || k === Number.POSITIVE_INFINITY))) {
     throw new InvalidParamsError('options.verifyRecent', 'expected a whole number of messages ≥ 0, or Infinity (check every message)');

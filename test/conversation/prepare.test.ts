@@ -296,6 +296,36 @@ describe('prepare', () => {
     expect(plan.appended).toBe(2);
   });
 
+  it('refuses malformed blocks and tools with a typed error naming the field, never a TypeError', async () => {
+    // Found by review8 (malformed params through prepare): these were TypeErrors from inside the edits
+    // ("block.text.trim is not a function", "c is not iterable", "Cannot read properties of null (reading 'name')").
+    const opts = { conversationId: 'blocks', store: new MemoryConversationStore() };
+    const call = (input: unknown, content: unknown): MessageParam[] => [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input } as never] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content } as never] },
+    ];
+    const refused: [MessageParam[] | undefined, unknown, RegExp][] = [
+      [[{ role: 'user', content: [{ type: 'text', text: 5 } as never] }], undefined, /messages\[0\]\.content\[0\]\.text/],
+      [call({}, null), undefined, /messages\[2\]\.content\[0\]\.content: expected a string or an array/],
+      [call({}, 5), undefined, /messages\[2\]\.content\[0\]\.content/],
+      [call({}, [null]), undefined, /messages\[2\]\.content\[0\]\.content\[0\]/],
+      [call({}, [{ type: 'text', text: {} }]), undefined, /messages\[2\]\.content\[0\]\.content\[0\]\.text/],
+      [call('path', 'r'), undefined, /messages\[1\]\.content\[0\]\.input: expected an object/],
+      [undefined, [null], /tools\[0\]/],
+      [undefined, [{ description: 'no name', input_schema: { type: 'object' } }], /tools\[0\].*name/],
+    ];
+    for (const [messages, tools, field] of refused) {
+      const params = { ...base, messages: messages ?? [{ role: 'user', content: 'hi' }], ...(tools ? { tools: tools as never } : {}) };
+      const err = await prepare(params as never, opts).catch((e: unknown) => e);
+      expect(err, String(field)).toBeInstanceOf(InvalidParamsError);
+      expect((err as Error).message).toMatch(field);
+    }
+    expect(await opts.store.load('blocks')).toBeUndefined();
+    // Well-formed ones still go through: an absent tool_result content, image blocks inside it.
+    await expect(prepare({ ...base, messages: call({ path: 'a' }, undefined) } as never, opts)).resolves.toBeDefined();
+  });
+
   it('refuses malformed params with a typed error naming the field', async () => {
     const store = new MemoryConversationStore();
     const opts = { conversationId: 'bad', store };
