@@ -432,9 +432,16 @@ function carryIndex(from: TimelineState, to: TimelineState): TimelineState {
  */
 const roundsOrigin = new WeakMap<readonly Round[], { readonly from: readonly Round[]; readonly same: number }>();
 
-/** Records that `next` holds the same round objects as `from` below index `same`. */
+/**
+ * Rounds arrays up to this long are not recorded: {@link sharedRounds} compares that many rounds one by one in
+ * less time than one WeakMap write costs (~0.2-0.4 µs, on every append of every turn), so only a long tool loop's
+ * open turn, where comparing would grow with the turn, keeps the records.
+ */
+const NOTE_FROM = 16;
+
+/** Records that `next` holds the same round objects as `from` below index `same` (only for a long turn: see NOTE_FROM). */
 export function noteRounds(next: readonly Round[], from: readonly Round[], same: number): void {
-  roundsOrigin.set(next, { from, same });
+  if (next.length > NOTE_FROM) roundsOrigin.set(next, { from, same });
 }
 
 /**
@@ -444,7 +451,8 @@ export function noteRounds(next: readonly Round[], from: readonly Round[], same:
 export function sharedRounds(a: readonly Round[], b: readonly Round[], limit: number): number {
   let same = limit;
   let cur = a;
-  for (let hops = 0; hops < 8 && cur !== b; hops++) {
+  // Only arrays longer than NOTE_FROM have records: a shorter one is compared at once.
+  for (let hops = 0; hops < 8 && cur !== b && cur.length > NOTE_FROM; hops++) {
     const origin = roundsOrigin.get(cur);
     if (!origin) break;
     if (origin.same < same) same = origin.same;
