@@ -5,6 +5,7 @@
 import { findBlock, parseTimelinePath } from '../timeline/paths.js';
 import type { BlockPath, TimelineState } from '../timeline/types.js';
 import type { PayloadStore, PutStatus, StoreReason } from './types.js';
+import { hiddenSetOf } from '../timeline/hidden.js';
 
 /** What {@link recordState} did, by path count. */
 export interface RecordResult {
@@ -18,7 +19,7 @@ export interface RecordResult {
 /** Every forgotten path of a state and why: hidden/pruned (state.hidden), then compacted (state.summaries). */
 export function forgottenPaths(state: TimelineState): { path: BlockPath; reason: StoreReason }[] {
   const out = new Map<BlockPath, StoreReason>();
-  for (const record of Object.values(state.hidden)) out.set(record.path, record.reason);
+  for (const record of hiddenSetOf(state).values()) out.set(record.path, record.reason);
   for (const summary of state.summaries) {
     for (const path of summary.paths) if (!out.has(path)) out.set(path, 'compact');
   }

@@ -31,6 +31,8 @@ import { hiddenRecord } from './notes.js';
 import { cacheStanding, previousBlock, previousLength } from './projection.js';
 import type { ModelProfile } from '../models/profiles.js';
 import type { BindingCause, Decision, ThinkingLost } from './types.js';
+import { hiddenSetOf, stateWith } from '../timeline/hidden.js';
+import { withHidden } from './hidden-set.js';
 
 /** Whether a stream block is an assistant's thinking or redacted_thinking block (what the prefix check binds). */
 export function isThinkingBlock(b: StreamBlock): boolean {
@@ -107,7 +109,7 @@ export function foldSentTail(state: TimelineState, ctx: PassContext): TimelineSt
   // lastRender stays as it is (its stream is the renderer's, read by identity): the guard then finds the sent
   // tail right after the previous stable stream, where it now is.
   // The fold adds no tool_use: the next append finds the session's tool_use ids without a rescan.
-  return shareToolUseIndex(state, Object.freeze({ ...state, turns: Object.freeze(turns) }));
+  return shareToolUseIndex(state, stateWith(state, { turns: Object.freeze(turns) }));
 }
 
 /**
@@ -186,15 +188,16 @@ export function bindThinking(work: RenderWork, ctx: PassContext): RenderWork {
   if (at >= stream.length) return work;
   const cause = edited ? 'edit' : causeAt(stream, at, prevLength);
   const changedAt = stream[at]?.path ?? 'tail';
-  const hidden: Record<BlockPath, HiddenRecord> = {};
+  const hidden: HiddenRecord[] = [];
+  const held = hiddenSetOf(state);
   const decisions: Decision[] = [];
   for (let i = at; i < stream.length; i++) {
     const b = stream[i]!;
-    if (!isThinkingBlock(b) || state.hidden[b.path]) continue;
-    hidden[b.path] = hiddenRecord(state, b.path, 'binding');
+    if (!isThinkingBlock(b) || held.has(b.path)) continue;
+    hidden.push(hiddenRecord(state, b.path, 'binding'));
     decisions.push({ type: 'prune', path: b.path, reason: 'binding', tokensRemoved: b.tokens, binding: { cause, changedAt } });
   }
   if (decisions.length === 0) return work;
-  const next: TimelineState = Object.freeze({ ...state, hidden: Object.freeze({ ...state.hidden, ...hidden }) });
+  const next = withHidden(state, hidden);
   return { ...work, state: next, decisions: [...work.decisions, ...decisions] };
 }

@@ -32,6 +32,7 @@ import { isThinking, stableStream, tailStream, tokensOf, visibleFrom } from './p
 import { pruneCandidates } from './prune-rule.js';
 import { followReuse, keptByReuse } from './reuse.js';
 import type { Decision, GatePrice } from './types.js';
+import { hiddenSetOf, stateWith } from '../timeline/hidden.js';
 
 export type { SummaryTexts } from './context.js';
 
@@ -87,8 +88,9 @@ export function bindingDeferCeiling(threshold: number): number {
 function openLoopThinking(state: TimelineState): Turn | undefined {
   const turn = state.turns.at(-1);
   if (!turn || turn.rounds.length === 0) return undefined;
+  const hidden = hiddenSetOf(state);
   for (const round of turn.rounds) {
-    for (const b of round.response) if (isThinking(b) && !state.hidden[b.path]) return turn;
+    for (const b of round.response) if (isThinking(b) && !hidden.has(b.path)) return turn;
   }
   return undefined;
 }
@@ -303,7 +305,7 @@ export function compact(state: TimelineState, ctx: PassContext): { state: Timeli
   ];
   // The state with the summary appended, frozen as immer's produce would leave it (a draft of the whole state
   // and a walk of the new summary to finalize it cost 0.2-0.5 ms a compaction).
-  let next: TimelineState = freeze({ ...state, summaries: freeze([...state.summaries, freeze(summary, true)]) });
+  let next: TimelineState = stateWith(state, { summaries: freeze([...state.summaries, freeze(summary, true)]) });
   // Everything after the summary is re-written now: deferred hides and old bulky payloads go for free
   // (the payloads only when pruning is enabled: `prune.enabled: false` holds through compaction).
   // The re-use gate keeps what a later call is likely to need (reuse.ts); the agent's own hides all go.
@@ -311,7 +313,7 @@ export function compact(state: TimelineState, ctx: PassContext): { state: Timeli
   const kept = keptByReuse(next, ctx, stableStream(next, ctx), old);
   const free = [...new Set([...next.deferred.map((d) => d.path), ...old.filter((p) => !kept.has(p))])];
   const records = free
-    .filter((path) => !next.hidden[path])
+    .filter((path) => !hiddenSetOf(next).has(path))
     .map((path) => hiddenRecord(next, path, next.deferred.some((d) => d.path === path) ? 'agent' : 'prune', next.deferred.find((d) => d.path === path)?.note));
   if (records.length > 0) {
     // One copy of the set, remembered (hidden-set.ts): the projection and the re-use model then read only these paths.

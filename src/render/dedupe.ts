@@ -41,6 +41,7 @@ import { cacheStanding } from './projection.js';
 import { indexOfPath } from './prune-rule.js';
 import { contentKey, readFiles, resultIndex, reuseEstimates } from './reuse.js';
 import type { Decision } from './types.js';
+import { hiddenSetOf } from '../timeline/hidden.js';
 
 /** The text of a result made only of text (string content or text parts), else undefined. */
 export function textOf(param: { readonly content?: unknown }): string | undefined {
@@ -85,9 +86,10 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
   const prev = state.lastRender;
   const isNew = (turn: number, round: number): boolean => !prev || turn > prev.turn || (turn === prev.turn && round >= prev.round);
   const summarized = state.summaries.length > 0 ? summarizedOf(state.summaries) : undefined;
+  const hidden = hiddenSetOf(state);
   const visible = (b: Block): boolean => {
     const p = b.param;
-    return p.type === 'tool_result' && !p.is_error && !state.hidden[b.path] && payloadChars(p) > o.prune.minChars && !summarized?.has(b.path);
+    return p.type === 'tool_result' && !p.is_error && !hidden.has(b.path) && payloadChars(p) > o.prune.minChars && !summarized?.has(b.path);
   };
   // The new results that may repeat an earlier one, in timeline order (read from the end: a few rounds).
   const fresh: { block: Block; response: readonly Block[] }[] = [];

@@ -5,7 +5,6 @@
  * only the last few rounds, never the cached prefix above them. Outside it the
  * hide is refused — or deferred to the next prune when the caller asks.
  */
-import { castDraft, produce } from 'immer';
 import type { ContentBlockParam } from '../providers/anthropic-types.js';
 import { HideRefusedError, PathNotFoundError } from '../errors.js';
 import { findBlock, parseTimelinePath } from '../timeline/paths.js';
@@ -19,6 +18,8 @@ import { hiddenRecord } from './notes.js';
 import { HIDE_OPTION_CHECKS } from './options.js';
 import { cacheStanding, isCompacted } from './projection.js';
 import type { Decision, RenderOptions } from './types.js';
+import { hiddenSetOf, stateWith } from '../timeline/hidden.js';
+import { withHidden } from './hidden-set.js';
 
 /** Options of {@link hideBlock}. */
 export interface HideOptions extends RenderOptions {
@@ -64,7 +65,7 @@ export function hideBlock(state: TimelineState, path: BlockPath, options: HideOp
   const why = notHideable(state, path);
   if (why) throw new HideRefusedError(path, 'not_hideable', why);
   const loc = parseTimelinePath(path)!;
-  if (state.hidden[path] || isCompacted(state, loc.turn, loc.round)) {
+  if (hiddenSetOf(state).has(path) || isCompacted(state, loc.turn, loc.round)) {
     return { state, decision: { type: 'hide', path, reason: 'agent', tokensRemoved: 0 } };
   }
 
@@ -85,10 +86,12 @@ export function hideBlock(state: TimelineState, path: BlockPath, options: HideOp
       const why = `the re-write it causes ($${price.rewrite.toFixed(6)})${lost} ${thinkingLost ? 'are' : 'is'} worth more than it saves ($${price.saving.toFixed(6)}); deferred to the next cold window or compaction`;
       return { state: next, decision: { type: 'defer', path, why, price } };
     }
-    const next = produce(state, (draft) => {
-      draft.hidden[path] = castDraft(record);
-      draft.deferred = draft.deferred.filter((d) => d.path !== path);
-    });
+    // By hand, not with immer: a draft of the state would build its plain hidden set (timeline/hidden.ts).
+    const next = withHidden(
+      state,
+      [record],
+      state.deferred.filter((d) => d.path !== path),
+    );
     return { state: next, decision: { type: 'hide', path, reason: 'agent', tokensRemoved: removed, price } };
   }
   const message = `outside the editable zone (it starts after ${zone.path}): hiding it would re-bill the cached prefix from this block on`;
@@ -98,9 +101,7 @@ export function hideBlock(state: TimelineState, path: BlockPath, options: HideOp
 
 function addDeferred(state: TimelineState, path: BlockPath, note: string | undefined): TimelineState {
   if (state.deferred.some((d) => d.path === path)) return state;
-  return produce(state, (draft) => {
-    draft.deferred.push(note === undefined ? { path } : { path, note });
-  });
+  return stateWith(state, { deferred: Object.freeze([...state.deferred, Object.freeze(note === undefined ? { path } : { path, note })]) });
 }
 
 /**

@@ -19,6 +19,7 @@
  *   work in what it appended, not in the length of the session.
  */
 import { hiddenChanges } from './hidden-set.js';
+import { type HiddenSet, hiddenSetOf } from '../timeline/hidden.js';
 import type { ContentBlockParam, TextBlockParam } from '../providers/anthropic-types.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type {
@@ -139,8 +140,8 @@ export function isCompacted(state: TimelineState, turn: number, round: number | 
 }
 
 /** A response without its pruned thinking blocks (the same array when it has none). */
-function prunedThinking(response: readonly Block[], hidden: TimelineState['hidden']): readonly Block[] {
-  for (const b of response) if (isThinking(b) && hidden[b.path]) return response.filter((x) => !(isThinking(x) && hidden[x.path]));
+function prunedThinking(response: readonly Block[], hidden: HiddenSet): readonly Block[] {
+  for (const b of response) if (isThinking(b) && hidden.has(b.path)) return response.filter((x) => !(isThinking(x) && hidden.has(x.path)));
   return response;
 }
 
@@ -151,7 +152,7 @@ function stripsThinking(state: TimelineState, turnIndex: number, ctx: PassContex
 
 /** How a stable stream was built: what it came from, and where each turn starts in it. */
 interface BuildInfo {
-  readonly state: Pick<TimelineState, 'envelope' | 'summaries' | 'hidden' | 'turns'>;
+  readonly state: Pick<TimelineState, 'envelope' | 'summaries' | 'turns'> & { readonly hidden: HiddenSet };
   readonly tokens: PassContext['tokens'];
   readonly keepsThinking: boolean;
   /**
@@ -284,7 +285,8 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   let reused = 0;
   // A hide or prune changes the hidden set: the turns (and, in the turn it touches first, the rounds) before the
   // first block it touches project as before.
-  const hiddenFrom = info ? firstHidden(info.state.hidden, state.hidden) : NOTHING_REUSED;
+  const hidden = hiddenSetOf(state);
+  const hiddenFrom = info ? firstHidden(info.state.hidden, hidden) : NOTHING_REUSED;
   // Round `resume` (0-based) of turns[t] is where the projection goes on when it continues a turn (the open turn of
   // a tool loop: appending a round changes only its last rounds), else 0.
   let resume = 0;
@@ -322,7 +324,6 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
     for (let s = 0; s < summaries.length; s++) out.push(summaryStream(summaries[s]!, ctx));
     t = from.turn - 1;
   }
-  const hidden = state.hidden;
   // starts[i] = stream index of the first block of turns[firstTurn + i].
   const firstTurn = t;
   const lastTurn = state.turns.length - 1;
@@ -341,7 +342,7 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
       const user = turn.user;
       for (let i = 0; i < user.length; i++) {
         const b = user[i]!;
-        out.push(fromBlock(b, 'user', b.path === 'notices/prune' ? 'notice' : 'user', ctx, hidden[b.path], at));
+        out.push(fromBlock(b, 'user', b.path === 'notices/prune' ? 'notice' : 'user', ctx, hidden.get(b.path), at));
       }
     }
     const strip = stripsThinking(state, turn.index, ctx);
@@ -359,13 +360,13 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
       const response = kept.length > 0 ? kept : round.response;
       for (let i = 0; i < response.length; i++) {
         const b = response[i]!;
-        out.push(fromBlock(b, 'assistant', b.param.type === 'tool_use' ? 'call' : 'response', ctx, hidden[b.path], where));
+        out.push(fromBlock(b, 'assistant', b.param.type === 'tool_use' ? 'call' : 'response', ctx, hidden.get(b.path), where));
       }
       const results = round.results;
       for (let i = 0; i < results.length; i++) {
         const b = results[i]!;
         const kind = b.param.type === 'tool_result' ? 'result' : b.path === 'notices/prune' ? 'notice' : 'injected';
-        out.push(fromBlock(b, 'user', kind, ctx, hidden[b.path], where));
+        out.push(fromBlock(b, 'user', kind, ctx, hidden.get(b.path), where));
       }
     }
   }
@@ -409,7 +410,7 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   else lastRounds = { starts: rounds, from: Math.max(0, roundsFrom) };
   const layout = extendLayout(stream, turnStarts, lastTurn, lastRounds, prev && info ? info.layout : undefined, prev ? change : 0);
   // Only the pieces compared next time: holding the state itself would chain every earlier render.
-  const source = { envelope: state.envelope, summaries: state.summaries, hidden: state.hidden, turns: state.turns };
+  const source = { envelope: state.envelope, summaries: state.summaries, hidden, turns: state.turns };
   const built: BuildInfo = {
     state: source,
     tokens: ctx.tokens,
@@ -442,7 +443,7 @@ const NO_HIDDEN_CHANGE: HiddenFrom = Object.freeze({ turn: Number.POSITIVE_INFIN
  * they are the same, turn -1 when a differing path is not a turn's (then
  * nothing is reused).
  */
-function firstHidden(before: TimelineState['hidden'], after: TimelineState['hidden']): HiddenFrom {
+function firstHidden(before: HiddenSet, after: HiddenSet): HiddenFrom {
   if (before === after) return NO_HIDDEN_CHANGE;
   let turn = Number.POSITIVE_INFINITY;
   let round = Number.POSITIVE_INFINITY;
@@ -460,11 +461,11 @@ function firstHidden(before: TimelineState['hidden'], after: TimelineState['hidd
   // A set the prune pass made from `before` (hidden-set.ts): only the paths it added or replaced differ.
   const changed = hiddenChanges(before, after);
   if (changed) {
-    for (const path of changed) if (before[path] !== after[path] && !differs(path)) return NOTHING_REUSED;
+    for (const path of changed) if (before.get(path) !== after.get(path) && !differs(path)) return NOTHING_REUSED;
     return { turn, round };
   }
-  for (const path in after) if (Object.hasOwn(after, path) && before[path] !== after[path] && !differs(path)) return NOTHING_REUSED;
-  for (const path in before) if (Object.hasOwn(before, path) && !Object.hasOwn(after, path) && !differs(path)) return NOTHING_REUSED;
+  for (const path of after.keys()) if (before.get(path) !== after.get(path) && !differs(path)) return NOTHING_REUSED;
+  for (const path of before.keys()) if (!after.has(path) && !differs(path)) return NOTHING_REUSED;
   return { turn, round };
 }
 

@@ -4,6 +4,7 @@
  * anyway, and cache-point placement keeps ④ before what the next prune will
  * remove. Pure functions of the state and the resolved prune options.
  */
+import { hiddenSetOf } from '../timeline/hidden.js';
 import { parseTimelinePath } from '../timeline/paths.js';
 import type { Block, BlockPath, StreamBlock, TimelineState } from '../timeline/types.js';
 import { hiddenRecord, payloadChars, PRUNE_NOTICE } from './notes.js';
@@ -103,7 +104,7 @@ function thinkingPrunable(rule: Rule, t: number, round: Round): boolean {
 function isCandidate(state: TimelineState, o: Readonly<Required<PruneOptions>>, b: Block, earlierThinking: boolean): boolean {
   const type = b.param.type;
   const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text' || (earlierThinking && isThinking(b));
-  return bulky && b.path !== 'notices/prune' && !state.hidden[b.path] && sizeOf(b) >= o.minChars;
+  return bulky && b.path !== 'notices/prune' && !hiddenSetOf(state).has(b.path) && sizeOf(b) >= o.minChars;
 }
 
 /**
@@ -127,6 +128,7 @@ export function firstChanceCandidates(state: TimelineState, o: Readonly<Required
   const maxAfter = since + o.keepRounds - 1;
   const found: { block: Block; t: number; r: number; i: number }[] = [];
   const taken = new Set<BlockPath>();
+  const hidden = hiddenSetOf(state);
   const collect = (t: number, round: Round): void => {
     const out: Block[] = [];
     roundCandidates(state, o, rule, t, round, out);
@@ -145,7 +147,7 @@ export function firstChanceCandidates(state: TimelineState, o: Readonly<Required
     }
   }
   // Hidden payloads are no candidates: left out before their weighing (most of what a write made stale is).
-  for (const path of supersededSince(state, since, (path) => !taken.has(path) && !state.hidden[path], o.minChars)) {
+  for (const path of supersededSince(state, since, (path) => !taken.has(path) && !hidden.has(path), o.minChars)) {
     const loc = parseTimelinePath(path);
     if (loc?.round === undefined) continue;
     const round = turns[loc.turn - 1]?.rounds[loc.round - 1];

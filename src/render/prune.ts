@@ -22,6 +22,7 @@ import { expectedRemaining, noticePrice, priceChange } from './gate.js';
 import { hiddenRecord, PRUNE_NOTICE } from './notes.js';
 import { dedupe } from './dedupe.js';
 import { withHidden } from './hidden-set.js';
+import { hiddenSetOf } from '../timeline/hidden.js';
 import { cacheStanding, isThinking } from './projection.js';
 import { candidatesFrom, firstChanceCandidates, indexOfPath, pruneCandidates } from './prune-rule.js';
 import { firstChance, reuseWeigher, type ReuseVerdict } from './reuse.js';
@@ -88,7 +89,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
     (first && firstChanceCandidates(state, o, thinking)) ||
     (first ? pruneCandidates(state, o, thinking).filter(firstChance(state, o.keepRounds)) : pruneCandidates(state, o, thinking));
   for (const d of state.deferred) {
-    if (!candidates.some((c) => c.path === d.path) && !state.hidden[d.path]) {
+    if (!candidates.some((c) => c.path === d.path) && !hiddenSetOf(state).has(d.path)) {
       const at = indexOfPath(stream, d.path);
       const b = at === undefined ? undefined : stream[at]!;
       if (b) candidates.push({ id: b.id, path: b.path, param: b.param as Block['param'] });
@@ -192,7 +193,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   let next = withHidden(
     state,
     apply,
-    state.deferred.filter((d) => !applied.has(d.path) && !state.hidden[d.path]),
+    state.deferred.filter((d) => !applied.has(d.path) && !hiddenSetOf(state).has(d.path)),
   );
   // The notice explains [pruned: …] notes and recall: a prune that only leaves out thinking (no note) waits for one.
   if (!next.pruneNotice && items.some((it, k) => k >= chosen.from && !it.thinking)) {

@@ -4,7 +4,7 @@
  * request (which point reads, which write, predicted usage and cost) and
  * remember this render in the state for the next one.
  */
-import { freeze } from 'immer';
+import { stateWith } from '../timeline/hidden.js';
 import { withTimeout } from '../internal/timeout.js';
 import { toAnthropic } from '../providers/anthropic.js';
 import { extractiveSummarizer } from '../summarize/index.js';
@@ -75,27 +75,23 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
 
   const plan = withThinkingLost(planned, decisions, ctx);
   const turn = next.turns.at(-1);
-  const finalState: TimelineState = freeze(
-    {
-      ...next,
-      lastRender: withStableStream(
-        {
-          at: ctx.now,
-          model: next.model,
-          stream: stable,
-          entries: ledger,
-          turn: turn?.index ?? 0,
-          round: (turn?.rounds.length ?? 0) + 1,
-          requests: (next.lastRender?.requests ?? 0) + 1,
-          idleGaps: (next.lastRender?.idleGaps ?? 0) + (next.lastRender && ctx.now - next.lastRender.at >= ctx.profile.ttlMs['5m'] ? 1 : 0),
-          // Models that bind thinking: the tail this request sends, kept in the history once answered (render/bind.ts).
-          ...(ctx.profile.bindsThinking ? { tail: Object.freeze(parts.tail.slice()) } : {}),
-        },
-        stable,
-      ),
-    },
-    false,
-  );
+  const finalState: TimelineState = stateWith(next, {
+    lastRender: withStableStream(
+      {
+        at: ctx.now,
+        model: next.model,
+        stream: stable,
+        entries: ledger,
+        turn: turn?.index ?? 0,
+        round: (turn?.rounds.length ?? 0) + 1,
+        requests: (next.lastRender?.requests ?? 0) + 1,
+        idleGaps: (next.lastRender?.idleGaps ?? 0) + (next.lastRender && ctx.now - next.lastRender.at >= ctx.profile.ttlMs['5m'] ? 1 : 0),
+        // Models that bind thinking: the tail this request sends, kept in the history once answered (render/bind.ts).
+        ...(ctx.profile.bindsThinking ? { tail: Object.freeze(parts.tail.slice()) } : {}),
+      },
+      stable,
+    ),
+  });
   const fields: Rendered = {
     model: next.model,
     profile: ctx.profile,

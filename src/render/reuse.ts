@@ -51,7 +51,8 @@ import type { Block, BlockPath, StreamBlock, TimelineState } from '../timeline/t
 import type { PassContext } from './context.js';
 import { expectedRemaining } from './gate.js';
 import { payloadChars } from './notes.js';
-import { hiddenChange, hiddenChanges } from './hidden-set.js';
+import { hiddenChanges } from './hidden-set.js';
+import { type HiddenSet, hiddenSetOf } from '../timeline/hidden.js';
 import { tokensOf } from './projection.js';
 
 /** Parameters of the re-use model (the defaults are the fitted figures above). */
@@ -129,14 +130,14 @@ export function supersededAfter(state: TimelineState, afterRound: number, only?:
     if (minChars === undefined) {
       for (const k of w.filelessKeys) if (!w.external.has(k)) key(k);
     } else {
-      const hidden = state.hidden;
+      const hidden = hiddenSetOf(state);
       const from = w.liveAgainst;
       if (from === undefined || w.liveMinChars !== minChars || (from !== hidden && hiddenChanges(from, hidden) === undefined)) w.live = new Set(w.filelessKeys);
       w.liveAgainst = hidden;
       w.liveMinChars = minChars;
       for (const k of w.live) {
         const src = w.filelessKeys.has(k) ? w.newest.get(`k:${k}`) : undefined;
-        if (!src || hidden[src.path] || src.chars < minChars) w.live.delete(k);
+        if (!src || hidden.has(src.path) || src.chars < minChars) w.live.delete(k);
         else if (!w.external.has(k)) maybe.add(src.path);
       }
     }
@@ -232,7 +233,7 @@ interface Walk {
    * other hidden set starts from every key again.
    */
   live: Set<string>;
-  liveAgainst: TimelineState['hidden'] | undefined;
+  liveAgainst: HiddenSet | undefined;
   /** The caller's minChars when it asked for visible payloads only: a result under it is never one (retired too). */
   liveMinChars: number | undefined;
   /**
@@ -757,21 +758,21 @@ function wholeAnalysis(w: Walk): Analysis {
 export function reuseOf(state: TimelineState, path: BlockPath): ReuseEstimate {
   const all = reuseEstimates(state);
   let est = all.get(path) ?? NONE;
-  for (const dupPath of duplicatesOf(state.hidden, path)) {
+  for (const dupPath of duplicatesOf(hiddenSetOf(state), path)) {
     const dup = all.get(dupPath);
     if (dup && dup.p > est.p) est = { ...dup, why: `${dup.why} (via its duplicate ${dupPath})` };
   }
   return est;
 }
 
-const duplicates = new WeakMap<TimelineState['hidden'], Map<BlockPath, BlockPath[]>>();
+const duplicates = new WeakMap<HiddenSet, Map<BlockPath, BlockPath[]>>();
 
 /** Paths of the hidden blocks pointed at `path` (`sameAs`), in the hidden map's order; indexed once per hidden map. */
-function duplicatesOf(hidden: TimelineState['hidden'], path: BlockPath): readonly BlockPath[] {
+function duplicatesOf(hidden: HiddenSet, path: BlockPath): readonly BlockPath[] {
   let index = duplicates.get(hidden) ?? derivedDuplicates(hidden);
   if (!index) {
     index = new Map();
-    for (const h of Object.values(hidden)) {
+    for (const h of hidden.values()) {
       if (h.sameAs === undefined) continue;
       const list = index.get(h.sameAs);
       if (list) list.push(h.path);
@@ -787,14 +788,14 @@ function duplicatesOf(hidden: TimelineState['hidden'], path: BlockPath): readonl
  * added: the same index when none points anywhere (most prunes), else a copy with them appended (added keys come
  * last in the set's order, as in the lists). Undefined when the set was not made that way, or replaced a path.
  */
-function derivedDuplicates(hidden: TimelineState['hidden'], depth = 0): Map<BlockPath, BlockPath[]> | undefined {
-  const change = hiddenChange(hidden);
-  const base = change && (duplicates.get(change.base) ?? (depth < 4 ? derivedDuplicates(change.base, depth + 1) : undefined));
-  if (!change || !base) return undefined;
+function derivedDuplicates(hidden: HiddenSet, depth = 0): Map<BlockPath, BlockPath[]> | undefined {
+  const from = hidden.base;
+  const base = from && (duplicates.get(from) ?? (depth < 4 ? derivedDuplicates(from, depth + 1) : undefined));
+  if (!from || !base) return undefined;
   let index = base;
-  for (const p of change.paths) {
-    if (change.base[p] !== undefined) return undefined;
-    const to = hidden[p]!.sameAs;
+  for (const p of hidden.paths) {
+    if (from.has(p)) return undefined;
+    const to = hidden.get(p)!.sameAs;
     if (to === undefined) continue;
     if (index === base) index = new Map(base);
     index.set(to, [...(index.get(to) ?? []), p]);

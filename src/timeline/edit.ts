@@ -9,6 +9,7 @@ import { TimelineError } from '../errors.js';
 import { withoutMarker } from '../internal/blocks.js';
 import { paths } from './paths.js';
 import type { Block, Envelope, Round, Skill, TimelineState, ToolBlock, Turn } from './types.js';
+import { hasPersistentHidden, stateWith } from './hidden.js';
 
 /** What the envelope is made of, as the caller gives it. */
 export interface EnvelopeInput {
@@ -109,7 +110,7 @@ export function createTimeline(input: CreateTimelineInput): TimelineState {
 /** Replaces the envelope (the stable front changed: everything after it is re-written once). */
 export function setEnvelope(state: TimelineState, input: EnvelopeInput & { readonly model?: string }): TimelineState {
   const envelope = reuseUnchanged(state.envelope, buildEnvelope(input));
-  return Object.freeze({ ...state, envelope: deepFreeze(envelope), ...(input.model !== undefined ? { model: input.model } : {}) });
+  return stateWith(state, { envelope: deepFreeze(envelope), ...(input.model !== undefined ? { model: input.model } : {}) });
 }
 
 /**
@@ -177,6 +178,8 @@ function withLastTurn(state: TimelineState, turn: Turn): TimelineState {
 
 /** The state with other turns. */
 function withTurns(state: TimelineState, turns: readonly Turn[]): TimelineState {
+  // A persistent hidden set (timeline/hidden.ts) goes on as it is: destructuring `hidden` would build its plain form.
+  if (hasPersistentHidden(state)) return stateWith(state, { turns });
   const { model, envelope, tail, hidden, summaries, deferred, pruneNotice, lastRender } = state;
   return Object.freeze(
     lastRender === undefined
@@ -563,5 +566,5 @@ export function setTail(state: TimelineState, content: string | readonly Content
     if (b.type === 'tool_result' || b.type === 'tool_use') throw new TimelineError(paths.tail(i), `a ${b.type} cannot be part of the tail`);
     return { id: paths.tail(i), path: paths.tail(i), param: stripMarker(b) };
   });
-  return Object.freeze({ ...state, tail: deepFreeze(tail) });
+  return stateWith(state, { tail: deepFreeze(tail) });
 }

@@ -7,6 +7,7 @@
 import type { ContentBlockParam, TextBlockParam } from '../providers/anthropic-types.js';
 import type { BlockPath, TimelineState } from './types.js';
 import { turnBlocks } from './paths.js';
+import { hiddenSetOf } from './hidden.js';
 
 const TURN_INDEX_PATH = /^turns\/(\d+)\/?$/;
 
@@ -70,7 +71,7 @@ export function turnIndex(state: TimelineState, turn: number): TextBlockParam | 
   for (const r of t.rounds) for (const b of r.response) if (b.param.type === 'tool_use') toolNames.set(b.param.id, b.param.name);
   const lines: string[] = [];
   for (const b of turnBlocks(t)) {
-    const hidden = state.hidden[b.path];
+    const hidden = hiddenSetOf(state).get(b.path);
     const summary = summarized.get(b.path);
     const status = summary ? `summarized (${summary})` : hidden ? (hidden.reason === 'agent' ? 'hidden' : 'pruned') : 'visible';
     lines.push(`${b.path} · ${what(b.param, toolNames)}, ${size(b.param).toLocaleString('en-US')} chars · ${status}`);

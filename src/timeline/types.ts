@@ -121,7 +121,14 @@ export interface TimelineState {
   readonly turns: readonly Turn[];
   /** The volatile end of the next request. Never cached, never kept in the timeline. */
   readonly tail: readonly Block[];
-  /** Sticky hide/prune decisions by path. */
+  /**
+   * Sticky hide/prune decisions by path: a frozen plain object, keys in the
+   * order the paths were first hidden. On a state the renderer made it is
+   * built on its first read (then the same object): the set itself is kept
+   * persistent (timeline/hidden.ts), so a request that prunes does not copy
+   * every earlier record. Read it as an object as before; code inside the
+   * library reads the set through `hiddenSetOf(state)` and never builds it.
+   */
   readonly hidden: Readonly<Record<BlockPath, HiddenRecord>>;
   /** Sticky compactions, oldest first; they cover consecutive turn ranges from turn 1. */
   readonly summaries: readonly Summary[];

@@ -1,0 +1,204 @@
+/**
+ * The hidden set behind `TimelineState.hidden`, persistent: a new state's set
+ * shares all but a few small maps with the set it was made from.
+ *
+ * Under the economy policy most requests of a long session prune something,
+ * and the set only grows: a plain object copied per update cost O(|hidden|)
+ * (~250 ns a key, dictionary-mode properties) and its garbage, the largest
+ * growing term of the per-request step at 5,000 requests. Here a set is a
+ * stack of immutable `Map` levels, oldest first; a lookup reads them newest
+ * first. An update copies only the newest level while it is small (else
+ * starts a new one), and a level is merged into the one below it once it
+ * reaches 1/{@link RATIO} of that level's size: a copy of the bigger one,
+ * amortized O(RATIO) per path and level, the depth O(log n). Merges make new
+ * maps and never write into a published one, so an older state never
+ * observes a later update.
+ *
+ * `state.hidden` stays what it was for every reader: a frozen plain object,
+ * path → record, in insertion order. On a state whose set is persistent it is
+ * an accessor that builds that object on its first read (once per set, then
+ * cached). The passes read the set through {@link hiddenSetOf} and never build
+ * it; the states they make carry the set through {@link stateWith} instead of
+ * spreading the state, which would read the accessor.
+ */
+import type { BlockPath, HiddenRecord, TimelineState } from './types.js';
+
+/** The public plain form of a hidden set. */
+export type PlainHidden = TimelineState['hidden'];
+
+type Level = ReadonlyMap<BlockPath, HiddenRecord>;
+
+/** The newest level is copied on update while it holds fewer paths than this; else a new level starts. */
+const TOP = 16;
+/** A level merges into the one below it once it holds at least 1/RATIO of that level's paths. */
+const RATIO = 8;
+
+/** How many plain objects were built from persistent sets (tests assert that a step builds none). */
+let materialized = 0;
+
+/** The number of plain `hidden` objects built so far from persistent sets (a test hook). */
+export function hiddenMaterializations(): number {
+  return materialized;
+}
+
+const EMPTY_LEVELS: readonly Level[] = Object.freeze([]);
+
+/**
+ * An immutable set of hidden records by path. Made only here: from a plain
+ * object ({@link HiddenSet.fromPlain}) or from another set ({@link HiddenSet.with}).
+ */
+export class HiddenSet {
+  /** The set this one was made from by {@link with}, and the paths that update added or replaced. */
+  readonly base: HiddenSet | undefined;
+  readonly paths: readonly BlockPath[];
+  /** Distinct paths held. */
+  readonly size: number;
+  readonly #levels: readonly Level[];
+  #plain: PlainHidden | undefined;
+  #getter: (() => PlainHidden) | undefined;
+
+  private constructor(levels: readonly Level[], size: number, base: HiddenSet | undefined, paths: readonly BlockPath[], plain?: PlainHidden) {
+    this.#levels = levels;
+    this.size = size;
+    this.base = base;
+    this.paths = paths;
+    this.#plain = plain;
+  }
+
+  /** The set holding a plain object's records, in its key order (the object itself is its plain form). */
+  static fromPlain(plain: PlainHidden): HiddenSet {
+    const level = new Map<BlockPath, HiddenRecord>();
+    for (const path of Object.keys(plain)) level.set(path, plain[path]!);
+    return new HiddenSet(level.size > 0 ? [level] : EMPTY_LEVELS, level.size, undefined, [], plain);
+  }
+
+  /** The record of `path`, or undefined. */
+  get(path: BlockPath): HiddenRecord | undefined {
+    const levels = this.#levels;
+    for (let i = levels.length - 1; i >= 0; i--) {
+      const r = levels[i]!.get(path);
+      if (r !== undefined) return r;
+    }
+    return undefined;
+  }
+
+  /** Whether `path` is hidden. */
+  has(path: BlockPath): boolean {
+    return this.get(path) !== undefined;
+  }
+
+  /**
+   * The set with `records` added (a path already held is replaced and keeps
+   * its place in the order). Records are frozen. This set is not changed.
+   */
+  with(records: readonly HiddenRecord[]): HiddenSet {
+    if (records.length === 0) return this;
+    const levels = this.#levels.slice();
+    const last = levels.at(-1);
+    const top = last !== undefined && last.size < TOP ? new Map(levels.pop()) : new Map<BlockPath, HiddenRecord>();
+    let size = this.size;
+    const paths: BlockPath[] = [];
+    for (const r of records) {
+      if (!top.has(r.path) && this.get(r.path) === undefined) size++;
+      top.set(r.path, Object.freeze(r));
+      paths.push(r.path);
+    }
+    levels.push(top);
+    for (let n = levels.length; n >= 2 && levels[n - 1]!.size * RATIO >= levels[n - 2]!.size; n--) {
+      const merged = new Map(levels[n - 2]!);
+      for (const [path, r] of levels[n - 1]!) merged.set(path, r);
+      levels.splice(n - 2, 2, merged);
+    }
+    return new HiddenSet(Object.freeze(levels), size, this, Object.freeze(paths));
+  }
+
+  /** Every path once, in the plain form's order (first insertion of each path), without building it. */
+  *keys(): IterableIterator<BlockPath> {
+    const levels = this.#levels;
+    for (let i = 0; i < levels.length; i++)
+      for (const path of levels[i]!.keys()) {
+        let older = false;
+        for (let j = 0; j < i && !older; j++) older = levels[j]!.has(path);
+        if (!older) yield path;
+      }
+  }
+
+  /** Every record once, in the plain form's order, without building it. */
+  *values(): IterableIterator<HiddenRecord> {
+    for (const path of this.keys()) yield this.get(path)!;
+  }
+
+  /**
+   * The plain form: a frozen object, path → record, keys in insertion order
+   * (what copying the previous object and assigning the new records gave).
+   * Built on the first call, then the same object.
+   */
+  plain(): PlainHidden {
+    if (this.#plain !== undefined) return this.#plain;
+    materialized++;
+    const out: Record<BlockPath, HiddenRecord> = {};
+    for (const level of this.#levels) for (const [path, r] of level) out[path] = r;
+    Object.freeze(out);
+    this.#plain = out;
+    byPlain.set(out, this);
+    return out;
+  }
+
+  /** The accessor `state.hidden` reads (one function per set). */
+  get getter(): () => PlainHidden {
+    if (this.#getter === undefined) {
+      const getter = () => this.plain();
+      this.#getter = getter;
+    }
+    return this.#getter;
+  }
+}
+
+/** The persistent set of each state made with one (its `hidden` is the accessor). */
+const byState = new WeakMap<object, HiddenSet>();
+/** The set made from (or materialized as) each plain object, so it is made once. */
+const byPlain = new WeakMap<object, HiddenSet>();
+
+/**
+ * The hidden set of a state, read without building `state.hidden` when the
+ * state carries a persistent one. A state whose `hidden` is a plain object
+ * (created, imported, edited with immer) gets a set made from it once (the
+ * object is assumed unchanged, like every part of a state).
+ */
+export function hiddenSetOf(state: TimelineState): HiddenSet {
+  const set = byState.get(state);
+  if (set !== undefined) return set;
+  const plain = state.hidden;
+  let made = byPlain.get(plain);
+  if (made === undefined) {
+    made = HiddenSet.fromPlain(plain);
+    byPlain.set(plain, made);
+  }
+  return made;
+}
+
+/**
+ * A new frozen state: `state`'s keys in its order, with `patch`'s values where
+ * given (keys `state` lacks come last, in `patch`'s order), and the hidden set
+ * `hidden` (default: `state`'s) carried without building its plain form —
+ * what `Object.freeze({ ...state, ...patch })` gave, but the spread would read
+ * `state.hidden`.
+ */
+export function stateWith(state: TimelineState, patch: { readonly [K in keyof TimelineState]?: TimelineState[K] }, hidden?: HiddenSet): TimelineState {
+  const set = hidden ?? byState.get(state);
+  const next: Record<string, unknown> = {};
+  const p = patch as Record<string, unknown>;
+  const s = state as unknown as Record<string, unknown>;
+  for (const key of Object.keys(state)) {
+    if (key === 'hidden' && set !== undefined) Object.defineProperty(next, 'hidden', { get: set.getter, enumerable: true });
+    else next[key] = Object.hasOwn(p, key) ? p[key] : s[key];
+  }
+  for (const key of Object.keys(p)) if (!Object.hasOwn(next, key)) next[key] = p[key];
+  if (set !== undefined) byState.set(next, set);
+  return Object.freeze(next) as unknown as TimelineState;
+}
+
+/** Whether the state carries a persistent set (its `hidden` is the accessor: reading it builds the plain form). */
+export function hasPersistentHidden(state: TimelineState): boolean {
+  return byState.has(state);
+}

@@ -1,0 +1,189 @@
+/**
+ * The persistent hidden set (src/timeline/hidden.ts) against its definition:
+ * a plain object, path → record, copied and assigned per update (what
+ * `state.hidden` was). Random update sequences with a fixed seed, branching
+ * (an update of an older version, as a forked session or a re-rendered state
+ * makes), batches small and large (so levels are copied, started and merged):
+ * every version, old and new, reads exactly its own definition afterwards
+ * (no version observes a later update), in the same key order, and its plain
+ * form is that object. And the states made on the render path carry the set
+ * without building its plain form.
+ */
+import { describe, expect, it } from 'vitest';
+import { resolveProfile } from '../../src/models/profiles.js';
+import { toAnthropic } from '../../src/providers/anthropic.js';
+import { hiddenChanges, withHidden } from '../../src/render/hidden-set.js';
+import { render } from '../../src/render/render.js';
+import type { RenderOptions } from '../../src/render/types.js';
+import { generateTrace } from '../../src/synthetic/generate.js';
+import { Rng } from '../../src/synthetic/rng.js';
+import { appendResponse, createTimeline, startTurn } from '../../src/timeline/edit.js';
+import { HiddenSet, hiddenMaterializations, hiddenSetOf, stateWith } from '../../src/timeline/hidden.js';
+import type { HiddenRecord, TimelineState } from '../../src/timeline/types.js';
+import { BlockTokenCache } from '../../src/tokens/counter.js';
+import { applyEvent } from '../helpers/trace-events.js';
+
+/** The definition: a copy of the plain object with the records assigned. */
+function plainWith(plain: Readonly<Record<string, HiddenRecord>>, records: readonly HiddenRecord[]): Record<string, HiddenRecord> {
+  const out: Record<string, HiddenRecord> = { ...plain };
+  for (const r of records) out[r.path] = r;
+  return out;
+}
+
+/** Where the reads of `set` differ from the definition `plain` (over `pool`, paths held or not); empty when none. */
+function differences(set: HiddenSet, plain: Readonly<Record<string, HiddenRecord>>, pool: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const path of pool) {
+    if (set.get(path) !== plain[path]) out.push(`get ${path}`);
+    if (set.has(path) !== Object.hasOwn(plain, path)) out.push(`has ${path}`);
+  }
+  const keys = Object.keys(plain);
+  if (set.size !== keys.length) out.push(`size ${set.size} != ${keys.length}`);
+  const got = [...set.keys()];
+  if (got.join('\n') !== keys.join('\n')) out.push('keys (order)');
+  const values = [...set.values()];
+  if (values.length !== keys.length || values.some((v, i) => v !== plain[keys[i]!])) out.push('values');
+  return out;
+}
+
+/** Every read of `set` equals the definition. */
+function same(set: HiddenSet, plain: Readonly<Record<string, HiddenRecord>>, pool: readonly string[]): void {
+  expect(differences(set, plain, pool)).toEqual([]);
+}
+
+describe('HiddenSet equals the plain-object definition', () => {
+  it('on random update sequences with branching (fixed seed), every version keeps reading its own definition', () => {
+    const rng = new Rng('hidden-set-20261201');
+    const pool = Array.from({ length: 900 }, (_, i) => `turns/${1 + (i % 60)}/rounds/${1 + Math.floor(i / 60)}/results/toolu_${i}`);
+    const versions: { set: HiddenSet; plain: Record<string, HiddenRecord>; paths: string[] }[] = [
+      { set: HiddenSet.fromPlain(Object.freeze({})), plain: {}, paths: [] },
+    ];
+    let serial = 0;
+    const seen = { replaced: 0, branched: 0, large: 0 };
+    for (let step = 0; step < 700; step++) {
+      // Mostly the newest version (a session going on), sometimes an older one (a fork, a re-render).
+      const from = rng.chance(0.8) ? versions.length - 1 : Math.max(0, versions.length - 1 - rng.int(1, 40));
+      if (from !== versions.length - 1) seen.branched++;
+      const base = versions[from]!;
+      const size = rng.chance(0.05) ? rng.int(20, 120) : rng.int(0, 4);
+      if (size >= 20) seen.large++;
+      const records: HiddenRecord[] = [];
+      for (let k = 0; k < size; k++) {
+        // A path already held sometimes (replaced: keeps its place), else one of the pool.
+        const held = Object.keys(base.plain);
+        const path = held.length > 0 && rng.chance(0.1) ? held[rng.int(0, held.length - 1)]! : pool[rng.int(0, pool.length - 1)]!;
+        if (Object.hasOwn(base.plain, path)) seen.replaced++;
+        records.push({ path, reason: 'prune', note: `[pruned: ${serial++}]`, chars: serial });
+      }
+      const set = base.set.with(records);
+      const plain = plainWith(base.plain, records);
+      versions.push({ set, plain, paths: records.map((r) => r.path) });
+      // The update's change record: made from `base`, the paths it added or replaced.
+      if (records.length > 0) {
+        expect(set.base).toBe(base.set);
+        expect([...set.paths]).toEqual(records.map((r) => r.path));
+        expect(hiddenChanges(base.set, set)).toEqual(records.map((r) => r.path));
+      } else expect(set).toBe(base.set);
+      same(set, plain, pool);
+      // Every earlier version still reads its own definition (checked on a sample each step, all at the end).
+      const old = versions[rng.int(0, versions.length - 1)]!;
+      same(old.set, old.plain, pool);
+    }
+    for (const v of versions) same(v.set, v.plain, pool);
+    // The plain form: the definition's keys in its order, the same records, frozen, built once.
+    for (const v of versions.filter((_, i) => i % 25 === 0)) {
+      const plain = v.set.plain();
+      expect(Object.isFrozen(plain)).toBe(true);
+      expect(Object.keys(plain)).toEqual(Object.keys(v.plain));
+      for (const k of Object.keys(plain)) expect(plain[k]).toBe(v.plain[k]);
+      expect(v.set.plain()).toBe(plain);
+      expect(JSON.stringify(plain)).toBe(JSON.stringify(v.plain));
+    }
+    // The sequences covered what they are for.
+    expect(seen.replaced).toBeGreaterThan(20);
+    expect(seen.branched).toBeGreaterThan(50);
+    expect(seen.large).toBeGreaterThan(10);
+    expect(versions.at(-1)!.set.size).toBeGreaterThan(300);
+  });
+
+  it('a set made from a plain object keeps that object as its plain form and its order', () => {
+    const plain = Object.freeze({
+      'turns/2/rounds/1/results/b': { path: 'turns/2/rounds/1/results/b', reason: 'prune', note: 'b', chars: 1 },
+      'turns/1/rounds/1/results/a': { path: 'turns/1/rounds/1/results/a', reason: 'agent', note: 'a', chars: 2 },
+    } satisfies Record<string, HiddenRecord>);
+    const set = HiddenSet.fromPlain(plain);
+    expect(set.plain()).toBe(plain);
+    expect([...set.keys()]).toEqual(Object.keys(plain));
+    const next = set.with([{ path: 'turns/1/rounds/1/results/a', reason: 'prune', note: 'a2', chars: 3 }]);
+    expect(Object.keys(next.plain())).toEqual(Object.keys(plain));
+    expect(next.plain()['turns/1/rounds/1/results/a']!.note).toBe('a2');
+    expect(plain['turns/1/rounds/1/results/a'].note).toBe('a');
+  });
+});
+
+describe('states carry the persistent set', () => {
+  const envelope = { instructions: ['sys'], tools: [], model: 'claude-sonnet-4-6' };
+
+  it('withHidden: the new state reads as the spread definition; the old state does not change; key order and JSON as before', () => {
+    let state = startTurn(createTimeline(envelope), 'hello', 0);
+    const states: TimelineState[] = [state];
+    const plains: Record<string, HiddenRecord>[] = [{}];
+    for (let i = 0; i < 60; i++) {
+      const records: HiddenRecord[] = [{ path: `turns/1/rounds/${i + 1}/results/t${i}`, reason: 'prune', note: `n${i}`, chars: i }];
+      state = withHidden(state, records, i % 7 === 0 ? [] : undefined);
+      states.push(state);
+      plains.push(plainWith(plains.at(-1)!, records));
+    }
+    for (let i = 0; i < states.length; i++) {
+      const s = states[i]!;
+      expect(Object.isFrozen(s)).toBe(true);
+      expect(Object.keys(s)).toEqual(Object.keys(states[0]!));
+      expect(s.hidden).toEqual(plains[i]);
+      expect(Object.keys(s.hidden)).toEqual(Object.keys(plains[i]!));
+      expect(Object.isFrozen(s.hidden)).toBe(true);
+      expect(s.hidden).toBe(s.hidden);
+      // What the spread of a plain state gives, byte for byte.
+      expect(JSON.stringify(s)).toBe(JSON.stringify({ ...states[0]!, hidden: plains[i], deferred: s.deferred }));
+    }
+    // A copy of the state (stateWith) shares the set and its plain form.
+    const copy = stateWith(state, { tail: [] });
+    expect(hiddenSetOf(copy)).toBe(hiddenSetOf(state));
+    expect(copy.hidden).toBe(state.hidden);
+    // A spread copy (what a caller outside does) holds the plain form; its set is the same one.
+    expect(hiddenSetOf({ ...state })).toBe(hiddenSetOf(state));
+  });
+
+  it('an economy session renders, appends and prunes without building the plain hidden set', () => {
+    const model = 'claude-sonnet-4-6';
+    const events = generateTrace({ seed: 'hidden-set-no-plain', profile: 'coding', requests: 160, tail: true, hides: false, model });
+    const options: Omit<RenderOptions, 'now'> = {
+      profile: { ...resolveProfile(model), contextWindow: 1_000_000 },
+      compact: { enabled: false },
+      policy: 'economy',
+      tokens: new BlockTokenCache(),
+    };
+    let state: TimelineState | undefined;
+    let now = 0;
+    let requests = 0;
+    let before = -1;
+    const at = { model, options: { ...options, now: 0 }, now: 0, shift: 0, seen: new Set<string>() };
+    for (const e of events) {
+      if (e.type === 'assistant') {
+        const r = render(state!, { ...options, now });
+        toAnthropic(r);
+        state = appendResponse(r.state, e.content, e.at);
+        // After the one-time prune notice (an immer edit of the state, once per session).
+        if (++requests === 40) before = hiddenMaterializations();
+        continue;
+      }
+      state = applyEvent(state, e, { ...at, now });
+      if ('at' in e && typeof e.at === 'number') now = e.at;
+    }
+    expect(requests).toBeGreaterThan(100);
+    expect(hiddenSetOf(state!).size).toBeGreaterThan(20);
+    expect(hiddenMaterializations()).toBe(before);
+    // Reading it builds it once.
+    expect(Object.keys(state!.hidden).length).toBe(hiddenSetOf(state!).size);
+    expect(hiddenMaterializations()).toBe(before + 1);
+  });
+});
