@@ -13,6 +13,7 @@ import { appendResponse, appendToolResults, startTurn } from '../timeline/edit.j
 import { findBlock, turnBlocks } from '../timeline/paths.js';
 import type { Block, DeferredHide, HiddenRecord, TimelineState } from '../timeline/types.js';
 import type { ConsumedMessage, ConversationRecord, EnvelopeDigest, MessageMark, SentEnvelope, SentIndex, SentMessage } from './types.js';
+import { sameData } from '../internal/same-data.js';
 
 // TYPES
 
@@ -291,45 +292,18 @@ function sameAsSent(m: MessageLike, sent: SentMessage): boolean {
   const was = sent.blocks ?? sent.content;
   if (typeof content === 'string' || typeof was === 'string') return content === was;
   if (!Array.isArray(content) || content.length !== was.length) return false;
-  for (let i = 0; i < was.length; i++) if (!sameData(content[i], was[i])) return false;
+  for (let i = 0; i < was.length; i++) if (!sameUnmarked(content[i], was[i])) return false;
   return true;
 }
 
-const OBJECT_PROTO = Object.prototype;
-
 /**
  * Sound for the digest: true only when both values have the same JSON without
- * `cache_control` keys (primitives by `===`; arrays element by element; plain
- * objects key by key, in order, markers skipped). False for anything it cannot
- * vouch for (NaN, class instances such as a Date or URL that serialize through
- * toJSON, a key order that differs): the caller then compares digests.
+ * `cache_control` keys (see {@link sameData}: plain data, keys in order,
+ * markers skipped); false for anything it cannot vouch for, and the caller
+ * then compares digests.
  */
-function sameData(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameData(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const proto = Object.getPrototypeOf(a);
-  if ((proto !== OBJECT_PROTO && proto !== null) || Object.getPrototypeOf(b) !== proto) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  const kx = Object.keys(x);
-  const ky = Object.keys(y);
-  let i = 0;
-  let j = 0;
-  for (;;) {
-    while (i < kx.length && kx[i] === 'cache_control') i++;
-    while (j < ky.length && ky[j] === 'cache_control') j++;
-    if (i === kx.length || j === ky.length) return i === kx.length && j === ky.length;
-    const k = kx[i]!;
-    if (k !== ky[j] || !sameData(x[k], y[k])) return false;
-    i++;
-    j++;
-  }
+function sameUnmarked(a: unknown, b: unknown): boolean {
+  return sameData(a, b, 'cache_control');
 }
 
 // MAPPING

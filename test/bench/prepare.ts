@@ -414,22 +414,27 @@ async function growth(): Promise<Row[]> {
  * The AI SDK door on a long session (`cachepointMiddleware`'s transformParams,
  * what runs before every model call). The AI SDK builds its prompt afresh for
  * every call (new message and part objects, the same strings), so identity
- * never recognises a re-sent message: every one is compared by content, and
- * the middleware maps the whole prompt to Anthropic params and back. Here: the
- * growth trace's first AISDK requests, the prompt rebuilt per call from the
- * kept messages as the SDK does, thinking sent back with its signature. Per
- * length the median CPU time of the WINDOW calls ending there (and of
- * `toAnthropicPrompt` alone, timed apart), median over AISDK_RUNS runs, after
- * an untimed warm-up replay of 300 requests of another session.
- * `BENCH_PREPARE_AISDK=0` skips it.
+ * never recognises a re-sent message: the middleware compares the prompt with
+ * the conversation's last call message by message (as plain data, strings by
+ * `===`), keeps the mapping of the equal part and maps only the rest. Some
+ * O(history) work is unavoidable (new objects every call), and the AI SDK
+ * itself serializes the whole prompt every call, so the baseline is
+ * `JSON.stringify` of the same call's prompt, timed right after it in the same
+ * run. Here: the growth trace's first AISDK requests, the prompt rebuilt per
+ * call from the kept messages as the SDK does, thinking sent back with its
+ * signature. Per length the median CPU time of the WINDOW calls ending there
+ * (and of the baseline; of a full `toAnthropicPrompt`, what every call mapped
+ * before, for context), median and range over AISDK_RUNS runs, after an
+ * untimed warm-up replay of 300 requests of another session.
+ * `BENCH_PREPARE_AISDK=0` skips it; `BENCH_PREPARE_AISDK=5000` goes further.
  */
 const AISDK = Number(process.env.BENCH_PREPARE_AISDK ?? 2000);
-const AISDK_RUNS = Number(process.env.BENCH_PREPARE_AISDK_RUNS ?? 1);
+const AISDK_RUNS = Number(process.env.BENCH_PREPARE_AISDK_RUNS ?? 3);
 
 type SdkPart = Record<string, unknown>;
 type SdkMessage = { role: string; content: string | SdkPart[] };
 
-async function aiSdkReplay(events: readonly TraceEvent[]): Promise<{ call: number[]; mapping: number[] }> {
+async function aiSdkReplay(events: readonly TraceEvent[]): Promise<{ call: number[]; mapping: number[]; json: number[] }> {
   const store = new MemoryConversationStore();
   let at = 0;
   const mw = cachepointMiddleware({ conversationId: 'bench-ai-sdk', store, now: () => at });
@@ -437,7 +442,7 @@ async function aiSdkReplay(events: readonly TraceEvent[]): Promise<{ call: numbe
   const kept: SdkMessage[] = [];
   let tools: SdkPart[] = [];
   const names = new Map<string, string>();
-  const out = { call: [] as number[], mapping: [] as number[] };
+  const out = { call: [] as number[], mapping: [] as number[], json: [] as number[] };
   const text = (b: { text: string }) => ({ type: 'text', text: b.text });
   for (const e of events) {
     if ('at' in e && typeof e.at === 'number') at = e.at;
@@ -472,8 +477,11 @@ async function aiSdkReplay(events: readonly TraceEvent[]): Promise<{ call: numbe
       await mw.transformParams!({ params, type: 'generate', model } as never);
       out.call.push(clock() - t0);
       const t1 = clock();
+      JSON.stringify(params.prompt);
+      out.json.push(clock() - t1);
+      const t2 = clock();
       toAnthropicPrompt(params, 'generate');
-      out.mapping.push(clock() - t1);
+      out.mapping.push(clock() - t2);
       const content: SdkPart[] = [];
       for (const b of e.content) {
         if (b.type === 'text') content.push(text(b));
@@ -494,34 +502,38 @@ async function aiSdkGrowth(): Promise<Row[]> {
   const events = generateTrace({ seed: 'bench-prepare-growth', profile: 'coding', requests: AISDK, hides: false }).filter((e) => e.type !== 'hide');
   // Warm-up (untimed): the code's steady state, as in a process that has served a few hundred calls.
   await aiSdkReplay(generateTrace({ seed: 'bench-prepare-aisdk-warmup', profile: 'coding', requests: 300, hides: false }).filter((e) => e.type !== 'hide'));
-  const perRun: { call: Map<number, number>; mapping: Map<number, number> }[] = [];
+  const perRun: { call: Map<number, number>; mapping: Map<number, number>; json: Map<number, number> }[] = [];
   for (let run = 0; run < AISDK_RUNS; run++) {
     const r = await aiSdkReplay(events);
     const w = (xs: readonly number[], n: number) => median(xs.slice(n - WINDOW, n));
-    perRun.push({ call: new Map(lengths.map((n) => [n, w(r.call, n)])), mapping: new Map(lengths.map((n) => [n, w(r.mapping, n)])) });
+    const at = (xs: readonly number[]) => new Map(lengths.map((n) => [n, w(xs, n)]));
+    perRun.push({ call: at(r.call), mapping: at(r.mapping), json: at(r.json) });
   }
   const fig = (f: (r: (typeof perRun)[number]) => number) => {
     const xs = perRun.map(f);
     return { value: median(xs), range: `${sig(Math.min(...xs))}–${sig(Math.max(...xs))}` };
   };
   const rows: Row[] = lengths.map((n) => {
+    const ratio = fig((r) => r.call.get(n)! / r.json.get(n)!);
     const c = fig((r) => r.call.get(n)! / 1000);
+    const j = fig((r) => r.json.get(n)! / 1000);
     const m = fig((r) => r.mapping.get(n)! / 1000);
     return {
-      name: `AI SDK middleware (a fresh prompt per call): transformParams, ${WINDOW} calls ending at ${n}`,
-      value: `${sig(c.value)} µs`,
-      unit: 'µs',
-      baseline: `runs ${c.range} µs; of which toAnthropicPrompt (timed apart) ${sig(m.value)} µs (${m.range}); medians over ${AISDK_RUNS} run(s)`,
+      name: `AI SDK middleware (a fresh prompt per call): transformParams ÷ JSON.stringify(prompt), ${WINDOW} calls ending at ${n}`,
+      value: times(ratio.value),
+      unit: 'ratio',
+      baseline: `runs ×${ratio.range}; transformParams ${sig(c.value)} µs (${c.range}), JSON.stringify of the same prompt ${sig(j.value)} µs (${j.range}); a full toAnthropicPrompt (context) ${sig(m.value)} µs (${m.range}); medians over ${AISDK_RUNS} run(s); target ≤ ×1.5`,
     };
   });
   const first = lengths[0]!;
   const last = lengths.at(-1)!;
   const g = fig((r) => r.call.get(last)! / r.call.get(first)!);
+  const gj = fig((r) => r.json.get(last)! / r.json.get(first)!);
   rows.push({
     name: `AI SDK middleware: growth, ${last} ÷ ${first} (different requests)`,
     value: times(g.value),
     unit: 'ratio',
-    baseline: `runs ×${g.range}; identity never hits (new objects every call): every message compared by content, the whole prompt mapped both ways`,
+    baseline: `runs ×${g.range}; JSON.stringify of the same prompts ×${sig(gj.value)} (×${gj.range}); target: no steeper than JSON.stringify`,
   });
   return rows;
 }

@@ -13,6 +13,7 @@
  * markers are the only ones sent (never a fifth).
  */
 import type { CacheControlEphemeral, ContentBlockParam, TextBlockParam, Tool, ToolResultBlockParam } from '../../providers/anthropic-types.js';
+import { sameData } from '../../internal/same-data.js';
 import { UnmappablePromptError, type AnthropicPrompt } from './to-anthropic.js';
 import type {
   AssistantPart,
@@ -100,6 +101,8 @@ function withMarker(
 
 /** Sets `providerOptions` on an object, dropping the key when there are none. */
 function setOptions<T extends object>(x: T, options: ProviderOptions | undefined): T {
+  // Already so (most parts: no options, or the caller's own without a marker): the object itself, not a copy.
+  if ((x as { providerOptions?: ProviderOptions }).providerOptions === options && (options !== undefined || !('providerOptions' in x))) return x;
   const { providerOptions: _old, ...rest } = x as T & { providerOptions?: ProviderOptions };
   return (options === undefined ? rest : { ...rest, providerOptions: options }) as T;
 }
@@ -118,36 +121,59 @@ function unmarkedOutput(output: ToolResultOutput): ToolResultOutput {
  * (request-level automatic caching, a tool, a message, a part, a tool output).
  */
 export function callerMarkers(call: CallOptions): boolean {
-  if (hasMarker(call.providerOptions)) return true;
-  if ((call.tools ?? []).some((t) => t.type === 'function' && hasMarker(t.providerOptions))) return true;
-  for (const m of call.prompt) {
-    if (hasMarker(m.providerOptions)) return true;
-    if (m.role === 'system') continue;
-    for (const p of m.content as readonly { providerOptions?: ProviderOptions; output?: ToolResultOutput }[]) {
-      if (hasMarker(p.providerOptions)) return true;
-      const o = p.output;
-      if (o && 'providerOptions' in o && hasMarker(o.providerOptions)) return true;
-      if (o?.type === 'content' && o.value.some((v) => hasMarker(v.providerOptions))) return true;
-    }
-  }
-  return false;
+  return callerMarkersOutsidePrompt(call) || firstMarkedMessage(call.prompt, 0) >= 0;
 }
 
-/** Parts of the original prompt by payload identity. */
-interface Originals {
-  readonly tools: Map<string, CallTool>;
+/** Whether the call's own options or one of its tools carries a caller cache marker. */
+export function callerMarkersOutsidePrompt(call: CallOptions): boolean {
+  return hasMarker(call.providerOptions) || (call.tools ?? []).some((t) => t.type === 'function' && hasMarker(t.providerOptions));
+}
+
+/** The index of the first message at or after `from` that carries a caller cache marker (on itself, a part or a tool output), or -1. */
+export function firstMarkedMessage(prompt: Prompt, from: number): number {
+  for (let i = from; i < prompt.length; i++) {
+    const m = prompt[i]!;
+    if (hasMarker(m.providerOptions)) return i;
+    if (m.role === 'system') continue;
+    for (const p of m.content as readonly { providerOptions?: ProviderOptions; output?: ToolResultOutput }[]) {
+      if (hasMarker(p.providerOptions)) return i;
+      const o = p.output;
+      if (o && 'providerOptions' in o && hasMarker(o.providerOptions)) return i;
+      if (o?.type === 'content' && o.value.some((v) => hasMarker(v.providerOptions))) return i;
+    }
+  }
+  return -1;
+}
+
+/**
+ * The parts of a call's prompt by payload identity (the last one wins when an
+ * id repeats), and the tool-result content the engine was given for each
+ * tool_use id (from the Anthropic params the prompt mapped to). Built over the
+ * whole prompt ({@link indexPrompt} from 0), or extended over the messages a
+ * longer prompt appended (the middleware keeps one per conversation).
+ */
+export interface PromptIndex {
   readonly calls: Map<string, ToolCallPart>;
   readonly results: Map<string, ToolResultPart>;
   readonly thinking: Map<string, ReasoningPart>;
-  readonly system: readonly string[];
+  readonly given: Map<string, ToolResultBlockParam['content']>;
 }
 
-function originals(call: CallOptions): Originals {
-  const o: Originals = { tools: new Map(), calls: new Map(), results: new Map(), thinking: new Map(), system: [] };
-  for (const t of call.tools ?? []) o.tools.set(t.name, t);
-  for (const m of call.prompt) {
-    if (m.role === 'system') (o.system as string[]).push(m.content);
-    else if (m.role === 'assistant') {
+/** An empty {@link PromptIndex}. */
+export function emptyIndex(): PromptIndex {
+  return { calls: new Map(), results: new Map(), thinking: new Map(), given: new Map() };
+}
+
+/**
+ * Adds to `index` the parts of `prompt` from message `from` on and the tool
+ * results of `before.messages` from message `fromMessage` on (in order, so a
+ * later part with the same id wins, as over the whole prompt).
+ */
+export function indexPrompt(index: PromptIndex, prompt: Prompt, from: number, before: AnthropicPrompt, fromMessage: number): PromptIndex {
+  const o = index;
+  for (let i = from; i < prompt.length; i++) {
+    const m = prompt[i]!;
+    if (m.role === 'assistant') {
       for (const p of m.content) {
         if (p.type === 'tool-call') o.calls.set(p.toolCallId, p);
         else if (p.type === 'reasoning') {
@@ -160,7 +186,16 @@ function originals(call: CallOptions): Originals {
       for (const p of m.content) if (p.type === 'tool-result') o.results.set(p.toolCallId, p);
     }
   }
+  const messages = before.messages;
+  for (let i = fromMessage; i < messages.length; i++) {
+    for (const b of messages[i]!.content as ContentBlockParam[]) if (b.type === 'tool_result') o.given.set(b.tool_use_id, b.content);
+  }
   return o;
+}
+
+/** Parts of the original prompt by payload identity, and its tools by name. */
+interface Originals extends PromptIndex {
+  readonly tools: Map<string, CallTool>;
 }
 
 function sameContent(a: ToolResultBlockParam['content'], b: ToolResultBlockParam['content']): boolean {
@@ -188,7 +223,8 @@ function outputOf(
 
 /** Whether a rendered tool_use input is the call's own (as the provider would send it: a JSON string parsed). */
 function sameInput(original: unknown, rendered: unknown): boolean {
-  if (original === rendered) return true;
+  // The same plain data has the same JSON: no stringify of every input per call. Anything else is judged by its JSON.
+  if (typeof original !== 'string' && sameData(original, rendered)) return true;
   const text = typeof original === 'string' ? original : JSON.stringify(original);
   return text === JSON.stringify(rendered);
 }
@@ -241,19 +277,20 @@ function tool(t: Tool, o: Originals, target: MarkerTarget): CallTool {
  *
  * @example
  * const next = fromAnthropicPrompt(params, out, toAnthropicPrompt(params, 'generate'));
+ * @param index the prompt's {@link PromptIndex} when the caller keeps one (built from `call` and `before` otherwise)
  */
 export function fromAnthropicPrompt(
   call: CallOptions,
   rendered: AnthropicPrompt,
   before: AnthropicPrompt,
   target: MarkerTarget = ANTHROPIC_MARKER,
+  index?: PromptIndex,
 ): CallOptions {
-  const o = originals(call);
-  const given = new Map<string, ToolResultBlockParam['content']>();
+  const tools = new Map<string, CallTool>();
+  for (const t of call.tools ?? []) tools.set(t.name, t);
+  const o: Originals = { ...(index ?? indexPrompt(emptyIndex(), call.prompt, 0, before, 0)), tools };
+  const given = o.given;
   const names = new Map<string, string>();
-  for (const m of before.messages) {
-    for (const b of m.content as ContentBlockParam[]) if (b.type === 'tool_result') given.set(b.tool_use_id, b.content);
-  }
   for (const m of rendered.messages) {
     for (const b of m.content as ContentBlockParam[]) if (b.type === 'tool_use') names.set(b.id, b.name);
   }
@@ -291,12 +328,12 @@ export function fromAnthropicPrompt(
   }
 
   const { providerOptions, tools: _tools, prompt: _prompt, ...rest } = call;
-  const tools = (rendered.tools ?? []).map((t) => tool(t, o, target));
+  const mappedTools = (rendered.tools ?? []).map((t) => tool(t, o, target));
   const callOptions = unmarked(providerOptions);
   return {
     ...rest,
     prompt,
-    ...(tools.length > 0 || call.tools !== undefined ? { tools } : {}),
+    ...(mappedTools.length > 0 || call.tools !== undefined ? { tools: mappedTools } : {}),
     ...(callOptions === undefined ? {} : { providerOptions: callOptions }),
   };
 }

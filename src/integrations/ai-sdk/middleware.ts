@@ -24,9 +24,9 @@ import type { ConversationStore } from '../../conversation/types.js';
 import { recallTool } from '../../recall/recall-tool.js';
 import type { TimelineState } from '../../timeline/types.js';
 import { resolveProfile } from '../../models/profiles.js';
-import { callerMarkers, fromAnthropicPrompt } from './from-anthropic.js';
+import { callerMarkersOutsidePrompt, emptyIndex, firstMarkedMessage, fromAnthropicPrompt, indexPrompt, type PromptIndex } from './from-anthropic.js';
 import { markerTarget, providerFamily, renderOptionsFor, withCallOptions } from './providers.js';
-import { toAnthropicPrompt, UnmappablePromptError, type AnthropicPrompt } from './to-anthropic.js';
+import { mapPrompt, UnmappablePromptError, type AnthropicPrompt, type MappedPrompt } from './to-anthropic.js';
 import type { CallOptions, CallWarning, ProviderOptions, StreamPart, WrappedModel } from './types.js';
 import { reportedUsage } from './usage.js';
 import { optionKeys, refuseUnknownKeys } from '../../internal/option-keys.js';
@@ -154,6 +154,29 @@ function withoutOwnOptions(call: CallOptions): CallOptions {
   return Object.keys(rest).length > 0 ? { ...others, providerOptions: rest as ProviderOptions } : others;
 }
 
+/**
+ * What the middleware keeps of a conversation's last mapped call, so the next
+ * call maps only what it appended (the AI SDK hands every call new objects
+ * with the same values: the shared part is found by value, message by
+ * message, and its mapping reused).
+ */
+interface LastCall {
+  readonly mapped: MappedPrompt;
+  /** The original parts of `mapped.prompt` (extended in place by the next call when no call is using it). */
+  readonly index: SharedIndex;
+  /** The first message of `mapped.prompt` with a caller cache marker, or -1. */
+  readonly firstMarked: number;
+}
+
+interface SharedIndex {
+  readonly index: PromptIndex;
+  /** Calls between their mapping and their mapping back that read this index (then it is not extended in place). */
+  users: number;
+}
+
+/** Conversations whose last call is kept (least recently used dropped first). */
+const LAST_CALLS = 64;
+
 function recallable(state: TimelineState): boolean {
   return state.summaries.length > 0 || Object.keys(state.hidden).length > 0;
 }
@@ -176,6 +199,7 @@ function asCallWarning(w: CachepointWarning): CallWarning {
 export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}): LanguageModelMiddleware {
   refuseUnknownKeys(options, MIDDLEWARE_OPTION_KEYS);
   const contexts = new WeakMap<CallOptions, CallContext>();
+  const lastCalls = new Map<string, LastCall>();
   const warned = new Set<string>();
   const supports = options.supports ?? isServedProvider;
   const now = options.now ?? Date.now;
@@ -229,13 +253,48 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
       return unchanged(call, warnings, conversationId);
     }
     let before: AnthropicPrompt;
+    const last = lastCalls.get(conversationId);
+    let shared: SharedIndex;
+    let marked: number;
     try {
-      before = toAnthropicPrompt(call, type);
+      const { mapped, reuse } = mapPrompt(call, type, last?.mapped);
+      before = mapped.result;
+      // Only the messages past the part equal to the last call's can add or move a caller marker.
+      marked =
+        last !== undefined && last.firstMarked >= 0 && last.firstMarked < reuse.same
+          ? last.firstMarked
+          : firstMarkedMessage(call.prompt, last !== undefined ? reuse.same : 0);
+      if (last !== undefined && reuse.same === last.mapped.prompt.length && last.index.users === 0) {
+        // The last call's prompt, then new messages: its index plus theirs.
+        shared = last.index;
+        indexPrompt(shared.index, call.prompt, reuse.from, before, reuse.messages);
+      } else shared = { index: indexPrompt(emptyIndex(), call.prompt, 0, before, 0), users: 0 };
+      lastCalls.delete(conversationId);
+      lastCalls.set(conversationId, { mapped, index: shared, firstMarked: marked });
+      if (lastCalls.size > LAST_CALLS) lastCalls.delete(lastCalls.keys().next().value!);
     } catch (e) {
       if (!(e instanceof UnmappablePromptError)) throw e;
       warn(warnings, 'unmappable_prompt', `${e.message}; sent unchanged`, conversationId);
       return unchanged(call, warnings, conversationId);
     }
+    shared.users++;
+    try {
+      return await prepareAndMapBack(call, type, model, conversationId, warnings, before, shared.index, marked >= 0 || callerMarkersOutsidePrompt(call));
+    } finally {
+      shared.users--;
+    }
+  }
+
+  async function prepareAndMapBack(
+    call: CallOptions,
+    type: 'generate' | 'stream',
+    model: WrappedModel,
+    conversationId: string,
+    warnings: CachepointWarning[],
+    before: AnthropicPrompt,
+    index: PromptIndex,
+    markers: boolean,
+  ): Promise<CallOptions> {
     const store = options.store;
     const family = providerFamily(model.provider) ?? 'anthropic';
     let prepared: Awaited<ReturnType<typeof prepare>>;
@@ -257,7 +316,7 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
       warn(warnings, 'prepare_failed', `prepare failed (${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}); sent unchanged`, conversationId);
       return unchanged(call, warnings, conversationId);
     }
-    if (callerMarkers(call)) {
+    if (markers) {
       warn(
         warnings,
         'caller_cache_control',
@@ -282,7 +341,7 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
     }
     let next: CallOptions;
     try {
-      const mapped = fromAnthropicPrompt(call, rendered, before, markerTarget(family, profile));
+      const mapped = fromAnthropicPrompt(call, rendered, before, markerTarget(family, profile), index);
       next = withoutOwnOptions(withCallOptions(mapped, family, profile, conversationId, prepared.rendered.cachePoints.length > 0));
     } catch (e) {
       if (!(e instanceof UnmappablePromptError)) throw e;

@@ -13,6 +13,7 @@
  * then lets the call through unchanged, with one warning.
  */
 import type { ContentBlockParam, MessageParam, TextBlockParam, Tool, ToolResultBlockParam } from '../../providers/anthropic-types.js';
+import { sameData } from '../../internal/same-data.js';
 import type { AssistantPart, CallOptions, CallTool, Prompt, PromptMessage, ProviderOptions, ToolResultOutput } from './types.js';
 
 // TYPES
@@ -167,32 +168,120 @@ function userBlocks(message: Extract<PromptMessage, { role: 'user' | 'tool' }>):
 }
 
 /**
- * Maps a call's prompt and tools to Anthropic Messages params (prompt fields only).
+ * What one mapping produced, kept so that the next call of the same
+ * conversation maps only what changed: the AI SDK messages it read, the
+ * Anthropic messages it built (and, per message, where its source messages
+ * end), the tools. Read only: the next mapping reuses these objects (so
+ * `prepare` recognises the re-sent messages by identity) and never changes them.
+ */
+export interface MappedPrompt {
+  /** The call's prompt this was mapped from. */
+  readonly prompt: Prompt;
+  /** `providerOptions.anthropic.sendReasoning` was not false. */
+  readonly sendReasoning: boolean;
+  /** How many leading system messages the prompt had. */
+  readonly systemEnd: number;
+  /** `ends[j]`: the index in `prompt` one past the last message merged into `result.messages[j]`. */
+  readonly ends: readonly number[];
+  /** The call's tools, and whether they were mapped with eager input streaming. */
+  readonly callTools: CallOptions['tools'];
+  readonly eager: boolean;
+  readonly result: AnthropicPrompt;
+}
+
+/** How much of a previous mapping {@link mapPrompt} reused. */
+export interface PromptReuse {
+  /** Leading prompt messages equal (as plain data) to the previous mapping's. */
+  readonly same: number;
+  /** Leading Anthropic messages taken as they were (the same objects). */
+  readonly messages: number;
+  /** The prompt index the mapping went on from (every message before it was mapped before). */
+  readonly from: number;
+}
+
+/** The Anthropic role a prompt message maps to (user and tool messages merge into user messages). */
+function roleOf(m: PromptMessage): 'user' | 'assistant' {
+  return m.role === 'assistant' ? 'assistant' : 'user';
+}
+
+/** How many leading messages of `prompt` equal those of `previous` as plain data (strings by `===`, nothing stringified). */
+function samePrefix(prompt: Prompt, previous: Prompt): number {
+  const n = Math.min(prompt.length, previous.length);
+  let i = 0;
+  while (i < n && sameData(prompt[i], previous[i])) i++;
+  return i;
+}
+
+/**
+ * How many of `previous`'s Anthropic messages the mapping of `prompt` would
+ * build exactly as they are: each one whose source messages all lie in the
+ * first `same` messages (equal to the previous prompt's) and is closed there
+ * (the next prompt message, if any, starts another role).
+ */
+function reusable(prompt: Prompt, previous: MappedPrompt, same: number): number {
+  if (same <= previous.systemEnd) return 0;
+  const ends = previous.ends;
+  const messages = previous.result.messages;
+  let r = ends.length;
+  while (r > 0 && ends[r - 1]! > same) r--;
+  if (r > 0 && ends[r - 1] === same && same < prompt.length && roleOf(prompt[same]!) === messages[r - 1]!.role) r--;
+  return r;
+}
+
+/**
+ * Maps a call's prompt and tools to Anthropic Messages params, reusing what
+ * `previous` (the mapping of an earlier call of the same conversation) built
+ * for the messages the two prompts share: the leading messages equal as plain
+ * data keep their Anthropic messages (the same objects), the rest is mapped as
+ * {@link toAnthropicPrompt} maps it; the result is equal to
+ * `toAnthropicPrompt(call, type)`. The AI SDK hands every call new message
+ * objects with the same values, so the shared part is found by value.
  *
  * @example
- * const { system, tools, messages } = toAnthropicPrompt(params, 'generate');
+ * const first = mapPrompt(params, 'generate');
+ * const next = mapPrompt(nextParams, 'generate', first.mapped); // maps only the new messages
  */
-export function toAnthropicPrompt(call: CallOptions, type: 'generate' | 'stream'): AnthropicPrompt {
+export function mapPrompt(
+  call: CallOptions,
+  type: 'generate' | 'stream',
+  previous?: MappedPrompt,
+): { readonly mapped: MappedPrompt; readonly reuse: PromptReuse } {
   const prompt: Prompt = call.prompt;
   const sendReasoning = anthropicOptions(call.providerOptions)?.['sendReasoning'] !== false;
-  const system: TextBlockParam[] = [];
-  const messages: MessageParam[] = [];
-  let i = 0;
-  for (; i < prompt.length && prompt[i]!.role === 'system'; i++) {
-    const m = prompt[i] as Extract<PromptMessage, { role: 'system' }>;
-    const a = anthropicOptions(m.providerOptions);
-    if (a?.['toolChanges'] !== undefined || a?.['clearAt'] !== undefined || a?.['effort'] !== undefined) {
-      throw new UnmappablePromptError('a system message with tool changes, clearAt or effort');
+  const base = previous?.sendReasoning === sendReasoning ? previous : undefined;
+  const same = base ? samePrefix(prompt, base.prompt) : 0;
+  const kept = base ? reusable(prompt, base, same) : 0;
+  let system: TextBlockParam[];
+  let i: number;
+  if (base && kept > 0) {
+    system = base.result.system ?? [];
+    i = base.ends[kept - 1]!;
+  } else {
+    system = [];
+    for (i = 0; i < prompt.length && prompt[i]!.role === 'system'; i++) {
+      const m = prompt[i] as Extract<PromptMessage, { role: 'system' }>;
+      const a = anthropicOptions(m.providerOptions);
+      if (a?.['toolChanges'] !== undefined || a?.['clearAt'] !== undefined || a?.['effort'] !== undefined) {
+        throw new UnmappablePromptError('a system message with tool changes, clearAt or effort');
+      }
+      system.push({ type: 'text', text: m.content });
     }
-    system.push({ type: 'text', text: m.content });
   }
+  const systemEnd = base && kept > 0 ? base.systemEnd : i;
+  const from = i;
+  const messages: MessageParam[] = base && kept > 0 ? base.result.messages.slice(0, kept) : [];
+  const ends: number[] = base && kept > 0 ? base.ends.slice(0, kept) : [];
   for (; i < prompt.length; i++) {
     const m = prompt[i]!;
     if (m.role === 'system') throw new UnmappablePromptError('a system message after the first user or assistant message');
-    const role = m.role === 'assistant' ? 'assistant' : 'user';
-    const last = messages.at(-1);
+    const role = roleOf(m);
+    // Merge into the previous message only when this mapping built it (a reused one is closed: see reusable).
+    const last = messages.length > kept ? messages.at(-1) : undefined;
     const target: ContentBlockParam[] = last?.role === role ? (last.content as ContentBlockParam[]) : [];
-    if (target !== last?.content) messages.push({ role, content: target });
+    if (target !== last?.content) {
+      messages.push({ role, content: target });
+      ends.push(i + 1);
+    } else ends[ends.length - 1] = i + 1;
     if (m.role === 'assistant') {
       for (const part of m.content) {
         if (part.type === 'text' && part.text.length === 0) continue;
@@ -201,14 +290,36 @@ export function toAnthropicPrompt(call: CallOptions, type: 'generate' | 'stream'
       }
     } else target.push(...userBlocks(m));
   }
-  for (const m of messages) if (m.role === 'assistant') m.content = toolUseLast(m.content as ContentBlockParam[]);
+  for (let j = kept; j < messages.length; j++) {
+    const m = messages[j]!;
+    if (m.role === 'assistant') m.content = toolUseLast(m.content as ContentBlockParam[]);
+  }
   if (messages.at(-1)?.role !== 'user') throw new UnmappablePromptError('the prompt does not end with a user or tool message (assistant prefill)');
-  if (messages.some((m) => (m.content as ContentBlockParam[]).length === 0)) throw new UnmappablePromptError('an empty message');
+  // A reused message was checked when it was built.
+  for (let j = kept; j < messages.length; j++)
+    if ((messages[j]!.content as ContentBlockParam[]).length === 0) throw new UnmappablePromptError('an empty message');
   const eager = eagerToolInput(call, type);
-  const tools = (call.tools ?? []).map((t) => mapTool(t, eager));
-  return {
+  const tools =
+    previous && previous.eager === eager && sameData(call.tools, previous.callTools)
+      ? (previous.result.tools ?? [])
+      : (call.tools ?? []).map((t) => mapTool(t, eager));
+  const result: AnthropicPrompt = {
     ...(tools.length > 0 ? { tools } : {}),
     ...(system.length > 0 ? { system } : {}),
     messages,
   };
+  return {
+    mapped: { prompt, sendReasoning, systemEnd, ends, callTools: call.tools, eager, result },
+    reuse: { same, messages: kept, from },
+  };
+}
+
+/**
+ * Maps a call's prompt and tools to Anthropic Messages params (prompt fields only).
+ *
+ * @example
+ * const { system, tools, messages } = toAnthropicPrompt(params, 'generate');
+ */
+export function toAnthropicPrompt(call: CallOptions, type: 'generate' | 'stream'): AnthropicPrompt {
+  return mapPrompt(call, type).mapped.result;
 }
