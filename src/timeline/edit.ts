@@ -62,7 +62,11 @@ function renderSkills(skills: readonly Skill[]): string {
 
 function buildEnvelope(input: EnvelopeInput): Envelope {
   const seen = new Set<string>();
-  const tools: ToolBlock[] = (input.tools ?? []).map((tool) => {
+  if (!Array.isArray(input.instructions)) throw new TimelineError('envelope/instructions', 'expected an array of strings or text blocks');
+  const tools: ToolBlock[] = (input.tools ?? []).map((tool, i) => {
+    const t = tool as { name?: unknown; type?: unknown } | null;
+    if (t === null || typeof t !== 'object' || (typeof t.name !== 'string' && typeof t.type !== 'string'))
+      throw new TimelineError(`envelope/tools/${i}`, 'expected a tool definition (an object with a "name")');
     // Toolsets (computer/browser use) have a type but no name.
     const name = (tool as { name?: string }).name ?? String((tool as { type?: string }).type);
     if (seen.has(name)) throw new TimelineError(paths.tool(name), 'duplicate tool name in the tool catalog');
@@ -71,6 +75,9 @@ function buildEnvelope(input: EnvelopeInput): Envelope {
     return { id: path, path, tool: stripMarker(tool) };
   });
   const instructions: Block[] = input.instructions.map((text, i) => {
+    const t = text as { type?: unknown; text?: unknown } | null;
+    if (typeof text !== 'string' && (t === null || typeof t !== 'object' || t.type !== 'text' || typeof t.text !== 'string'))
+      throw new TimelineError(paths.instruction(i), 'expected a string or a text block');
     const param = textParam(text);
     if (param.text.trim().length === 0) {
       throw new TimelineError(
@@ -234,6 +241,7 @@ export function startTurn(state: TimelineState, content: string | readonly Conte
   }
   const index = state.turns.length + 1;
   const given = typeof content === 'string' ? [{ type: 'text', text: content } as TextBlockParam] : content;
+  checkBlocks(given, `turns/${index}/user`);
   const blocks = given.filter((b) => !isBlankText(b));
   if (blocks.length === 0) throw new TimelineError(`turns/${index}/user`, 'a user message needs at least one block with non-whitespace text or other content');
   const user: Block[] = blocks.map((b, i) => {
@@ -289,7 +297,8 @@ export function appendResponse(state: TimelineState, response: Message | readonl
   if (last && !hasToolUse(last.response)) {
     throw new TimelineError(`turns/${turn.index}/rounds/${index}`, `turn ${turn.index} ended with round ${last.index} (no tool_use); start a new turn first`);
   }
-  const content = Array.isArray(response) ? response : (response as Message).content;
+  const content = Array.isArray(response) ? response : (response as Message | null)?.content;
+  checkBlocks(content, `turns/${turn.index}/rounds/${index}/response`);
   // The API rejects whitespace-only text blocks in a request ("text content blocks must contain
   // non-whitespace text"); models sometimes emit one before a tool call. They carry nothing: drop them.
   // Each new id is added to the chain's index as it is met (one Set operation finds a repeat, within this
@@ -357,6 +366,23 @@ function withoutBlankParts(result: ToolResultBlockParam): ToolResultBlockParam {
   if (kept.length > 0) return { ...result, content: kept };
   const { content: _blank, ...rest } = result;
   return rest;
+}
+
+/**
+ * Blocks given by the caller are an array of objects with a string `type`, and a text block's `text` is a string:
+ * anything else is a TimelineError naming where (never a TypeError from inside the edits).
+ */
+function checkBlocks(blocks: unknown, path: string): asserts blocks is readonly { readonly type: string }[] {
+  if (!Array.isArray(blocks)) throw new TimelineError(path, 'expected an array of content blocks');
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i] as { type?: unknown; text?: unknown } | null;
+    if (b === null || typeof b !== 'object' || typeof b.type !== 'string') throw new TimelineError(`${path}/${i}`, 'expected a content block with a "type"');
+    if (b.type === 'text' && typeof b.text !== 'string') throw new TimelineError(`${path}/${i}`, 'a text block\'s "text" must be a string');
+    if (b.type === 'tool_result') {
+      const c = (b as { content?: unknown }).content;
+      if (c !== undefined && typeof c !== 'string') checkBlocks(c, `${path}/${i}/content`);
+    }
+  }
 }
 
 /** A text block with nothing but whitespace (the API refuses those in requests). */
@@ -502,6 +528,8 @@ export function appendToolResults(
   const turn = lastOf(state.turns);
   const round = turn && lastOf(turn.rounds);
   if (!turn || !round) throw new TimelineError('turns', 'no round to answer: append the model response first');
+  if (!Array.isArray(results)) throw new TimelineError(`turns/${turn.index}/rounds/${round.index}/results`, 'expected an array of tool_result blocks');
+  checkBlocks(results, `turns/${turn.index}/rounds/${round.index}/results`);
   const before = round.results;
   // Plain arrays, not Sets: a round has a few open calls and results, and this runs on every append. An id is
   // open when the round's open list has it and this batch has not answered it yet (checked just before).

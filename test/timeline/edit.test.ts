@@ -268,4 +268,31 @@ describe('timeline edits', () => {
       'turns/1/rounds/1/results/text-0',
     ]);
   });
+
+  it('malformed input from plain JavaScript is a TimelineError naming where, never a TypeError', () => {
+    // Found by review8 (bad input through Session and the pure functions): each was a TypeError from inside the edits.
+    const model = 'claude-sonnet-4-6';
+    const open = appendResponse(startTurn(createTimeline({ model, instructions: ['x'] }), 'hi'), [{ type: 'tool_use', id: 't', name: 'R', input: {} }]);
+    const cases: [() => unknown, string][] = [
+      [() => createTimeline({ model, instructions: ['x'], tools: [null as never] }), 'envelope/tools/0'],
+      [() => createTimeline({ model, instructions: [5 as never] }), 'envelope/instructions/0'],
+      [() => createTimeline({ model } as never), 'envelope/instructions'],
+      [() => startTurn(createTimeline({ model, instructions: [] }), null as never), 'turns/1/user'],
+      [() => startTurn(createTimeline({ model, instructions: [] }), [{ type: 'text', text: 5 } as never]), 'turns/1/user/0'],
+      [() => appendResponse(startTurn(createTimeline({ model, instructions: [] }), 'hi'), null as never), 'turns/1/rounds/1/response'],
+      [() => appendResponse(startTurn(createTimeline({ model, instructions: [] }), 'hi'), { role: 'assistant' } as never), 'turns/1/rounds/1/response'],
+      [() => appendToolResults(open, null as never), 'turns/1/rounds/1/results'],
+      [() => appendToolResults(open, [{ type: 'tool_result', tool_use_id: 't', content: null as never }]), 'turns/1/rounds/1/results/0/content'],
+    ];
+    for (const [f, path] of cases) {
+      let err: unknown;
+      try {
+        f();
+      } catch (e) {
+        err = e;
+      }
+      expect(err, path).toBeInstanceOf(TimelineError);
+      expect((err as TimelineError).path).toBe(path);
+    }
+  });
 });
