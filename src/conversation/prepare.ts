@@ -673,9 +673,10 @@ function sameTail(state: TimelineState, tail: PrepareOptions['tail']): boolean {
   const kept = state.tail;
   if (tail === undefined) return kept.length === 0;
   if (typeof tail === 'string') return kept.length === 1 && kept[0]!.param.type === 'text' && (kept[0]!.param as TextBlockParam).text === tail;
-  if (kept.length !== tail.length) return false;
+  if (!Array.isArray(tail) || kept.length !== tail.length) return false;
   for (let i = 0; i < tail.length; i++) {
-    const b = tail[i]! as { type?: unknown; text?: unknown };
+    const b = tail[i]! as { type?: unknown; text?: unknown } | null;
+    if (b === null || typeof b !== 'object') return false; // setTail names it
     const k = kept[i]!.param as { type?: unknown; text?: unknown };
     // A plain text block (the common tail) compares by its text; anything else by its marker-less JSON.
     if (b.type === 'text' && k.type === 'text' && Object.keys(b).length === 2 && Object.keys(k).length === 2) {

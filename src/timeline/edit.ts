@@ -589,6 +589,7 @@ function hasId(blocks: readonly Block[], id: string): boolean {
 /** Sets the volatile tail of the next request (replaces the previous one). */
 export function setTail(state: TimelineState, content: string | readonly ContentBlockParam[]): TimelineState {
   const given = typeof content === 'string' ? [{ type: 'text', text: content } as TextBlockParam] : content;
+  checkBlocks(given, 'tail');
   const blocks = given.filter((b) => !isBlankText(b));
   const tail: Block[] = blocks.map((b, i) => {
     if (b.type === 'tool_result' || b.type === 'tool_use') throw new TimelineError(paths.tail(i), `a ${b.type} cannot be part of the tail`);

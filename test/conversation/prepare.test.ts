@@ -6,6 +6,7 @@ import {
   ConversationStateError,
   HideRefusedError,
   InvalidParamsError,
+  TimelineError,
   PathNotFoundError,
   UnknownModelError,
 } from '../../src/errors.js';
@@ -320,6 +321,17 @@ describe('prepare', () => {
       const err = await prepare(params as never, opts).catch((e: unknown) => e);
       expect(err, String(field)).toBeInstanceOf(InvalidParamsError);
       expect((err as Error).message).toMatch(field);
+    }
+    // A malformed tail, also where the previous request had a tail of the same length.
+    await prepare({ ...base, messages: [{ role: 'user', content: 'hi' }] } as never, { ...opts, conversationId: 'tail', tail: 'live' });
+    for (const tail of [5, [null], [{ type: 'text', text: 7 }]]) {
+      const err = await prepare({ ...base, messages: [{ role: 'user', content: 'hi' }] } as never, {
+        ...opts,
+        conversationId: 'tail',
+        tail: tail as never,
+      }).catch((e: unknown) => e);
+      expect(err, JSON.stringify(tail)).toBeInstanceOf(TimelineError);
+      expect((err as Error).message).toMatch(/^tail/);
     }
     expect(await opts.store.load('blocks')).toBeUndefined();
     // Well-formed ones still go through: an absent tool_result content, image blocks inside it.

@@ -282,6 +282,8 @@ describe('timeline edits', () => {
       [() => appendResponse(startTurn(createTimeline({ model, instructions: [] }), 'hi'), null as never), 'turns/1/rounds/1/response'],
       [() => appendResponse(startTurn(createTimeline({ model, instructions: [] }), 'hi'), { role: 'assistant' } as never), 'turns/1/rounds/1/response'],
       [() => appendToolResults(open, null as never), 'turns/1/rounds/1/results'],
+      [() => setTail(open, 5 as never), 'tail'],
+      [() => setTail(open, [null as never]), 'tail/0'],
       [() => appendToolResults(open, [{ type: 'tool_result', tool_use_id: 't', content: null as never }]), 'turns/1/rounds/1/results/0/content'],
     ];
     for (const [f, path] of cases) {
