@@ -341,8 +341,9 @@ export class RedisToolCacheStore implements ToolCacheStore {
     } catch (error) {
       this.#acks.delete(id);
       for (const t of tags) this.#pending.add(t);
-      // Warned once per failed write, not per background attempt (one every ackTimeoutMs during an outage).
-      if (!background) {
+      // Warned once per failed write, not per background attempt (one every ackTimeoutMs during an outage) nor per
+      // re-send of tags already pending (a ToolCache re-sends them before every read while one is pending).
+      if (!background && fresh) {
         this.#warn(
           'invalidation_pending',
           `Redis tool-cache store: an invalidation of ${all.length} tag(s) did not reach Redis; this process reads nothing from Redis until it is re-sent.`,
