@@ -94,7 +94,7 @@ describe('prepare after a cut, when the loop re-sends what it cut', () => {
     ];
   }
 
-  async function loop(cutTo: number | undefined, store: ConversationStore = new MemoryConversationStore()) {
+  async function loop(cutTo: number | readonly number[] | undefined, store: ConversationStore = new MemoryConversationStore()) {
     const sim = new CacheSimulator({ profile, countTokens: (b: unknown) => tokens.tokens(b) });
     const all = history(30);
     let now = 1_700_000_000_000;
@@ -109,8 +109,8 @@ describe('prepare after a cut, when the loop re-sends what it cut', () => {
       return { out, r };
     };
     for (let n = 3; n <= all.length; n += 2) await send(all.slice(0, n));
-    if (cutTo !== undefined) {
-      const cut = await send(all.slice(0, cutTo + 1));
+    for (const to of cutTo === undefined ? [] : typeof cutTo === 'number' ? [cutTo] : cutTo) {
+      const cut = await send(all.slice(0, to + 1));
       expect(cut.out.plan.resync?.reason).toBe('history_truncated');
     }
     return send([...all, ...wideRound(31)]);
@@ -132,6 +132,12 @@ describe('prepare after a cut, when the loop re-sends what it cut', () => {
   it('a retry that drops the last response (a cut to the last tool result), then the whole history again: no bust', async () => {
     const { r } = await loop(58);
     expect(r.explain?.bust).toBe(false);
+  });
+
+  it('two cuts in a row (a retry, then a rewind), then the whole history again: no bust', async () => {
+    const { out, r } = await loop([58, 0]);
+    expect(r.explain?.bust).toBe(false);
+    expect(out.plan.usage.cache_read_input_tokens).toBe(r.usage?.cache_read_input_tokens);
   });
 
   it('the same through a file store: the shadow of the cut is stored with the conversation (state version 2)', async () => {

@@ -6,17 +6,20 @@
  * regression below); more with FUZZ_DOORS_SIM_RUNS, another seed with FC_SEED.
  */
 import fc from 'fast-check';
-import { describe, it } from 'vitest';
-import { doorScript, runDoorScript } from './doors.js';
+import { describe, expect, it } from 'vitest';
+import { doorScript, emptyDoorStats, runDoorScript } from './doors.js';
 
 const runs = Number(process.env.FUZZ_DOORS_SIM_RUNS ?? 150);
 
 describe('random sessions through prepare and the provider simulator', () => {
   it(`no refused request and no bust (${runs} cases)`, async () => {
+    const stats = emptyDoorStats();
     await fc.assert(
-      fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
+      fc.asyncProperty(doorScript, (script) => runDoorScript(script, stats, { simulate: true })),
       { numRuns: runs, endOnFailure: true },
     );
+    // The fixed seed's sessions include cuts followed by more requests, judged too.
+    expect(stats.judgedAfterCut).toBeGreaterThan(0);
   }, 600_000);
 
   it('a block pushed onto an old tool-result message whose result was hidden: the cut keeps the hide, no bust', async () => {

@@ -114,10 +114,23 @@ export interface DoorStats {
   redisRequests: number;
   /** Responses fed back with recordUsage. */
   usageRecorded: number;
+  /** Requests judged for busts by the simulator after the script cut or retried (what the loop sends after a cut). */
+  judgedAfterCut: number;
 }
 
 export function emptyDoorStats(): DoorStats {
-  return { requests: 0, sameBytes: 0, resyncs: 0, contentChecks: 0, recalled: 0, prefills: 0, roundTrips: 0, redisRequests: 0, usageRecorded: 0 };
+  return {
+    requests: 0,
+    sameBytes: 0,
+    resyncs: 0,
+    contentChecks: 0,
+    recalled: 0,
+    prefills: 0,
+    roundTrips: 0,
+    redisRequests: 0,
+    usageRecorded: 0,
+    judgedAfterCut: 0,
+  };
 }
 
 /** What a run offers the loops: a Redis conversation store (one per loop, under its own namespace), when there is one. */
@@ -217,6 +230,7 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
   // about an estimate a few tokens off near the minimum cacheable prefix (the renderer then believes an entry unwritten).
   const sim = env.simulate ? new CacheSimulator({ profile, ...(s.tiktoken ? {} : { countTokens: (b: unknown) => charTokens.tokens(b) }) }) : undefined;
   const busts = env.simulate === true && bustsComparable(s);
+  let cut = false; // the script cut or retried its history (busts are judged after that too)
 
   const applyRef = () => {
     const first = refSent;
@@ -266,6 +280,7 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
       if (r.rejected) throw new Error(`${label}: the simulator refused the request: ${r.rejected.message}`);
       if (busts && r.explain?.bust)
         throw new Error(`${label}: a bust: ${r.explain.missedTokens} tokens of a warm entry (position ${r.explain.missedPosition}) no marker could reach`);
+      if (busts && cut) stats.judgedAfterCut++;
     }
     for (const p of rendered.cachePoints) if (p.index >= rendered.tailStart) throw new Error(`${label}: a cache marker on the tail (${p.path})`);
     if (s.keepsThinking) checkCurrentThinking(rendered.state, req as never, label);
@@ -395,6 +410,7 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
           if (list.length >= sentBefore) break;
           diverged = true;
           const out = await send(`${label} (${m.kind} to messages[0..${last}])`, list, { expectResync: 'history_truncated' });
+          cut = true;
           sentCount = list.length;
           await checkContent(`${label} (${m.kind})`, out, list);
           remember(out.rendered.state, true);

@@ -286,8 +286,12 @@ export function checkCurrentThinking(state: TimelineState, params: { messages: r
 /**
  * Whether the provider simulator may call a miss of this session a bust. Not when a model that does not keep
  * thinking has thinking before a tool-result message with text: the simulator strips thinking before such a
- * message (as a user turn), the renderer only at a new turn, so they disagree on which entries survive a turn's
- * end (an open question about the API, see notes/review7.md).
+ * message, the renderer only at a new turn, so they disagree on which entries survive a turn's end. The simulator
+ * follows the documented rule: "When a non-tool-result user block is included, all previous thinking blocks are
+ * ignored and stripped from context" (Anthropic, extended thinking, "Understanding thinking block caching
+ * behavior", and the prompt caching page's thinking example, stored copies of 2025-2026): a block, so a text block
+ * next to tool results strips too. The renderer does not model that stripping yet (it must still send the final
+ * assistant message's thinking, or the API answers 400): notes/cut8.md.
  */
 export function bustsComparable(script: SessionScript): boolean {
   return script.keepsThinking || !script.turns.some((t) => t.rounds.some((rd) => rd.thinking && rd.injected.length > 0));
