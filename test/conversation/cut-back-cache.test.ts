@@ -140,6 +140,34 @@ describe('prepare after a cut, when the loop re-sends what it cut', () => {
     expect(out.plan.usage.cache_read_input_tokens).toBe(r.usage?.cache_read_input_tokens);
   });
 
+  it('a cut, then another continuation: nothing of the shadow is believed (the plan predicts what the provider does)', async () => {
+    const store = new MemoryConversationStore();
+    await loop(undefined, store);
+    const sim = new CacheSimulator({ profile, countTokens: (b: unknown) => tokens.tokens(b) });
+    const all = history(30);
+    const other = history(30).map((m, i) =>
+      i >= 5 && m.role === 'user' ? { ...m, content: [{ ...(m.content as ContentBlockParam[])[0]!, content: `other ${i}` }] } : m,
+    ) as MessageParam[];
+    let now = 1_800_000_000_000;
+    const send = async (messages: MessageParam[]) => {
+      const out = await prepare(
+        { model: MODEL, max_tokens: 1024, system: 'You read files.', tools: TOOLS, messages: structuredClone(messages) },
+        { conversationId: 'c', store, now, render: { profile, tokens } },
+      );
+      const r = sim.send(out.params as never, now);
+      now += 1000;
+      return { out, r };
+    };
+    await send(all);
+    await send(all.slice(0, 5));
+    expect((await store.load('c'))?.cut).toBeDefined();
+    const { out, r } = await send(other);
+    expect(out.plan.resync).toBeUndefined();
+    expect(r.explain?.bust).toBe(false);
+    expect(out.plan.usage.cache_read_input_tokens).toBe(r.usage?.cache_read_input_tokens);
+    expect((await store.load('c'))?.cut).toBeUndefined();
+  });
+
   it('the same through a file store: the shadow of the cut is stored with the conversation (state version 2)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cachepoint-cut-'));
     try {
