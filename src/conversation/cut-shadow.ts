@@ -20,6 +20,7 @@ import { passContext } from '../render/context.js';
 import { previousBlock, previousLength, stableStream } from '../render/projection.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type { Block, CacheEntryRecord, DeferredHide, HiddenRecord, StreamBlock, TimelineState } from '../timeline/types.js';
+import { stateWith } from '../timeline/hidden.js';
 import { turnBlocks } from '../timeline/paths.js';
 import { currentThinking, digestOf } from './mapping.js';
 import { streamKey } from './state.js';
@@ -163,8 +164,7 @@ export function withShadowLedger(
   const entries: CacheEntryRecord[] = [];
   for (const e of shadow.entries) if (e.index < merged.length && e.expiresAt > now) entries.push({ ...e, block: merged[e.index]! });
   if (entries.length === 0) return state;
-  return {
-    ...state,
+  return stateWith(state, {
     lastRender: { ...last, stream: Object.freeze(merged), entries: [...last.entries.filter((e) => e.index < shadow.from), ...entries] },
-  };
+  });
 }
