@@ -241,7 +241,7 @@ export function startTurn(state: TimelineState, content: string | readonly Conte
   }
   const index = state.turns.length + 1;
   const given = typeof content === 'string' ? [{ type: 'text', text: content } as TextBlockParam] : content;
-  checkBlocks(given, `turns/${index}/user`);
+  checkBlocks(given, index, 0, 'user');
   const blocks = given.filter((b) => !isBlankText(b));
   if (blocks.length === 0) throw new TimelineError(`turns/${index}/user`, 'a user message needs at least one block with non-whitespace text or other content');
   const user: Block[] = blocks.map((b, i) => {
@@ -298,7 +298,7 @@ export function appendResponse(state: TimelineState, response: Message | readonl
     throw new TimelineError(`turns/${turn.index}/rounds/${index}`, `turn ${turn.index} ended with round ${last.index} (no tool_use); start a new turn first`);
   }
   const content = Array.isArray(response) ? response : (response as Message | null)?.content;
-  checkBlocks(content, `turns/${turn.index}/rounds/${index}/response`);
+  checkBlocks(content, turn.index, index, 'response');
   // The API rejects whitespace-only text blocks in a request ("text content blocks must contain
   // non-whitespace text"); models sometimes emit one before a tool call. They carry nothing: drop them.
   // Each new id is added to the chain's index as it is met (one Set operation finds a repeat, within this
@@ -370,19 +370,44 @@ function withoutBlankParts(result: ToolResultBlockParam): ToolResultBlockParam {
 
 /**
  * Blocks given by the caller are an array of objects with a string `type`, and a text block's `text` is a string:
- * anything else is a TimelineError naming where (never a TypeError from inside the edits).
+ * anything else is a TimelineError naming where (never a TypeError from inside the edits). The path is given as
+ * its parts and built only when one is thrown: this runs on every append, and building it each time
+ * (`turns/3/rounds/2/response`) cost more than the checks.
  */
-function checkBlocks(blocks: unknown, path: string): asserts blocks is readonly { readonly type: string }[] {
-  if (!Array.isArray(blocks)) throw new TimelineError(path, 'expected an array of content blocks');
+function checkBlocks(
+  blocks: unknown,
+  turn: number,
+  round: number,
+  kind: BlocksKind,
+  outer = -1,
+  deep?: string,
+): asserts blocks is readonly { readonly type: string }[] {
+  if (!Array.isArray(blocks)) throw new TimelineError(deep ?? blocksPath(turn, round, kind, outer), 'expected an array of content blocks');
   for (let i = 0; i < blocks.length; i++) {
     const b = blocks[i] as { type?: unknown; text?: unknown } | null;
-    if (b === null || typeof b !== 'object' || typeof b.type !== 'string') throw new TimelineError(`${path}/${i}`, 'expected a content block with a "type"');
-    if (b.type === 'text' && typeof b.text !== 'string') throw new TimelineError(`${path}/${i}`, 'a text block\'s "text" must be a string');
+    if (b === null || typeof b !== 'object' || typeof b.type !== 'string') {
+      throw new TimelineError(`${deep ?? blocksPath(turn, round, kind, outer)}/${i}`, 'expected a content block with a "type"');
+    }
+    if (b.type === 'text' && typeof b.text !== 'string') {
+      throw new TimelineError(`${deep ?? blocksPath(turn, round, kind, outer)}/${i}`, 'a text block\'s "text" must be a string');
+    }
     if (b.type === 'tool_result') {
       const c = (b as { content?: unknown }).content;
-      if (c !== undefined && typeof c !== 'string') checkBlocks(c, `${path}/${i}/content`);
+      if (c === undefined || typeof c === 'string') continue;
+      // A result's parts by their parts too; a result nested in a result's parts (the API refuses it) by its path.
+      if (outer < 0) checkBlocks(c, turn, round, kind, i);
+      else checkBlocks(c, turn, round, kind, outer, `${deep ?? blocksPath(turn, round, kind, outer)}/${i}/content`);
     }
   }
+}
+
+/** Which caller-given blocks {@link checkBlocks} looks at. */
+type BlocksKind = 'user' | 'response' | 'results' | 'tail';
+
+/** The path {@link checkBlocks} names: the blocks' own, or (outer ≥ 0) the content of the tool_result at that index. */
+function blocksPath(turn: number, round: number, kind: BlocksKind, outer: number): string {
+  const base = kind === 'tail' ? 'tail' : kind === 'user' ? `turns/${turn}/user` : `turns/${turn}/rounds/${round}/${kind}`;
+  return outer < 0 ? base : `${base}/${outer}/content`;
 }
 
 /** A text block with nothing but whitespace (the API refuses those in requests). */
@@ -529,7 +554,7 @@ export function appendToolResults(
   const round = turn && lastOf(turn.rounds);
   if (!turn || !round) throw new TimelineError('turns', 'no round to answer: append the model response first');
   if (!Array.isArray(results)) throw new TimelineError(`turns/${turn.index}/rounds/${round.index}/results`, 'expected an array of tool_result blocks');
-  checkBlocks(results, `turns/${turn.index}/rounds/${round.index}/results`);
+  checkBlocks(results, turn.index, round.index, 'results');
   const before = round.results;
   // Plain arrays, not Sets: a round has a few open calls and results, and this runs on every append. An id is
   // open when the round's open list has it and this batch has not answered it yet (checked just before).
@@ -589,7 +614,7 @@ function hasId(blocks: readonly Block[], id: string): boolean {
 /** Sets the volatile tail of the next request (replaces the previous one). */
 export function setTail(state: TimelineState, content: string | readonly ContentBlockParam[]): TimelineState {
   const given = typeof content === 'string' ? [{ type: 'text', text: content } as TextBlockParam] : content;
-  checkBlocks(given, 'tail');
+  checkBlocks(given, 0, 0, 'tail');
   const blocks = given.filter((b) => !isBlankText(b));
   const tail: Block[] = blocks.map((b, i) => {
     if (b.type === 'tool_result' || b.type === 'tool_use') throw new TimelineError(paths.tail(i), `a ${b.type} cannot be part of the tail`);

@@ -286,15 +286,69 @@ describe('timeline edits', () => {
       [() => setTail(open, [null as never]), 'tail/0'],
       [() => appendToolResults(open, [{ type: 'tool_result', tool_use_id: 't', content: null as never }]), 'turns/1/rounds/1/results/0/content'],
     ];
-    for (const [f, path] of cases) {
-      let err: unknown;
-      try {
-        f();
-      } catch (e) {
-        err = e;
-      }
-      expect(err, path).toBeInstanceOf(TimelineError);
-      expect((err as TimelineError).path).toBe(path);
+    expectTimelineErrorPaths(cases);
+  });
+
+  it('names the malformed block by turn, round, index and depth (the path is built only when thrown)', () => {
+    const model = 'claude-sonnet-4-6';
+    // Turn 1 ended; turn 2 with two answered tool rounds and a third open on t3.
+    let s = appendResponse(startTurn(createTimeline({ model, instructions: ['x'] }), 'a'), [{ type: 'text', text: 'done' }]);
+    s = startTurn(s, 'b');
+    for (const id of ['t1', 't2']) {
+      s = appendResponse(s, [{ type: 'tool_use', id, name: 'R', input: {} }]);
+      s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: id, content: 'ok' }]);
     }
+    const ended = appendResponse(s, [{ type: 'text', text: 'ended' }]);
+    const open = appendResponse(s, [
+      { type: 'tool_use', id: 't3', name: 'R', input: {} },
+      { type: 'tool_use', id: 't4', name: 'R', input: {} },
+    ]);
+    const result = (content: unknown) => [{ type: 'tool_result' as const, tool_use_id: 't3', content: content as never }];
+    const cases: [() => unknown, string][] = [
+      [() => appendResponse(s, [{ type: 'text', text: 'ok' }, { type: 'text', text: 5 } as never]), 'turns/2/rounds/3/response/1'],
+      [() => startTurn(ended, [{ type: 'text', text: 'ok' }, null as never]), 'turns/3/user/1'],
+      [
+        () =>
+          appendToolResults(
+            open,
+            result([
+              { type: 'text', text: 'ok' },
+              { type: 'text', text: 7 },
+            ]),
+          ),
+        'turns/2/rounds/3/results/0/content/1',
+      ],
+      [() => appendToolResults(open, result(5)), 'turns/2/rounds/3/results/0/content'],
+      [
+        () => appendToolResults(open, [...result('ok'), { type: 'tool_result', tool_use_id: 't4', content: [{ type: 'text', text: 3 } as never] }]),
+        'turns/2/rounds/3/results/1/content/0',
+      ],
+      [
+        () => appendToolResults(open, result([{ type: 'tool_result', tool_use_id: 'x', content: [{ type: 'text', text: 9 }] }])),
+        'turns/2/rounds/3/results/0/content/0/content/0',
+      ],
+      [() => appendToolResults(open, result([{ type: 'tool_result', tool_use_id: 'x', content: 5 }])), 'turns/2/rounds/3/results/0/content/0/content'],
+      [
+        () =>
+          appendToolResults(open, result([{ type: 'tool_result', tool_use_id: 'x', content: [{ type: 'tool_result', tool_use_id: 'y', content: [null] }] }])),
+        'turns/2/rounds/3/results/0/content/0/content/0/content/0',
+      ],
+      [() => setTail(open, [{ type: 'text', text: 'ok' }, { type: 'text', text: 1 } as never]), 'tail/1'],
+    ];
+    expectTimelineErrorPaths(cases);
   });
 });
+
+/** Each call throws a TimelineError whose path is the one given. */
+function expectTimelineErrorPaths(cases: readonly (readonly [() => unknown, string])[]): void {
+  for (const [f, path] of cases) {
+    let err: unknown;
+    try {
+      f();
+    } catch (e) {
+      err = e;
+    }
+    expect(err, path).toBeInstanceOf(TimelineError);
+    expect((err as TimelineError).path).toBe(path);
+  }
+}
