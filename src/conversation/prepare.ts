@@ -300,6 +300,7 @@ function validate(params: PrepareParams, options: PrepareOptions): void {
     throw new InvalidParamsError('options.conversationId', 'a non-empty string is required');
   }
   refuseUnknownKeys(options, PREPARE_OPTION_KEYS);
+  checkStore(options.store, 'options.store');
   if (params === null || typeof params !== 'object') throw new InvalidParamsError('params', 'expected the Messages API params object');
   if (typeof params.model !== 'string' || params.model.length === 0) throw new InvalidParamsError('model', 'a model id is required');
   if (!Array.isArray(params.messages) || params.messages.length === 0) throw new InvalidParamsError('messages', 'at least one message is required');
@@ -943,9 +944,23 @@ function resolvePrices(record: ConversationRecord) {
   return record.pending?.prices ?? record.prices;
 }
 
+/**
+ * A store given is a store: an object that is not (a Redis client, a Promise of a store, `{}`) would otherwise fail
+ * on every call and be taken for a store that is down, silently (prepare falls back, recordUsage resolves false).
+ */
+function checkStore(store: unknown, field: string): void {
+  if (store === undefined || store === null) return; // not given: the default store
+  const s = store as Partial<ConversationStore>;
+  if (typeof s !== 'object' || typeof s.load !== 'function' || typeof s.save !== 'function') {
+    const hint = typeof (s as { then?: unknown }).then === 'function' ? ' (a Promise: await createRedisConversationStore(…) first)' : '';
+    throw new InvalidParamsError(field, `expected a conversation store with load() and save()${hint}`);
+  }
+}
+
 /** A conversation reference names its conversation and has no other key than store and now. */
 function checkRef(ref: ConversationRef): void {
   refuseUnknownKeys(ref, REF_KEYS);
+  checkStore(ref?.store, 'store');
   if (typeof ref?.conversationId !== 'string' || ref.conversationId.length === 0) {
     throw new InvalidOptionError('conversationId', 'a non-empty string is required (the conversation prepare saved)', { value: ref?.conversationId });
   }

@@ -452,6 +452,23 @@ describe('prepare', () => {
     await expect(recordUsage({ usage }, { conversationId: 'o', store: damaged })).rejects.toThrow(ConversationStateError);
   });
 
+  it('a store that is not a store is a typed error, not a silent fallback', async () => {
+    // Found by review8: prepare with store: {} (or an un-awaited createRedisConversationStore promise) fell back
+    // silently (store_unavailable) on every request, and recordUsage resolved false.
+    const [m] = history(1, 1);
+    for (const store of [{}, Promise.resolve(new MemoryConversationStore()), 'redis://127.0.0.1:6379']) {
+      await expect(prepare({ ...base, messages: m! }, { conversationId: 'n', store: store as never })).rejects.toThrow(
+        /options\.store: expected a conversation store/,
+      );
+      await expect(recordUsage({ usage: { input_tokens: 1, output_tokens: 1 } }, { conversationId: 'n', store: store as never })).rejects.toThrow(
+        InvalidParamsError,
+      );
+    }
+    await expect(prepare({ ...base, messages: m! }, { conversationId: 'n', store: Promise.resolve({}) as never })).rejects.toThrow(
+      /await createRedisConversationStore/,
+    );
+  });
+
   it('a corrupt or newer stored state is a typed error, never a silent reset', async () => {
     const store: ConversationStore = {
       load: async (id) => {
