@@ -391,7 +391,13 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
       for (let i = change - reused; i < out.length; i++) stream.push(out[i]!);
       turnStarts = info.turnStarts as number[];
     } else {
-      if (change === prevLength) {
+      // One array of the new length (the blocks before `change` are the previous ones): past 16,383 blocks each
+      // array is a V8 large object, so a prune's copy (slice, then concat) made two of the session's length.
+      const length = reused + out.length;
+      if (prev!.length >= length) {
+        stream = prev!.slice(0, length);
+        for (let i = change - reused; i < out.length; i++) stream[reused + i] = out[i]!;
+      } else if (change === prevLength) {
         stream = prev!.slice(0, prevLength);
         for (let i = change - reused; i < out.length; i++) stream.push(out[i]!);
       } else stream = prev!.slice(0, reused).concat(out);

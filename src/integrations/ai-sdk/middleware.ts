@@ -30,6 +30,7 @@ import { mapPrompt, UnmappablePromptError, type AnthropicPrompt, type MappedProm
 import type { CallOptions, CallWarning, ProviderOptions, StreamPart, WrappedModel } from './types.js';
 import { reportedUsage } from './usage.js';
 import { optionKeys, refuseUnknownKeys } from '../../internal/option-keys.js';
+import { hiddenSetOf } from '../../timeline/hidden.js';
 
 // TYPES
 
@@ -178,7 +179,8 @@ interface SharedIndex {
 const LAST_CALLS = 64;
 
 function recallable(state: TimelineState): boolean {
-  return state.summaries.length > 0 || Object.keys(state.hidden).length > 0;
+  // The set's size, not Object.keys(state.hidden): that would build the plain form of a long session's set per call.
+  return state.summaries.length > 0 || hiddenSetOf(state).size > 0;
 }
 
 function asCallWarning(w: CachepointWarning): CallWarning {
