@@ -20,6 +20,7 @@ describe('random sessions through prepare and the provider simulator', () => {
     );
     // The fixed seed's sessions include cuts followed by more requests, judged too.
     expect(stats.judgedAfterCut).toBeGreaterThan(0);
+    expect(stats.retries).toBeGreaterThan(0);
   }, 600_000);
 
   it('a block pushed onto an old tool-result message whose result was hidden: the cut keeps the hide, no bust', async () => {

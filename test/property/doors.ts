@@ -116,6 +116,8 @@ export interface DoorStats {
   usageRecorded: number;
   /** Requests judged for busts by the simulator after the script cut or retried (what the loop sends after a cut). */
   judgedAfterCut: number;
+  /** Retries: the previous request re-sent without its last response (a cut to the request before it). */
+  retries: number;
 }
 
 export function emptyDoorStats(): DoorStats {
@@ -130,6 +132,7 @@ export function emptyDoorStats(): DoorStats {
     redisRequests: 0,
     usageRecorded: 0,
     judgedAfterCut: 0,
+    retries: 0,
   };
 }
 
@@ -402,8 +405,9 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
         }
         case 'retry':
         case 'cut': {
-          // Re-send an earlier request: the previous one without its response (retry), or an older cut.
-          const users = userIndexes().filter((i) => i < sentBefore);
+          // Re-send an earlier request: the previous one without its last response and results (retry: the request
+          // before it; re-sending the previous request itself maps nothing), or an older cut.
+          const users = userIndexes().filter((i) => i < (m.kind === 'retry' ? sentBefore - 1 : sentBefore));
           if (users.length === 0) break;
           const last = m.kind === 'retry' ? users.at(-1)! : users[m.pick % users.length]!;
           const list = messages.slice(0, last + 1);
@@ -411,6 +415,7 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
           diverged = true;
           const out = await send(`${label} (${m.kind} to messages[0..${last}])`, list, { expectResync: 'history_truncated' });
           cut = true;
+          if (m.kind === 'retry') stats.retries++;
           sentCount = list.length;
           await checkContent(`${label} (${m.kind})`, out, list);
           remember(out.rendered.state, true);
