@@ -12,7 +12,7 @@
  * stream first changed; the re-use model: the duplicates pointed at a payload)
  * read only what changed, not the whole set.
  */
-import { type HiddenSet, hiddenSetOf, stateWith } from '../timeline/hidden.js';
+import { CHAIN, type HiddenSet, hiddenSetOf, stateWith } from '../timeline/hidden.js';
 import type { BlockPath, HiddenRecord, TimelineState } from '../timeline/types.js';
 
 /**
@@ -36,7 +36,7 @@ export function hiddenChanges(before: HiddenSet, after: HiddenSet): readonly Blo
   if (before === after) return [];
   const out: BlockPath[] = [];
   let cur: HiddenSet | undefined = after;
-  for (let hops = 0; hops < 8 && cur !== undefined && cur !== before; hops++) {
+  for (let hops = 0; hops < CHAIN && cur !== undefined && cur !== before; hops++) {
     for (const p of cur.paths) out.push(p);
     cur = cur.base;
   }

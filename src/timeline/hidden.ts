@@ -36,6 +36,16 @@ const RATIO = 8;
 /** How many plain objects were built from persistent sets (tests assert that a step builds none). */
 let materialized = 0;
 
+/**
+ * How far back the chain of {@link HiddenSet.base} reaches: the readers that
+ * follow it (hidden-set.ts `hiddenChanges`, reuse.ts `derivedDuplicates`) stop
+ * after 8 hops and then compare the sets whole. Without the cut a long
+ * session's newest set would keep every set made before it alive (each with
+ * its own copy of the small newest level): ~1.4 kB per update, 30 MB after
+ * 20,000 pruning requests.
+ */
+export const CHAIN = 8;
+
 /** The number of plain `hidden` objects built so far from persistent sets (a test hook). */
 export function hiddenMaterializations(): number {
   return materialized;
@@ -48,19 +58,20 @@ const EMPTY_LEVELS: readonly Level[] = Object.freeze([]);
  * object ({@link HiddenSet.fromPlain}) or from another set ({@link HiddenSet.with}).
  */
 export class HiddenSet {
-  /** The set this one was made from by {@link with}, and the paths that update added or replaced. */
-  readonly base: HiddenSet | undefined;
+  /** The paths the update that made this set ({@link with}) added or replaced. */
   readonly paths: readonly BlockPath[];
   /** Distinct paths held. */
   readonly size: number;
   readonly #levels: readonly Level[];
+  /** Cut (set to undefined) once {@link CHAIN} newer sets were made from this one's descendants. */
+  #base: HiddenSet | undefined;
   #plain: PlainHidden | undefined;
   #getter: (() => PlainHidden) | undefined;
 
   private constructor(levels: readonly Level[], size: number, base: HiddenSet | undefined, paths: readonly BlockPath[], plain?: PlainHidden) {
     this.#levels = levels;
     this.size = size;
-    this.base = base;
+    this.#base = base;
     this.paths = paths;
     this.#plain = plain;
   }
@@ -70,6 +81,15 @@ export class HiddenSet {
     const level = new Map<BlockPath, HiddenRecord>();
     for (const path of Object.keys(plain)) level.set(path, plain[path]!);
     return new HiddenSet(level.size > 0 ? [level] : EMPTY_LEVELS, level.size, undefined, [], plain);
+  }
+
+  /**
+   * The set this one was made from by {@link with}, while fewer than
+   * {@link CHAIN} sets separate it from the newest made from it; else
+   * undefined (a reader then compares the sets whole).
+   */
+  get base(): HiddenSet | undefined {
+    return this.#base;
   }
 
   /** The record of `path`, or undefined. */
@@ -109,7 +129,18 @@ export class HiddenSet {
       for (const [path, r] of levels[n - 1]!) merged.set(path, r);
       levels.splice(n - 2, 2, merged);
     }
-    return new HiddenSet(Object.freeze(levels), size, this, Object.freeze(paths));
+    const next = new HiddenSet(Object.freeze(levels), size, this, Object.freeze(paths));
+    // Keep the chain CHAIN sets long: the set CHAIN hops back forgets its base (a set
+    // only ever gains descendants, so a cut base is never needed again by a reader that
+    // stops at CHAIN hops from a set made later).
+    let cur: HiddenSet = next;
+    for (let hops = 0; hops < CHAIN; hops++) {
+      const b = cur.#base;
+      if (b === undefined) return next;
+      cur = b;
+    }
+    cur.#base = undefined;
+    return next;
   }
 
   /** Every path once, in the plain form's order (first insertion of each path), without building it. */

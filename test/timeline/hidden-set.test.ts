@@ -18,7 +18,7 @@ import type { RenderOptions } from '../../src/render/types.js';
 import { generateTrace } from '../../src/synthetic/generate.js';
 import { Rng } from '../../src/synthetic/rng.js';
 import { appendResponse, createTimeline, startTurn } from '../../src/timeline/edit.js';
-import { HiddenSet, hiddenMaterializations, hiddenSetOf, stateWith } from '../../src/timeline/hidden.js';
+import { CHAIN, HiddenSet, hiddenMaterializations, hiddenSetOf, stateWith } from '../../src/timeline/hidden.js';
 import type { HiddenRecord, TimelineState } from '../../src/timeline/types.js';
 import { BlockTokenCache } from '../../src/tokens/counter.js';
 import { applyEvent } from '../helpers/trace-events.js';
@@ -104,6 +104,32 @@ describe('HiddenSet equals the plain-object definition', () => {
     expect(seen.branched).toBeGreaterThan(50);
     expect(seen.large).toBeGreaterThan(10);
     expect(versions.at(-1)!.set.size).toBeGreaterThan(300);
+  });
+
+  it('the chain of bases is cut CHAIN sets back, so a long session does not keep every earlier set alive', () => {
+    let set = HiddenSet.fromPlain(Object.freeze({}));
+    const line: HiddenSet[] = [set];
+    for (let i = 0; i < 40; i++) {
+      set = set.with([{ path: `turns/${i}/rounds/1/results/t${i}`, reason: 'prune', note: `n${i}`, chars: i }]);
+      line.push(set);
+    }
+    // From the newest: CHAIN bases, then none (before the cut the walk reached the first set, 40 hops).
+    let hops = 0;
+    for (let cur = set.base; cur !== undefined; cur = cur.base) hops++;
+    expect(hops).toBe(CHAIN);
+    // The readers that follow the chain still find an update up to CHAIN sets back, and fall back past it.
+    const back = line.at(-1 - CHAIN)!;
+    expect(hiddenChanges(back, set)).toEqual(
+      line
+        .slice(-CHAIN)
+        .map((s) => s.paths[0])
+        .reverse(),
+    );
+    expect(hiddenChanges(line.at(-2 - CHAIN)!, set)).toBeUndefined();
+    // Every set still reads all its records (the cut drops only the change record).
+    for (let i = 0; i < line.length; i++) expect(line[i]!.size).toBe(i);
+    expect(line[3]!.get('turns/2/rounds/1/results/t2')?.note).toBe('n2');
+    expect(line[3]!.base).toBeUndefined();
   });
 
   it('a set made from a plain object keeps that object as its plain form and its order', () => {
