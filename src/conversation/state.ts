@@ -14,6 +14,7 @@ import { stableStream } from '../render/projection.js';
 import type { StreamBlock } from '../render/types.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type { CacheEntryRecord, TimelineState } from '../timeline/types.js';
+import { findBlock } from '../timeline/paths.js';
 import { consumedDigest, consumedOf, digestOf, envelopeOf } from './mapping.js';
 import type { ConversationRecord, CutShadow, ImportedRender } from './types.js';
 
@@ -67,6 +68,7 @@ function exportRender(state: TimelineState, imported: ImportedRender | undefined
     requests: lr.requests,
     idleGaps: lr.idleGaps,
     ...(lr.tail ? { tail: lr.tail.map((b) => ({ path: b.path, param: b.param })) } : {}),
+    ...(lr.thinkingStripped ? { thinkingStripped: true } : {}),
   };
 }
 
@@ -211,6 +213,20 @@ export function rehydrate(record: ConversationRecord, profile: ModelProfile, tok
   const stream: StreamBlock[] = imported.stream.map((d) => {
     const b = byPath.get(d.path);
     if (b && streamKey(b) === d.key) return b;
+    // A thinking block the current stream no longer holds (a model that does not keep thinking, a new turn): the
+    // placeholder keeps its type and tokens, which validEntries skips when the API had stripped it.
+    const source = d.role === 'assistant' ? findBlock(record.state, d.path) : undefined;
+    if (source && (source.param.type === 'thinking' || source.param.type === 'redacted_thinking'))
+      return Object.freeze({
+        path: d.path,
+        id: d.path,
+        role: 'assistant',
+        kind: 'response',
+        segment: 'timeline',
+        param: source.param,
+        tokens: ctx.tokens.tokens(source.param),
+        markable: false,
+      } as StreamBlock);
     return Object.freeze({
       path: d.path,
       id: d.path,
@@ -236,6 +252,7 @@ export function rehydrate(record: ConversationRecord, profile: ModelProfile, tok
         requests: imported.requests,
         idleGaps: imported.idleGaps,
         ...(imported.tail ? { tail: imported.tail.map(sentTailBlock) } : {}),
+        ...(imported.thinkingStripped === true ? { thinkingStripped: true } : {}),
       },
     },
     false,

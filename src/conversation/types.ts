@@ -187,6 +187,8 @@ export interface ImportedRender {
   readonly round: number;
   readonly requests: number;
   readonly idleGaps: number;
+  /** The API left out that request's thinking blocks (LastRender.thinkingStripped). */
+  readonly thinkingStripped?: true;
   /** The tail that request sent (models that bind thinking to its prefix: render/bind.ts keeps it once answered). */
   readonly tail?: readonly { readonly path: string; readonly param: unknown }[];
 }

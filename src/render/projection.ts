@@ -794,10 +794,46 @@ export function firstChange(stream: readonly StreamBlock[], prev: LastRender | u
   return n;
 }
 
-/** Entries of the previous render still valid for this stream and still warm at `now`. */
+/**
+ * Entries of the previous render still valid for this stream and still warm at `now`.
+ *
+ * When the API had left out the previous request's thinking (`thinkingStripped`: a model that does not keep
+ * thinking, a last user message not only tool results), the provider's entries are prefixes without those
+ * blocks, so their leaving this stream changes nothing for them: the streams are compared from `change` on with
+ * those blocks skipped, and the entries past them move back by the blocks dropped (a marker never sits on
+ * thinking, so the mapping is monotonic), their prefix tokens less the dropped thinking's.
+ */
 export function validEntries(prev: LastRender | undefined, stream: readonly StreamBlock[], change: number, now: number): CacheEntryRecord[] {
   if (!prev) return [];
-  return prev.entries.filter((e) => e.index < change && stream[e.index] === e.block && e.expiresAt > now);
+  const valid = prev.entries.filter((e) => e.index < change && stream[e.index] === e.block && e.expiresAt > now);
+  if (!prev.thinkingStripped || !prev.entries.some((e) => e.index >= change && e.expiresAt > now)) return valid;
+  return valid.concat(pastStrippedThinking(prev, stream, change, now));
+}
+
+function isThinkingParam(param: StreamBlock['param']): boolean {
+  const type = (param as { type?: string }).type;
+  return type === 'thinking' || type === 'redacted_thinking';
+}
+
+/** The warm entries at or past `change` that stay valid when the previous stream's stripped thinking is skipped. */
+function pastStrippedThinking(prev: LastRender, stream: readonly StreamBlock[], change: number, now: number): CacheEntryRecord[] {
+  const n = previousLength(prev);
+  const out: CacheEntryRecord[] = [];
+  let i = change;
+  let j = change;
+  let dropped = 0;
+  for (const e of prev.entries) {
+    if (e.index < change || e.expiresAt <= now) continue;
+    for (; i < e.index && i < n; i++) {
+      const b = previousBlock(prev, i);
+      if (j < stream.length && stream[j] === b) j++;
+      else if (b.role === 'assistant' && isThinkingParam(b.param)) dropped += b.tokens;
+      else return out;
+    }
+    if (i !== e.index || j >= stream.length || stream[j] !== e.block) return out;
+    out.push(j === e.index && dropped === 0 ? e : { ...e, index: j, prefixTokens: e.prefixTokens - dropped });
+  }
+  return out;
 }
 
 /** The stable stream of a state, where it differs from the previous render, and the entries still usable. */

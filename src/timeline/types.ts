@@ -175,6 +175,12 @@ export interface LastRender {
    * (render/bind.ts), so the response's thinking keeps the prefix it was produced under.
    */
   readonly tail?: readonly StreamBlock[];
+  /**
+   * Set when the API left out every thinking block of that request's stream (a model that does not keep thinking,
+   * whose last user message held a block other than tool_result, e.g. the tail next to tool results). Those blocks
+   * were never in the provider's prefix, so their leaving the next stream is no change for the ledger (validEntries).
+   */
+  readonly thinkingStripped?: true;
 }
 
 // The rendered stream: what every render pass reads and writes, kept with the data model
