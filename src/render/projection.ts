@@ -797,17 +797,43 @@ export function firstChange(stream: readonly StreamBlock[], prev: LastRender | u
 /**
  * Entries of the previous render still valid for this stream and still warm at `now`.
  *
- * When the API had left out the previous request's thinking (`thinkingStripped`: a model that does not keep
- * thinking, a last user message not only tool results), the provider's entries are prefixes without those
- * blocks, so their leaving this stream changes nothing for them: the streams are compared from `change` on with
- * those blocks skipped, and the entries past them move back by the blocks dropped (a marker never sits on
- * thinking, so the mapping is monotonic), their prefix tokens less the dropped thinking's.
+ * Models that do not keep thinking (`plain` defined: whether this request's last user message holds a block other
+ * than tool_result, and its turn): the API strips every thinking block before the last such message, so the
+ * provider's entries are prefixes of the stream without them. When the previous request's thinking was stripped
+ * (`thinkingStripped`), those blocks leaving this stream change nothing for its entries: the streams are compared
+ * from `change` on with them skipped, and the entries past them move back by the blocks dropped (a marker never
+ * sits on thinking, so the mapping is monotonic), their prefix tokens less the dropped thinking's. Within one turn,
+ * when the stripping starts or stops between the two requests, the open turn's first thinking block is where the
+ * provider's prefix changed: no entry past it holds.
  */
-export function validEntries(prev: LastRender | undefined, stream: readonly StreamBlock[], change: number, now: number): CacheEntryRecord[] {
+export function validEntries(
+  prev: LastRender | undefined,
+  stream: readonly StreamBlock[],
+  change: number,
+  now: number,
+  plain?: { readonly plain: boolean; readonly turn: number },
+): CacheEntryRecord[] {
   if (!prev) return [];
-  const valid = prev.entries.filter((e) => e.index < change && stream[e.index] === e.block && e.expiresAt > now);
-  if (!prev.thinkingStripped || !prev.entries.some((e) => e.index >= change && e.expiresAt > now)) return valid;
+  let bound = change;
+  if (plain && prev.turn === plain.turn && (prev.thinkingStripped === true) !== plain.plain) bound = openTurnThinking(stream, change);
+  const valid = prev.entries.filter((e) => e.index < bound && stream[e.index] === e.block && e.expiresAt > now);
+  if (!prev.thinkingStripped || bound < change || !prev.entries.some((e) => e.index >= change && e.expiresAt > now)) return valid;
   return valid.concat(pastStrippedThinking(prev, stream, change, now));
+}
+
+/** Index of the first thinking block of the stream's last turn before `end` (`end` when there is none). */
+function openTurnThinking(stream: readonly StreamBlock[], end: number): number {
+  const layout = streamLayout(stream);
+  const start = layout ? (layout.turnStarts[layout.lastTurn] ?? 0) : 0;
+  for (let i = start; i < end; i++) if (stream[i]!.role === 'assistant' && isThinkingParam(stream[i]!.param)) return i;
+  return end;
+}
+
+/** Whether a request's last user message (the stable stream's final user blocks, then the tail) holds a block other than tool_result. */
+export function lastUserPlain(stable: readonly StreamBlock[], tail: readonly { readonly param: object }[]): boolean {
+  for (const b of tail) if ((b.param as { type?: unknown }).type !== 'tool_result') return true;
+  for (let k = stable.length - 1; k >= 0 && stable[k]!.role === 'user'; k--) if (stable[k]!.param.type !== 'tool_result') return true;
+  return false;
 }
 
 function isThinkingParam(param: StreamBlock['param']): boolean {
@@ -858,7 +884,8 @@ export function cacheStanding(state: TimelineState, ctx: PassContext): CacheStan
   }
   const stream = stableStream(state, ctx);
   const change = firstChange(stream, state.lastRender);
-  const standing = { stream, change, entries: validEntries(state.lastRender, stream, change, ctx.now) };
+  const plain = ctx.profile.keepsThinking ? undefined : { plain: lastUserPlain(stream, state.tail), turn: state.turns.at(-1)?.index ?? 0 };
+  const standing = { stream, change, entries: validEntries(state.lastRender, stream, change, ctx.now, plain) };
   standings.set(state, { ctx, standing });
   return standing;
 }

@@ -10,12 +10,12 @@ import { toAnthropic } from '../providers/anthropic.js';
 import { extractiveSummarizer } from '../summarize/index.js';
 import type { SummaryOutput } from '../summarize/types.js';
 import type { TimelineState } from '../timeline/types.js';
-import { foldSentTail, isThinkingBlock, lostPrice } from './bind.js';
+import { foldSentTail, lostPrice } from './bind.js';
 import { planCompaction } from './compact.js';
 import { contextOf, passContext, type PassContext, type RenderWork } from './context.js';
 import { PASSES, runPasses } from './pipeline.js';
 import { planRequest } from './plan.js';
-import { cacheStanding, partsLayout, partsOf, type StreamParts, streamParts, withLazyStream, withStableStream } from './projection.js';
+import { cacheStanding, lastUserPlain, partsLayout, partsOf, type StreamParts, streamParts, withLazyStream, withStableStream } from './projection.js';
 import { prune } from './prune.js';
 import type { Decision, Rendered, RenderOptions, RenderPlan, SegmentTokens } from './types.js';
 
@@ -88,7 +88,7 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
         idleGaps: (next.lastRender?.idleGaps ?? 0) + (next.lastRender && ctx.now - next.lastRender.at >= ctx.profile.ttlMs['5m'] ? 1 : 0),
         // Models that bind thinking: the tail this request sends, kept in the history once answered (render/bind.ts).
         ...(ctx.profile.bindsThinking ? { tail: Object.freeze(parts.tail.slice()) } : {}),
-        ...(!ctx.profile.keepsThinking && strippedAll(parts) ? { thinkingStripped: true as const } : {}),
+        ...(!ctx.profile.keepsThinking && lastUserPlain(parts.stable, parts.tail) ? { thinkingStripped: true as const } : {}),
       },
       stable,
     ),
@@ -111,28 +111,6 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
   // `stream` (same place among the keys) is built when read: the stable array is the chain's, which
   // later renders extend in place.
   return withLazyStream(fields, parts);
-}
-
-/**
- * Whether the API leaves out every thinking block of this request: on a model that does not keep thinking, all
- * thinking before the last user message that holds a block other than tool_result is stripped (simulator:
- * sim/prefix.ts `lastPlainUserTurn`). The last user message is the stream's final run of user blocks (the tail
- * included), and every assistant block precedes it; false when the latest assistant message holds no thinking.
- */
-function strippedAll(parts: StreamParts): boolean {
-  const { stable, tail } = parts;
-  let plain = false;
-  let i = tail.length - 1;
-  for (; i >= 0 && !plain && tail[i]!.role === 'user'; i--) plain = tail[i]!.param.type !== 'tool_result';
-  if (i >= 0 && !plain) return false;
-  let k = stable.length - 1;
-  for (; k >= 0 && !plain && stable[k]!.role === 'user'; k--) plain = stable[k]!.param.type !== 'tool_result';
-  if (!plain) return false;
-  // Thinking the next render can drop is the open turn's (earlier turns' is left out already). Only the latest
-  // assistant message is looked at (a bounded scan): with thinking on, it holds some.
-  for (; k >= 0 && stable[k]!.role === 'user'; k--);
-  for (; k >= 0 && stable[k]!.role === 'assistant'; k--) if (isThinkingBlock(stable[k]!)) return true;
-  return false;
 }
 
 function segmentTokens(parts: StreamParts, stableLength: number): SegmentTokens {

@@ -176,9 +176,9 @@ export interface LastRender {
    */
   readonly tail?: readonly StreamBlock[];
   /**
-   * Set when the API left out every thinking block of that request's stream (a model that does not keep thinking,
-   * whose last user message held a block other than tool_result, e.g. the tail next to tool results). Those blocks
-   * were never in the provider's prefix, so their leaving the next stream is no change for the ledger (validEntries).
+   * Set on a model that does not keep thinking when that request's last user message held a block other than
+   * tool_result (the tail next to tool results, an injected text): the API then left out every thinking block
+   * before it, so the provider's entries are prefixes without them (render/projection.ts validEntries).
    */
   readonly thinkingStripped?: true;
 }

@@ -290,8 +290,12 @@ export function checkCurrentThinking(state: TimelineState, params: { messages: r
  * follows the documented rule: "When a non-tool-result user block is included, all previous thinking blocks are
  * ignored and stripped from context" (Anthropic, extended thinking, "Understanding thinking block caching
  * behavior", and the prompt caching page's thinking example, stored copies of 2025-2026): a block, so a text block
- * next to tool results strips too. The renderer does not model that stripping yet (it must still send the final
- * assistant message's thinking, or the API answers 400): notes/cut8.md.
+ * next to tool results strips too. The renderer must still send the final assistant message's thinking (or the API
+ * answers 400), so its stream differs from the API's view; its ledger follows the API's view (render/projection.ts
+ * validEntries: thinking the previous request had stripped leaving the stream, and stripping that starts or stops
+ * within a turn). With this gate lifted, FC_SEED 1 and 3 (300 runs, simulated and doors-simulated) find no bust;
+ * FC_SEED 2 still finds one in doors-simulated (84 tokens, turn 2 round 1, after a push and a cut, thinking-only
+ * rounds): not explained yet, so the gate stays (notes/think8.md).
  */
 export function bustsComparable(script: SessionScript): boolean {
   return script.keepsThinking || !script.turns.some((t) => t.rounds.some((rd) => rd.thinking && rd.injected.length > 0));
@@ -300,9 +304,9 @@ export function bustsComparable(script: SessionScript): boolean {
 /**
  * Runs one session. `simulate`: every request also goes through the provider cache simulator (the same profile,
  * four characters a token), which must neither refuse it nor find a bust (a warm entry of this prefix that no
- * marker could reach).
+ * marker could reach). `judgeAll`: busts are judged even where {@link bustsComparable} leaves them unjudged.
  */
-export function runScript(script: SessionScript, stats: RunStats = emptyStats(), simulate = false): void {
+export function runScript(script: SessionScript, stats: RunStats = emptyStats(), simulate = false, judgeAll = false): void {
   const profile = customProfile(`fuzz-${script.window}-${script.keepsThinking}`, {
     contextWindow: script.window,
     keepsThinking: script.keepsThinking,
@@ -326,7 +330,7 @@ export function runScript(script: SessionScript, stats: RunStats = emptyStats(),
   const cappedInput = (i: Record<string, unknown>) => (JSON.stringify(i).length > cap ? { path: capped(String(i.path)) } : i);
   let prev: Rendered | undefined;
   const sim = simulate ? new CacheSimulator({ profile, countTokens: (b: unknown) => Math.ceil(JSON.stringify(b).length / 4) }) : undefined;
-  const busts = simulate && bustsComparable(script);
+  const busts = simulate && (judgeAll || bustsComparable(script));
   const binds = profile.bindsThinking === true;
   // Preserved thinking: each response's thinking is bound to the request that produced it, as the model produced it.
   const ledger = new ThinkingLedger();
