@@ -94,11 +94,11 @@ describe('prepare after a cut, when the loop re-sends what it cut', () => {
     ];
   }
 
-  async function loop(cutTo: number | readonly number[] | undefined, store: ConversationStore = new MemoryConversationStore()) {
+  /** A loop's sender: each request prepared on `store` and sent to a fresh simulator, a second apart from `start`. */
+  function sender(store: ConversationStore, start: number) {
     const sim = new CacheSimulator({ profile, countTokens: (b: unknown) => tokens.tokens(b) });
-    const all = history(30);
-    let now = 1_700_000_000_000;
-    const send = async (messages: MessageParam[]) => {
+    let now = start;
+    return async (messages: MessageParam[]) => {
       const out = await prepare(
         { model: MODEL, max_tokens: 1024, system: 'You read files.', tools: TOOLS, messages: structuredClone(messages) },
         { conversationId: 'c', store, now, render: { profile, tokens } },
@@ -108,6 +108,11 @@ describe('prepare after a cut, when the loop re-sends what it cut', () => {
       expect(r.rejected).toBeNull();
       return { out, r };
     };
+  }
+
+  async function loop(cutTo: number | readonly number[] | undefined, store: ConversationStore = new MemoryConversationStore()) {
+    const all = history(30);
+    const send = sender(store, 1_700_000_000_000);
     for (let n = 3; n <= all.length; n += 2) await send(all.slice(0, n));
     for (const to of cutTo === undefined ? [] : typeof cutTo === 'number' ? [cutTo] : cutTo) {
       const cut = await send(all.slice(0, to + 1));
@@ -143,21 +148,11 @@ describe('prepare after a cut, when the loop re-sends what it cut', () => {
   it('a cut, then another continuation: nothing of the shadow is believed (the plan predicts what the provider does)', async () => {
     const store = new MemoryConversationStore();
     await loop(undefined, store);
-    const sim = new CacheSimulator({ profile, countTokens: (b: unknown) => tokens.tokens(b) });
     const all = history(30);
     const other = history(30).map((m, i) =>
       i >= 5 && m.role === 'user' ? { ...m, content: [{ ...(m.content as ContentBlockParam[])[0]!, content: `other ${i}` }] } : m,
     ) as MessageParam[];
-    let now = 1_800_000_000_000;
-    const send = async (messages: MessageParam[]) => {
-      const out = await prepare(
-        { model: MODEL, max_tokens: 1024, system: 'You read files.', tools: TOOLS, messages: structuredClone(messages) },
-        { conversationId: 'c', store, now, render: { profile, tokens } },
-      );
-      const r = sim.send(out.params as never, now);
-      now += 1000;
-      return { out, r };
-    };
+    const send = sender(store, 1_800_000_000_000);
     await send(all);
     await send(all.slice(0, 5));
     expect((await store.load('c'))?.cut).toBeDefined();
