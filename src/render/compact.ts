@@ -312,8 +312,9 @@ export function compact(state: TimelineState, ctx: PassContext): { state: Timeli
   const old = pruneCandidates(next, ctx.options.pruneOnCompaction).map((b) => b.path);
   const kept = keptByReuse(next, ctx, stableStream(next, ctx), old);
   const free = [...new Set([...next.deferred.map((d) => d.path), ...old.filter((p) => !kept.has(p))])];
+  const held = hiddenSetOf(next);
   const records = free
-    .filter((path) => !hiddenSetOf(next).has(path))
+    .filter((path) => !held.has(path))
     .map((path) => hiddenRecord(next, path, next.deferred.some((d) => d.path === path) ? 'agent' : 'prune', next.deferred.find((d) => d.path === path)?.note));
   if (records.length > 0) {
     // One copy of the set, remembered (hidden-set.ts): the projection and the re-use model then read only these paths.

@@ -88,8 +88,9 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   const candidates =
     (first && firstChanceCandidates(state, o, thinking)) ||
     (first ? pruneCandidates(state, o, thinking).filter(firstChance(state, o.keepRounds)) : pruneCandidates(state, o, thinking));
+  const hiddenNow = hiddenSetOf(state);
   for (const d of state.deferred) {
-    if (!candidates.some((c) => c.path === d.path) && !hiddenSetOf(state).has(d.path)) {
+    if (!candidates.some((c) => c.path === d.path) && !hiddenNow.has(d.path)) {
       const at = indexOfPath(stream, d.path);
       const b = at === undefined ? undefined : stream[at]!;
       if (b) candidates.push({ id: b.id, path: b.path, param: b.param as Block['param'] });
@@ -193,7 +194,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   let next = withHidden(
     state,
     apply,
-    state.deferred.filter((d) => !applied.has(d.path) && !hiddenSetOf(state).has(d.path)),
+    state.deferred.filter((d) => !applied.has(d.path) && !hiddenNow.has(d.path)),
   );
   // The notice explains [pruned: …] notes and recall: a prune that only leaves out thinking (no note) waits for one.
   if (!next.pruneNotice && items.some((it, k) => k >= chosen.from && !it.thinking)) {

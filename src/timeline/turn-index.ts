@@ -70,8 +70,9 @@ export function turnIndex(state: TimelineState, turn: number): TextBlockParam | 
   const toolNames = new Map<string, string>();
   for (const r of t.rounds) for (const b of r.response) if (b.param.type === 'tool_use') toolNames.set(b.param.id, b.param.name);
   const lines: string[] = [];
+  const held = hiddenSetOf(state);
   for (const b of turnBlocks(t)) {
-    const hidden = hiddenSetOf(state).get(b.path);
+    const hidden = held.get(b.path);
     const summary = summarized.get(b.path);
     const status = summary ? `summarized (${summary})` : hidden ? (hidden.reason === 'agent' ? 'hidden' : 'pruned') : 'visible';
     lines.push(`${b.path} · ${what(b.param, toolNames)}, ${size(b.param).toLocaleString('en-US')} chars · ${status}`);
