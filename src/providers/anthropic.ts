@@ -258,20 +258,22 @@ function countBelow(starts: readonly number[], index: number): number {
  * The HTTP headers a render's request needs besides the params: `anthropic-beta` when the
  * profile has betas (the 1M-window profiles: `context-1m-2025-08-07`), and with `params` whose
  * `thinking.block_binding` is set (the `drop_block` opt-in of preserved thinking) also
- * `thinking-binding-controls-2026-08-01`; else none. Pass them
- * as the SDK's request options, or merge them into your own headers.
+ * `thinking-binding-controls-2026-08-01`; else none. The `betas` of `params` (what
+ * `client.beta.messages.create` sends as this header, and these headers replace) come first in it.
+ * Pass them as the SDK's request options, or merge them into your own headers.
  *
  * @example
  * const rendered = render(state, { profile: longContextProfile('claude-sonnet-4-5') });
  * await client.messages.create(toAnthropic(rendered), { headers: anthropicHeaders(rendered) });
  */
-export function anthropicHeaders(rendered: Pick<Rendered, 'profile'>, params?: { readonly thinking?: unknown }): Readonly<Record<string, string>> {
-  const betas = rendered.profile.betas;
-  if (hasBlockBinding(params?.thinking)) {
-    const all = betas?.includes(THINKING_BINDING_BETA) ? betas : [...(betas ?? []), THINKING_BINDING_BETA];
-    return { 'anthropic-beta': all.join(',') };
-  }
-  return betas === undefined || betas.length === 0 ? {} : { 'anthropic-beta': betas.join(',') };
+export function anthropicHeaders(
+  rendered: Pick<Rendered, 'profile'>,
+  params?: { readonly thinking?: unknown; readonly betas?: unknown },
+): Readonly<Record<string, string>> {
+  const needed = [...(rendered.profile.betas ?? []), ...(hasBlockBinding(params?.thinking) ? [THINKING_BINDING_BETA] : [])];
+  if (needed.length === 0) return {};
+  const own = Array.isArray(params?.betas) ? params.betas.filter((b): b is string => typeof b === 'string') : [];
+  return { 'anthropic-beta': [...new Set([...own, ...needed])].join(',') };
 }
 
 /**

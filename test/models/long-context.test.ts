@@ -135,6 +135,28 @@ describe('the fake server checks the window the way the API does', () => {
     expect(message.type).toBe('message');
   });
 
+  it('prepare’s headers keep the betas of the params (the beta client’s `betas`, which these headers replace)', async () => {
+    // client.beta.messages.create turns `betas` into the anthropic-beta header, and the request options'
+    // headers replace it: headers naming only the 1M beta silently dropped the caller's own betas.
+    const s = await server(2);
+    const client = new Anthropic({ baseURL: s.url, apiKey: 'test-key', maxRetries: 0 });
+    const store = new MemoryConversationStore();
+    const betas = ['interleaved-thinking-2025-05-14', CONTEXT_1M_BETA];
+    for (const model of ['claude-sonnet-4-5[1m]', 'claude-sonnet-4-5']) {
+      const { params, headers } = await prepare(
+        { model, max_tokens: 100, system: 'Summarize the file.', betas, messages: [{ role: 'user', content: 'hi' }] },
+        { conversationId: model, store },
+      );
+      await client.beta.messages.create(params, { headers });
+      const sent = String(s.requests.at(-1)?.headers['anthropic-beta']).split(',');
+      expect(sent).toEqual(betas); // each once, the caller's order
+    }
+    // Without betas in the params, or with thinking.block_binding, the header is as before (plus the caller's).
+    const r = render(startTurn(createTimeline({ model: 'claude-sonnet-4-5[1m]', instructions: ['Be brief.'] }), 'hi'), { now: 0 });
+    expect(anthropicHeaders(r, { betas: ['files-api-2025-04-14'] })).toEqual({ 'anthropic-beta': `files-api-2025-04-14,${CONTEXT_1M_BETA}` });
+    expect(anthropicHeaders(r, { betas: [] })).toEqual({ 'anthropic-beta': CONTEXT_1M_BETA });
+  });
+
   it('the AI SDK middleware adds the beta header to the call (keeping the caller’s own betas)', async () => {
     const s = await server(1);
     const { createAnthropic } = await import('@ai-sdk/anthropic');
