@@ -72,8 +72,16 @@ export class FileConversationStore implements ConversationStore {
   }
 
   async #lock(id: string): Promise<() => Promise<void>> {
-    this.#ready ??= mkdir(this.#dir, { recursive: true });
-    await this.#ready;
+    // A failure is not kept: a directory that cannot be made now (a volume not mounted yet) may be later.
+    this.#ready ??= mkdir(this.#dir, { recursive: true }).catch((err: unknown) => {
+      this.#ready = undefined;
+      throw err;
+    });
+    try {
+      await this.#ready;
+    } catch (err) {
+      throw new ConversationStoreError(id, `cannot create ${this.#dir}: ${(err as Error).message}`, { cause: err });
+    }
     const lock = `${this.#path(id)}.lock`;
     const deadline = Date.now() + this.#lockTimeoutMs;
     for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
