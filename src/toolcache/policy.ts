@@ -20,6 +20,7 @@
  */
 
 import { InvalidOptionError } from '../errors.js';
+import { fileReadAliases, fileWriteAliases } from './path-tags.js';
 
 // TYPES
 
@@ -150,12 +151,18 @@ function isNormalPath(path: string): boolean {
   return true;
 }
 
+/** The spelling-independent tags of a file entity (path-tags.ts): a write to any spelling of a file meets every read of it. */
+function fileAliases(d: ParsedTag, of: (normalized: string) => string[]): readonly string[] {
+  return d.family === 'file' && d.id !== undefined ? of(fileTag(d.id).slice('file:'.length)) : [];
+}
+
 /** Tags a read entry carries in the store. */
 export function readEntryTags(deps: readonly ParsedTag[]): string[] {
   const tags = new Set<string>();
   for (const d of deps) {
     tags.add(d.id === undefined ? `${d.family}:*` : `${d.family}:${d.id}`);
     tags.add(`family:${d.family}`);
+    for (const t of fileAliases(d, fileReadAliases)) tags.add(t);
   }
   return [...tags].sort();
 }
@@ -168,6 +175,7 @@ export function writeInvalidationTags(deps: readonly ParsedTag[]): string[] {
     else {
       tags.add(`${d.family}:${d.id}`);
       tags.add(`${d.family}:*`);
+      for (const t of fileAliases(d, fileWriteAliases)) tags.add(t);
     }
   }
   return [...tags].sort();

@@ -1,0 +1,74 @@
+/**
+ * The extra tags that let a write to one spelling of a file evict the reads of every other spelling of it.
+ *
+ * `fileTag` fixes dots and slashes, but one file still has spellings it cannot join: relative or absolute (the
+ * cache does not know the agent's working directory), `../` from elsewhere, case and Unicode normalization (one
+ * name on APFS and NTFS), a drive letter. Under-evicting is a stale answer and over-evicting is safe, so every
+ * pair of spellings that *may* name one file must share a tag:
+ *
+ * - the folded path (NFC, then case-folded; a drive letter dropped) is tagged `file:<path>`: for a path already
+ *   spelled that way (most are) it is the tag `fileTag` gave, so nothing is added;
+ * - a relative path `s/a.ts` may be any absolute path it ends: a read of `/r/s/a.ts` carries `file~in:<suffix>`
+ *   for each suffix (`r/s/a.ts`, `s/a.ts`, `a.ts`), and a write to a relative path evicts `file~in:<path>`;
+ *   a write to `/r/s/a.ts` evicts `file:<suffix>` for each suffix, the tags relative reads carry;
+ * - a path that starts with `..` is both (it is relative, and it names an absolute path ending in its rest).
+ *
+ * So two absolute (or two relative) paths meet only when they are equal, and an absolute path meets a relative
+ * one when the relative one ends it. The `~` keeps `file~in:` out of the tags a policy can name (a family is
+ * letters, digits, `_`, `-`, `.`). The cost: a read of an absolute path stores one tag per segment.
+ */
+
+/** What a path may be equal to: its folded segments without root, drive or leading `..`, and which kind of path it is. */
+interface PathForm {
+  readonly exact: string;
+  readonly core: readonly string[];
+  readonly absolute: boolean;
+  readonly up: boolean;
+}
+
+/** One spelling for names a case- and normalization-insensitive file system treats as one (upper then lower: `ſ`, `K` fold too). */
+function fold(s: string): string {
+  return s.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
+}
+
+/** `normalized`: a path as `fileTag` writes it, without `file:`. */
+function formOf(normalized: string): PathForm {
+  let path = fold(normalized);
+  let absolute = path.startsWith('/');
+  const drive = /^[a-z]:(\/|$)/.exec(path);
+  if (drive !== null) {
+    // `C:/repo/a.ts` and `/repo/a.ts` may be one file (the current drive): both are the absolute `/repo/a.ts`.
+    path = `/${path.slice(drive[0].length)}`;
+    absolute = true;
+  }
+  const segments = path.split('/').filter((s) => s !== '' && s !== '.');
+  let ups = 0;
+  while (!absolute && segments[ups] === '..') ups++;
+  const core = segments.slice(ups);
+  return { exact: `${absolute ? '/' : '../'.repeat(ups)}${core.join('/')}`, core, absolute, up: ups > 0 };
+}
+
+/** The suffixes of a path's segments, longest first: `r/s/a.ts`, `s/a.ts`, `a.ts`. */
+function suffixes(core: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < core.length; i++) out.push(core.slice(i).join('/'));
+  return out;
+}
+
+/** The extra tags a read of a file carries (see the module comment); `normalized` as `fileTag` writes it, without `file:`. */
+export function fileReadAliases(normalized: string): string[] {
+  const f = formOf(normalized);
+  const tags = [`file:${f.exact}`];
+  if (f.absolute || f.up) for (const s of suffixes(f.core)) tags.push(`file~in:${s}`);
+  if (f.up) tags.push(`file:${f.core.join('/')}`);
+  return tags;
+}
+
+/** The extra tags a write to a file evicts (see the module comment); `normalized` as `fileTag` writes it, without `file:`. */
+export function fileWriteAliases(normalized: string): string[] {
+  const f = formOf(normalized);
+  const tags = [`file:${f.exact}`];
+  if (f.absolute || f.up) for (const s of suffixes(f.core)) tags.push(`file:${s}`);
+  if (!f.absolute) tags.push(`file~in:${f.core.join('/')}`);
+  return tags;
+}
