@@ -30,6 +30,8 @@ import { mapPrompt, UnmappablePromptError, type AnthropicPrompt, type MappedProm
 import type { CallOptions, CallWarning, ProviderOptions, StreamPart, WrappedModel } from './types.js';
 import { reportedUsage } from './usage.js';
 import { optionKeys, refuseUnknownKeys } from '../../internal/option-keys.js';
+import { InvalidOptionError } from '../../errors.js';
+import { resolveRenderOptions } from '../../render/options.js';
 import { hiddenSetOf } from '../../timeline/hidden.js';
 
 // TYPES
@@ -200,6 +202,7 @@ function asCallWarning(w: CachepointWarning): CallWarning {
  */
 export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}): LanguageModelMiddleware {
   refuseUnknownKeys(options, MIDDLEWARE_OPTION_KEYS);
+  checkOptions(options);
   const contexts = new WeakMap<CallOptions, CallContext>();
   const lastCalls = new Map<string, LastCall>();
   const warned = new Set<string>();
@@ -417,6 +420,38 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
       return { stream: piped, ...rest };
     },
   };
+}
+
+/**
+ * Options that could never work are refused here, once: each would otherwise fail every call into
+ * `prepare_failed` (sent unchanged: no caching, a warning per call), or throw out of the call (a callback
+ * that is not a function).
+ */
+function checkOptions(o: CachepointMiddlewareOptions): void {
+  const id: unknown = o.conversationId;
+  if (id !== undefined && typeof id !== 'function' && (typeof id !== 'string' || id === '')) {
+    throw new InvalidOptionError('conversationId', 'must be a non-empty string or a function of the call', {
+      value: id,
+      expected: 'a non-empty string or (call) => string | undefined',
+    });
+  }
+  const tail: unknown = o.tail;
+  if (tail !== undefined && typeof tail !== 'string' && typeof tail !== 'function' && !Array.isArray(tail)) {
+    throw new InvalidOptionError('tail', 'must be a string, an array of content blocks, or a function of the call returning one', { value: tail });
+  }
+  const store = o.store as unknown as { load?: unknown; save?: unknown; then?: unknown } | undefined;
+  if (store !== undefined && (store === null || typeof store !== 'object' || typeof store.load !== 'function' || typeof store.save !== 'function')) {
+    const hint = typeof store?.then === 'function' ? ' (a Promise: await createRedisConversationStore(…) first)' : '';
+    throw new InvalidOptionError('store', `expected a conversation store with load() and save()${hint}`);
+  }
+  for (const key of ['supports', 'onWarning', 'onPlan', 'now'] as const) {
+    if (o[key] !== undefined && typeof o[key] !== 'function') throw new InvalidOptionError(key, 'must be a function', { value: o[key] });
+  }
+  if (o.render !== undefined && (o.render === null || typeof o.render !== 'object' || Array.isArray(o.render))) {
+    throw new InvalidOptionError('render', 'must be an object of render options (policy, ttl, prune, …)', { value: o.render });
+  }
+  // The render options as prepare will check them on every call (an unknown key, a value out of range).
+  if (o.render !== undefined) resolveRenderOptions(o.render);
 }
 
 /** The keys of {@link CachepointMiddlewareOptions}: any other is a typo, refused. */

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../../src/conversation/memory-store.js';
 import type { ConversationStore } from '../../../src/conversation/types.js';
 import { cachepointMiddleware, type CachepointWarning } from '../../../src/integrations/ai-sdk/index.js';
+import { InvalidOptionError } from '../../../src/errors.js';
 import type { FakeMessagesServer } from '../../../src/testing/fake-server.js';
 import { agentTools, bodies, fakeAnthropic, MODEL, script, SYSTEM } from './harness.js';
 
@@ -140,5 +141,53 @@ describe('input the middleware cannot handle goes through unchanged, with one wa
     expect({ ...a, abortSignal: undefined }).toEqual({ ...b, abortSignal: undefined });
     expect(warnings.map((w) => w.code)).toEqual(['unsupported_provider']);
     expect(warnings[0]!.message).toContain('google.generative-ai');
+  });
+});
+
+describe('options that can never work', () => {
+  it('are refused when the middleware is made, naming the option: not a warning on every call, nor a TypeError inside one', async () => {
+    // Each of these used to be taken: the first four then failed every call into prepare_failed (sent
+    // unchanged, no caching, a warning per call), and onWarning: 'x' threw a TypeError out of the call.
+    const bad: [string, Record<string, unknown>][] = [
+      ['conversationId', { conversationId: 42 }],
+      ['conversationId', { conversationId: '' }],
+      ['store', { store: {} }],
+      ['store', { store: Promise.resolve(new MemoryConversationStore()) }],
+      ['tail', { tail: 42 }],
+      ['policy', { render: { policy: 'cheap' } }],
+      ['render', { render: 'economy' }],
+      ['onWarning', { onWarning: 'console' }],
+      ['onPlan', { onPlan: {} }],
+      ['supports', { supports: ['anthropic.messages'] }],
+      ['now', { now: 1000 }],
+    ];
+    for (const [option, options] of bad) {
+      const err = (() => {
+        try {
+          cachepointMiddleware(options as never);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err, JSON.stringify(options)).toBeInstanceOf(InvalidOptionError);
+      expect((err as InvalidOptionError).option).toBe(option);
+    }
+    // What works is still taken: a fixed id or a function of the call, a string, blocks or a function as the tail.
+    const fake = await fakeAnthropic({ script: [[{ type: 'text', text: 'ok' }]] });
+    servers.push(fake.server);
+    const warnings: CachepointWarning[] = [];
+    const middleware = cachepointMiddleware({
+      conversationId: () => 'fine',
+      store: new MemoryConversationStore(),
+      tail: [{ type: 'text', text: 'live view' }],
+      render: { policy: 'economy' },
+      onWarning: (w) => warnings.push(w),
+      onPlan: () => undefined,
+      supports: () => true,
+      now: () => 1000,
+    });
+    await generateText({ model: wrapLanguageModel({ model: fake.provider(MODEL), middleware }), instructions: SYSTEM, prompt: 'hi' });
+    expect(warnings).toEqual([]);
+    expect(countMarkers(bodies(fake.server)[0]!)).toBeGreaterThan(0);
   });
 });
