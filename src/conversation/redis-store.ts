@@ -30,9 +30,21 @@ export interface RedisConversationStoreOptions {
 
 // IMPLEMENTATION
 
+// A conversation is its two keys; with one of them gone (a server with maxmemory and an eviction policy evicts
+// keys one by one) it is absent for the load and the save alike. Before, the half left behind made every save
+// conflict, forever: the loader saw one revision, the script the other.
+const LOAD_SOURCE = `
+local data = redis.call('GET', KEYS[2])
+if data == false or redis.call('EXISTS', KEYS[1]) == 0 then return false end
+return data
+`;
+
+/** Load: KEYS = revision, data. The record's JSON, or nil when either key is missing. */
+const LOAD_SCRIPT: RedisScript = { source: LOAD_SOURCE, sha1: createHash('sha1').update(LOAD_SOURCE).digest('hex') };
+
 const CAS_SOURCE = `
 local rev = redis.call('GET', KEYS[1])
-if rev == false then rev = '' end
+if rev == false or redis.call('EXISTS', KEYS[2]) == 0 then rev = '' end
 if rev ~= ARGV[1] then return 'conflict:' .. rev end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SET', KEYS[2], ARGV[3])
@@ -91,13 +103,13 @@ export class RedisConversationStore implements ConversationStore {
   }
 
   async load(id: string): Promise<ConversationRecord | undefined> {
-    let text: string | null;
+    let text: unknown;
     try {
-      text = await this.#client.get(this.#keys(id)[1]);
+      text = await this.#script(LOAD_SCRIPT, this.#keys(id), []);
     } catch (err) {
       throw new ConversationStoreError(id, `Redis load failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
     }
-    return text === null ? undefined : importState(text, id);
+    return typeof text === 'string' ? importState(text, id) : undefined;
   }
 
   async save(record: ConversationRecord, expected: number | null): Promise<void> {

@@ -2,10 +2,13 @@
  * The conversation store contract on Redis (a real redis-server; skipped with a
  * loud line where there is none, outside CI: see vitest.config.ts).
  */
-import { afterAll, beforeAll } from 'vitest';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepare } from '../../src/conversation/prepare.js';
+import { ConversationConflictError } from '../../src/errors.js';
 import { createRedisConversationStore } from '../../src/toolcache/stores/redis.js';
 import { sharedRedis, uniqueNamespace } from '../toolcache/redis-fixtures/server.js';
-import { describeConversationStore } from './store-contract.js';
+import { BASE, describeConversationStore, requests } from './store-contract.js';
 
 let redis: { readonly url: string; release(): Promise<void> };
 beforeAll(async () => {
@@ -16,3 +19,35 @@ afterAll(async () => {
 });
 
 describeConversationStore('redis', () => createRedisConversationStore({ url: redis.url, namespace: uniqueNamespace('conv') }));
+
+describe('a conversation Redis evicted half of (maxmemory with an eviction policy: allkeys-* or volatile-*, its keys have a TTL)', () => {
+  // Its two keys (revision, record) can be evicted one without the other. Each half left behind made every
+  // save a ConversationConflictError, forever: the documented retry loop spun on it until the idle TTL.
+  it.each(['data', 'rev'])('with only its %s key evicted, the next prepare starts it afresh instead of conflicting forever', async (evicted) => {
+    const namespace = uniqueNamespace('evict');
+    const store = await createRedisConversationStore({ url: redis.url, namespace });
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      const all = requests(1, 3);
+      await prepare({ ...BASE, messages: all[0]! }, { conversationId: 'c', store, now: 1000 });
+      await prepare({ ...BASE, messages: all[1]! }, { conversationId: 'c', store, now: 2000 });
+      expect(await raw.del(`${namespace}:conv:{c}:${evicted}`)).toBe(1);
+
+      const { plan } = await prepare({ ...BASE, messages: all[2]! }, { conversationId: 'c', store, now: 3000 });
+      expect(plan.revision).toBe(1); // afresh: what was left of the old record is not read
+      expect(plan.unsaved).toBeUndefined();
+      expect((await store.load('c'))?.revision).toBe(1);
+      // A writer that loaded before the eviction gets a typed conflict once, then goes on.
+      const loaded = (await store.load('c'))!;
+      await raw.del(`${namespace}:conv:{c}:${evicted}`);
+      await expect(store.save({ ...loaded, revision: 2 }, 1)).rejects.toBeInstanceOf(ConversationConflictError);
+      expect(await store.load('c')).toBeUndefined();
+      await store.save({ ...loaded, revision: 1 }, null);
+      expect((await store.load('c'))?.revision).toBe(1);
+    } finally {
+      await raw.quit();
+      await store.close();
+    }
+  });
+});
