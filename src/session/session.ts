@@ -10,6 +10,7 @@ import { callCreate, callStream, type CallOptions, type MessageOf, type Messages
 import { formatRequests, pendingOf, requestRecord, totalsOf, type PendingRequest, type RequestRecord, type SessionTotals } from './stats.js';
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { hideBlock, recall, type HideOptions, type HideResult } from '../render/hide-block.js';
+import { handleRecall, recallTool } from '../recall/recall-tool.js';
 import { render, renderAsync } from '../render/render.js';
 import { streamLength } from '../render/projection.js';
 import type { Rendered, RenderOptions } from '../render/types.js';
@@ -17,6 +18,7 @@ import { Calibration } from '../tokens/calibration.js';
 import { appendResponse, appendToolResults, createTimeline, setTail, startTurn, type CreateTimelineInput } from '../timeline/edit.js';
 import type { BlockPath, TimelineState } from '../timeline/types.js';
 import type { ToolCache, ToolRunner } from '../toolcache/tool-cache.js';
+import type { CachedContent } from '../toolcache/store.js';
 import { formatStats, type ToolCacheStats } from '../toolcache/stats.js';
 import { InvalidOptionError } from '../errors.js';
 import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
@@ -197,7 +199,10 @@ export class Session {
     if (!round || round.open.length === 0) return [];
     const uses = round.response.map((b) => b.param).filter((p) => p.type === 'tool_use' && round.open.includes(p.id));
     const cache = this.#options.toolCache;
-    const all = handlers ?? {};
+    // The notes that replace pruned, hidden and summarized payloads tell the model to call `recall`: without a
+    // handler of your own, it is answered from this session's state (what recall(path) reads).
+    const all: Readonly<Record<string, ToolRunner<never>>> =
+      handlers?.[recallTool.name] === undefined ? { ...handlers, [recallTool.name]: this.#recallRunner } : handlers;
     let results: ToolResultBlockParam[];
     if (cache) {
       results = await cache.runToolUses(uses, all, { scope: this.#options.scope ?? 'default' });
@@ -209,8 +214,12 @@ export class Session {
           if (!run) return { type: 'tool_result' as const, tool_use_id: use.id, content: `Error: no handler for tool "${use.name}"`, is_error: true };
           try {
             const out = await run(use.input, { callId: use.id });
-            const content = typeof out === 'object' && out !== null && 'content' in out ? out.content : out;
-            return { type: 'tool_result' as const, tool_use_id: use.id, content: content as ToolResultBlockParam['content'] & {} };
+            const result = typeof out === 'object' && out !== null && 'content' in out ? out : { content: out };
+            const content = result.content as ToolResultBlockParam['content'] & {};
+            // A ToolRunResult's isError is the tool saying it failed (as the tool cache reads it).
+            return (result as { isError?: boolean }).isError === true
+              ? { type: 'tool_result' as const, tool_use_id: use.id, content, is_error: true }
+              : { type: 'tool_result' as const, tool_use_id: use.id, content };
           } catch (e) {
             return { type: 'tool_result' as const, tool_use_id: use.id, content: `Error: ${e instanceof Error ? e.message : String(e)}`, is_error: true };
           }
@@ -220,6 +229,14 @@ export class Session {
     this.recordToolResults(results);
     return results;
   }
+
+  /** Answers a `recall` call from the session's state: the payload byte-identical, or an error result saying why not. */
+  readonly #recallRunner: ToolRunner<never> = (input) => {
+    const { content, is_error } = handleRecall(input, { state: this.#state });
+    // Blocks as the API takes them back in a tool_result (CachedContent's index signature does not name interfaces).
+    const out = content as CachedContent;
+    return is_error ? { content: out, isError: true } : out;
+  };
 
   /** Hides a block in the editable zone (or defers it). */
   hide(path: BlockPath, options: Omit<HideOptions, 'now'> = {}): HideResult {
