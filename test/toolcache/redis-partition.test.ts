@@ -1,0 +1,130 @@
+/**
+ * One replica cut off from Redis while the others still reach it (a partition: a dropped connection, a broken
+ * route, a proxy restart), through a loopback TCP proxy in front of the shared redis-server that only replica A
+ * connects through. Redis itself keeps running and keeps answering replica B.
+ */
+
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fileTag } from '../../src/toolcache/policy.js';
+import { ToolCache } from '../../src/toolcache/tool-cache.js';
+import { openStore, type TestStore, until } from './redis-fixtures/helpers.js';
+import { sharedRedis, uniqueNamespace } from './redis-fixtures/server.js';
+
+/** A TCP proxy to `target` that can be cut (every connection dropped, new ones refused) and healed. */
+async function proxy(target: URL): Promise<{ url: string; cut(): void; heal(): void; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let open = true;
+  const server: Server = createServer((client) => {
+    if (!open) {
+      client.destroy();
+      return;
+    }
+    const upstream = createConnection({ host: target.hostname, port: Number(target.port) });
+    sockets.add(client).add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    cut() {
+      open = false;
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+    },
+    heal() {
+      open = true;
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+let redis: Awaited<ReturnType<typeof sharedRedis>>;
+const opened: TestStore[] = [];
+
+beforeAll(async () => {
+  redis = await sharedRedis();
+});
+afterEach(async () => {
+  for (const s of opened.splice(0)) await s.store.close();
+});
+afterAll(async () => {
+  await redis.release();
+});
+
+function replica(ts: TestStore, files: Map<string, string>) {
+  const cache = new ToolCache({ store: ts.store, flightTimeoutMs: 2000 });
+  cache.register('Read', { cacheable: true, ttl: { seconds: 600 }, reads: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
+  cache.register('Edit', { writes: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
+  let n = 0;
+  const read = (path: string) => cache.call('Read', { path }, (a: { path: string }) => files.get(a.path) ?? '', { scope: 's', callId: `r${++n}` });
+  const write = (path: string, content: string, during?: () => void) =>
+    cache.call(
+      'Edit',
+      { path, content },
+      (a: { path: string; content: string }) => {
+        during?.();
+        files.set(a.path, a.content);
+        return 'ok';
+      },
+      { scope: 's', callId: `w${++n}` },
+    );
+  return { cache, read, write };
+}
+
+describe('RedisToolCacheStore: a replica cut off from Redis in the middle of a write', () => {
+  for (const frontTier of [false, true]) {
+    it(`does not let another replica serve the entry the write made stale${frontTier ? ' (front tiers)' : ''}`, async () => {
+      const p = await proxy(new URL(redis.url));
+      try {
+        const ns = uniqueNamespace('partition');
+        const options = { commandTimeoutMs: 300, maxReconnectDelayMs: 50, ackTimeoutMs: 400, ...(frontTier ? { frontTier: { leaseMs: 200 } } : {}) };
+        const aStore = await openStore(p.url, ns, options);
+        const bStore = await openStore(redis.url, ns, options);
+        opened.push(aStore, bStore);
+        if (frontTier) expect(await until(() => aStore.store.frontTierLeased && bStore.store.frontTierLeased)).toBe(true);
+        const files = new Map([['a', 'v1']]);
+        const a = replica(aStore, files);
+        const b = replica(bStore, files);
+        await b.read('a');
+        expect((await b.read('a')).cache.type).toBe('hit');
+
+        // A's write starts while A reaches Redis; its connection drops while the tool runs, so its invalidation fails.
+        const w = await a.write('a', 'v2', () => p.cut());
+        expect(w).toMatchObject({ content: 'ok', cache: { type: 'write', ok: true } });
+        expect(aStore.store.stats.pendingInvalidationTags).toBeGreaterThan(0);
+
+        // The write returned: B, which still reaches Redis, must not answer with v1.
+        for (let i = 0; i < 3; i++) {
+          const x = await b.read('a');
+          expect(String(x.content).replace(/\n\[cached\]$/, '')).toBe('v2');
+        }
+        // A bypasses its cache while its invalidation is pending: the truth too.
+        expect((await a.read('a')).content).toBe('v2');
+
+        // Healed: A's invalidation gets through, and caching resumes on both with the truth.
+        p.heal();
+        expect(await until(() => aStore.store.stats.pendingInvalidationTags === 0)).toBe(true);
+        expect(
+          await until(async () => {
+            const x = await b.read('a');
+            expect(String(x.content).replace(/\n\[cached\]$/, '')).toBe('v2');
+            return x.cache.type === 'hit';
+          }),
+        ).toBe(true);
+      } finally {
+        p.cut();
+        await p.close();
+      }
+    }, 30_000);
+  }
+});
