@@ -74,8 +74,22 @@ export interface ToolCacheStore {
   /**
    * Atomically: delete every entry carrying any of `tags` and advance the
    * epoch (even when nothing was evicted). Returns the evicted keys.
+   * `writes`: the tokens of the writes this invalidation completes, whose marks
+   * ({@link beginWrite}) it lifts in the same step.
    */
-  invalidate(tags: readonly string[]): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }>;
+  invalidate(tags: readonly string[], writes?: readonly string[]): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }>;
+  /**
+   * Optional, for stores shared by several processes: called before a write tool
+   * runs. Atomically deletes every entry carrying any of `tags` and marks the tags
+   * as being written by `token`: while a mark stands (until `invalidate(…, [token])`
+   * or {@link endWrite} lifts it, or it expires), `insertIfEpoch` refuses entries
+   * carrying a marked tag. So a write whose invalidation never reaches the store
+   * (this process lost it, or died) leaves no entry older than the write for another
+   * process to serve. Leaves the epoch alone. Returns the evicted keys.
+   */
+  beginWrite?(tags: readonly string[], token: string): Promise<{ readonly evicted: readonly string[] }>;
+  /** Lifts the marks of a write that failed (nothing changed: no eviction, no epoch move). */
+  endWrite?(tags: readonly string[], token: string): Promise<void>;
   /** Deletes one entry (expired on sight, decode failure, LRU). */
   delete(key: string): Promise<boolean>;
   /** Present on stores shared across processes. */

@@ -21,7 +21,9 @@
  * wrong clock; second-TTL entries are shared (freshness.ts).
  * If the store fails, calls pass through to the tool (counted as `storeErrors`);
  * a write whose invalidation failed puts the cache in a degraded state in which
- * reads bypass it until the invalidation is retried successfully.
+ * reads bypass it until the invalidation is retried successfully. Other caches
+ * sharing the store are kept from the stale entries by the write's mark, made
+ * before the tool ran on stores that have marks (store.ts `beginWrite`).
  */
 
 import { randomId } from '../internal/hash.js';
@@ -337,23 +339,38 @@ export class ToolCache {
     // Computed before the run so a bad extractor fails before any side effect.
     const tags = writeInvalidationTags(callDependencies(policy, args));
     this.#stats.add(name, 'bypassed');
+    // A shared store marks the write before it runs (store.ts beginWrite): should this process lose the store before
+    // its invalidation gets through, no other process is left an entry older than the write to serve.
+    const token = this.store.beginWrite === undefined ? undefined : randomId();
+    let early: readonly string[] = [];
+    if (token !== undefined) {
+      try {
+        early = (await this.store.beginWrite?.(tags, token))?.evicted ?? [];
+        for (const k of early) this.#stats.evicted(toolOfKey(k), 'write');
+      } catch {
+        this.#stats.add(name, 'storeErrors'); // unmarked: the invalidation after the run is all there is, as without marks
+      }
+    }
     let out: RunOutput;
     try {
       out = await this.#execute(run, args, callId);
     } catch (e) {
       this.#stats.add(name, 'failedWrites');
+      await this.#endWrite(name, tags, token);
       throw e;
     }
     if (out.isError) {
       this.#stats.add(name, 'failedWrites');
-      return { tool: name, callId, ...out, cache: { type: 'write', ok: false, evicted: [] } };
+      await this.#endWrite(name, tags, token);
+      return { tool: name, callId, ...out, cache: { type: 'write', ok: false, evicted: early } };
     }
     this.#stats.add(name, 'writes');
-    let evicted: readonly string[] = [];
+    let evicted: readonly string[] = early;
     await this.#healthy();
     try {
-      evicted = (await this.store.invalidate(tags)).evicted;
-      for (const k of evicted) this.#stats.evicted(toolOfKey(k), 'write');
+      const late = (await this.store.invalidate(tags, token === undefined ? [] : [token])).evicted;
+      evicted = early.length === 0 ? late : [...early, ...late];
+      for (const k of late) this.#stats.evicted(toolOfKey(k), 'write');
     } catch {
       this.#stats.add(name, 'storeErrors');
       // Remembered before this call resolves, so every read that starts after it bypasses the cache.
@@ -361,6 +378,16 @@ export class ToolCache {
       for (const t of tags) this.#pending.set(t, failure);
     }
     return { tool: name, callId, ...out, cache: { type: 'write', ok: true, evicted } };
+  }
+
+  /** Lifts the marks of a write that failed; if the store cannot be told, they expire on their own (caching nothing meanwhile). */
+  async #endWrite(name: string, tags: readonly string[], token: string | undefined): Promise<void> {
+    if (token === undefined || this.store.endWrite === undefined) return;
+    try {
+      await this.store.endWrite(tags, token);
+    } catch {
+      this.#stats.add(name, 'storeErrors');
+    }
   }
 
   /** Looks `key` up; removes expired and malformed entries on sight. */

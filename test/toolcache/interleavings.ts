@@ -8,9 +8,10 @@
  * seed gives a fixed sequence of choices; real I/O only decides how long a step takes, not the order of steps.
  *
  * The oracle. Staleness: no read returns, for any path, a version older than the last write to that path that
- * completed before the read started (on the writer's own cache), or whose invalidation had reached the store before
- * the read started (on another cache of the fleet: a write whose invalidation failed is, by design, known only to its
- * own cache until a retry gets through; docs/tool-cache.md "When the store fails"). TTL: no hit serves a run whose age
+ * completed before the read started (on the writer's own cache), or, on another cache of the fleet, that completed
+ * before the read started and whose mark (`beginWrite`, stores that have it) or invalidation had reached the store
+ * (a write that reached the store neither before nor after its run is, by design, known only to its own cache until
+ * a retry gets through; docs/tool-cache.md "When the store fails"). TTL: no hit serves a run whose age
  * at the read's start had reached the tool's TTL (turns or seconds, on the injected clock).
  */
 
@@ -116,11 +117,13 @@ interface ActorContext {
   readonly replica: number;
   /** The tags of the invalidations that reached the store during this actor's call. */
   readonly invalidated: Set<string>;
+  /** The tags of the write marks (beginWrite) that reached the store during this actor's call. */
+  readonly marked: Set<string>;
 }
 
 const actorOf = new AsyncLocalStorage<ActorContext>();
 
-export type StoreMethod = 'epoch' | 'get' | 'insertIfEpoch' | 'invalidate' | 'delete' | 'acquire' | 'release' | 'wait';
+export type StoreMethod = 'epoch' | 'get' | 'insertIfEpoch' | 'invalidate' | 'delete' | 'acquire' | 'release' | 'wait' | 'beginWrite' | 'endWrite';
 
 /** An armed fault: the next call of `method` on that replica throws, `before` reaching the store or `after` it answered. */
 export interface Fault {
@@ -151,8 +154,8 @@ export function scheduledStore(s: Scheduler, inner: ToolCacheStore, name: string
     epoch: () => op('epoch', () => inner.epoch()),
     get: (k) => op('get', () => inner.get(k)),
     insertIfEpoch: (e: StoredEntry, ep) => op('insertIfEpoch', () => inner.insertIfEpoch(e, ep)),
-    invalidate: async (tags) => {
-      const out = await op('invalidate', () => inner.invalidate(tags));
+    invalidate: async (tags, writes) => {
+      const out = await op('invalidate', () => inner.invalidate(tags, writes));
       const ctx = actorOf.getStore();
       if (ctx !== undefined) for (const t of tags) ctx.invalidated.add(t);
       hooks.onInvalidated(tags);
@@ -160,6 +163,18 @@ export function scheduledStore(s: Scheduler, inner: ToolCacheStore, name: string
     },
     delete: (k) => op('delete', () => inner.delete(k)),
   };
+  const begin = inner.beginWrite?.bind(inner);
+  const end = inner.endWrite?.bind(inner);
+  if (begin !== undefined) {
+    store.beginWrite = (tags, token) =>
+      op('beginWrite', async () => {
+        const out = await begin(tags, token);
+        // Reached the store, even if an armed fault then fails the call.
+        for (const t of tags) actorOf.getStore()?.marked.add(t);
+        return out;
+      });
+  }
+  if (end !== undefined) store.endWrite = (tags, token) => op('endWrite', () => end(tags, token));
   const flight = inner.flight;
   if (flight === undefined) return store;
   const lockHeld = hooks.lockHeld;
@@ -201,7 +216,19 @@ const PATHS = ['a', 'b', 'c'] as const;
 const DRAWN_PATHS = ['a', 'a', 'a', 'b', 'c'] as const;
 const READ_TTL_TURNS = 3;
 const STAT_TTL_SECONDS = 60;
-const METHODS: readonly StoreMethod[] = ['epoch', 'get', 'insertIfEpoch', 'invalidate', 'invalidate', 'delete', 'acquire', 'release', 'wait'];
+const METHODS: readonly StoreMethod[] = [
+  'epoch',
+  'get',
+  'insertIfEpoch',
+  'invalidate',
+  'invalidate',
+  'delete',
+  'acquire',
+  'release',
+  'wait',
+  'beginWrite',
+  'endWrite',
+];
 
 /** A scenario of `n` ops on `replicas` caches, drawn from `random`. `restarts`: whether a Redis restart may be drawn. */
 export function drawScenario(random: () => number, n: number, replicas: number, restarts = false): Op[] {
@@ -370,7 +397,7 @@ export async function runScenario(
   };
 
   const actors = ops.map((op, i) => async () => {
-    const ctx: ActorContext = { replica: op.replica, invalidated: new Set() };
+    const ctx: ActorContext = { replica: op.replica, invalidated: new Set(), marked: new Set() };
     await actorOf.run(ctx, async () => {
       for (let d = 0; d < op.delay; d++) await s.point(`#${i} idle`);
       await s.point(`start #${i} ${op.kind} ${op.path} on ${op.replica}`);
@@ -412,7 +439,7 @@ export async function runScenario(
             path: op.path,
             version: v,
             end,
-            effective: ctx.invalidated.has(fileTag(op.path)) ? end : Number.POSITIVE_INFINITY,
+            effective: ctx.invalidated.has(fileTag(op.path)) || ctx.marked.has(fileTag(op.path)) ? end : Number.POSITIVE_INFINITY,
             tags: [fileTag(op.path)],
           });
           return;

@@ -68,14 +68,14 @@ function gated(inner: ToolCacheStore, current: () => { gates: Gates; path: strin
       }
       return inner.insertIfEpoch(e, ep);
     },
-    async invalidate(tags) {
+    async invalidate(tags, writes) {
       const run = current();
       const mine = run !== undefined && tags.includes(fileTag(run.path));
       if (mine) {
         run.gates.invBefore.reach();
         await run.gates.invBefore.opened;
       }
-      const out = await inner.invalidate(tags);
+      const out = await inner.invalidate(tags, writes);
       if (mine) {
         run.gates.invAfter.reach();
         await run.gates.invAfter.opened;
@@ -84,6 +84,8 @@ function gated(inner: ToolCacheStore, current: () => { gates: Gates; path: strin
     },
     delete: (k) => inner.delete(k),
     ...(inner.flight === undefined ? {} : { flight: inner.flight }),
+    ...(inner.beginWrite === undefined ? {} : { beginWrite: inner.beginWrite.bind(inner) }),
+    ...(inner.endWrite === undefined ? {} : { endWrite: inner.endWrite.bind(inner) }),
   };
 }
 

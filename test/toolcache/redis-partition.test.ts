@@ -67,12 +67,12 @@ function replica(ts: TestStore, files: Map<string, string>) {
   cache.register('Edit', { writes: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
   let n = 0;
   const read = (path: string) => cache.call('Read', { path }, (a: { path: string }) => files.get(a.path) ?? '', { scope: 's', callId: `r${++n}` });
-  const write = (path: string, content: string, during?: () => void) =>
+  const write = (path: string, content: string, during?: () => Promise<void>) =>
     cache.call(
       'Edit',
       { path, content },
-      (a: { path: string; content: string }) => {
-        during?.();
+      async (a: { path: string; content: string }) => {
+        await during?.();
         files.set(a.path, a.content);
         return 'ok';
       },
@@ -82,8 +82,13 @@ function replica(ts: TestStore, files: Map<string, string>) {
 }
 
 describe('RedisToolCacheStore: a replica cut off from Redis in the middle of a write', () => {
-  for (const frontTier of [false, true]) {
-    it(`does not let another replica serve the entry the write made stale${frontTier ? ' (front tiers)' : ''}`, async () => {
+  for (const [frontTier, overlap] of [
+    [false, false],
+    [true, false],
+    [false, true],
+    [true, true],
+  ] as const) {
+    it(`does not let another replica serve the entry the write made stale${frontTier ? ' (front tiers)' : ''}${overlap ? ', nor one a read overlapping the write stored' : ''}`, async () => {
       const p = await proxy(new URL(redis.url));
       try {
         const ns = uniqueNamespace('partition');
@@ -99,7 +104,12 @@ describe('RedisToolCacheStore: a replica cut off from Redis in the middle of a w
         expect((await b.read('a')).cache.type).toBe('hit');
 
         // A's write starts while A reaches Redis; its connection drops while the tool runs, so its invalidation fails.
-        const w = await a.write('a', 'v2', () => p.cut());
+        // With `overlap`, B reads while A's tool runs, before it writes: B gets v1 (the write has not happened), which
+        // must not stay cached for reads that start after the write returned.
+        const w = await a.write('a', 'v2', async () => {
+          p.cut();
+          if (overlap) expect(String((await b.read('a')).content).replace(/\n\[cached\]$/, '')).toBe('v1');
+        });
         expect(w).toMatchObject({ content: 'ok', cache: { type: 'write', ok: true } });
         expect(aStore.store.stats.pendingInvalidationTags).toBeGreaterThan(0);
 
@@ -127,4 +137,31 @@ describe('RedisToolCacheStore: a replica cut off from Redis in the middle of a w
       }
     }, 30_000);
   }
+});
+
+describe('ToolCache on Redis: a write that fails', () => {
+  it('lifts its mark without moving the epoch: its tags are cached again at once (thrown, and is_error)', async () => {
+    const ts = await openStore(redis.url, uniqueNamespace('failed-write'));
+    opened.push(ts);
+    const files = new Map([['a', 'v1']]);
+    const r = replica(ts, files);
+    await r.read('a');
+    const epoch = await ts.store.epoch();
+    await expect(
+      r.cache.call(
+        'Edit',
+        { path: 'a' },
+        () => {
+          throw new Error('disk full');
+        },
+        { scope: 's', callId: 'w-throw' },
+      ),
+    ).rejects.toThrow('disk full');
+    const e = await r.cache.call('Edit', { path: 'a' }, () => ({ content: 'denied', isError: true }), { scope: 's', callId: 'w-err' });
+    // On a shared store the entry left when the write started (over-evicting is safe); the epoch stays.
+    expect(e.cache).toMatchObject({ type: 'write', ok: false });
+    expect(await ts.store.epoch()).toBe(epoch);
+    expect((await r.read('a')).cache).toMatchObject({ type: 'miss', inserted: true });
+    expect((await r.read('a')).cache.type).toBe('hit');
+  });
 });

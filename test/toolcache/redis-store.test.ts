@@ -232,3 +232,47 @@ describe('RedisToolCacheStore.flight', () => {
     expect(waiter.stats.flightWaitTimeouts).toBe(1);
   });
 });
+
+describe('RedisToolCacheStore: write marks (beginWrite)', () => {
+  it('evicts a write’s tags before it runs and refuses their inserts, on every replica, until its invalidation lifts the mark', async () => {
+    const ns = uniqueNamespace('marks');
+    const a = (await open(ns, { writeMarkMs: 60_000 })).store;
+    const b = (await open(ns)).store;
+    const old = entry('Read|s|old', ['file:a', 'family:file']);
+    expect(await b.insertIfEpoch(old, await b.epoch())).toBe(true);
+    const epoch = await b.epoch();
+    expect(await a.beginWrite(['file:a', 'file:*'], 'w1')).toEqual({ evicted: [old.key] });
+    expect(await b.get(old.key)).toBeUndefined();
+    // The epoch did not move (a failed write changes nothing); the mark alone keeps overlapping reads out.
+    expect(await b.epoch()).toBe(epoch);
+    expect(await b.insertIfEpoch(entry('Read|s|during', ['file:a']), epoch)).toBe(false);
+    expect(await b.insertIfEpoch(entry('Read|s|glob', ['file:*']), epoch)).toBe(false);
+    expect(await b.insertIfEpoch(entry('Read|s|other', ['file:b']), epoch)).toBe(true);
+    // The mark lives writeMarkMs at most (for a writer that never comes back), in Redis's own clock.
+    const pttl = await raw.pTTL(`{${ns}}:m:file:a`);
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(60_000);
+    // Another write's invalidation of the same tag does not lift w1's mark; w1's own does.
+    await b.invalidate(['file:a'], ['w2']);
+    expect(await b.insertIfEpoch(entry('Read|s|later'), await b.epoch())).toBe(true);
+    expect(await b.insertIfEpoch(entry('Read|s|after-w2', ['file:a']), await b.epoch())).toBe(false);
+    await a.invalidate(['file:a', 'file:*'], ['w1']);
+    expect(await raw.exists(`{${ns}}:m:file:a`)).toBe(0);
+    expect(await b.insertIfEpoch(entry('Read|s|after', ['file:a']), await b.epoch())).toBe(true);
+  });
+
+  it('lifts a failed write’s mark without moving the epoch (endWrite)', async () => {
+    const ns = uniqueNamespace('marks-end');
+    const { store } = await open(ns);
+    await store.beginWrite(['file:a'], 'w1');
+    const epoch = await store.epoch();
+    expect(await store.insertIfEpoch(entry('Read|s|x', ['file:a']), epoch)).toBe(false);
+    await store.endWrite(['file:a'], 'w1');
+    expect(await store.epoch()).toBe(epoch);
+    expect(await store.insertIfEpoch(entry('Read|s|x', ['file:a']), epoch)).toBe(true);
+  });
+
+  it('refuses a writeMarkMs that is not a positive finite number', async () => {
+    await expect(openStore(redis.url, uniqueNamespace('marks-bad'), { writeMarkMs: 0 })).rejects.toBeInstanceOf(InvalidOptionError);
+  });
+});

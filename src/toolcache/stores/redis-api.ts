@@ -23,6 +23,12 @@ export interface RedisToolCacheStoreOptions {
    * its own). `Infinity` keeps them until evicted. Default 24 h.
    */
   readonly defaultMaxAgeMs?: number;
+  /**
+   * How long a running write's mark keeps entries of its tags out of Redis when its invalidation never arrives
+   * (the writer lost Redis mid-write, or died; see `beginWrite` in store.ts). The writer lifts it sooner, as soon
+   * as its invalidation gets through. Default 300,000 (5 min).
+   */
+  readonly writeMarkMs?: number;
   /** Singleflight waiters poll this often when no notification arrives. Default 100. */
   readonly flightPollMs?: number;
   /** Receives warnings (unreachable, recovered, decode failure, …). Default: `process.emitWarning`. */

@@ -14,6 +14,7 @@
  * | `{ns}:e:<key>`      | string | one encoded entry, with native expiry (PX)    |
  * | `{ns}:t:<tag>`      | set    | bare entry keys carrying `<tag>`              |
  * | `{ns}:l:<key>`      | string | the singleflight lock: owner token, PX expiry |
+ * | `{ns}:m:<tag>`      | set    | tokens of writes running on `<tag>`, PX expiry |
  *
  * The epoch starts at the server's clock in microseconds when the key is
  * missing (first use, or a restart that lost the data). So an epoch read before
@@ -99,8 +100,9 @@ return tonumber(epoch_of(KEYS[1]))
 /**
  * KEYS[1] = epoch key, KEYS[2] = entry key.
  * ARGV: expected epoch, encoded value, px (0 = no expiry), tag-set prefix,
- * bare key, entry prefix, flight channel, then the tags.
- * Returns 1 when stored, 0 when the epoch moved (nothing stored).
+ * bare key, entry prefix, flight channel, write-mark prefix, then the tags.
+ * Returns 1 when stored, 0 when the epoch moved or a write is running on one of
+ * the tags (BEGIN_WRITE_SCRIPT's mark; nothing stored).
  *
  * Tag sets expire with the longest-lived entry they point to, and a set that
  * grew large is sampled for members whose entry already expired natively, so
@@ -108,13 +110,16 @@ return tonumber(epoch_of(KEYS[1]))
  */
 export const INSERT_SCRIPT = script(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+for i = 9, #ARGV do
+  if redis.call('EXISTS', ARGV[8] .. ARGV[i]) == 1 then return 0 end
+end
 local px = tonumber(ARGV[3])
 if px > 0 then
   redis.call('SET', KEYS[2], ARGV[2], 'PX', px)
 else
   redis.call('SET', KEYS[2], ARGV[2])
 end
-for i = 8, #ARGV do
+for i = 9, #ARGV do
   local t = ARGV[4] .. ARGV[i]
   local ttl = redis.call('PTTL', t)
   redis.call('SADD', t, ARGV[5])
@@ -135,14 +140,17 @@ return 1
 
 /**
  * KEYS[1] = epoch key. ARGV: tag-set prefix, entry prefix, invalidation
- * channel, invalidation message, then the tags.
- * Deletes every entry in the tag sets and the sets, advances the epoch and
+ * channel, invalidation message, write-mark prefix, the number n of write
+ * tokens, the n tokens, then the tags.
+ * Deletes every entry in the tag sets and the sets, lifts the marks of the
+ * tokens' writes (BEGIN_WRITE_SCRIPT) from the tags, advances the epoch and
  * publishes the message, all at once. Returns { epoch, receivers, evicted keys }.
  */
 export const INVALIDATE_SCRIPT = script(`${EPOCH_OF}
+local n = tonumber(ARGV[6])
 local seen = {}
 local evicted = {}
-for i = 5, #ARGV do
+for i = 7 + n, #ARGV do
   local t = ARGV[1] .. ARGV[i]
   for _, m in ipairs(redis.call('SMEMBERS', t)) do
     if not seen[m] then
@@ -151,11 +159,49 @@ for i = 5, #ARGV do
     end
   end
   redis.call('DEL', t)
+  for j = 7, 6 + n do redis.call('SREM', ARGV[5] .. ARGV[i], ARGV[j]) end
 end
 epoch_of(KEYS[1])
 local e = redis.call('INCR', KEYS[1])
-local n = redis.call('PUBLISH', ARGV[3], ARGV[4])
-return { e, n, evicted }
+local r = redis.call('PUBLISH', ARGV[3], ARGV[4])
+return { e, r, evicted }
+`);
+
+/**
+ * Before a write tool runs. ARGV: tag-set prefix, entry prefix, invalidation channel, invalidation message,
+ * write-mark prefix, the write's token, the mark's lifetime (ms), then the tags.
+ * Deletes every entry in the tag sets (as INVALIDATE_SCRIPT does) and marks the tags as being written: until the
+ * write's invalidation lifts the mark (or it expires), INSERT_SCRIPT refuses every entry that carries one of them.
+ * So if that invalidation never arrives (the writer lost Redis, or died), no entry of the content before the write
+ * is left for another replica to serve: the old ones went here, and reads that overlap the write cannot insert.
+ * The epoch is left alone: a write that fails changes nothing, and the marks keep the reads it overlaps out.
+ * Returns { receivers, evicted keys }.
+ */
+export const BEGIN_WRITE_SCRIPT = script(`
+local seen = {}
+local evicted = {}
+local ms = tonumber(ARGV[7])
+for i = 8, #ARGV do
+  local t = ARGV[1] .. ARGV[i]
+  for _, m in ipairs(redis.call('SMEMBERS', t)) do
+    if not seen[m] then
+      seen[m] = true
+      if redis.call('DEL', ARGV[2] .. m) == 1 then evicted[#evicted + 1] = m end
+    end
+  end
+  redis.call('DEL', t)
+  local mark = ARGV[5] .. ARGV[i]
+  redis.call('SADD', mark, ARGV[6])
+  if redis.call('PTTL', mark) < ms then redis.call('PEXPIRE', mark, ms) end
+end
+local r = redis.call('PUBLISH', ARGV[3], ARGV[4])
+return { r, evicted }
+`);
+
+/** ARGV: write-mark prefix, the write's token, then the tags. Lifts a failed write's marks (nothing changed: no epoch, no eviction). */
+export const END_WRITE_SCRIPT = script(`
+for i = 3, #ARGV do redis.call('SREM', ARGV[1] .. ARGV[i], ARGV[2]) end
+return 1
 `);
 
 /**

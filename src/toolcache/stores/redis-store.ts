@@ -33,7 +33,7 @@ import type { RedisLike, RedisLinkEvent, RedisScript } from './redis-client.js';
 import { decodeEntry, encodeEntry } from './redis-codec.js';
 import { RedisFlightCoordinator } from './redis-flight.js';
 import { FrontTier } from './redis-front.js';
-import { EPOCH_SCRIPT, INSERT_SCRIPT, INVALIDATE_SCRIPT, VERIFY_SCRIPT } from './redis-scripts.js';
+import { BEGIN_WRITE_SCRIPT, END_WRITE_SCRIPT, EPOCH_SCRIPT, INSERT_SCRIPT, INVALIDATE_SCRIPT, VERIFY_SCRIPT } from './redis-scripts.js';
 
 // TYPES
 
@@ -79,10 +79,13 @@ export class RedisToolCacheStore implements ToolCacheStore {
   readonly #front: FrontTier | undefined;
   readonly #ackTimeoutMs: number;
   readonly #defaultMaxAgeMs: number;
+  readonly #writeMarkMs: number;
   readonly #onWarning: (w: RedisStoreWarning) => void;
   readonly #closeClient: boolean;
   readonly #acks = new Map<string, AckWaiter>();
   readonly #pending = new Set<string>();
+  /** Tokens of writes whose invalidation (which lifts their marks) is pending with {@link #pending}. */
+  readonly #pendingWrites = new Set<string>();
   #flushing: Promise<void> | undefined;
   /** Whether the namespace's data is known to come from the server answering now (see {@link #verify}). */
   #verified = false;
@@ -114,6 +117,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
     readonly entryPrefix: string;
     readonly tagPrefix: string;
     readonly lockPrefix: string;
+    readonly markPrefix: string;
     readonly flightPrefix: string;
     readonly inv: string;
     readonly own: string;
@@ -129,6 +133,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
     this.#client = options.client;
     this.#ackTimeoutMs = positiveNumber('ackTimeoutMs', options.ackTimeoutMs, 1000);
     this.#defaultMaxAgeMs = positiveNumber('defaultMaxAgeMs', options.defaultMaxAgeMs, 86_400_000, true);
+    this.#writeMarkMs = positiveNumber('writeMarkMs', options.writeMarkMs, 300_000);
     const pollMs = positiveNumber('flightPollMs', options.flightPollMs, 100);
     this.#onWarning = options.onWarning ?? defaultWarning;
     this.#closeClient = options.closeClient ?? true;
@@ -139,6 +144,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
       entryPrefix: `${p}e:`,
       tagPrefix: `${p}t:`,
       lockPrefix: `${p}l:`,
+      markPrefix: `${p}m:`,
       flightPrefix: `${p}f:`,
       inv: `${p}inv`,
       own: `${p}s:${this.id}`,
@@ -251,7 +257,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
         this.#script(
           INSERT_SCRIPT,
           [k.epoch, k.entryPrefix + entry.key],
-          [String(epoch), value, String(px), k.tagPrefix, entry.key, k.entryPrefix, k.flightPrefix + entry.key, ...entry.tags],
+          [String(epoch), value, String(px), k.tagPrefix, entry.key, k.entryPrefix, k.flightPrefix + entry.key, k.markPrefix, ...entry.tags],
         ),
       )) === 1;
     if (stored && this.#front !== undefined && ticket !== undefined) {
@@ -261,8 +267,31 @@ export class RedisToolCacheStore implements ToolCacheStore {
     return stored;
   }
 
-  async invalidate(tags: readonly string[]): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }> {
-    return this.#invalidate(tags);
+  async invalidate(tags: readonly string[], writes: readonly string[] = []): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }> {
+    return this.#invalidate(tags, writes);
+  }
+
+  /**
+   * Before a write runs: evicts its tags' entries and marks the tags, so that no replica can insert (and then serve)
+   * content from before the write until this write's invalidation lifts the mark; if that invalidation never gets
+   * through, the mark expires after `writeMarkMs` (BEGIN_WRITE_SCRIPT). Front tiers are told like an invalidation.
+   */
+  async beginWrite(tags: readonly string[], token: string): Promise<{ readonly evicted: readonly string[] }> {
+    const id = randomBytes(8).toString('hex');
+    const message = JSON.stringify({ t: 'inv', id, from: this.id, tags } satisfies InvMessage);
+    this.#front?.evictTags(tags);
+    const k = this.#k;
+    const reply = await this.#run('beginWrite', () =>
+      this.#script(BEGIN_WRITE_SCRIPT, [k.epoch], [k.tagPrefix, k.entryPrefix, k.inv, message, k.markPrefix, token, String(this.#writeMarkMs), ...tags]),
+    );
+    this.#front?.evictTags(tags);
+    const [, evicted] = reply as [number, string[]];
+    return { evicted: evicted.map(String) };
+  }
+
+  /** Lifts a failed write's marks. If Redis cannot be told, they expire after `writeMarkMs` (safe meanwhile: nothing is cached). */
+  async endWrite(tags: readonly string[], token: string): Promise<void> {
+    await this.#run('endWrite', () => this.#script(END_WRITE_SCRIPT, [this.#k.epoch], [this.#k.markPrefix, token, ...tags]));
   }
 
   async delete(key: string): Promise<boolean> {
@@ -320,11 +349,16 @@ export class RedisToolCacheStore implements ToolCacheStore {
     return this.#verifying;
   }
 
-  async #invalidate(tags: readonly string[], background = false): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }> {
+  async #invalidate(
+    tags: readonly string[],
+    writes: readonly string[],
+    background = false,
+  ): Promise<{ readonly evicted: readonly string[]; readonly epoch: number }> {
     // A write's own tags (not a re-send of pending ones): if they cannot reach Redis, the write outwaits the leases.
     const fresh = tags.some((t) => !this.#pending.has(t));
     // Tags whose invalidation failed earlier ride along: over-evicting is safe.
     const all = [...new Set([...this.#pending, ...tags])];
+    const tokens = [...new Set([...this.#pendingWrites, ...writes])];
     const id = randomBytes(8).toString('hex');
     const message = JSON.stringify({ t: 'inv', id, from: this.id, tags: all } satisfies InvMessage);
     let settle: () => void = () => undefined;
@@ -336,11 +370,16 @@ export class RedisToolCacheStore implements ToolCacheStore {
     let reply: unknown;
     try {
       reply = await this.#run('invalidate', () =>
-        this.#script(INVALIDATE_SCRIPT, [this.#k.epoch], [this.#k.tagPrefix, this.#k.entryPrefix, this.#k.inv, message, ...all]),
+        this.#script(
+          INVALIDATE_SCRIPT,
+          [this.#k.epoch],
+          [this.#k.tagPrefix, this.#k.entryPrefix, this.#k.inv, message, this.#k.markPrefix, String(tokens.length), ...tokens, ...all],
+        ),
       );
     } catch (error) {
       this.#acks.delete(id);
       for (const t of tags) this.#pending.add(t);
+      for (const w of writes) this.#pendingWrites.add(w);
       // Warned once per failed write, not per background attempt (one every ackTimeoutMs during an outage) nor per
       // re-send of tags already pending (a ToolCache re-sends them before every read while one is pending).
       if (!background && fresh) {
@@ -355,6 +394,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
       throw error;
     }
     for (const t of all) this.#pending.delete(t);
+    for (const w of tokens) this.#pendingWrites.delete(w);
     const [epoch, receivers, evicted] = reply as [number, number, string[]];
     // A read that started before the script may have filled the tier since the first eviction.
     this.#front?.evictTags(all);
@@ -408,7 +448,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
 
   async #flushPending(background = false): Promise<void> {
     if (this.#pending.size === 0) return;
-    this.#flushing ??= this.#invalidate([], background)
+    this.#flushing ??= this.#invalidate([], [], background)
       .then(() => undefined)
       .finally(() => {
         this.#flushing = undefined;
@@ -569,6 +609,7 @@ export const STORE_OPTION_KEYS = {
   frontTier: true,
   ackTimeoutMs: true,
   defaultMaxAgeMs: true,
+  writeMarkMs: true,
   flightPollMs: true,
   onWarning: true,
 } as const;
