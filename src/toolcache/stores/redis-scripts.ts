@@ -42,6 +42,19 @@ local function epoch_of(k)
 end
 `;
 
+// Deletes the entries in one tag set (each once per script run: \`seen\`) and the set; appends what it deleted to \`evicted\`.
+const EVICT_TAG = `
+local function evict_tag(set, entry_prefix, seen, evicted)
+  for _, m in ipairs(redis.call('SMEMBERS', set)) do
+    if not seen[m] then
+      seen[m] = true
+      if redis.call('DEL', entry_prefix .. m) == 1 then evicted[#evicted + 1] = m end
+    end
+  end
+  redis.call('DEL', set)
+end
+`;
+
 /**
  * KEYS[1] = run key, KEYS[2] = epoch key. ARGV: SCAN patterns of the namespace's entries and tag sets.
  * Makes sure the namespace's data was written by the server process answering now (its `run_id`). A server
@@ -146,19 +159,12 @@ return 1
  * tokens' writes (BEGIN_WRITE_SCRIPT) from the tags, advances the epoch and
  * publishes the message, all at once. Returns { epoch, receivers, evicted keys }.
  */
-export const INVALIDATE_SCRIPT = script(`${EPOCH_OF}
+export const INVALIDATE_SCRIPT = script(`${EPOCH_OF}${EVICT_TAG}
 local n = tonumber(ARGV[6])
 local seen = {}
 local evicted = {}
 for i = 7 + n, #ARGV do
-  local t = ARGV[1] .. ARGV[i]
-  for _, m in ipairs(redis.call('SMEMBERS', t)) do
-    if not seen[m] then
-      seen[m] = true
-      if redis.call('DEL', ARGV[2] .. m) == 1 then evicted[#evicted + 1] = m end
-    end
-  end
-  redis.call('DEL', t)
+  evict_tag(ARGV[1] .. ARGV[i], ARGV[2], seen, evicted)
   for j = 7, 6 + n do redis.call('SREM', ARGV[5] .. ARGV[i], ARGV[j]) end
 end
 epoch_of(KEYS[1])
@@ -177,19 +183,12 @@ return { e, r, evicted }
  * The epoch is left alone: a write that fails changes nothing, and the marks keep the reads it overlaps out.
  * Returns { receivers, evicted keys }.
  */
-export const BEGIN_WRITE_SCRIPT = script(`
+export const BEGIN_WRITE_SCRIPT = script(`${EVICT_TAG}
 local seen = {}
 local evicted = {}
 local ms = tonumber(ARGV[7])
 for i = 8, #ARGV do
-  local t = ARGV[1] .. ARGV[i]
-  for _, m in ipairs(redis.call('SMEMBERS', t)) do
-    if not seen[m] then
-      seen[m] = true
-      if redis.call('DEL', ARGV[2] .. m) == 1 then evicted[#evicted + 1] = m end
-    end
-  end
-  redis.call('DEL', t)
+  evict_tag(ARGV[1] .. ARGV[i], ARGV[2], seen, evicted)
   local mark = ARGV[5] .. ARGV[i]
   redis.call('SADD', mark, ARGV[6])
   if redis.call('PTTL', mark) < ms then redis.call('PEXPIRE', mark, ms) end
