@@ -338,6 +338,55 @@ describe('prepare', () => {
     await expect(prepare({ ...base, messages: call({ path: 'a' }, undefined) } as never, opts)).resolves.toBeDefined();
   });
 
+  it("returns every field of the render's plan in its plan, the optional ones included", async () => {
+    const store = new MemoryConversationStore();
+    const requests = history(2, 3);
+    const seen = new Set<string>();
+    let now = 1_000;
+    const check = async (messages: MessageParam[]) => {
+      const { plan, rendered } = await prepare({ ...base, messages }, { conversationId: 'fields', store, now: (now += 1000) });
+      for (const [key, value] of Object.entries(rendered.plan)) {
+        expect((plan as unknown as Record<string, unknown>)[key], key).toBe(value);
+        seen.add(key);
+      }
+      expect(plan.conversationId).toBe('fields');
+      expect(plan.cachePoints).toBe(rendered.cachePoints);
+    };
+    for (const messages of requests) await check(messages);
+    // An edited message near the end: the first change is inside the previous request's prefix.
+    const last = requests.at(-1)!;
+    await check([...last.slice(0, -2), { role: 'user', content: [{ type: 'text', text: 'edited' }] }]);
+    expect([...seen].sort()).toEqual(expect.arrayContaining(['cause', 'firstChange', 'firstChangePath', 'read', 'writes']));
+  });
+
+  it('refuses a malformed tool or system block in a later request whose envelope changed, not only in the first', async () => {
+    // Tools and system blocks are checked one by one when the envelope is built from them (the first request, or
+    // one whose system or tools differ from those sent before); re-sent ones are not read again.
+    const store = new MemoryConversationStore();
+    const opts = { conversationId: 'later', store };
+    const tools = [...TOOLS];
+    const system = [{ type: 'text' as const, text: SYSTEM }];
+    const messages: MessageParam[] = [{ role: 'user', content: 'hi' }];
+    await prepare({ ...base, system, tools, messages }, opts);
+    // Re-sent as they were: fine (the same objects, and new objects with the same content).
+    await expect(prepare({ ...base, system, tools, messages }, opts)).resolves.toBeDefined();
+    await expect(prepare({ ...base, system: structuredClone(system), tools: structuredClone(tools), messages }, opts)).resolves.toBeDefined();
+    const refused: [object, RegExp][] = [
+      [{ tools: [...tools, null] }, /^tools\[\d+\]/],
+      [{ tools: [...tools, { description: 'no name', input_schema: { type: 'object' } }] }, /^tools\[\d+\].*name/],
+      [{ tools: [{ ...tools[0]!, name: '' }, ...tools.slice(1)] }, /^tools\[0\].*name/],
+      [{ system: [...system, { type: 'image', text: 'x' }] }, /^system\[1\]: expected a text block/],
+      [{ system: [...system, { type: 'text', text: 5 }] }, /^system\[1\]/],
+    ];
+    const revision = (await store.load('later'))!.revision;
+    for (const [change, field] of refused) {
+      const err = await prepare({ ...base, system, tools, messages, ...change } as never, opts).catch((e: unknown) => e);
+      expect(err, String(field)).toBeInstanceOf(InvalidParamsError);
+      expect((err as Error).message).toMatch(field);
+    }
+    expect((await store.load('later'))!.revision).toBe(revision);
+  });
+
   it('refuses malformed params with a typed error naming the field', async () => {
     const store = new MemoryConversationStore();
     const opts = { conversationId: 'bad', store };
