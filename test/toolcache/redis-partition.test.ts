@@ -6,9 +6,7 @@
 
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fileTag } from '../../src/toolcache/policy.js';
-import { ToolCache } from '../../src/toolcache/tool-cache.js';
-import { openStore, type TestStore, until } from './redis-fixtures/helpers.js';
+import { openStore, replica, type TestStore, until } from './redis-fixtures/helpers.js';
 import { sharedRedis, uniqueNamespace } from './redis-fixtures/server.js';
 
 /** A TCP proxy to `target` that can be cut (every connection dropped, new ones refused) and healed. */
@@ -60,26 +58,6 @@ afterEach(async () => {
 afterAll(async () => {
   await redis.release();
 });
-
-function replica(ts: TestStore, files: Map<string, string>) {
-  const cache = new ToolCache({ store: ts.store, flightTimeoutMs: 2000 });
-  cache.register('Read', { cacheable: true, ttl: { seconds: 600 }, reads: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
-  cache.register('Edit', { writes: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
-  let n = 0;
-  const read = (path: string) => cache.call('Read', { path }, (a: { path: string }) => files.get(a.path) ?? '', { scope: 's', callId: `r${++n}` });
-  const write = (path: string, content: string, during?: () => Promise<void>) =>
-    cache.call(
-      'Edit',
-      { path, content },
-      async (a: { path: string; content: string }) => {
-        await during?.();
-        files.set(a.path, a.content);
-        return 'ok';
-      },
-      { scope: 's', callId: `w${++n}` },
-    );
-  return { cache, read, write };
-}
 
 describe('RedisToolCacheStore: a replica cut off from Redis in the middle of a write', () => {
   for (const [frontTier, overlap] of [

@@ -1,7 +1,9 @@
 /** Test helpers shared by the Redis store tests: entries, stores that record warnings, a raw client. */
 
 import { createClient } from 'redis';
+import { fileTag } from '../../../src/toolcache/policy.js';
 import type { StoredEntry } from '../../../src/toolcache/store.js';
+import { ToolCache } from '../../../src/toolcache/tool-cache.js';
 import {
   createRedisToolCacheStore,
   type CreateRedisToolCacheStoreOptions,
@@ -65,4 +67,28 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs =
     await sleep(stepMs);
   }
   return check();
+}
+
+/**
+ * A replica of a fleet: a ToolCache on `ts.store` in front of the in-memory files `files` (the truth), with `Read`
+ * cached for 600 s and `Edit` a write; `write`'s `during` runs inside the tool, before it writes.
+ */
+export function replica(ts: TestStore, files: Map<string, string>) {
+  const cache = new ToolCache({ store: ts.store, flightTimeoutMs: 2000 });
+  cache.register('Read', { cacheable: true, ttl: { seconds: 600 }, reads: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
+  cache.register('Edit', { writes: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
+  let n = 0;
+  const read = (path: string) => cache.call('Read', { path }, (a: { path: string }) => files.get(a.path) ?? '', { scope: 's', callId: `r${++n}` });
+  const write = (path: string, content: string, during?: () => Promise<void>) =>
+    cache.call(
+      'Edit',
+      { path, content },
+      async (a: { path: string; content: string }) => {
+        await during?.();
+        files.set(a.path, a.content);
+        return 'ok';
+      },
+      { scope: 's', callId: `w${++n}` },
+    );
+  return { cache, read, write };
 }
