@@ -68,8 +68,17 @@ function exportRender(state: TimelineState, imported: ImportedRender | undefined
     requests: lr.requests,
     idleGaps: lr.idleGaps,
     ...(lr.tail ? { tail: lr.tail.map((b) => ({ path: b.path, param: b.param })) } : {}),
-    ...(lr.thinkingStripped ? { thinkingStripped: true } : {}),
+    ...(lr.stripBoundary === undefined ? {} : { stripBoundary: lr.stripBoundary }),
+    // For a worker of an older build, which reads only whether the last user message held the boundary.
+    ...(lr.stripBoundary !== undefined && lr.stripBoundary > lastAssistant(lr.stream) ? { thinkingStripped: true } : {}),
   };
+}
+
+/** Index of a stream's last assistant block (-1: none); the scan stops there. */
+function lastAssistant(stream: readonly StreamBlock[]): number {
+  let k = stream.length - 1;
+  while (k >= 0 && stream[k]!.role !== 'assistant') k--;
+  return k;
 }
 
 /**
@@ -154,6 +163,8 @@ export function importState(text: string, id: string): ConversationRecord {
   if (!(r['consumed'] as unknown[]).every((c) => isObject(c) && typeof c['digest'] === 'string' && isObject(c['mark']))) throw corrupt(id, 'consumed messages');
   if (r['id'] !== id) throw corrupt(id, `it belongs to conversation "${String(r['id'])}"`);
   if (r['cut'] !== undefined && (version < 2 || !isCutShadow(r['cut']))) throw corrupt(id, 'cut shadow');
+  const boundary = isObject(r['lastRender']) ? r['lastRender']['stripBoundary'] : undefined;
+  if (boundary !== undefined && !(Number.isInteger(boundary) && (boundary as number) >= 0)) throw corrupt(id, `strip boundary ${JSON.stringify(boundary)}`);
   const { lastRender, state, ...rest } = r as unknown as ExportedConversation['record'];
   const record: ConversationRecord = {
     ...(rest as Omit<ConversationRecord, 'state'>),
@@ -182,6 +193,15 @@ function isCutShadow(c: unknown): c is CutShadow {
       (e) => isString(e['path']) && isNumber(e['index']) && isNumber(e['prefixTokens']) && (e['ttl'] === '5m' || e['ttl'] === '1h') && isNumber(e['expiresAt']),
     )
   );
+}
+
+/**
+ * The strip boundary of an imported render: as stored, or from a record of an older build, which kept only whether
+ * the request's last user message held it (then every thinking block of its stable stream was before it: its length).
+ */
+function stripBoundaryOf(imported: ImportedRender, length: number): { stripBoundary?: number } {
+  if (imported.stripBoundary !== undefined) return { stripBoundary: imported.stripBoundary };
+  return imported.thinkingStripped === true ? { stripBoundary: length } : {};
 }
 
 /** A tail block the previous request sent, as render/bind.ts compares it (role and payload). */
@@ -252,7 +272,7 @@ export function rehydrate(record: ConversationRecord, profile: ModelProfile, tok
         requests: imported.requests,
         idleGaps: imported.idleGaps,
         ...(imported.tail ? { tail: imported.tail.map(sentTailBlock) } : {}),
-        ...(imported.thinkingStripped === true ? { thinkingStripped: true } : {}),
+        ...stripBoundaryOf(imported, stream.length),
       },
     },
     false,

@@ -187,7 +187,12 @@ export interface ImportedRender {
   readonly round: number;
   readonly requests: number;
   readonly idleGaps: number;
-  /** The API left out that request's thinking blocks (LastRender.thinkingStripped). */
+  /** That request's strip boundary (LastRender.stripBoundary); absent in records of older builds. */
+  readonly stripBoundary?: number;
+  /**
+   * Whether that request's last user message held its strip boundary: all an older build kept of it, and read from
+   * its records (then the boundary is taken as the stream's end); still written for such a build to read.
+   */
   readonly thinkingStripped?: true;
   /** The tail that request sent (models that bind thinking to its prefix: render/bind.ts keeps it once answered). */
   readonly tail?: readonly { readonly path: string; readonly param: unknown }[];

@@ -797,43 +797,44 @@ export function firstChange(stream: readonly StreamBlock[], prev: LastRender | u
 /**
  * Entries of the previous render still valid for this stream and still warm at `now`.
  *
- * Models that do not keep thinking (`plain` defined: whether this request's last user message holds a block other
- * than tool_result, and its turn): the API strips every thinking block before the last such message, so the
- * provider's entries are prefixes of the stream without them. When the previous request's thinking was stripped
- * (`thinkingStripped`), those blocks leaving this stream change nothing for its entries: the streams are compared
- * from `change` on with them skipped, and the entries past them move back by the blocks dropped (a marker never
- * sits on thinking, so the mapping is monotonic), their prefix tokens less the dropped thinking's. Within one turn,
- * when the stripping starts or stops between the two requests, the open turn's first thinking block is where the
- * provider's prefix changed: no entry past it holds.
+ * Models that do not keep thinking (`boundary` defined: this request's strip boundary, see {@link stripBoundary}):
+ * the API strips every thinking block before the boundary, so each entry is a prefix of the previous stream without
+ * the thinking before the previous request's boundary (`prev.stripBoundary`). Below `change` and both boundaries
+ * nothing differs, and with the same boundary on both sides nothing differs below `change`; from there on the two
+ * streams are walked side by side, each side's stripped thinking skipped, and every warm entry whose prefix is the
+ * same for the provider is kept, moved to its index in this stream (a marker never sits on thinking, so the mapping
+ * is monotonic) with its prefix tokens less the thinking dropped and plus the thinking added (this stream's own
+ * figures). The walk stops at the first real difference, and at the last warm entry.
  */
-export function validEntries(
-  prev: LastRender | undefined,
-  stream: readonly StreamBlock[],
-  change: number,
-  now: number,
-  plain?: { readonly plain: boolean; readonly turn: number },
-): CacheEntryRecord[] {
+export function validEntries(prev: LastRender | undefined, stream: readonly StreamBlock[], change: number, now: number, boundary?: number): CacheEntryRecord[] {
   if (!prev) return [];
-  let bound = change;
-  if (plain && prev.turn === plain.turn && (prev.thinkingStripped === true) !== plain.plain) bound = openTurnThinking(stream, change);
-  const valid = prev.entries.filter((e) => e.index < bound && stream[e.index] === e.block && e.expiresAt > now);
-  if (!prev.thinkingStripped || bound < change || !prev.entries.some((e) => e.index >= change && e.expiresAt > now)) return valid;
-  return valid.concat(pastStrippedThinking(prev, stream, change, now));
+  return entriesOf(prev, stream, change, now, boundary);
 }
 
-/** Index of the first thinking block of the stream's last turn before `end` (`end` when there is none). */
-function openTurnThinking(stream: readonly StreamBlock[], end: number): number {
-  const layout = streamLayout(stream);
-  const start = layout ? (layout.turnStarts[layout.lastTurn] ?? 0) : 0;
-  for (let i = start; i < end; i++) if (stream[i]!.role === 'assistant' && isThinkingParam(stream[i]!.param)) return i;
-  return end;
+/** {@link validEntries} of one view of the previous request (its stream, entries and strip boundary). */
+function entriesOf(prev: LastRender, stream: readonly StreamBlock[], change: number, now: number, boundary: number | undefined): CacheEntryRecord[] {
+  const before = prev.stripBoundary ?? 0;
+  const from = boundary === undefined || before === boundary ? change : Math.min(change, before, boundary);
+  const valid = prev.entries.filter((e) => e.index < from && stream[e.index] === e.block && e.expiresAt > now);
+  if (boundary === undefined || !prev.entries.some((e) => e.index >= from && e.expiresAt > now)) return valid;
+  return valid.concat(sameForProvider(prev, stream, from, before, boundary, now));
 }
 
-/** Whether a request's last user message (the stable stream's final user blocks, then the tail) holds a block other than tool_result. */
-export function lastUserPlain(stable: readonly StreamBlock[], tail: readonly { readonly param: object }[]): boolean {
-  for (const b of tail) if ((b.param as { type?: unknown }).type !== 'tool_result') return true;
-  for (let k = stable.length - 1; k >= 0 && stable[k]!.role === 'user'; k--) if (stable[k]!.param.type !== 'tool_result') return true;
-  return false;
+/**
+ * Where the API starts keeping thinking in a request (models that do not keep thinking): the index, in the stable
+ * stream followed by the tail, of the last user block other than a tool_result (the last user message holding
+ * one, the tail counted); every thinking block before it is stripped. 0 when there is none (nothing stripped).
+ *
+ * `prev` and `change`: the previous render and where this stream first differs from it. Its boundary, when it was a
+ * block of its stable stream before `change`, is still one here, and nothing between it and `change` is: the scan
+ * stops there (a tool loop does work in what it appended, not in the turn's length).
+ */
+export function stripBoundary(stable: readonly StreamBlock[], tail: readonly { readonly param: object }[], prev?: LastRender, change = 0): number {
+  for (let k = tail.length - 1; k >= 0; k--) if ((tail[k]!.param as { type?: unknown }).type !== 'tool_result') return stable.length + k;
+  const known = prev?.stripBoundary;
+  const floor = known !== undefined && known < change && known < previousLength(prev!) ? known : 0;
+  for (let k = stable.length - 1; k > floor; k--) if (stable[k]!.role === 'user' && stable[k]!.param.type !== 'tool_result') return k;
+  return floor;
 }
 
 function isThinkingParam(param: StreamBlock['param']): boolean {
@@ -841,23 +842,33 @@ function isThinkingParam(param: StreamBlock['param']): boolean {
   return type === 'thinking' || type === 'redacted_thinking';
 }
 
-/** The warm entries at or past `change` that stay valid when the previous stream's stripped thinking is skipped. */
-function pastStrippedThinking(prev: LastRender, stream: readonly StreamBlock[], change: number, now: number): CacheEntryRecord[] {
+/** Whether block `b` at index `i` of a stream whose strip boundary is `boundary` is left out by the API. */
+function stripped(b: StreamBlock, i: number, boundary: number): boolean {
+  return i < boundary && b.role === 'assistant' && isThinkingParam(b.param);
+}
+
+/**
+ * The warm entries at or past `from` whose provider prefix (the stream without the thinking before its boundary) is
+ * the same in this stream: both streams walked from `from`, each side's stripped thinking skipped.
+ */
+function sameForProvider(prev: LastRender, stream: readonly StreamBlock[], from: number, before: number, after: number, now: number): CacheEntryRecord[] {
   const n = previousLength(prev);
   const out: CacheEntryRecord[] = [];
-  let i = change;
-  let j = change;
-  let dropped = 0;
+  let i = from;
+  let j = from;
+  // This stream's prefix tokens less the previous one's at the blocks walked in step.
+  let delta = 0;
   for (const e of prev.entries) {
-    if (e.index < change || e.expiresAt <= now) continue;
-    for (; i < e.index && i < n; i++) {
-      const b = previousBlock(prev, i);
-      if (j < stream.length && stream[j] === b) j++;
-      else if (b.role === 'assistant' && isThinkingParam(b.param)) dropped += b.tokens;
-      else return out;
+    if (e.index < from || e.expiresAt <= now) continue;
+    for (;;) {
+      while (i < n && stripped(previousBlock(prev, i), i, before)) delta -= previousBlock(prev, i++).tokens;
+      while (j < stream.length && stripped(stream[j]!, j, after)) delta += stream[j++]!.tokens;
+      if (i >= e.index || i >= n || j >= stream.length || previousBlock(prev, i) !== stream[j]) break;
+      i++;
+      j++;
     }
     if (i !== e.index || j >= stream.length || stream[j] !== e.block) return out;
-    out.push(j === e.index && dropped === 0 ? e : { ...e, index: j, prefixTokens: e.prefixTokens - dropped });
+    out.push(j === e.index && delta === 0 ? e : { ...e, index: j, prefixTokens: e.prefixTokens + delta });
   }
   return out;
 }
@@ -867,6 +878,8 @@ export interface CacheStanding {
   readonly stream: readonly StreamBlock[];
   readonly change: number;
   readonly entries: readonly CacheEntryRecord[];
+  /** Models that do not keep thinking: this request's strip boundary ({@link stripBoundary}; the state's tail counted). */
+  readonly boundary?: number;
 }
 
 const standings = new WeakMap<TimelineState, { readonly ctx: PassContext; readonly standing: CacheStanding }>();
@@ -884,8 +897,13 @@ export function cacheStanding(state: TimelineState, ctx: PassContext): CacheStan
   }
   const stream = stableStream(state, ctx);
   const change = firstChange(stream, state.lastRender);
-  const plain = ctx.profile.keepsThinking ? undefined : { plain: lastUserPlain(stream, state.tail), turn: state.turns.at(-1)?.index ?? 0 };
-  const standing = { stream, change, entries: validEntries(state.lastRender, stream, change, ctx.now, plain) };
+  const boundary = ctx.profile.keepsThinking ? undefined : stripBoundary(stream, state.tail, state.lastRender, change);
+  const standing = {
+    stream,
+    change,
+    entries: validEntries(state.lastRender, stream, change, ctx.now, boundary),
+    ...(boundary === undefined ? {} : { boundary }),
+  };
   standings.set(state, { ctx, standing });
   return standing;
 }

@@ -15,7 +15,7 @@ import { planCompaction } from './compact.js';
 import { contextOf, passContext, type PassContext, type RenderWork } from './context.js';
 import { PASSES, runPasses } from './pipeline.js';
 import { planRequest } from './plan.js';
-import { cacheStanding, lastUserPlain, partsLayout, partsOf, type StreamParts, streamParts, withLazyStream, withStableStream } from './projection.js';
+import { cacheStanding, partsLayout, partsOf, type StreamParts, streamParts, withLazyStream, withStableStream } from './projection.js';
 import { prune } from './prune.js';
 import type { Decision, Rendered, RenderOptions, RenderPlan, SegmentTokens } from './types.js';
 
@@ -59,7 +59,7 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
   // would build the whole array, see withLazyStream).
   const parts = streamParts(work) ?? partsOf(work.stream, []);
   // The stable part is the hide pass's stream (placement marks it, the tail pass appends to a copy).
-  const { stream: stable, change, entries } = cacheStanding(next, ctx);
+  const { stream: stable, change, entries, boundary } = cacheStanding(next, ctx);
   const { plan: planned, entries: ledger } = planRequest({
     stream: parts.stable,
     ...(parts.tail.length > 0 ? { tail: parts.tail } : {}),
@@ -88,7 +88,8 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
         idleGaps: (next.lastRender?.idleGaps ?? 0) + (next.lastRender && ctx.now - next.lastRender.at >= ctx.profile.ttlMs['5m'] ? 1 : 0),
         // Models that bind thinking: the tail this request sends, kept in the history once answered (render/bind.ts).
         ...(ctx.profile.bindsThinking ? { tail: Object.freeze(parts.tail.slice()) } : {}),
-        ...(!ctx.profile.keepsThinking && lastUserPlain(parts.stable, parts.tail) ? { thinkingStripped: true as const } : {}),
+        // Models that do not keep thinking: where the API starts keeping it in this request (projection.ts stripBoundary).
+        ...(boundary === undefined ? {} : { stripBoundary: boundary }),
       },
       stable,
     ),

@@ -176,11 +176,12 @@ export interface LastRender {
    */
   readonly tail?: readonly StreamBlock[];
   /**
-   * Set on a model that does not keep thinking when that request's last user message held a block other than
-   * tool_result (the tail next to tool results, an injected text): the API then left out every thinking block
-   * before it, so the provider's entries are prefixes without them (render/projection.ts validEntries).
+   * Models that do not keep thinking: that request's strip boundary, the index (in its stable stream followed by
+   * its tail) of its last user block other than a tool_result (the tail, an injected text, a user message). The API
+   * left out every thinking block before it, so the provider's entries are prefixes of the stream without them
+   * (render/projection.ts stripBoundary, validEntries). 0: none was left out.
    */
-  readonly thinkingStripped?: true;
+  readonly stripBoundary?: number;
 }
 
 // The rendered stream: what every render pass reads and writes, kept with the data model
