@@ -21,7 +21,7 @@ import { previousBlock, previousLength, stableStream } from '../render/projectio
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type { Block, CacheEntryRecord, DeferredHide, HiddenRecord, StreamBlock, TimelineState } from '../timeline/types.js';
 import { stateWith } from '../timeline/hidden.js';
-import { turnBlocks } from '../timeline/paths.js';
+import { findBlock, turnBlocks } from '../timeline/paths.js';
 import { currentThinking, digestOf } from './mapping.js';
 import { streamKey } from './state.js';
 import type { CutShadow, MessageMark, ShadowEntry } from './types.js';
@@ -68,11 +68,21 @@ export function shadowOfCut(
   const a = before.lastRender;
   const b = after.lastRender;
   if (!a || !b) return undefined;
-  const from = previousLength(b);
+  const cutLength = previousLength(b);
   const length = previousLength(a);
-  for (let i = 0; i < from; i++) if (i >= length || previousBlock(a, i) !== previousBlock(b, i)) return undefined;
+  let same = 0;
+  while (same < cutLength && same < length && previousBlock(a, same) === previousBlock(b, same)) same++;
+  // Models that do not keep thinking: the two requests' provider prefixes part where their streams do (the cut
+  // request may render thinking the request before it had dropped, or the reverse), or where one stripped thinking
+  // the other kept (their strip boundaries differ): from there the shadow keeps the request before the cut's own
+  // view (its stream and boundary), entries before the cut mark included.
+  const boundary = a.stripBoundary;
+  const own = boundary !== undefined && (same < cutLength || boundary !== b.stripBoundary);
+  if (same < cutLength && !own) return undefined;
+  const from = own ? (boundary === b.stripBoundary ? same : Math.min(same, boundary, b.stripBoundary ?? 0)) : cutLength;
   // An earlier cut's shadow continues this one when `before` is that cut's request (nothing appended since).
-  const chained = shadowLive(previous, now) && previous.from === length && previous.count >= count ? previous : undefined;
+  const chained =
+    !own && shadowLive(previous, now) && previous.stripBoundary === undefined && previous.from === length && previous.count >= count ? previous : undefined;
   const entries: ShadowEntry[] = [];
   for (const e of a.entries) {
     if (e.index >= from && e.expiresAt > now) entries.push({ path: e.path, index: e.index, prefixTokens: e.prefixTokens, ttl: e.ttl, expiresAt: e.expiresAt });
@@ -103,7 +113,7 @@ export function shadowOfCut(
     Object.assign(hidden, chained.hidden);
     deferred.push(...chained.deferred);
   }
-  return { count, mark, blocks, hidden, deferred, from, stream, entries: entries.slice(-48) };
+  return { count, mark, blocks, hidden, deferred, from, stream, entries: entries.slice(-48), ...(own ? { stripBoundary: boundary } : {}) };
 }
 
 /**
@@ -151,6 +161,7 @@ export function withShadowLedger(
   now: number,
 ): TimelineState {
   const last = state.lastRender;
+  if (shadow.stripBoundary !== undefined) return withOwnView(state, shadow, kept, profile, tokens, now);
   if (!last || kept.size === 0 || previousLength(last) !== shadow.from) return state;
   const stream = stableStream(state, passContext(state, { profile, now, ...(tokens ? { tokens } : {}) }));
   const merged: StreamBlock[] = [];
@@ -167,4 +178,67 @@ export function withShadowLedger(
   return stateWith(state, {
     lastRender: { ...last, stream: Object.freeze(merged), entries: [...last.entries.filter((e) => e.index < shadow.from), ...entries] },
   });
+}
+
+function isThinkingBlock(b: { readonly param: object }): boolean {
+  const type = (b.param as { type?: unknown }).type;
+  return type === 'thinking' || type === 'redacted_thinking';
+}
+
+/**
+ * {@link withShadowLedger} for a shadow that keeps the request before the cut's own view (a model that does not keep
+ * thinking, see shadowOfCut): its stream from `from` on, re-attached to this state's blocks by path and key (a block
+ * past the cut mark only when taken back), with a placeholder for a thinking block this stream no longer holds (its
+ * type and tokens: validEntries skips it where that request's API had stripped it), and its entries there. The last
+ * render stays the cut request's; the view goes with it as `cut`, and validEntries keeps the entries of either.
+ */
+function withOwnView(
+  state: TimelineState,
+  shadow: CutShadow,
+  kept: ReadonlySet<string>,
+  profile: ModelProfile,
+  tokens: BlockTokenCache | undefined,
+  now: number,
+): TimelineState {
+  const last = state.lastRender;
+  if (!last || kept.size === 0 || previousLength(last) < shadow.from) return state;
+  const ctx = passContext(state, { profile, now, ...(tokens ? { tokens } : {}) });
+  const stream = stableStream(state, ctx);
+  const cut = new Set(shadow.blocks.map((b) => b.path));
+  const view: StreamBlock[] = [];
+  // Where `from` falls in this stream: the two may differ before it by thinking only (a new turn dropped some).
+  let k = 0;
+  for (let i = 0; i < shadow.from; i++) {
+    const b = previousBlock(last, i);
+    view.push(b);
+    while (k < stream.length && stream[k] !== b && isThinkingBlock(stream[k]!)) k++;
+    if (stream[k] === b) k++;
+    else if (!isThinkingBlock(b)) return state;
+  }
+  for (const d of shadow.stream) {
+    const s = stream[k];
+    if (s && s.path === d.path && streamKey(s) === d.key && (kept.has(s.path) || !cut.has(s.path))) {
+      view.push(s);
+      k++;
+      continue;
+    }
+    const source = findBlock(state, d.path);
+    if (!source || !isThinkingBlock(source) || (cut.has(d.path) && !kept.has(d.path))) break;
+    view.push(
+      Object.freeze({
+        path: d.path,
+        id: d.path,
+        role: 'assistant',
+        kind: 'response',
+        segment: 'timeline',
+        param: source.param,
+        tokens: ctx.tokens.tokens(source.param),
+        markable: false,
+      } as StreamBlock),
+    );
+  }
+  const entries: CacheEntryRecord[] = [];
+  for (const e of shadow.entries) if (e.index < view.length && e.expiresAt > now) entries.push({ ...e, block: view[e.index]! });
+  if (entries.length === 0) return state;
+  return stateWith(state, { lastRender: { ...last, cut: { from: shadow.from, stream: Object.freeze(view), entries, stripBoundary: shadow.stripBoundary! } } });
 }

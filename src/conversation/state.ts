@@ -181,6 +181,7 @@ const everyOf = (v: unknown, ok: (x: Record<string, unknown>) => boolean): boole
 /** The shape of a stored cut shadow (cut-shadow.ts); anything else is a damaged document. */
 function isCutShadow(c: unknown): c is CutShadow {
   if (!isObject(c) || !isNumber(c['count']) || !isNumber(c['from']) || !isObject(c['hidden'])) return false;
+  if (c['stripBoundary'] !== undefined && !(Number.isInteger(c['stripBoundary']) && (c['stripBoundary'] as number) >= 0)) return false;
   const mark = c['mark'];
   if (!isObject(mark) || !isNumber(mark['turns']) || !isNumber(mark['rounds']) || !isNumber(mark['results'])) return false;
   if (!Object.values(c['hidden']).every((h) => isObject(h) && isString(h['path']) && isString(h['note']) && isString(h['reason']))) return false;

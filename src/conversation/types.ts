@@ -168,6 +168,12 @@ export interface CutShadow {
   readonly stream: readonly { readonly path: string; readonly key: string }[];
   /** The cache entries that request left at `from` or later (oldest position first). */
   readonly entries: readonly ShadowEntry[];
+  /**
+   * Models that do not keep thinking, when that request's provider prefix parts from the cut request's before the
+   * cut request's end (see shadowOfCut): its strip boundary. `from` is then where they part, and the shadow is that
+   * request's own view, kept beside the cut request's (LastRender.cut) instead of continuing it.
+   */
+  readonly stripBoundary?: number;
 }
 
 /** The previous render's memory in serializable form (see `exportState`). */

@@ -804,11 +804,40 @@ export function firstChange(stream: readonly StreamBlock[], prev: LastRender | u
  * streams are walked side by side, each side's stripped thinking skipped, and every warm entry whose prefix is the
  * same for the provider is kept, moved to its index in this stream (a marker never sits on thinking, so the mapping
  * is monotonic) with its prefix tokens less the thinking dropped and plus the thinking added (this stream's own
- * figures). The walk stops at the first real difference, and at the last warm entry.
+ * figures). The walk stops at the first real difference, and at the last warm entry. The request that appends past
+ * a cut again may carry the request before the cut's own view (`prev.cut`, conversation/cut-shadow.ts): its entries
+ * still valid for this stream join the others.
  */
 export function validEntries(prev: LastRender | undefined, stream: readonly StreamBlock[], change: number, now: number, boundary?: number): CacheEntryRecord[] {
   if (!prev) return [];
-  return entriesOf(prev, stream, change, now, boundary);
+  const valid = entriesOf(prev, stream, change, now, boundary);
+  const cut = prev.cut;
+  if (!cut || boundary === undefined) return valid;
+  // Past a cut again (conversation/cut-shadow.ts): the request before the cut's own view, equal to `prev` below `from`.
+  let c = Math.min(change, cut.from);
+  if (c === cut.from) while (c < cut.stream.length && c < stream.length && cut.stream[c] === stream[c]) c++;
+  const view = { stream: cut.stream, entries: cut.entries, stripBoundary: cut.stripBoundary } as LastRender;
+  return union(valid, entriesOf(view, stream, c, now, boundary));
+}
+
+/** Two entry lists in index order as one, one entry per index (the one that lives longer). */
+function union(a: readonly CacheEntryRecord[], b: readonly CacheEntryRecord[]): CacheEntryRecord[] {
+  if (b.length === 0) return a as CacheEntryRecord[];
+  const out: CacheEntryRecord[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const x = a[i];
+    const y = b[j];
+    if (y === undefined || (x !== undefined && x.index < y.index)) out.push(a[i++]!);
+    else if (x === undefined || y.index < x.index) out.push(b[j++]!);
+    else {
+      out.push(x.expiresAt >= y.expiresAt ? x : y);
+      i++;
+      j++;
+    }
+  }
+  return out;
 }
 
 /** {@link validEntries} of one view of the previous request (its stream, entries and strip boundary). */

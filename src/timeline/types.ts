@@ -182,6 +182,18 @@ export interface LastRender {
    * (render/projection.ts stripBoundary, validEntries). 0: none was left out.
    */
   readonly stripBoundary?: number;
+  /**
+   * Set only for the request that appends past a cut again, when the request before the cut saw another provider
+   * prefix than the cut request (conversation/cut-shadow.ts withOwnView): that request's stream from the start (the
+   * cut request's blocks before `from`, then its own, a thinking block this stream no longer holds as a placeholder),
+   * its entries at `from` or later and its strip boundary. validEntries keeps the entries still valid of either view.
+   */
+  readonly cut?: {
+    readonly from: number;
+    readonly stream: readonly StreamBlock[];
+    readonly entries: readonly CacheEntryRecord[];
+    readonly stripBoundary: number;
+  };
 }
 
 // The rendered stream: what every render pass reads and writes, kept with the data model
