@@ -40,4 +40,35 @@ describe('random sessions through prepare and the provider simulator', () => {
       { seed: 7, path: '366', numRuns: 1, endOnFailure: true },
     );
   }, 600_000);
+
+  it("keepsThinking:false, text next to an earlier round's tool results, then a cut: the entries before that round stay known", async () => {
+    // Found when the doors runner's gate on these sessions was lifted (strip9): the API strips the thinking before the
+    // last user message holding text, which was an earlier round's; the ledger knew only whether the last user
+    // message held text, so it forgot entries the provider still held (84 tokens). Fixed by the strip boundary.
+    await fc.assert(
+      fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
+      { seed: 2, path: '159', numRuns: 1, endOnFailure: true },
+    );
+  }, 600_000);
+
+  it('keepsThinking:false, a cut back into a turn whose thinking the request before had dropped: its entries rejoin', async () => {
+    // Found with the gate lifted (strip9): the cut request renders the thinking of what is its last turn again, so
+    // its stream parts from the request before's at that turn's first thinking block, before the cut; the shadow kept
+    // nothing, and re-sending the whole array matched that request's entries again (7,666 tokens). The shadow now
+    // keeps that request's own view from where the two parted (cut-shadow.ts withOwnView).
+    await fc.assert(
+      fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
+      { seed: 5, path: '68', numRuns: 1, endOnFailure: true },
+    );
+  }, 600_000);
+
+  it('keepsThinking:false, a cut inside the turn, then the next turn: the request before the cut had stripped the same thinking', async () => {
+    // Found by the wide runs (strip9): the cut request and the one before it stripped the same thinking but had other
+    // strip boundaries (each its own tail), so the shadow keeps that request's own view; the next turn drops the
+    // thinking, so that view is found in its stream past the dropped blocks, not at the same index (69 tokens).
+    await fc.assert(
+      fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
+      { seed: 42, path: '187', numRuns: 1, endOnFailure: true },
+    );
+  }, 600_000);
 });

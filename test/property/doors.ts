@@ -58,7 +58,7 @@ import { appendResponse, appendToolResults, createTimeline, setEnvelope, setTail
 import { turnBlocks } from '../../src/timeline/paths.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { BlockTokenCache, charCounter } from '../../src/tokens/counter.js';
-import { bustsComparable, checkCurrentThinking, sessionScript, type SessionScript } from './timelines.js';
+import { checkCurrentThinking, sessionScript, type SessionScript } from './timelines.js';
 
 // TYPES
 
@@ -141,8 +141,8 @@ export interface DoorEnv {
   readonly redis?: (namespace: string) => ConversationStore;
   /**
    * Send every request through the provider cache simulator too (counting tokens as the renderer does): it must never refuse
-   * one, and must find no bust (a warm entry matching the request's prefix that no marker could reach) in the
-   * sessions where the renderer and the simulator agree on busts (see bustsComparable in timelines.ts).
+   * one, and must find no bust (a warm entry matching the request's prefix that no marker could reach), models that do
+   * not keep thinking included (the ledger follows the API's strip rule: render/projection.ts stripBoundary).
    */
   readonly simulate?: boolean;
 }
@@ -232,7 +232,6 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
   // The simulator counts tokens as the renderer estimates them: the judgement is about where the markers go, not
   // about an estimate a few tokens off near the minimum cacheable prefix (the renderer then believes an entry unwritten).
   const sim = env.simulate ? new CacheSimulator({ profile, ...(s.tiktoken ? {} : { countTokens: (b: unknown) => charTokens.tokens(b) }) }) : undefined;
-  const busts = env.simulate === true && bustsComparable(s);
   let cut = false; // the script cut or retried its history (busts are judged after that too)
 
   const applyRef = () => {
@@ -281,9 +280,9 @@ export async function runDoorScript(script: DoorScript, stats: DoorStats = empty
     if (sim) {
       const r = sim.send(req as never, now);
       if (r.rejected) throw new Error(`${label}: the simulator refused the request: ${r.rejected.message}`);
-      if (busts && r.explain?.bust)
+      if (r.explain?.bust)
         throw new Error(`${label}: a bust: ${r.explain.missedTokens} tokens of a warm entry (position ${r.explain.missedPosition}) no marker could reach`);
-      if (busts && cut) stats.judgedAfterCut++;
+      if (cut) stats.judgedAfterCut++;
     }
     for (const p of rendered.cachePoints) if (p.index >= rendered.tailStart) throw new Error(`${label}: a cache marker on the tail (${p.path})`);
     if (s.keepsThinking) checkCurrentThinking(rendered.state, req as never, label);

@@ -27,9 +27,9 @@ describe('random sessions through the provider simulator', () => {
   });
 
   // A model that does not keep thinking, an injected text next to tool results in some rounds only: the API strips the
-  // turn's thinking while that text is in the last user message, so its entries past the turn's first thinking block
-  // hold only as long as the stripping neither starts nor stops (render/projection.ts validEntries). Judged (runScript
-  // no longer leaves this shape out); before, a 16,539-token bust at turn 4.
+  // thinking before the last user message holding text, so which thinking a request's entries hold depends on where
+  // that message is (render/projection.ts stripBoundary, validEntries). Judged (runScript no longer leaves this shape
+  // out); before, a 16,539-token bust at turn 4.
   it('keepsThinking:false, injected text in some rounds: judged, no bust (seed 1, case 164)', () => {
     fc.assert(
       fc.property(sessionScript, (script) => runScript(script, emptyStats(), true)),

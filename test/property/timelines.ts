@@ -284,28 +284,12 @@ export function checkCurrentThinking(state: TimelineState, params: { messages: r
 }
 
 /**
- * Whether the provider simulator may call a miss of this session a bust. Not when a model that does not keep
- * thinking has thinking before a tool-result message with text: the simulator strips thinking before such a
- * message, the renderer only at a new turn, so they disagree on which entries survive a turn's end. The simulator
- * follows the documented rule: "When a non-tool-result user block is included, all previous thinking blocks are
- * ignored and stripped from context" (Anthropic, extended thinking, "Understanding thinking block caching
- * behavior", and the prompt caching page's thinking example, stored copies of 2025-2026): a block, so a text block
- * next to tool results strips too. The renderer must still send the final assistant message's thinking (or the API
- * answers 400), so its stream differs from the API's view; its ledger follows the API's view (render/projection.ts
- * validEntries: thinking the previous request had stripped leaving the stream, and stripping that starts or stops
- * within a turn). runScript (simulated.test.ts) judges these sessions now: FC_SEED 1-5 × 300 cases, no bust. The
- * doors runner keeps this gate: with it lifted, FC_SEED 2 and 5 (300 cases) still find busts after cut/push
- * mutations (84 and 7,666 tokens): not explained yet (notes/think8.md).
- */
-export function bustsComparable(script: SessionScript): boolean {
-  return script.keepsThinking || !script.turns.some((t) => t.rounds.some((rd) => rd.thinking && rd.injected.length > 0));
-}
-
-/**
  * Runs one session. `simulate`: every request also goes through the provider cache simulator (the same profile,
  * four characters a token), which must neither refuse it nor find a bust (a warm entry of this prefix that no
- * marker could reach), keepsThinking:false sessions with injected text and thinking included (the ledger follows the
- * API's strip rule; FC_SEED 1-5 × 300 cases find none). The doors runner still leaves them out (bustsComparable).
+ * marker could reach), keepsThinking:false sessions with injected text and thinking included: the ledger follows the
+ * API's strip rule, "When a non-tool-result user block is included, all previous thinking blocks are ignored and
+ * stripped from context" (Anthropic, extended thinking, "Understanding thinking block caching behavior"), through
+ * the strip boundary (render/projection.ts stripBoundary, validEntries).
  */
 export function runScript(script: SessionScript, stats: RunStats = emptyStats(), simulate = false): void {
   const profile = customProfile(`fuzz-${script.window}-${script.keepsThinking}`, {
