@@ -19,11 +19,11 @@ import type { ModelProfile } from '../models/profiles.js';
 import { passContext } from '../render/context.js';
 import { previousBlock, previousLength, stableStream } from '../render/projection.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
-import type { Block, CacheEntryRecord, DeferredHide, HiddenRecord, StreamBlock, TimelineState } from '../timeline/types.js';
+import type { Block, CacheEntryRecord, DeferredHide, HiddenRecord, LastRender, StreamBlock, TimelineState } from '../timeline/types.js';
 import { stateWith } from '../timeline/hidden.js';
-import { findBlock, turnBlocks } from '../timeline/paths.js';
+import { turnBlocks } from '../timeline/paths.js';
 import { currentThinking, digestOf } from './mapping.js';
-import { streamKey } from './state.js';
+import { streamKey, thinkingPlaceholder } from './state.js';
 import type { CutShadow, MessageMark, ShadowEntry } from './types.js';
 
 // IMPLEMENTATION
@@ -161,9 +161,11 @@ export function withShadowLedger(
   now: number,
 ): TimelineState {
   const last = state.lastRender;
-  if (shadow.stripBoundary !== undefined) return withOwnView(state, shadow, kept, profile, tokens, now);
-  if (!last || kept.size === 0 || previousLength(last) !== shadow.from) return state;
-  const stream = stableStream(state, passContext(state, { profile, now, ...(tokens ? { tokens } : {}) }));
+  const own = shadow.stripBoundary !== undefined;
+  if (!last || kept.size === 0 || (own ? previousLength(last) < shadow.from : previousLength(last) !== shadow.from)) return state;
+  const ctx = passContext(state, { profile, now, ...(tokens ? { tokens } : {}) });
+  const stream = stableStream(state, ctx);
+  if (own) return withOwnView(state, last, shadow, kept, stream, ctx.tokens, now);
   const merged: StreamBlock[] = [];
   for (let i = 0; i < shadow.from; i++) merged.push(previousBlock(last, i));
   for (let j = 0; j < shadow.stream.length; j++) {
@@ -194,16 +196,13 @@ function isThinkingBlock(b: { readonly param: object }): boolean {
  */
 function withOwnView(
   state: TimelineState,
+  last: LastRender,
   shadow: CutShadow,
   kept: ReadonlySet<string>,
-  profile: ModelProfile,
-  tokens: BlockTokenCache | undefined,
+  stream: readonly StreamBlock[],
+  tokens: BlockTokenCache,
   now: number,
 ): TimelineState {
-  const last = state.lastRender;
-  if (!last || kept.size === 0 || previousLength(last) < shadow.from) return state;
-  const ctx = passContext(state, { profile, now, ...(tokens ? { tokens } : {}) });
-  const stream = stableStream(state, ctx);
   const cut = new Set(shadow.blocks.map((b) => b.path));
   const view: StreamBlock[] = [];
   // Where `from` falls in this stream: the two may differ before it by thinking only (a new turn dropped some).
@@ -222,20 +221,9 @@ function withOwnView(
       k++;
       continue;
     }
-    const source = findBlock(state, d.path);
-    if (!source || !isThinkingBlock(source) || (cut.has(d.path) && !kept.has(d.path))) break;
-    view.push(
-      Object.freeze({
-        path: d.path,
-        id: d.path,
-        role: 'assistant',
-        kind: 'response',
-        segment: 'timeline',
-        param: source.param,
-        tokens: ctx.tokens.tokens(source.param),
-        markable: false,
-      } as StreamBlock),
-    );
+    const thinking = cut.has(d.path) && !kept.has(d.path) ? undefined : thinkingPlaceholder(state, d.path, tokens);
+    if (!thinking) break;
+    view.push(thinking);
   }
   const entries: CacheEntryRecord[] = [];
   for (const e of shadow.entries) if (e.index < view.length && e.expiresAt > now) entries.push({ ...e, block: view[e.index]! });

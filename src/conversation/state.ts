@@ -205,6 +205,26 @@ function stripBoundaryOf(imported: ImportedRender, length: number): { stripBound
   return imported.thinkingStripped === true ? { stripBoundary: length } : {};
 }
 
+/**
+ * A stream block standing for the thinking block at `path` of `state` (undefined when that is not a thinking block),
+ * for a stream the current one no longer holds it in: its type and tokens, which validEntries skips where the API
+ * had stripped it (render/projection.ts).
+ */
+export function thinkingPlaceholder(state: TimelineState, path: string, tokens: BlockTokenCache): StreamBlock | undefined {
+  const source = findBlock(state, path);
+  if (!source || (source.param.type !== 'thinking' && source.param.type !== 'redacted_thinking')) return undefined;
+  return Object.freeze({
+    path,
+    id: path,
+    role: 'assistant',
+    kind: 'response',
+    segment: 'timeline',
+    param: source.param,
+    tokens: tokens.tokens(source.param),
+    markable: false,
+  } as StreamBlock);
+}
+
 /** A tail block the previous request sent, as render/bind.ts compares it (role and payload). */
 function sentTailBlock(d: { readonly path: string; readonly param: unknown }): StreamBlock {
   return Object.freeze({
@@ -234,20 +254,9 @@ export function rehydrate(record: ConversationRecord, profile: ModelProfile, tok
   const stream: StreamBlock[] = imported.stream.map((d) => {
     const b = byPath.get(d.path);
     if (b && streamKey(b) === d.key) return b;
-    // A thinking block the current stream no longer holds (a model that does not keep thinking, a new turn): the
-    // placeholder keeps its type and tokens, which validEntries skips when the API had stripped it.
-    const source = d.role === 'assistant' ? findBlock(record.state, d.path) : undefined;
-    if (source && (source.param.type === 'thinking' || source.param.type === 'redacted_thinking'))
-      return Object.freeze({
-        path: d.path,
-        id: d.path,
-        role: 'assistant',
-        kind: 'response',
-        segment: 'timeline',
-        param: source.param,
-        tokens: ctx.tokens.tokens(source.param),
-        markable: false,
-      } as StreamBlock);
+    // A thinking block the current stream no longer holds (a model that does not keep thinking, a new turn).
+    const thinking = d.role === 'assistant' ? thinkingPlaceholder(record.state, d.path, ctx.tokens) : undefined;
+    if (thinking) return thinking;
     return Object.freeze({
       path: d.path,
       id: d.path,

@@ -21,13 +21,18 @@ const tokens = new BlockTokenCache(charCounter());
 const TOOLS: Tool[] = [{ name: 'Read', description: 'Reads a file.', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }];
 const MODEL = 'claude-sonnet-4-5';
 const ROUNDS = 8;
+/** The request's fields besides the messages. */
+const PARAMS = { model: MODEL, max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 }, system: 'You read files.', tools: TOOLS } as const;
 
 function id(r: number): string {
   return `toolu_${String(r).padStart(4, '0')}`;
 }
 
-/** Turn 1: ROUNDS tool calls, each after a thinking block, each result big enough for an entry; then the answer and turn 2. */
-function history(): MessageParam[] {
+/**
+ * Turn 1: ROUNDS tool calls, each after a thinking block, each result big enough for an entry; then the answer and
+ * turn 2. `note`: a text next to round 2's tool result.
+ */
+function history(note?: string): MessageParam[] {
   const messages: MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: 'Read the files.' }] }];
   for (let r = 1; r <= ROUNDS; r++) {
     messages.push({
@@ -37,7 +42,9 @@ function history(): MessageParam[] {
         { type: 'tool_use', id: id(r), name: 'Read', input: { path: `f${r}` } },
       ],
     });
-    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id(r), content: `${r}`.repeat(3_000) }] });
+    const results: ContentBlockParam[] = [{ type: 'tool_result', tool_use_id: id(r), content: `${r}`.repeat(3_000) }];
+    if (r === 2 && note !== undefined) results.push({ type: 'text', text: note });
+    messages.push({ role: 'user', content: results });
   }
   messages.push({ role: 'assistant', content: [{ type: 'text', text: 'Done.' }] });
   messages.push({ role: 'user', content: [{ type: 'text', text: 'Now summarize them.' }] });
@@ -53,14 +60,7 @@ async function run(keepsThinking: boolean, tail: boolean, older = false) {
   let now = 1_700_000_000_000;
   const send = async (messages: MessageParam[]) => {
     const out = await prepare(
-      {
-        model: MODEL,
-        max_tokens: 4096,
-        thinking: { type: 'enabled', budget_tokens: 2048 },
-        system: 'You read files.',
-        tools: TOOLS,
-        messages: structuredClone(messages),
-      },
+      { ...PARAMS, messages: structuredClone(messages) },
       {
         conversationId: 'c',
         store,
@@ -121,22 +121,8 @@ async function injectedEarlier(roundTrip = false) {
   const profile = customProfile('stripped-thinking', { contextWindow: 1_000_000, keepsThinking: false, prices: { input: 3 } });
   let store = new MemoryConversationStore();
   const sim = new CacheSimulator({ profile, countTokens: (b: unknown) => tokens.tokens(b) });
-  const messages: MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: 'Read the files.' }] }];
-  for (let r = 1; r <= ROUNDS; r++) {
-    messages.push({
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: `I should read f${r}. `.repeat(40), signature: `sig${r}` },
-        { type: 'tool_use', id: id(r), name: 'Read', input: { path: `f${r}` } },
-      ],
-    });
-    const results: ContentBlockParam[] = [{ type: 'tool_result', tool_use_id: id(r), content: `${r}`.repeat(3_000) }];
-    // The earlier round's message that strips: text next to its tool result.
-    if (r === 2) results.push({ type: 'text', text: 'Note: f3 moved to g3.' });
-    messages.push({ role: 'user', content: results });
-  }
-  messages.push({ role: 'assistant', content: [{ type: 'text', text: 'Done.' }] });
-  messages.push({ role: 'user', content: [{ type: 'text', text: 'Now summarize them.' }] });
+  // The earlier round's message that strips: text next to its tool result.
+  const messages = history('Note: f3 moved to g3.');
   let now = 1_700_000_000_000;
   const sent: { out: Awaited<ReturnType<typeof prepare>>; r: ReturnType<CacheSimulator['send']> }[] = [];
   for (let n = 3; n <= messages.length; n += 2) {
@@ -147,14 +133,7 @@ async function injectedEarlier(roundTrip = false) {
       await store.save(importState(text, 'c'), null);
     }
     const out = await prepare(
-      {
-        model: MODEL,
-        max_tokens: 4096,
-        thinking: { type: 'enabled', budget_tokens: 2048 },
-        system: 'You read files.',
-        tools: TOOLS,
-        messages: structuredClone(messages.slice(0, n)),
-      },
+      { ...PARAMS, messages: structuredClone(messages.slice(0, n)) },
       {
         conversationId: 'c',
         store,

@@ -11,6 +11,14 @@ import { doorScript, emptyDoorStats, runDoorScript } from './doors.js';
 
 const runs = Number(process.env.FUZZ_DOORS_SIM_RUNS ?? 150);
 
+/** One case of the property, by its seed and path (a regression found at that case). */
+function replay(seed: number, path: string): Promise<void> {
+  return fc.assert(
+    fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
+    { seed, path, numRuns: 1, endOnFailure: true },
+  );
+}
+
 describe('random sessions through prepare and the provider simulator', () => {
   it(`no refused request and no bust (${runs} cases)`, async () => {
     const stats = emptyDoorStats();
@@ -26,29 +34,20 @@ describe('random sessions through prepare and the provider simulator', () => {
   it('a block pushed onto an old tool-result message whose result was hidden: the cut keeps the hide, no bust', async () => {
     // Found by review7 (notes/review7.md): the cut-back dropped the hide of a result the edited message re-sent
     // unchanged, so the request went back to bytes an older entry held (1,627 tokens) that the ledger had forgotten.
-    await fc.assert(
-      fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
-      { seed: 20261130, path: '128', numRuns: 1, endOnFailure: true },
-    );
+    await replay(20261130, '128');
   }, 600_000);
 
   it('a cut, then the loop re-sends what it cut: the entries the provider still holds past the cut are read', async () => {
     // Found by cut7 (notes/cut7.md), fixed by cut8: the cut forgot the entries past it, the re-sent stretch matched
     // them again and no marker reached them (5,932 tokens). The record keeps a shadow of the cut (cut-shadow.ts).
-    await fc.assert(
-      fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
-      { seed: 7, path: '366', numRuns: 1, endOnFailure: true },
-    );
+    await replay(7, '366');
   }, 600_000);
 
   it("keepsThinking:false, text next to an earlier round's tool results, then a cut: the entries before that round stay known", async () => {
     // Found when the doors runner's gate on these sessions was lifted (strip9): the API strips the thinking before the
     // last user message holding text, which was an earlier round's; the ledger knew only whether the last user
     // message held text, so it forgot entries the provider still held (84 tokens). Fixed by the strip boundary.
-    await fc.assert(
-      fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
-      { seed: 2, path: '159', numRuns: 1, endOnFailure: true },
-    );
+    await replay(2, '159');
   }, 600_000);
 
   it('keepsThinking:false, a cut back into a turn whose thinking the request before had dropped: its entries rejoin', async () => {
@@ -56,19 +55,13 @@ describe('random sessions through prepare and the provider simulator', () => {
     // its stream parts from the request before's at that turn's first thinking block, before the cut; the shadow kept
     // nothing, and re-sending the whole array matched that request's entries again (7,666 tokens). The shadow now
     // keeps that request's own view from where the two parted (cut-shadow.ts withOwnView).
-    await fc.assert(
-      fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
-      { seed: 5, path: '68', numRuns: 1, endOnFailure: true },
-    );
+    await replay(5, '68');
   }, 600_000);
 
   it('keepsThinking:false, a cut inside the turn, then the next turn: the request before the cut had stripped the same thinking', async () => {
     // Found by the wide runs (strip9): the cut request and the one before it stripped the same thinking but had other
     // strip boundaries (each its own tail), so the shadow keeps that request's own view; the next turn drops the
     // thinking, so that view is found in its stream past the dropped blocks, not at the same index (69 tokens).
-    await fc.assert(
-      fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
-      { seed: 42, path: '187', numRuns: 1, endOnFailure: true },
-    );
+    await replay(42, '187');
   }, 600_000);
 });
