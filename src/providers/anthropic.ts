@@ -16,7 +16,7 @@ import type {
   ToolUnion,
 } from './anthropic-types.js';
 import { apiModelId } from '../models/profiles.js';
-import { chainParent, partsLayout, streamLayout, streamParts } from '../render/projection.js';
+import { chainParent, partsLayout, partsStable, streamLayout, streamParts } from '../render/projection.js';
 import type { CachePoint, Rendered, StreamBlock } from '../render/types.js';
 
 /** Request fields the caller adds (max_tokens, thinking, temperature, metadata, …). */
@@ -108,7 +108,8 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
   // The stable stream and the tail: apart when the render kept them apart (then the whole stream is
   // never built here), else the stable part is the start of `rendered.stream`.
   const parts = streamParts(rendered);
-  const base = parts ? parts.stable : rendered.stream;
+  // (A render mapped after a later one rewrote the store it shares: its own blocks, see partsStable.)
+  const base = parts ? partsStable(parts) : rendered.stream;
   // With parts, the stable array may be the chain's, grown by later renders: only its first `stable` blocks are this render's.
   const layout = parts ? partsLayout(parts) : streamLayout(base);
   if (!layout) return undefined;

@@ -16,7 +16,10 @@
  * - {@link streamLayout}: the same figures of a stable stream (positions,
  *   cumulative tokens, where the envelope and each turn start) kept with it and
  *   extended from the previous render's, so a render that only appended does
- *   work in what it appended, not in the length of the session.
+ *   work in what it appended, not in the length of the session. The blocks
+ *   and columns live in a store written in place (stream-store.ts): a render
+ *   that changes a block (an economy prune in the newest rounds) rewrites it
+ *   from there, so it too costs what it changes.
  */
 import { hiddenChanges } from './hidden-set.js';
 import { type HiddenSet, hiddenSetOf } from '../timeline/hidden.js';
@@ -38,6 +41,7 @@ import type { PassContext } from './context.js';
 import { sharedRounds } from '../timeline/edit.js';
 import { parseTimelinePath } from '../timeline/paths.js';
 import { replacementParam } from './notes.js';
+import { blockAt, type Epoch, intactBelow, isIntact, materializeBlocks, materializeColumns, newStore, prepareWrite, type Store } from './stream-store.js';
 
 // STREAM
 
@@ -156,8 +160,9 @@ interface BuildInfo {
   readonly tokens: PassContext['tokens'];
   readonly keepsThinking: boolean;
   /**
-   * turnStarts[t] = stream index of the first block of turns[t] (0-based), for visible turns. Shared along a
-   * chain like `blocks`: it may hold later builds' turns past this build's (read only this build's turns).
+   * turnStarts[t] = stream index of the first block of turns[t] (0-based), for visible turns. Shared by the builds
+   * of an epoch that appended to each other: it may hold later builds' turns past this build's (read only this
+   * build's turns); a build that rewrites the store starts an array of its own.
    */
   readonly turnStarts: readonly number[];
   /** The previous render's stable stream it was compared with, and the first index where they differ. */
@@ -166,19 +171,27 @@ interface BuildInfo {
   readonly id: number;
   readonly against: number | undefined;
   readonly change: number;
+  /**
+   * The layout as built. Its columns are views of the store's: once a later build rewrote the store below this
+   * build's length they no longer hold this build's figures, so read it through {@link layoutOf} (the other
+   * fields are this build's own and may be read directly).
+   */
   readonly layout: StreamLayout;
   /**
-   * The blocks: an array shared by the renders of a chain that only appended.
-   * A render that extends the array's newest build pushes its blocks onto it
-   * (no copy of the session's length: past 16,383 blocks that copy is a V8
-   * large object, allocated on fresh pages each render), so the array may have
-   * grown past `length` since; read it through {@link blocksOf}.
+   * Where the blocks and the layout's columns are: a store shared by the builds of a session, written in place
+   * (stream-store.ts), with the epoch this build was made in. A build that extends the newest one appends to the
+   * store; one that differs below the newest length (a prune, a hide, a branch) rewrites it from its first
+   * change, saving what it overwrites. The store's `blocks` may therefore hold more or other blocks than this
+   * build's: read them through {@link blocksOf} or {@link blockAt}.
    */
-  readonly blocks: StreamBlock[];
+  readonly store: Store;
+  readonly epoch: Epoch;
   /** Blocks of this build (the layout's length). */
   readonly length: number;
-  /** A copy of exactly `length` blocks, made when the shared array had grown past it or for the public API. */
+  /** A copy of exactly `length` blocks, made when the store no longer held exactly them or for the public API. */
   copy?: readonly StreamBlock[];
+  /** The layout with columns of its own, made once a later build rewrote the store below this build's length. */
+  detached?: StreamLayout;
 }
 
 /**
@@ -194,17 +207,24 @@ export interface RoundStarts {
   readonly from: number;
 }
 
-/** The build each array holds now: for a shared array, its newest build (whose length is the array's). */
+/** The build each array holds now: for a store's blocks, its newest build (whose length is the array's). */
 const builds = new WeakMap<readonly StreamBlock[], BuildInfo>();
 let builtSoFar = 0;
 const byState = new WeakMap<TimelineState, BuildInfo>();
 /** The build of each LastRender the renderer made (its public `stream` is a copy made when read). */
 const lastBuilds = new WeakMap<LastRender, BuildInfo>();
 
-/** A build's blocks as an array of its own length: the shared array while no later build grew it, else a copy. */
+/** A build's blocks as an array of its own length: the store's while it is the newest build, else a copy. */
 function blocksOf(info: BuildInfo): readonly StreamBlock[] {
-  if (builds.get(info.blocks) === info) return info.blocks;
+  if (builds.get(info.store.blocks) === info) return info.store.blocks;
   return copyOf(info);
+}
+
+/** A build's layout: as built while the store holds its columns, else with columns of its own (made once). */
+function layoutOf(info: BuildInfo): StreamLayout {
+  if (isIntact(info)) return info.layout;
+  if (!info.detached) info.detached = Object.freeze({ ...info.layout, ...materializeColumns(info) });
+  return info.detached;
 }
 
 /**
@@ -214,24 +234,38 @@ function blocksOf(info: BuildInfo): readonly StreamBlock[] {
  */
 function copyOf(info: BuildInfo): readonly StreamBlock[] {
   if (!info.copy) {
-    info.copy = Object.freeze(info.blocks.slice(0, info.length));
+    info.copy = Object.freeze(isIntact(info) ? info.store.blocks.slice(0, info.length) : materializeBlocks(info));
     builds.set(info.copy, info);
   }
   return info.copy;
 }
 
-/** The previous render's stable blocks (indices below `length` only) and their build when the renderer made them. */
-function previousOf(last: LastRender | undefined): { blocks: readonly StreamBlock[]; length: number; info: BuildInfo | undefined } | undefined {
+/**
+ * The previous render's stable stream: its length, its build when the renderer made it, and its blocks as an
+ * array when it is one of its own (a LastRender made elsewhere); else they are read from the build ({@link previousAt}).
+ */
+interface Previous {
+  readonly length: number;
+  readonly info: BuildInfo | undefined;
+  readonly blocks?: readonly StreamBlock[];
+}
+
+function previousOf(last: LastRender | undefined): Previous | undefined {
   if (!last) return undefined;
   const info = lastBuilds.get(last);
-  if (info) return { blocks: info.blocks, length: info.length, info };
+  if (info) return { length: info.length, info };
   return { blocks: last.stream, length: last.stream.length, info: builds.get(last.stream) };
+}
+
+/** Block `i` (below its length) of the previous render's stable stream. */
+function previousAt(previous: Previous, i: number): StreamBlock {
+  return previous.blocks ? previous.blocks[i]! : blockAt(previous.info!, i);
 }
 
 /**
  * The LastRender fields with `stream` = the stable stream `stable` (built
  * here): a copy of its blocks made when `stream` is read, since the array the
- * renderer keeps grows with later renders of the chain.
+ * renderer keeps is the store's, which later renders extend or rewrite.
  */
 export function withStableStream<T extends { stream: readonly StreamBlock[] }>(last: T, stable: readonly StreamBlock[]): T {
   const info = builds.get(stable);
@@ -257,7 +291,7 @@ export function previousLength(last: LastRender): number {
 
 /** Block `i` (below {@link previousLength}) of the previous render's stable stream. */
 export function previousBlock(last: LastRender, i: number): StreamBlock {
-  return previousOf(last)!.blocks[i]!;
+  return previousAt(previousOf(last)!, i);
 }
 
 /**
@@ -276,7 +310,6 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
 
   const from = visibleFrom(state);
   const previous = previousOf(state.lastRender);
-  const prev = previous?.blocks;
   const prevLength = previous?.length ?? 0;
   const info = previous?.info;
   // The blocks projected here: the whole stream, or what follows the `reused` blocks taken over from the previous one.
@@ -291,7 +324,6 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   // a tool loop: appending a round changes only its last rounds), else 0.
   let resume = 0;
   if (
-    prev &&
     info &&
     info.state.envelope === state.envelope &&
     info.state.summaries === state.summaries &&
@@ -373,48 +405,59 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   // The first index where the stream differs from the previous render's: everything before the
   // reused slice is the same by construction, so only the re-projected part is compared.
   let change = 0;
-  if (prev) {
+  if (previous) {
     const n = Math.min(reused + out.length, prevLength);
     change = Math.min(reused, n);
-    while (change < n && out[change - reused] === prev[change]) change++;
+    while (change < n && out[change - reused] === previousAt(previous, change)) change++;
   }
-  // The previous stream and what it lacks when it is a prefix of this one (a render that only
-  // appended): pushed onto the previous render's array when that render is the newest build of it
-  // (the chain's newest), else one new array; otherwise the reused part and the blocks projected here.
-  // The turn starts go the same way: the newest build's array is written in place (entries below
-  // `firstTurn` never change along a chain that only appended, and each reader reads only its own turns).
-  let stream: StreamBlock[] = out;
+  // Where the blocks go: into the previous build's store when it still holds that build's blocks up to the
+  // change (stream-store.ts): appended when the change is the store's newest length (a render that only
+  // appended; the epoch goes on), else written from the change after saving what they overwrite (a prune or hide
+  // in the newest rounds: it costs what it changes, not the session's length). Otherwise a new store: the whole
+  // stream projected here, or the previous blocks copied (a branch back past a later change, a stream made elsewhere).
+  // The turn starts of an epoch share one array, written in place (entries below `firstTurn` never change while
+  // builds only append, and each reader reads only its own turns); a rewrite starts the new epoch's own.
+  const length = reused + out.length;
+  let store: Store;
+  let writeFrom = 0;
+  let appended = false;
   let turnStarts: number[] = [];
-  if (reused > 0) {
-    if (change === prevLength && info && info.blocks === prev && builds.get(prev) === info) {
-      stream = info.blocks;
-      for (let i = change - reused; i < out.length; i++) stream.push(out[i]!);
-      turnStarts = info.turnStarts as number[];
-    } else {
-      // One array of the new length (the blocks before `change` are the previous ones): past 16,383 blocks each
-      // array is a V8 large object, so a prune's copy (slice, then concat) made two of the session's length.
-      const length = reused + out.length;
-      if (prev!.length >= length) {
-        stream = prev!.slice(0, length);
-        for (let i = change - reused; i < out.length; i++) stream[reused + i] = out[i]!;
-      } else if (change === prevLength) {
-        stream = prev!.slice(0, prevLength);
-        for (let i = change - reused; i < out.length; i++) stream.push(out[i]!);
-      } else stream = prev!.slice(0, reused).concat(out);
-      turnStarts = info!.turnStarts.slice(0, firstTurn);
-    }
+  if (reused > 0 && info && change <= intactBelow(info)) {
+    store = info.store;
+    writeFrom = change;
+    // Only a build still intact can be extended on its chain: an older one whose epoch ended may have the newest
+    // length again (a later build rewrote the store to it), but its chain and arrays were extended past it since.
+    appended = change === store.used && isIntact(info);
+    prepareWrite(store, change, length);
+    const blocks = store.blocks;
+    for (let i = change; i < length; i++) blocks[i] = out[i - reused]!;
+    if (blocks.length > length) blocks.length = length;
+    turnStarts = appended ? (info.turnStarts as number[]) : info.turnStarts.slice(0, firstTurn);
+  } else if (reused > 0) {
+    // One array of the new length (the blocks before `change` are the previous ones).
+    const prev = previous!.blocks ?? blocksOf(info!);
+    const blocks = prev.slice(0, Math.min(length, prevLength));
+    for (let i = change; i < length; i++) blocks[i] = out[i - reused]!;
+    store = newStore(blocks);
+    writeFrom = change;
+    turnStarts = info!.turnStarts.slice(0, firstTurn);
+  } else {
+    store = newStore(out);
+    writeFrom = previous && info ? Math.min(change, info.length) : 0;
   }
+  const stream = store.blocks;
   for (let i = 0; i < starts.length; i++) turnStarts[firstTurn + i] = starts[i]!;
   // The last turn's round starts go the same way (relative to `roundsFrom`, the first round projected in it).
   let lastRounds: RoundStarts;
   if (resume > 0) {
     const base = info!.layout.lastRounds;
-    const shared = stream === info!.blocks ? (base.starts as number[]) : base.starts.slice(0, resume - base.from);
+    const shared = appended ? (base.starts as number[]) : base.starts.slice(0, resume - base.from);
     for (let i = 0; i < rounds.length; i++) shared[resume - base.from + i] = rounds[i]!;
     lastRounds = shared === base.starts ? base : { starts: shared, from: base.from };
   } else if (reused > 0 && firstTurn > lastTurn && info!.layout.lastTurn === lastTurn) lastRounds = info!.layout.lastRounds;
   else lastRounds = { starts: rounds, from: Math.max(0, roundsFrom) };
-  const layout = extendLayout(stream, turnStarts, lastTurn, lastRounds, prev && info ? info.layout : undefined, prev ? change : 0);
+  const base = info && writeFrom > 0 ? (store === info.store ? info.layout : layoutOf(info)) : undefined;
+  const layout = extendLayout(store, writeFrom, appended, turnStarts, lastTurn, lastRounds, base);
   // Only the pieces compared next time: holding the state itself would chain every earlier render.
   const source = { envelope: state.envelope, summaries: state.summaries, hidden, turns: state.turns };
   const built: BuildInfo = {
@@ -426,7 +469,8 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
     against: info?.id,
     change,
     layout,
-    blocks: stream,
+    store,
+    epoch: store.epoch,
     length: stream.length,
   };
   builds.set(stream, built);
@@ -541,53 +585,28 @@ export interface StreamLayout {
 }
 
 /**
- * Columns shared along a chain of renders that each only appended. A stream
- * that extends the newest stream of the chain writes its figures after the
- * chain's, in place: every reader holds a view of its own length, and nothing
- * below `used` is ever written again. Any other stream (a branch, or one that
- * changed a block: a hide, a prune, a compaction) starts a new chain with a
- * copy of the part it shares.
+ * The layout of the stream a build wrote into `store` (its blocks there, and its columns from `from` on; below
+ * `from` the store holds them, or copies them from `base`'s when the store is new). `appended`: the build extends
+ * the newest one of the store, so it stays on `base`'s chain; any other build (a branch, or one that changed a
+ * block: a hide, a prune, a compaction) starts a new chain.
  */
-interface Chain {
-  positions: Int32Array;
-  prefix: Float64Array;
-  /** Blocks written: the length of the chain's newest stream. */
-  used: number;
-}
-
-/** The layout of a stream built from `base`'s stream, which it equals before index `change`. */
 function extendLayout(
-  stream: readonly StreamBlock[],
+  store: Store,
+  from: number,
+  appended: boolean,
   turnStarts: readonly number[],
   lastTurn: number,
   lastRounds: RoundStarts,
   base: StreamLayout | undefined,
-  change: number,
 ): StreamLayout {
+  const stream = store.blocks;
   const n = stream.length;
-  let chain: Chain;
-  let from: number;
-  if (base && change === base.length && chains.get(base.chain)!.used === base.length) {
-    chain = chains.get(base.chain)!;
-    from = change;
-  } else {
-    from = base ? Math.min(change, base.length) : 0;
-    chain = { positions: new Int32Array(capacity(n)), prefix: new Float64Array(capacity(n)), used: 0 };
-    if (base && from > 0) {
-      chain.positions.set(base.positions.subarray(0, from));
-      chain.prefix.set(base.prefix.subarray(0, from));
-    }
+  if (store.used === 0 && base && from > 0) {
+    store.positions.set(base.positions.subarray(0, from));
+    store.prefix.set(base.prefix.subarray(0, from));
   }
-  if (n > chain.positions.length) {
-    const positions = new Int32Array(capacity(n));
-    const prefix = new Float64Array(capacity(n));
-    positions.set(chain.positions.subarray(0, from));
-    prefix.set(chain.prefix.subarray(0, from));
-    chain.positions = positions;
-    chain.prefix = prefix;
-  }
-  const pos = chain.positions;
-  const prefix = chain.prefix;
+  const pos = store.positions;
+  const prefix = store.prefix;
   let integral = from > 0 && base ? base.integral : true;
   let p = from > 0 ? pos[from - 1]! : 0;
   let sum = from > 0 ? prefix[from - 1]! : 0;
@@ -598,13 +617,12 @@ function extendLayout(
     prefix[i] = sum += b.tokens;
     if (integral && !Number.isInteger(b.tokens)) integral = false;
   }
-  chain.used = n;
+  store.used = n;
   let envelopeEnd = -1;
   while (envelopeEnd + 1 < n && stream[envelopeEnd + 1]!.segment === 'envelope') envelopeEnd++;
   let lastTool = -1;
   while (lastTool + 1 < n && stream[lastTool + 1]!.role === 'tools') lastTool++;
-  const key = base && chains.get(base.chain) === chain ? base.chain : {};
-  chains.set(key, chain);
+  const key = appended && base ? base.chain : {};
   // A new chain that shares its first `from` blocks with the base's (a hide, a prune, a branch): remembered, so
   // what is mapped per block for the base's chain (the mapper's messages) is reused below `from`.
   if (base && key !== base.chain && from > 0) parents.set(key, { parent: base.chain, shared: from });
@@ -622,7 +640,6 @@ function extendLayout(
   });
 }
 
-const chains = new WeakMap<object, Chain>();
 const parents = new WeakMap<object, { readonly parent: object; readonly shared: number }>();
 
 /**
@@ -634,10 +651,6 @@ export function chainParent(chain: object): { readonly parent: object; readonly 
   return parents.get(chain);
 }
 
-function capacity(n: number): number {
-  return Math.max(256, Math.ceil(n * 1.5));
-}
-
 /** Streams with the tail appended (the tail pass), and the layout of their stable part. */
 const withTail = new WeakMap<readonly StreamBlock[], StreamLayout>();
 
@@ -647,7 +660,8 @@ const withTail = new WeakMap<readonly StreamBlock[], StreamLayout>();
  * array, whose figures the callers then compute themselves.
  */
 export function streamLayout(stream: readonly StreamBlock[]): StreamLayout | undefined {
-  return builds.get(stream)?.layout ?? withTail.get(stream);
+  const info = builds.get(stream);
+  return info ? layoutOf(info) : withTail.get(stream);
 }
 
 /** The stable stream followed by the tail's blocks; the result keeps the stable part's layout. */
@@ -661,7 +675,10 @@ export function appendTail(stable: readonly StreamBlock[], tail: readonly Stream
 
 /** A rendered stream kept as its two parts: the stable stream (with its layout) and the tail's blocks. */
 export interface StreamParts {
-  /** The stable blocks: the first `stableLength` of this array (a chain's shared array may have grown since). */
+  /**
+   * The stable blocks: the first `stableLength` of this array (a store's array may have grown since, or been
+   * rewritten past a later change: read them through {@link partsStable}).
+   */
   readonly stable: readonly StreamBlock[];
   readonly stableLength: number;
   /** The stable part's build when it was built here (its layout, its public copy). */
@@ -677,7 +694,17 @@ export function partsOf(stable: readonly StreamBlock[], tail: readonly StreamBlo
 
 /** The stable part's layout (undefined when it was not built here). */
 export function partsLayout(parts: StreamParts): StreamLayout | undefined {
-  return (parts.build as BuildInfo | undefined)?.layout;
+  const build = parts.build as BuildInfo | undefined;
+  return build ? layoutOf(build) : undefined;
+}
+
+/**
+ * The stable part's blocks (read the first `stableLength`): `stable` itself, unless a later build rewrote the
+ * store it shares below this render's length (stream-store.ts); then a copy of this render's own blocks.
+ */
+export function partsStable(parts: StreamParts): readonly StreamBlock[] {
+  const build = parts.build as BuildInfo | undefined;
+  return !build || isIntact(build) ? parts.stable : copyOf(build);
 }
 
 const partsByHolder = new WeakMap<object, StreamParts>();
@@ -790,7 +817,7 @@ export function firstChange(stream: readonly StreamBlock[], prev: LastRender | u
   const info = builds.get(stream);
   if (info?.against !== undefined && previous.info?.id === info.against) return info.change;
   const n = Math.min(stream.length, previous.length);
-  for (let i = 0; i < n; i++) if (stream[i] !== previous.blocks[i]) return i;
+  for (let i = 0; i < n; i++) if (stream[i] !== previousAt(previous, i)) return i;
   return n;
 }
 
@@ -920,7 +947,7 @@ const standings = new WeakMap<TimelineState, { readonly ctx: PassContext; readon
 export function cacheStanding(state: TimelineState, ctx: PassContext): CacheStanding {
   const hit = standings.get(state);
   if (hit && hit.ctx.now === ctx.now && hit.ctx.tokens === ctx.tokens && hit.ctx.profile === ctx.profile) {
-    // The stream array is the chain's shared one: when a later render has grown it since, this state's own blocks.
+    // The stream array is the store's: when a later render has grown or rewritten it since, this state's own blocks.
     const stream = stableStream(state, ctx);
     return stream === hit.standing.stream ? hit.standing : { ...hit.standing, stream };
   }

@@ -29,12 +29,12 @@ import { candidatesFrom, firstChanceCandidates, pruneCandidates } from '../../sr
 import { supersededAfter, supersededAfterScan } from '../../src/render/reuse.js';
 import { render } from '../../src/render/render.js';
 import type { RenderOptions } from '../../src/render/types.js';
-import { generateTrace } from '../../src/synthetic/generate.js';
 import { appendResponse } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { parseTimelinePath } from '../../src/timeline/paths.js';
 import { dedupeScan, firstChanceScan } from '../helpers/economy-reference.js';
+import { economySession } from '../helpers/economy-session.js';
 import { applyEvent } from '../helpers/trace-events.js';
 import { figures } from '../helpers/reuse.js';
 
@@ -42,17 +42,7 @@ const REQUESTS = 260;
 
 /** One open turn of REQUESTS rounds, or REQUESTS requests over many turns; re-reads and re-runs as real agents do. */
 function session(model: string, shape: 'single' | 'multi'): TraceEvent[] {
-  return generateTrace({
-    seed: `economy-incremental-${shape}-${model}`,
-    profile: 'coding',
-    requests: REQUESTS,
-    ...(shape === 'single' ? { rounds: { median: REQUESTS, min: REQUESTS, max: REQUESTS } } : {}),
-    tail: true,
-    hides: true,
-    revisits: true,
-    hugeRate: 0,
-    model,
-  });
+  return economySession('economy-incremental', model, shape, REQUESTS);
 }
 
 /** The same state with nothing shared that an index could be kept on: new turns, rounds, arrays, hidden set; the previous stream a plain copy. */
