@@ -143,3 +143,57 @@ describe('ToolCache on Redis: a write that fails', () => {
     expect((await r.read('a')).cache.type).toBe('hit');
   });
 });
+
+describe('RedisToolCacheStore: a read in flight on another replica when the writer loses Redis', () => {
+  it('is not handed to an identical read that starts after the write returned (singleflight joins by epoch)', async () => {
+    const p = await proxy(new URL(redis.url));
+    try {
+      const ns = uniqueNamespace('partition-join');
+      const options = { commandTimeoutMs: 300, maxReconnectDelayMs: 50, ackTimeoutMs: 400 };
+      const aStore = await openStore(p.url, ns, options);
+      const bStore = await openStore(redis.url, ns, options);
+      opened.push(aStore, bStore);
+      const files = new Map([['a', 'v1']]);
+      const a = replica(aStore, files);
+      const b = replica(bStore, files);
+      // B's first read starts before the write and reads v1 at once, but answers only later.
+      let answer!: () => void;
+      const answered = new Promise<void>((r) => (answer = r));
+      let invoked!: () => void;
+      const running = new Promise<void>((r) => (invoked = r));
+      const first = b.cache.call(
+        'Read',
+        { path: 'a' },
+        async () => {
+          const seen = files.get('a');
+          invoked();
+          await answered;
+          return seen ?? '';
+        },
+        { scope: 's', callId: 'first' },
+      );
+      await running;
+      // A writes; its connection drops while the tool runs, so its invalidation fails (its mark reached Redis).
+      await a.write('a', 'v2', async () => p.cut());
+      expect(aStore.store.stats.pendingInvalidationTags).toBeGreaterThan(0);
+      // The write returned: an identical read on B starts now and must not be handed the first read's v1. It is let
+      // run until it read the epoch (where it joins the first read's run or starts its own), then the first answers.
+      const epochOf = bStore.store.epoch.bind(bStore.store);
+      let epochsRead = 0;
+      bStore.store.epoch = async () => {
+        const e = await epochOf();
+        epochsRead += 1;
+        return e;
+      };
+      const second = b.read('a');
+      expect(await until(() => epochsRead > 0)).toBe(true);
+      await new Promise((r) => setImmediate(r));
+      answer();
+      expect((await first).content).toBe('v1'); // it overlapped the write: either answer is correct
+      expect(String((await second).content).replace(/\n\[cached\]$/, '')).toBe('v2');
+    } finally {
+      p.cut();
+      await p.close();
+    }
+  }, 30_000);
+});
