@@ -85,10 +85,12 @@ export interface ToolCacheStore {
    * or {@link endWrite} lifts it, or it expires), `insertIfEpoch` refuses entries
    * carrying a marked tag. So a write whose invalidation never reaches the store
    * (this process lost it, or died) leaves no entry older than the write for another
-   * process to serve. Leaves the epoch alone. Returns the evicted keys.
+   * process to serve. Advances the epoch, as `invalidate` does: a run that started
+   * before the write must not be joined by a call that starts after it, even if the
+   * write's invalidation is lost. Returns the evicted keys.
    */
   beginWrite?(tags: readonly string[], token: string): Promise<{ readonly evicted: readonly string[] }>;
-  /** Lifts the marks of a write that failed (nothing changed: no eviction, no epoch move). */
+  /** Lifts the marks of a write that failed (nothing else: no eviction, no epoch move). */
   endWrite?(tags: readonly string[], token: string): Promise<void>;
   /** Deletes one entry (expired on sight, decode failure, LRU). */
   delete(key: string): Promise<boolean>;

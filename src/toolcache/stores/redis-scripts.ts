@@ -180,10 +180,11 @@ return { e, r, evicted }
  * write's invalidation lifts the mark (or it expires), INSERT_SCRIPT refuses every entry that carries one of them.
  * So if that invalidation never arrives (the writer lost Redis, or died), no entry of the content before the write
  * is left for another replica to serve: the old ones went here, and reads that overlap the write cannot insert.
- * The epoch is left alone: a write that fails changes nothing, and the marks keep the reads it overlaps out.
+ * The epoch advances too: a run that started before the write must not be joined (singleflight joins by epoch) by
+ * a call that starts after the write returned, which, with the invalidation lost, nothing else would move.
  * Returns { receivers, evicted keys }.
  */
-export const BEGIN_WRITE_SCRIPT = script(`${EVICT_TAG}
+export const BEGIN_WRITE_SCRIPT = script(`${EPOCH_OF}${EVICT_TAG}
 local seen = {}
 local evicted = {}
 local ms = tonumber(ARGV[7])
@@ -193,11 +194,13 @@ for i = 8, #ARGV do
   redis.call('SADD', mark, ARGV[6])
   if redis.call('PTTL', mark) < ms then redis.call('PEXPIRE', mark, ms) end
 end
+epoch_of(KEYS[1])
+redis.call('INCR', KEYS[1])
 local r = redis.call('PUBLISH', ARGV[3], ARGV[4])
 return { r, evicted }
 `);
 
-/** ARGV: write-mark prefix, the write's token, then the tags. Lifts a failed write's marks (nothing changed: no epoch, no eviction). */
+/** ARGV: write-mark prefix, the write's token, then the tags. Lifts a failed write's marks (nothing else: no epoch, no eviction). */
 export const END_WRITE_SCRIPT = script(`
 for i = 3, #ARGV do redis.call('SREM', ARGV[1] .. ARGV[i], ARGV[2]) end
 return 1
