@@ -857,8 +857,16 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   let hides: HideOutcome[] | undefined;
   if (options.hide && options.hide.length > 0) ({ state, outcomes: hides } = applyHides(state, options.hide, renderOptions, now));
   if (!sameTail(state, options.tail)) state = setTail(state, options.tail ?? []);
+  // Without a stored state (the store down, a new process, an evicted record) the provider's cache may be warm (the
+  // previous request was seconds ago, elsewhere): nothing is pruned then. A prune while warm re-writes everything
+  // after it, and with no state to keep the decision the next request would do it again.
+  const unknownStanding = record === undefined && built.appended > 1;
   // The profile is not passed on when it was resolved here: the render resolves the same one from the model without validating it again.
-  const ro = renderOptionsOf(renderOptions, now, tokenFactor(record?.calibration, params.model));
+  const ro = renderOptionsOf(
+    unknownStanding ? { ...renderOptions, prune: { ...renderOptions.prune, enabled: false } } : renderOptions,
+    now,
+    tokenFactor(record?.calibration, params.model),
+  );
   // Without a summarizer nothing can be awaited: render directly (renderAsync would plan the compaction twice).
   const rendered = renderOptions.summarizer ? await renderAsync(state, ro) : render(state, ro);
 
