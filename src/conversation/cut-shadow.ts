@@ -192,7 +192,7 @@ function isThinkingBlock(b: { readonly param: object }): boolean {
  * thinking, see shadowOfCut): its stream from `from` on, re-attached to this state's blocks by path and key (a block
  * past the cut mark only when taken back), with a placeholder for a thinking block this stream no longer holds (its
  * type and tokens: validEntries skips it where that request's API had stripped it), and its entries there. The last
- * render stays the cut request's; the view goes with it as `cut`, and validEntries keeps the entries of either.
+ * render stays the cut request's; the view goes with it as `otherView`, and validEntries keeps the entries of either.
  */
 function withOwnView(
   state: TimelineState,
@@ -228,5 +228,7 @@ function withOwnView(
   const entries: CacheEntryRecord[] = [];
   for (const e of shadow.entries) if (e.index < view.length && e.expiresAt > now) entries.push({ ...e, block: view[e.index]! });
   if (entries.length === 0) return state;
-  return stateWith(state, { lastRender: { ...last, cut: { from: shadow.from, stream: Object.freeze(view), entries, stripBoundary: shadow.stripBoundary! } } });
+  return stateWith(state, {
+    lastRender: { ...last, otherView: { from: shadow.from, stream: Object.freeze(view), entries, stripBoundary: shadow.stripBoundary! } },
+  });
 }

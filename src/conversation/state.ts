@@ -13,7 +13,7 @@ import { passContext } from '../render/context.js';
 import { stableStream } from '../render/projection.js';
 import type { StreamBlock } from '../render/types.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
-import type { CacheEntryRecord, TimelineState } from '../timeline/types.js';
+import type { CacheEntryRecord, OtherView, TimelineState } from '../timeline/types.js';
 import { findBlock } from '../timeline/paths.js';
 import { consumedDigest, consumedOf, digestOf, envelopeOf } from './mapping.js';
 import type { ConversationRecord, CutShadow, ImportedRender } from './types.js';
@@ -71,6 +71,20 @@ function exportRender(state: TimelineState, imported: ImportedRender | undefined
     ...(lr.stripBoundary === undefined ? {} : { stripBoundary: lr.stripBoundary }),
     // For a worker of an older build, which reads only whether the last user message held the boundary.
     ...(lr.stripBoundary !== undefined && lr.stripBoundary > lastAssistant(lr.stream) ? { thinkingStripped: true } : {}),
+    ...(lr.otherView ? { otherView: exportView(lr.otherView) } : {}),
+  };
+}
+
+/** An other view (LastRender.otherView) as JSON: its stream from `from` to its last entry (before `from` it is the render's). */
+function exportView(v: OtherView): NonNullable<ImportedRender['otherView']> {
+  const end = Math.max(v.from, (v.entries.at(-1)?.index ?? -1) + 1);
+  const stream: { path: string; role: StreamBlock['role']; key: string }[] = [];
+  for (let i = v.from; i < end; i++) stream.push({ path: v.stream[i]!.path, role: v.stream[i]!.role, key: streamKey(v.stream[i]!) });
+  return {
+    from: v.from,
+    stripBoundary: v.stripBoundary,
+    stream,
+    entries: v.entries.map((e) => ({ path: e.path, index: e.index, prefixTokens: e.prefixTokens, ttl: e.ttl, expiresAt: e.expiresAt })),
   };
 }
 
@@ -164,7 +178,9 @@ export function importState(text: string, id: string): ConversationRecord {
   if (r['id'] !== id) throw corrupt(id, `it belongs to conversation "${String(r['id'])}"`);
   if (r['cut'] !== undefined && (version < 2 || !isCutShadow(r['cut']))) throw corrupt(id, 'cut shadow');
   const boundary = isObject(r['lastRender']) ? r['lastRender']['stripBoundary'] : undefined;
-  if (boundary !== undefined && !(Number.isInteger(boundary) && (boundary as number) >= 0)) throw corrupt(id, `strip boundary ${JSON.stringify(boundary)}`);
+  if (boundary !== undefined && !isIndex(boundary)) throw corrupt(id, `strip boundary ${JSON.stringify(boundary)}`);
+  const other = isObject(r['lastRender']) ? r['lastRender']['otherView'] : undefined;
+  if (other !== undefined && !isOtherView(other)) throw corrupt(id, 'other view');
   const { lastRender, state, ...rest } = r as unknown as ExportedConversation['record'];
   const record: ConversationRecord = {
     ...(rest as Omit<ConversationRecord, 'state'>),
@@ -178,10 +194,25 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 const isString = (v: unknown): v is string => typeof v === 'string';
 const everyOf = (v: unknown, ok: (x: Record<string, unknown>) => boolean): boolean => Array.isArray(v) && v.every((x) => isObject(x) && ok(x));
 
+const isIndex = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
+const isEntry = (e: Record<string, unknown>): boolean =>
+  isString(e['path']) && isNumber(e['index']) && isNumber(e['prefixTokens']) && (e['ttl'] === '5m' || e['ttl'] === '1h') && isNumber(e['expiresAt']);
+
+/** The shape of a stored other view (LastRender.otherView); anything else is a damaged document. */
+function isOtherView(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    isIndex(v['from']) &&
+    isIndex(v['stripBoundary']) &&
+    everyOf(v['stream'], (s) => isString(s['path']) && isString(s['role']) && isString(s['key'])) &&
+    everyOf(v['entries'], isEntry)
+  );
+}
+
 /** The shape of a stored cut shadow (cut-shadow.ts); anything else is a damaged document. */
 function isCutShadow(c: unknown): c is CutShadow {
   if (!isObject(c) || !isNumber(c['count']) || !isNumber(c['from']) || !isObject(c['hidden'])) return false;
-  if (c['stripBoundary'] !== undefined && !(Number.isInteger(c['stripBoundary']) && (c['stripBoundary'] as number) >= 0)) return false;
+  if (c['stripBoundary'] !== undefined && !isIndex(c['stripBoundary'])) return false;
   const mark = c['mark'];
   if (!isObject(mark) || !isNumber(mark['turns']) || !isNumber(mark['rounds']) || !isNumber(mark['results'])) return false;
   if (!Object.values(c['hidden']).every((h) => isObject(h) && isString(h['path']) && isString(h['note']) && isString(h['reason']))) return false;
@@ -189,10 +220,7 @@ function isCutShadow(c: unknown): c is CutShadow {
     everyOf(c['blocks'], (b) => isString(b['path']) && isString(b['id']) && isString(b['digest'])) &&
     everyOf(c['deferred'], (d) => isString(d['path'])) &&
     everyOf(c['stream'], (s) => isString(s['path']) && isString(s['key'])) &&
-    everyOf(
-      c['entries'],
-      (e) => isString(e['path']) && isNumber(e['index']) && isNumber(e['prefixTokens']) && (e['ttl'] === '5m' || e['ttl'] === '1h') && isNumber(e['expiresAt']),
-    )
+    everyOf(c['entries'], isEntry)
   );
 }
 
@@ -251,7 +279,7 @@ export function rehydrate(record: ConversationRecord, profile: ModelProfile, tok
   const ctx = passContext(record.state, { profile, now: imported.at, ...(tokens ? { tokens } : {}) });
   const current = stableStream(record.state, ctx);
   const byPath = new Map(current.map((b) => [b.path, b]));
-  const stream: StreamBlock[] = imported.stream.map((d) => {
+  const attach = (d: { readonly path: string; readonly role: StreamBlock['role']; readonly key: string }): StreamBlock => {
     const b = byPath.get(d.path);
     if (b && streamKey(b) === d.key) return b;
     // A thinking block the current stream no longer holds (a model that does not keep thinking, a new turn).
@@ -267,8 +295,16 @@ export function rehydrate(record: ConversationRecord, profile: ModelProfile, tok
       tokens: 0,
       markable: false,
     } as StreamBlock);
-  });
+  };
+  const stream: StreamBlock[] = imported.stream.map(attach);
   const entries: CacheEntryRecord[] = imported.entries.filter((e) => e.index < stream.length).map((e) => ({ ...e, block: stream[e.index]! }));
+  const other = imported.otherView;
+  let otherView: OtherView | undefined;
+  if (other && other.from <= stream.length) {
+    const view = stream.slice(0, other.from).concat(other.stream.map(attach));
+    const kept = other.entries.filter((e) => e.index < view.length).map((e) => ({ ...e, block: view[e.index]! }));
+    if (kept.length > 0) otherView = { from: other.from, stream: Object.freeze(view), entries: kept, stripBoundary: other.stripBoundary };
+  }
   const state: TimelineState = freeze(
     {
       ...record.state,
@@ -283,6 +319,7 @@ export function rehydrate(record: ConversationRecord, profile: ModelProfile, tok
         idleGaps: imported.idleGaps,
         ...(imported.tail ? { tail: imported.tail.map(sentTailBlock) } : {}),
         ...stripBoundaryOf(imported, stream.length),
+        ...(otherView ? { otherView } : {}),
       },
     },
     false,

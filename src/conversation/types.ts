@@ -200,6 +200,16 @@ export interface ImportedRender {
    * its records (then the boundary is taken as the stream's end); still written for such a build to read.
    */
   readonly thinkingStripped?: true;
+  /**
+   * LastRender.otherView: its stream from `from` to its last entry (before `from` it is `stream`'s), its entries and
+   * strip boundary. Absent in records of older builds (which ignore it).
+   */
+  readonly otherView?: {
+    readonly from: number;
+    readonly stripBoundary: number;
+    readonly stream: readonly { readonly path: string; readonly role: 'tools' | 'system' | 'user' | 'assistant'; readonly key: string }[];
+    readonly entries: readonly ShadowEntry[];
+  };
   /** The tail that request sent (models that bind thinking to its prefix: render/bind.ts keeps it once answered). */
   readonly tail?: readonly { readonly path: string; readonly param: unknown }[];
 }

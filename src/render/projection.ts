@@ -30,6 +30,7 @@ import type {
   CacheEntryRecord,
   HiddenRecord,
   LastRender,
+  OtherView,
   StreamBlock,
   StreamKind,
   StreamRole,
@@ -831,20 +832,53 @@ export function firstChange(stream: readonly StreamBlock[], prev: LastRender | u
  * streams are walked side by side, each side's stripped thinking skipped, and every warm entry whose prefix is the
  * same for the provider is kept, moved to its index in this stream (a marker never sits on thinking, so the mapping
  * is monotonic) with its prefix tokens less the thinking dropped and plus the thinking added (this stream's own
- * figures). The walk stops at the first real difference, and at the last warm entry. The request that appends past
- * a cut again may carry the request before the cut's own view (`prev.cut`, conversation/cut-shadow.ts): its entries
- * still valid for this stream join the others.
+ * figures). The walk stops at the first real difference, and at the last warm entry. The previous render may carry
+ * another view of the provider's entries (`prev.otherView`: the request before a cut, or an earlier request that
+ * stripped other thinking): its entries still valid for this stream join the others.
  */
 export function validEntries(prev: LastRender | undefined, stream: readonly StreamBlock[], change: number, now: number, boundary?: number): CacheEntryRecord[] {
-  if (!prev) return [];
-  const valid = entriesOf(prev, stream, change, now, boundary);
-  const cut = prev.cut;
-  if (!cut || boundary === undefined) return valid;
-  // Past a cut again (conversation/cut-shadow.ts): the request before the cut's own view, equal to `prev` below `from`.
-  let c = Math.min(change, cut.from);
-  if (c === cut.from) while (c < cut.stream.length && c < stream.length && cut.stream[c] === stream[c]) c++;
-  const view = { stream: cut.stream, entries: cut.entries, stripBoundary: cut.stripBoundary } as LastRender;
-  return union(valid, entriesOf(view, stream, c, now, boundary));
+  return entriesAndView(prev, stream, change, now, boundary).entries;
+}
+
+/**
+ * {@link validEntries}, and the view to keep beside this render's ledger (LastRender.otherView): the warm entries a
+ * walk left where one of the two requests kept thinking the other stripped (they may match a later request that
+ * strips like theirs did), with their request's stream and boundary; the previous render's first, else the ones of
+ * its own other view.
+ */
+function entriesAndView(
+  prev: LastRender | undefined,
+  stream: readonly StreamBlock[],
+  change: number,
+  now: number,
+  boundary: number | undefined,
+): { entries: CacheEntryRecord[]; otherView?: OtherView } {
+  if (!prev) return { entries: [] };
+  const rest: CacheEntryRecord[] = [];
+  const valid = entriesOf(prev, stream, change, now, boundary, rest);
+  let otherView: OtherView | undefined =
+    rest.length > 0 ? { from: change, stream: ownBlocks(prev), entries: rest, stripBoundary: prev.stripBoundary ?? 0 } : undefined;
+  const other = prev.otherView;
+  if (!other || boundary === undefined) return otherView ? { entries: valid, otherView } : { entries: valid };
+  // The other view equals `prev` below its `from`: where this stream first differs from it (up to its last entry: its
+  // stream may be a chain's array, which later renders extend).
+  let c = Math.min(change, other.from);
+  const end = Math.min(stream.length, (other.entries.at(-1)?.index ?? -1) + 1);
+  if (c === other.from) while (c < end && other.stream[c] === stream[c]) c++;
+  const view = { stream: other.stream, entries: other.entries, stripBoundary: other.stripBoundary } as LastRender;
+  const otherRest: CacheEntryRecord[] = [];
+  const entries = union(valid, entriesOf(view, stream, c, now, boundary, otherRest));
+  if (!otherView && otherRest.length > 0) otherView = { from: c, stream: other.stream, entries: otherRest, stripBoundary: other.stripBoundary };
+  return otherView ? { entries, otherView } : { entries };
+}
+
+/**
+ * The previous render's stable blocks as an array of their own (its build's public copy, made once): never a chain's
+ * shared array, which later renders extend in place (and which a deep freeze of a state holding it would break).
+ */
+function ownBlocks(prev: LastRender): readonly StreamBlock[] {
+  const info = previousOf(prev)!.info;
+  return info ? copyOf(info) : prev.stream;
 }
 
 /** Two entry lists in index order as one, one entry per index (the one that lives longer). */
@@ -868,12 +902,19 @@ function union(a: readonly CacheEntryRecord[], b: readonly CacheEntryRecord[]): 
 }
 
 /** {@link validEntries} of one view of the previous request (its stream, entries and strip boundary). */
-function entriesOf(prev: LastRender, stream: readonly StreamBlock[], change: number, now: number, boundary: number | undefined): CacheEntryRecord[] {
+function entriesOf(
+  prev: LastRender,
+  stream: readonly StreamBlock[],
+  change: number,
+  now: number,
+  boundary: number | undefined,
+  rest: CacheEntryRecord[],
+): CacheEntryRecord[] {
   const before = prev.stripBoundary ?? 0;
   const from = boundary === undefined || before === boundary ? change : Math.min(change, before, boundary);
   const valid = prev.entries.filter((e) => e.index < from && stream[e.index] === e.block && e.expiresAt > now);
   if (boundary === undefined || !prev.entries.some((e) => e.index >= from && e.expiresAt > now)) return valid;
-  return valid.concat(sameForProvider(prev, stream, from, before, boundary, now));
+  return valid.concat(sameForProvider(prev, stream, from, before, boundary, now, rest));
 }
 
 /**
@@ -905,9 +946,19 @@ function stripped(b: StreamBlock, i: number, boundary: number): boolean {
 
 /**
  * The warm entries at or past `from` whose provider prefix (the stream without the thinking before its boundary) is
- * the same in this stream: both streams walked from `from`, each side's stripped thinking skipped.
+ * the same in this stream: both streams walked from `from`, each side's stripped thinking skipped. When the walk
+ * stops at thinking one side keeps (the other stripped it or has none there), the warm entries from there on go to
+ * `rest`.
  */
-function sameForProvider(prev: LastRender, stream: readonly StreamBlock[], from: number, before: number, after: number, now: number): CacheEntryRecord[] {
+function sameForProvider(
+  prev: LastRender,
+  stream: readonly StreamBlock[],
+  from: number,
+  before: number,
+  after: number,
+  now: number,
+  rest: CacheEntryRecord[],
+): CacheEntryRecord[] {
   const n = previousLength(prev);
   const out: CacheEntryRecord[] = [];
   let i = from;
@@ -923,10 +974,19 @@ function sameForProvider(prev: LastRender, stream: readonly StreamBlock[], from:
       i++;
       j++;
     }
-    if (i !== e.index || j >= stream.length || stream[j] !== e.block) return out;
+    if (i !== e.index || j >= stream.length || stream[j] !== e.block) {
+      if (i < n && j < stream.length && (keptThinking(previousBlock(prev, i)) || keptThinking(stream[j]!)))
+        for (const x of prev.entries) if (x.index >= e.index && x.expiresAt > now) rest.push(x);
+      return out;
+    }
     out.push(j === e.index && delta === 0 ? e : { ...e, index: j, prefixTokens: e.prefixTokens + delta });
   }
   return out;
+}
+
+/** Whether a block the walk stopped at is thinking (its side keeps it: the walk skips what a side strips). */
+function keptThinking(b: StreamBlock): boolean {
+  return b.role === 'assistant' && isThinkingParam(b.param);
 }
 
 /** The stable stream of a state, where it differs from the previous render, and the entries still usable. */
@@ -936,6 +996,8 @@ export interface CacheStanding {
   readonly entries: readonly CacheEntryRecord[];
   /** Models that do not keep thinking: this request's strip boundary ({@link stripBoundary}; the state's tail counted). */
   readonly boundary?: number;
+  /** Models that do not keep thinking: the view to keep beside this render's ledger (LastRender.otherView), if any. */
+  readonly otherView?: OtherView;
 }
 
 const standings = new WeakMap<TimelineState, { readonly ctx: PassContext; readonly standing: CacheStanding }>();
@@ -954,12 +1016,8 @@ export function cacheStanding(state: TimelineState, ctx: PassContext): CacheStan
   const stream = stableStream(state, ctx);
   const change = firstChange(stream, state.lastRender);
   const boundary = ctx.profile.keepsThinking ? undefined : stripBoundary(stream, state.tail, state.lastRender, change);
-  const standing = {
-    stream,
-    change,
-    entries: validEntries(state.lastRender, stream, change, ctx.now, boundary),
-    ...(boundary === undefined ? {} : { boundary }),
-  };
+  const { entries, otherView } = entriesAndView(state.lastRender, stream, change, ctx.now, boundary);
+  const standing = { stream, change, entries, ...(boundary === undefined ? {} : { boundary }), ...(otherView ? { otherView } : {}) };
   standings.set(state, { ctx, standing });
   return standing;
 }

@@ -59,7 +59,7 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
   // would build the whole array, see withLazyStream).
   const parts = streamParts(work) ?? partsOf(work.stream, []);
   // The stable part is the hide pass's stream (placement marks it, the tail pass appends to a copy).
-  const { stream: stable, change, entries, boundary } = cacheStanding(next, ctx);
+  const { stream: stable, change, entries, boundary, otherView } = cacheStanding(next, ctx);
   const { plan: planned, entries: ledger } = planRequest({
     stream: parts.stable,
     ...(parts.tail.length > 0 ? { tail: parts.tail } : {}),
@@ -90,6 +90,8 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
         ...(ctx.profile.bindsThinking ? { tail: Object.freeze(parts.tail.slice()) } : {}),
         // Models that do not keep thinking: where the API starts keeping it in this request (projection.ts stripBoundary).
         ...(boundary === undefined ? {} : { stripBoundary: boundary }),
+        // Entries this request cannot read that a later one stripping other thinking may (projection.ts entriesAndView).
+        ...(otherView ? { otherView } : {}),
       },
       stable,
     ),

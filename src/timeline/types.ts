@@ -183,17 +183,23 @@ export interface LastRender {
    */
   readonly stripBoundary?: number;
   /**
-   * Set only for the request that appends past a cut again, when the request before the cut saw another provider
-   * prefix than the cut request (conversation/cut-shadow.ts withOwnView): that request's stream from the start (the
-   * cut request's blocks before `from`, then its own, a thinking block this stream no longer holds as a placeholder),
-   * its entries at `from` or later and its strip boundary. validEntries keeps the entries still valid of either view.
+   * Models that do not keep thinking: another view of the provider's entries, which the previous render's ledger does
+   * not hold because that request stripped other thinking than the view's request: the request before a cut, for the
+   * request that appends past the cut again (conversation/cut-shadow.ts withOwnView), or an earlier request whose
+   * entries the previous one could not read (its strip boundary moved past thinking, e.g. a tail that comes and goes),
+   * kept for one more render (render.ts). Its stream (blocks before `from` are the previous render's; an array of a
+   * chain may hold later blocks past the entries: only indices up to the last entry are read), its entries and its
+   * strip boundary. validEntries keeps the entries still valid of either view. Never exported.
    */
-  readonly cut?: {
-    readonly from: number;
-    readonly stream: readonly StreamBlock[];
-    readonly entries: readonly CacheEntryRecord[];
-    readonly stripBoundary: number;
-  };
+  readonly otherView?: OtherView;
+}
+
+/** A view of the provider's entries beside the previous render's (LastRender.otherView). */
+export interface OtherView {
+  readonly from: number;
+  readonly stream: readonly StreamBlock[];
+  readonly entries: readonly CacheEntryRecord[];
+  readonly stripBoundary: number;
 }
 
 // The rendered stream: what every render pass reads and writes, kept with the data model

@@ -167,7 +167,7 @@ describe('a model that does not keep thinking, text injected into an earlier rou
     expect(first.out.plan.usage.cache_read_input_tokens).toBe(first.r.usage?.cache_read_input_tokens);
   });
 
-  it("an older build's record (only whether the last user message stripped) is read; a damaged boundary is a typed error", async () => {
+  it("an older build's record (only whether the last user message stripped) is read; a damaged boundary or view is a typed error", async () => {
     const first = await run(false, true, true);
     expect(first.r.explain?.bust).toBe(false);
     expect(first.out.plan.usage.cache_read_input_tokens).toBe(first.r.usage?.cache_read_input_tokens);
@@ -184,6 +184,47 @@ describe('a model that does not keep thinking, text injected into an earlier rou
     for (const bad of [-1, 1.5, '3']) {
       doc.record.lastRender.stripBoundary = bad;
       expect(() => importState(JSON.stringify(doc), 'd'), String(bad)).toThrow(ConversationStateError);
+    }
+    doc.record.lastRender.stripBoundary = 0;
+    for (const bad of [{}, { from: -1, stripBoundary: 0, stream: [], entries: [] }, { from: 0, stripBoundary: 0, stream: [{ path: 1 }], entries: [] }]) {
+      doc.record.lastRender.otherView = bad;
+      expect(() => importState(JSON.stringify(doc), 'd'), JSON.stringify(bad)).toThrow(/other view/);
+    }
+  });
+});
+
+describe('a model that does not keep thinking, a tail every other request', () => {
+  it.each([
+    ['in one process', false],
+    ['through exported JSON at every request', true],
+  ] as const)('the entries of the request before the previous one, which stripped the same thinking, stay reachable (%s)', async (_, roundTrip) => {
+    // Text next to round 2's tool result strips the thinking before it; a tail in every other request strips all of
+    // it. Each request's entries past round 3's thinking hold for the request after next, not for the next one; the
+    // rounds are long (8 text blocks: more positions than the lookback reaches in two rounds), so only the ledger's
+    // bridge reaches them. Before, the ledger forgot them at the next request: a bust in 8 of 12 requests.
+    const profile = customProfile('stripped-thinking', { contextWindow: 1_000_000, keepsThinking: false, prices: { input: 3 } });
+    let store = new MemoryConversationStore();
+    const sim = new CacheSimulator({ profile, countTokens: (b: unknown) => tokens.tokens(b) });
+    const messages: MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: 'Read the files.' }] }];
+    let now = 1_700_000_000_000;
+    for (let r = 1; r <= 12; r++) {
+      if (roundTrip && r > 1) {
+        const text = exportState((await store.load('c'))!);
+        store = new MemoryConversationStore();
+        await store.save(importState(text, 'c'), null);
+      }
+      const tail = r % 2 === 0 ? { tail: [{ type: 'text', text: `live view ${r}` } as ContentBlockParam] } : {};
+      const out = await prepare({ ...PARAMS, messages: structuredClone(messages) }, { conversationId: 'c', store, now, render: { profile, tokens }, ...tail });
+      const sent = sim.send(out.params as never, now);
+      expect(sent.rejected).toBeNull();
+      expect(sent.explain?.bust, `request ${r}`).toBe(false);
+      now += 1000;
+      const texts = Array.from({ length: 8 }, (_, k): ContentBlockParam => ({ type: 'text', text: `step ${r}.${k} `.repeat(20) }));
+      const thinking: ContentBlockParam = { type: 'thinking', thinking: `think ${r} `.repeat(30), signature: `s${r}` };
+      messages.push({ role: 'assistant', content: [thinking, ...texts, { type: 'tool_use', id: id(r), name: 'Read', input: { path: `f${r}` } }] });
+      const results: ContentBlockParam[] = [{ type: 'tool_result', tool_use_id: id(r), content: `${r}`.repeat(2_000) }];
+      if (r === 2) results.push({ type: 'text', text: 'Note: f3 moved to g3.' });
+      messages.push({ role: 'user', content: results });
     }
   });
 });

@@ -64,4 +64,10 @@ describe('random sessions through prepare and the provider simulator', () => {
     // thinking, so that view is found in its stream past the dropped blocks, not at the same index (69 tokens).
     await replay(42, '187');
   }, 600_000);
+
+  it('keepsThinking:false, an edited history after entries another view keeps: the view is a copy, never the chain array', async () => {
+    // Found by the wide runs (strip9) while the view of entries the previous request could not read held the stream
+    // chain's shared array: the conversation record's deep freeze froze it, and the next render's append threw.
+    await replay(3, '163');
+  }, 600_000);
 });
