@@ -306,6 +306,13 @@ function validate(params: PrepareParams, options: PrepareOptions): void {
     throw new InvalidParamsError('system', 'expected a string or an array of text blocks');
   }
   if (params.tools !== undefined && !Array.isArray(params.tools)) throw new InvalidParamsError('tools', 'expected an array of tool definitions');
+  // Checked by value, not truthiness: `diagnostics: 'yes'` would ask the API for diagnostics, `onStoreError: 'ignore'` fall back.
+  const d = options.diagnostics;
+  if (d !== undefined && typeof d !== 'boolean') throw new InvalidParamsError('options.diagnostics', `expected true or false, got ${JSON.stringify(d)}`);
+  const e = options.onStoreError;
+  if (e !== undefined && e !== 'fallback' && e !== 'throw') {
+    throw new InvalidParamsError('options.onStoreError', `expected 'fallback' or 'throw', got ${JSON.stringify(e)}`);
+  }
   const k = options.verifyRecent;
   if (k !== undefined && !(typeof k === 'number' && k >= 0 && (Number.isInteger(k) || k === Number.POSITIVE_INFINITY))) {
     throw new InvalidParamsError('options.verifyRecent', 'expected a whole number of messages ≥ 0, or Infinity (check every message)');
