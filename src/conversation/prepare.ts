@@ -9,7 +9,7 @@ import type { ContentBlockParam, TextBlockParam, Tool, ToolUnion } from '../prov
 import { ConversationConflictError, ConversationStateError, HideRefusedError, InvalidOptionError, InvalidParamsError, PathNotFoundError } from '../errors.js';
 import { hideBlock, recall } from '../render/hide-block.js';
 import { paths } from '../timeline/paths.js';
-import { canonicalModelId, resolveProfile, type ModelProfile } from '../models/profiles.js';
+import { canonicalModelId, resolveProfile, unsendableModelId, type ModelProfile } from '../models/profiles.js';
 import { promptCost, usageTokens, type ReportedUsage } from '../models/pricing.js';
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { defaultTokenCache } from '../render/options.js';
@@ -301,6 +301,8 @@ function validate(params: PrepareParams, options: PrepareOptions): void {
   checkStore(options.store, 'options.store');
   if (params === null || typeof params !== 'object') throw new InvalidParamsError('params', 'expected the Messages API params object');
   if (typeof params.model !== 'string' || params.model.length === 0) throw new InvalidParamsError('model', 'a model id is required');
+  const unsendable = unsendableModelId(params.model);
+  if (unsendable) throw new InvalidParamsError('model', unsendable);
   if (!Array.isArray(params.messages) || params.messages.length === 0) throw new InvalidParamsError('messages', 'at least one message is required');
   if (params.system !== undefined && typeof params.system !== 'string' && !Array.isArray(params.system)) {
     throw new InvalidParamsError('system', 'expected a string or an array of text blocks');

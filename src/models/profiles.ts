@@ -249,6 +249,19 @@ export function apiModelId(model: string): string {
   return model.endsWith(LONG_CONTEXT_SUFFIX) ? model.slice(0, -LONG_CONTEXT_SUFFIX.length) : model;
 }
 
+/**
+ * Why a model id cannot be sent as it is, or undefined when it can: an id with leading or trailing whitespace
+ * resolves its profile (canonicalModelId trims, to read it) but names no model, so the request would be refused.
+ * The doors that send the id refuse it with this; trimming it silently would send an id other than the one given.
+ *
+ * @example
+ * unsendableModelId(' claude-sonnet-4-6'); // '" claude-sonnet-4-6" has leading or trailing whitespace: …; pass "claude-sonnet-4-6"'
+ */
+export function unsendableModelId(model: string): string | undefined {
+  if (!/^\s|\s$/.test(model)) return undefined;
+  return `${JSON.stringify(model)} has leading or trailing whitespace: no model has that id (the request would be refused); pass ${JSON.stringify(model.trim())}`;
+}
+
 /** The model used when none is given: the one most agent sessions run on. */
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 

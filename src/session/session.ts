@@ -5,7 +5,7 @@
  * cache): everything it does can be done by hand with them.
  */
 import type { AnthropicRequestParams, ContentBlockParam, Message, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
-import { resolveProfile, type ModelProfile } from '../models/profiles.js';
+import { resolveProfile, unsendableModelId, type ModelProfile } from '../models/profiles.js';
 import { callCreate, callStream, type CallOptions, type MessageOf, type MessagesClient, type MessageStreamLike, type StreamEventLike } from './client.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type PendingRequest, type RequestRecord, type SessionTotals } from './stats.js';
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
@@ -383,6 +383,8 @@ function checkSessionOptions(options: SessionOptions): void {
   if (typeof options.model !== 'string' || options.model.length === 0) {
     throw new InvalidOptionError('model', 'a model id is required (e.g. claude-sonnet-4-6)', { value: options.model });
   }
+  const unsendable = unsendableModelId(options.model);
+  if (unsendable) throw new InvalidOptionError('model', unsendable, { value: options.model });
   if (!Array.isArray(options.instructions)) {
     throw new InvalidOptionError('instructions', 'required: an array of strings or text blocks (runtime instructions first, then agent/domain; [] for none)', {
       value: options.instructions,
