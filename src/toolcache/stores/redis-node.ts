@@ -4,7 +4,7 @@
  * only when this adapter creates a client, and no exported type mentions it.
  */
 
-import { CachepointError } from '../../errors.js';
+import { CachepointError, InvalidOptionError } from '../../errors.js';
 import type { RedisLike, RedisLinkEvent, RedisMessageListener } from './redis-client.js';
 import { SharedDeadline } from '../../internal/timeout.js';
 
@@ -100,15 +100,39 @@ export async function nodeRedisClient(options: NodeRedisClientOptions = {}): Pro
       { cause },
     );
   }
-  const command = createClient(recommendedNodeRedisOptions(options)) as unknown as NodeRedisClientLike & {
-    duplicate(): NodeRedisClientLike;
-  };
+  const clientOptions = recommendedNodeRedisOptions(options);
+  let command: NodeRedisClientLike & { duplicate(): NodeRedisClientLike };
+  try {
+    command = createClient(clientOptions) as unknown as typeof command;
+  } catch (error) {
+    throw invalidUrl(error, options, clientOptions['url']);
+  }
   const subscriber = command.duplicate();
   const adapter = adaptNodeRedis(command, subscriber, {
     ...(options.commandTimeoutMs !== undefined && { commandTimeoutMs: options.commandTimeoutMs }),
   });
   await firstConnectAttempt([command, subscriber], (options.connectTimeoutMs ?? 1000) + 250);
   return adapter;
+}
+
+/**
+ * node-redis parses the URL in `createClient` and throws a plain TypeError (its `input` holding the whole URL, password
+ * included): named here as the option it came from, with the credentials masked and no cause attached.
+ */
+function invalidUrl(error: unknown, options: NodeRedisClientOptions, url: unknown): unknown {
+  if (!(error instanceof TypeError)) return error;
+  const option = options.clientOptions?.['url'] !== undefined ? 'clientOptions.url' : 'url';
+  const expected = 'redis[s]://[[user][:password]@]host[:port][/db]';
+  if (typeof url !== 'string') return new InvalidOptionError(option, `expected a URL string, ${expected}`, { value: typeof url, expected });
+  const shown = maskCredentials(url);
+  // node-redis's reason ("Invalid URL", "Invalid pathname", the protocol it refused), masked in case it quotes the URL.
+  const reason = error.message.split(url).join(shown);
+  return new InvalidOptionError(option, `${JSON.stringify(shown)} is not a Redis URL (${reason}): expected ${expected}`, { value: shown, expected });
+}
+
+/** Everything between the scheme and the last `@` (user and password, even one holding `/` or `@`) becomes `***`. */
+function maskCredentials(url: string): string {
+  return url.includes('@') ? url.replace(/^([^:/@]*:\/\/)?.*@/s, '$1***@') : url;
 }
 
 /** Waits until every client is ready or has reported a connection error, at most `timeoutMs`. */
