@@ -226,6 +226,17 @@ export class Session {
         }),
       );
     }
+    // Content no tool_result can hold (a number, `{}`) is the handler's bug, not the tool failing: thrown to the
+    // caller naming the tool, nothing recorded (the timeline's own check names only the block's path).
+    const bad = results.find((r) => r.content !== undefined && typeof r.content !== 'string' && !Array.isArray(r.content));
+    if (bad) {
+      const name = (uses.find((u) => (u as { id?: unknown }).id === bad.tool_use_id) as { name?: string } | undefined)?.name;
+      throw new InvalidOptionError(
+        `handlers.${name}`,
+        `returned ${describeValue(bad.content)} for call ${bad.tool_use_id}: a handler returns a string, an array of content blocks, or { content, isError }`,
+        { value: bad.content },
+      );
+    }
     this.recordToolResults(results);
     return results;
   }
@@ -375,6 +386,13 @@ const SESSION_OPTION_KEYS = optionKeys<SessionOptions>({
   now: true,
   diagnostics: true,
 });
+
+/** A short description of a refused value for an error message. */
+function describeValue(value: unknown): string {
+  if (value === null || typeof value !== 'object') return `${typeof value === 'string' ? 'the string' : typeof value} ${String(value)}`;
+  const json = JSON.stringify(value);
+  return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+}
 
 /** A misspelled or missing option names itself here, not as a TypeError from inside the first render. */
 function checkSessionOptions(options: SessionOptions): void {
