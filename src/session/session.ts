@@ -403,6 +403,10 @@ function checkSessionOptions(options: SessionOptions): void {
   }
   const unsendable = unsendableModelId(options.model);
   if (unsendable) throw new InvalidOptionError('model', unsendable, { value: options.model });
+  // By value, not truthiness: `diagnostics: 'yes'` would ask the API for diagnostics.
+  if (options.diagnostics !== undefined && typeof options.diagnostics !== 'boolean') {
+    throw new InvalidOptionError('diagnostics', `expected true or false, got ${JSON.stringify(options.diagnostics)}`, { value: options.diagnostics });
+  }
   if (!Array.isArray(options.instructions)) {
     throw new InvalidOptionError('instructions', 'required: an array of strings or text blocks (runtime instructions first, then agent/domain; [] for none)', {
       value: options.instructions,
