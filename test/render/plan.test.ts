@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { customProfile } from '../../src/models/profiles.js';
 import { hideBlock } from '../../src/render/hide-block.js';
 import { render } from '../../src/render/render.js';
 import { setEnvelope } from '../../src/timeline/edit.js';
@@ -44,5 +45,24 @@ describe('the render plan', () => {
     expect(prunes.length).toBeGreaterThan(0);
     for (const d of prunes) expect(d.type === 'prune' && d.price).toMatchObject({ warm: false, rewrite: 0 });
     expect(prunes.every((d) => d.type === 'prune' && d.price!.saving > 0)).toBe(true);
+  });
+  // Our estimate is not the provider's count: a marked prefix a little under the minimum may hold an entry, so the
+  // ledger keeps it (plan.ts NEAR_MINIMUM) and the bridge can reach it; it may as well not exist, so no read is billed.
+  it('keeps a possible entry under the minimum in the ledger without billing a read of it', () => {
+    const s = session([2, 5]);
+    const probe = render(s, { now: 0 });
+    const last = probe.cachePoints.at(-1)!.prefixTokens;
+    // A minimum the prefix is 0.8 of: possible, not certain.
+    const profile = customProfile('near-minimum', { minCacheableTokens: Math.ceil(last / 0.8), prices: { input: 3 } });
+    const a = render(s, { now: 0, profile });
+    expect(a.plan.writes).toEqual([]);
+    expect(a.state.lastRender!.entries.map((e) => e.path)).toContain(a.cachePoints.at(-1)!.path);
+    const b = render(toolRound(a.state, 1, 10), { now: 5000, profile });
+    expect(b.plan.read).toBeUndefined();
+    expect(b.plan.usage.cache_read_input_tokens).toBe(0);
+    expect(b.plan.bust).toBe(false);
+    // Read (refreshed), not forgotten.
+    const kept = b.state.lastRender!.entries.find((e) => e.path === a.cachePoints.at(-1)!.path);
+    expect(kept?.expiresAt).toBe(5000 + profile.ttlMs['5m']);
   });
 });
