@@ -189,7 +189,8 @@ export interface LastRender {
    * entries the previous one could not read (its strip boundary moved past thinking, e.g. a tail that comes and goes),
    * kept for one more render (render.ts). Its stream (blocks before `from` are the previous render's; an array of a
    * chain may hold later blocks past the entries: only indices up to the last entry are read), its entries and its
-   * strip boundary. validEntries keeps the entries still valid of either view. Never exported.
+   * strip boundary. validEntries keeps the entries still valid of either view. Exported with the conversation state
+   * (conversation/state.ts exportView: its stream from `from` to its last entry).
    */
   readonly otherView?: OtherView;
 }
