@@ -859,7 +859,7 @@ function entriesAndView(
   let otherView: OtherView | undefined =
     rest.length > 0 ? { from: change, stream: ownBlocks(prev), entries: rest, stripBoundary: prev.stripBoundary ?? 0 } : undefined;
   const other = prev.otherView;
-  if (!other || boundary === undefined) return otherView ? { entries: valid, otherView } : { entries: valid };
+  if (!other) return otherView ? { entries: valid, otherView } : { entries: valid };
   // The other view equals `prev` below its `from`: where this stream first differs from it (up to its last entry: its
   // stream may be a chain's array, which later renders extend).
   let c = Math.min(change, other.from);
@@ -879,6 +879,21 @@ function entriesAndView(
 function ownBlocks(prev: LastRender): readonly StreamBlock[] {
   const info = previousOf(prev)!.info;
   return info ? copyOf(info) : prev.stream;
+}
+
+/**
+ * A compacting render's view of the entries its compaction superseded: the previous render's entries at or past
+ * `change` still warm at `now`, with its stream and boundary (LastRender.otherView). The provider keeps them; a
+ * later request that undoes the compaction (a history edit or cut back into the summarised stretch) re-sends those
+ * bytes, and validEntries takes the entries back where its stream is the view's again. Undefined when none.
+ */
+export function supersededView(prev: LastRender | undefined, change: number, now: number): OtherView | undefined {
+  if (!prev) return undefined;
+  // Stable blocks only (an entry the tail held is not in the view's stream).
+  const length = previousLength(prev);
+  const entries = prev.entries.filter((e) => e.index >= change && e.index < length && e.expiresAt > now);
+  if (entries.length === 0) return undefined;
+  return { from: change, stream: ownBlocks(prev), entries, stripBoundary: prev.stripBoundary ?? 0 };
 }
 
 /** Two entry lists in index order as one, one entry per index (the one that lives longer). */

@@ -15,7 +15,7 @@ import { planCompaction } from './compact.js';
 import { contextOf, passContext, type PassContext, type RenderWork } from './context.js';
 import { PASSES, runPasses } from './pipeline.js';
 import { planRequest } from './plan.js';
-import { cacheStanding, partsLayout, partsOf, type StreamParts, streamParts, withLazyStream, withStableStream } from './projection.js';
+import { cacheStanding, partsLayout, partsOf, type StreamParts, streamParts, supersededView, withLazyStream, withStableStream } from './projection.js';
 import { prune } from './prune.js';
 import type { Decision, Rendered, RenderOptions, RenderPlan, SegmentTokens } from './types.js';
 
@@ -59,7 +59,11 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
   // would build the whole array, see withLazyStream).
   const parts = streamParts(work) ?? partsOf(work.stream, []);
   // The stable part is the hide pass's stream (placement marks it, the tail pass appends to a copy).
-  const { stream: stable, change, entries, boundary, otherView } = cacheStanding(next, ctx);
+  const standing = cacheStanding(next, ctx);
+  const { stream: stable, change, entries, boundary } = standing;
+  // A compaction supersedes entries the provider still holds: kept as the other view for the next render (an edit
+  // or cut back into the summarised stretch undoes the compaction and re-sends their bytes).
+  const otherView = standing.otherView ?? (decisions.some((d) => d.type === 'compact') ? supersededView(next.lastRender, change, ctx.now) : undefined);
   const { plan: planned, entries: ledger } = planRequest({
     stream: parts.stable,
     ...(parts.tail.length > 0 ? { tail: parts.tail } : {}),

@@ -70,4 +70,11 @@ describe('random sessions through prepare and the provider simulator', () => {
     // chain's shared array: the conversation record's deep freeze froze it, and the next render's append threw.
     await replay(3, '163');
   }, 600_000);
+
+  it('a history edit inside a compacted stretch: the cut-back re-sends pre-compaction bytes, whose entries are read', async () => {
+    // Found by fuzz9 (notes/fuzz9.md): economy compacts the older turns, the next request edits a message the summary
+    // covered, and the cut-back undoes the compaction; the ledger had forgotten the entries the compaction superseded
+    // (still warm), so none was reached (2,176 tokens). The compacting render keeps them as its other view.
+    await replay(909, '248');
+  }, 600_000);
 });
