@@ -15,7 +15,7 @@ import { install, pack, ROOT, runReport, typeErrors, type Packed } from './proje
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
 /** The versions this test was written against (2026-12-01); the cloud packages' own range is `@anthropic-ai/sdk >=1.0.0 <2`. */
-const SDK = '1.14.0';
+const SDK = '1.15.0';
 const BEDROCK = '1.1.3';
 const VERTEX = '1.1.3';
 
