@@ -4,9 +4,10 @@
  * working directory relative paths resolve against, and the environment.
  */
 import { once } from 'node:events';
-import { open } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
+import { parseTrace } from '../trace/parse.js';
 import { readTrace } from '../trace/reader.js';
 import type { TraceEvent } from '../trace/types.js';
 
@@ -55,10 +56,23 @@ export async function writeOut(out: CliWriter, text: string): Promise<void> {
   if (!out.write(text) && out.drain) await out.drain();
 }
 
-/** The events of a TRACE argument, read afresh on each call (relative to `io.cwd`; errors name it as typed). */
+/**
+ * The events of a TRACE argument, read afresh on each call (relative to `io.cwd`; errors name it as typed).
+ * A pipe (`/dev/stdin`, a FIFO, `<(…)`) can be read only once, and simulate and report read the trace
+ * more than once: its text is kept from the first read (a second read found it empty: "empty trace").
+ */
 export function traceSource(io: CliIo, file: string): () => AsyncGenerator<TraceEvent, void, undefined> {
   const path = resolvePath(io, file);
-  return () => readTrace(path, { name: file });
+  let kept: Promise<string> | undefined;
+  return async function* events() {
+    if (kept === undefined) {
+      const info = await stat(path).catch(() => undefined);
+      // A missing file or a directory goes to readTrace, whose errors name it.
+      if (info === undefined || info.isFile() || info.isDirectory()) return yield* readTrace(path, { name: file });
+      kept = readFile(path, 'utf8');
+    }
+    yield* parseTrace(await kept, file);
+  };
 }
 
 /** A warning from the engine during a command: one line on stderr. */
