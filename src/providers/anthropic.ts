@@ -137,6 +137,7 @@ function mapLaidOut(rendered: Rendered): Mapped | undefined {
 
   // The messages of the stable part: the memo's, cut at this render's length (an older render of the chain).
   const count = countBelow(memo.starts, stable);
+  // The request's own array (the tail usually joins the last message; a message it starts is pushed).
   const messages = memo.messages.slice(0, count);
   // Where each message starts: the memo's for the stable part, this render's own for the tail's messages.
   const tailStarts: number[] = [];
@@ -197,6 +198,12 @@ function pointAt(points: readonly CachePoint[], index: number): CachePoint | und
  * messages that end at or before `shared` are the same objects for both, so
  * only the rest is mapped (was every message of the session again, ~6 ms at
  * 10k messages, once per change).
+ *
+ * The parent's arrays themselves are taken, cut there, and the parent's memo
+ * is dropped: an economy session starts a new chain on most requests (a
+ * prune), and copying both arrays each time was O(messages) per request and
+ * most of the step's garbage at 5,000 requests. A render of the parent's chain
+ * mapped again later (an older request, a branch) maps its messages anew.
  */
 function seeded(chain: object, first: number): ChainMessages | undefined {
   const link = chainParent(chain);
@@ -208,7 +215,11 @@ function seeded(chain: object, first: number): ChainMessages | undefined {
   let j = countBelow(parent.starts, limit);
   if (j > 0 && end(j - 1) > limit) j--;
   if (j === 0) return undefined;
-  return { messages: parent.messages.slice(0, j), starts: parent.starts.slice(0, j), upTo: end(j - 1) };
+  const upTo = end(j - 1);
+  chainMessages.delete(link.parent);
+  parent.messages.length = j;
+  parent.starts.length = j;
+  return { messages: parent.messages, starts: parent.starts, upTo };
 }
 
 /** Maps the stable blocks from `memo.upTo` to `stable` onto the chain's messages; false when a block is not a message block. */
