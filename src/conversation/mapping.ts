@@ -9,7 +9,7 @@ import { base64url, sha1Bytes } from '../internal/hash.js';
 import { castDraft, produce } from 'immer';
 import type { ContentBlockParam, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { InvalidParamsError, TimelineError } from '../errors.js';
-import { appendResponse, appendToolResults, startTurn } from '../timeline/edit.js';
+import { appendResponse, appendRound, appendToolResults, startTurn } from '../timeline/edit.js';
 import { findBlock, turnBlocks } from '../timeline/paths.js';
 import type { Block, DeferredHide, HiddenRecord, TimelineState } from '../timeline/types.js';
 import type { ConsumedMessage, ConversationRecord, EnvelopeDigest, MessageMark, SentEnvelope, SentIndex, SentMessage } from './types.js';
@@ -356,16 +356,22 @@ function blockIssue(b: ContentBlockParam): readonly [string, string] | undefined
   }
 }
 
+/** A message's content as checked by {@link parseMessage}: its blocks, and in a user message its tool results apart. */
+interface Parsed {
+  readonly blocks: ContentBlockParam[];
+  /** How many tool_result blocks a user message holds. */
+  readonly count: number;
+  /** A user message's other blocks (undefined when there are none). */
+  readonly others: ContentBlockParam[] | undefined;
+}
+
 /**
- * Maps one message onto the timeline: a user message with tool results answers
- * the open round (its text is injected after them); any other user message
- * starts a turn; an assistant message is a round's response.
+ * The checks of a message on its own (not of where it goes): its role, content and blocks.
  *
- * @throws {InvalidParamsError} for a message the API would refuse in that place
+ * @throws {InvalidParamsError} naming `messages[pos]`
  */
-export function applyMessage(state: TimelineState, message: MessageLike, index: number, at: number | undefined, offset = 0): TimelineState {
+function parseMessage(message: MessageLike, pos: number): Parsed {
   // The field name of an error, built only when one is thrown (this runs for every new message).
-  const pos = index + offset;
   if (message === null || typeof message !== 'object') throw new InvalidParamsError(`messages[${pos}]`, 'expected a message object');
   if (message.role === 'system') {
     throw new InvalidParamsError(
@@ -395,6 +401,34 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
     if (b.type === 'tool_result') count++;
     else (others ??= []).push(b);
   }
+  return { blocks, count, others };
+}
+
+/** A user message's tool results and the text after them (only text may follow tool results). */
+function resultsOf(parsed: Parsed, pos: number): { results: ToolResultBlockParam[]; injected: TextBlockParam[] } {
+  const { blocks, others } = parsed;
+  const odd = others?.find((b) => b.type !== 'text');
+  if (odd) {
+    throw new InvalidParamsError(
+      `messages[${pos}].content`,
+      `a "${odd.type}" block next to tool results: put it inside the tool_result's content (only text may follow tool results here)`,
+    );
+  }
+  const results = others ? (blocks.filter((b) => b.type === 'tool_result') as ToolResultBlockParam[]) : (blocks as ToolResultBlockParam[]);
+  return { results, injected: (others ?? []) as TextBlockParam[] };
+}
+
+/**
+ * Maps one message onto the timeline: a user message with tool results answers
+ * the open round (its text is injected after them); any other user message
+ * starts a turn; an assistant message is a round's response.
+ *
+ * @throws {InvalidParamsError} for a message the API would refuse in that place
+ */
+export function applyMessage(state: TimelineState, message: MessageLike, index: number, at: number | undefined, offset = 0): TimelineState {
+  const pos = index + offset;
+  const parsed = parseMessage(message, pos);
+  const { blocks, count } = parsed;
   try {
     if (message.role === 'assistant') {
       if (index === 0) throw new InvalidParamsError(`messages[${pos}]`, 'the first message must be a user message');
@@ -411,15 +445,8 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
       }
       return startTurn(state, blocks, at);
     }
-    const odd = others?.find((b) => b.type !== 'text');
-    if (odd) {
-      throw new InvalidParamsError(
-        `messages[${pos}].content`,
-        `a "${odd.type}" block next to tool results: put it inside the tool_result's content (only text may follow tool results here)`,
-      );
-    }
-    const results = others ? (blocks.filter((b) => b.type === 'tool_result') as ToolResultBlockParam[]) : (blocks as ToolResultBlockParam[]);
-    return appendToolResults(state, results, (others ?? []) as TextBlockParam[], at);
+    const { results, injected } = resultsOf(parsed, pos);
+    return appendToolResults(state, results, injected, at);
   } catch (err) {
     if (err instanceof TimelineError) throw new InvalidParamsError(`messages[${pos}]`, err.message, { cause: err });
     throw err;
@@ -427,9 +454,37 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
 }
 
 /**
+ * An assistant message and the user message of tool results after it, mapped as one edit ({@link appendRound}:
+ * the state the two {@link applyMessage} calls give, without the one in between). Undefined when the pair is not
+ * that, or anything in it is refused: the caller then maps them one by one, which throws the error for the right
+ * message (this only ever takes the path where both succeed).
+ */
+function applyRound(
+  state: TimelineState,
+  response: MessageLike,
+  answer: MessageLike,
+  index: number,
+  at: number | undefined,
+  answerAt: number | undefined,
+  offset: number,
+): TimelineState | undefined {
+  if (index === 0 || response?.role !== 'assistant' || answer?.role !== 'user' || typeof answer.content === 'string') return undefined;
+  try {
+    const a = parseMessage(response, index + offset);
+    const b = parseMessage(answer, index + 1 + offset);
+    if (b.count === 0) return undefined;
+    const { results, injected } = resultsOf(b, index + 1 + offset);
+    return appendRound(state, a.blocks, results, injected, at, answerAt);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Maps messages `from..` onto the state, recording a mark per message. Every
  * message is stamped `now`, except an assistant message at `respondedIndex`
- * (the response to the previous request), stamped `respondedAt`.
+ * (the response to the previous request), stamped `respondedAt`. A response
+ * followed by its tool results is mapped as one edit (see {@link applyRound}).
  */
 export function applyMessages(
   state: TimelineState,
@@ -445,7 +500,20 @@ export function applyMessages(
   for (let i = from; i < messages.length; i++) {
     const m = messages[i]!;
     const mark = markOf(s);
-    s = applyMessage(s, m, i, i === respondedIndex && m?.role === 'assistant' ? respondedAt : now, offset);
+    const at = i === respondedIndex && m?.role === 'assistant' ? respondedAt : now;
+    if (i + 1 < messages.length) {
+      const next = messages[i + 1]!;
+      const both = applyRound(s, m, next, i, at, now, offset);
+      if (both !== undefined) {
+        s = both;
+        consumed.push({ mark, sent: sentOf(m) });
+        // Where the timeline stood between the two: the response's round open, no result yet.
+        consumed.push({ mark: { turns: mark.turns, rounds: mark.rounds + 1, results: 0 }, sent: sentOf(next) });
+        i++;
+        continue;
+      }
+    }
+    s = applyMessage(s, m, i, at, offset);
     consumed.push({ mark, sent: sentOf(m) });
   }
   return s;

@@ -283,6 +283,47 @@ export function toParam(block: ContentBlock | ContentBlockParam): ContentBlockPa
  *   the turn already ended, or a tool_use id repeats
  */
 export function appendResponse(state: TimelineState, response: Message | readonly (ContentBlock | ContentBlockParam)[], at?: number): TimelineState {
+  const built = buildResponse(state, response, at);
+  return commitRound(state, built.turn, built.round, built.known);
+}
+
+/**
+ * {@link appendResponse} and then {@link appendToolResults} with the results that answer it, as one edit: the
+ * same state, errors and side tables (tool_use index, rounds records) as the two appends, without the state in
+ * between (one copy of the spine instead of two). For a caller that has both at once (`prepare` maps a response
+ * and the tool results after it). Nothing is changed when it throws.
+ *
+ * @throws {TimelineError} as {@link appendResponse}, then as {@link appendToolResults}
+ */
+export function appendRound(
+  state: TimelineState,
+  response: Message | readonly (ContentBlock | ContentBlockParam)[],
+  results: readonly ToolResultBlockParam[],
+  injected: readonly (string | TextBlockParam)[] = [],
+  at?: number,
+  resultsAt?: number,
+): TimelineState {
+  const built = buildResponse(state, response, at);
+  let answered: Round;
+  try {
+    answered = answerRound(built.turn, built.round, results, injected, resultsAt);
+  } catch (err) {
+    // The response's ids leave the chain's index again, as when a response is refused.
+    for (let i = 0; i < built.round.open.length; i++) built.known.delete(built.round.open[i]!);
+    throw err;
+  }
+  return commitRound(state, built.turn, answered, built.known);
+}
+
+/** A response checked and built as the current turn's next round, not yet part of a state. */
+interface BuiltResponse {
+  readonly turn: Turn;
+  readonly round: Round;
+  /** The chain's tool_use index, with the round's ids added (taken out again if the round is not committed). */
+  readonly known: Set<string>;
+}
+
+function buildResponse(state: TimelineState, response: Message | readonly (ContentBlock | ContentBlockParam)[], at: number | undefined): BuiltResponse {
   const turn = lastOf(state.turns);
   if (!turn) throw new TimelineError('turns', 'no turn is open: call startTurn with the user message first');
   const rounds = turn.rounds;
@@ -335,6 +376,12 @@ export function appendResponse(state: TimelineState, response: Message | readonl
       ? { index, response: Object.freeze(blocks), results: Object.freeze([]), open: Object.freeze(ids) }
       : { index, response: Object.freeze(blocks), results: Object.freeze([]), open: Object.freeze(ids), at },
   );
+  return { turn, round, known };
+}
+
+/** The state with `round` appended to its current turn, and the chain's tool_use index handed on to it. */
+function commitRound(state: TimelineState, turn: Turn, round: Round, known: Set<string>): TimelineState {
+  const rounds = turn.rounds;
   const grown = [...rounds, round];
   noteRounds(grown, rounds, rounds.length);
   const next = withLastTurn(state, turnWith(turn, grown));
@@ -553,6 +600,22 @@ export function appendToolResults(
   const turn = lastOf(state.turns);
   const round = turn && lastOf(turn.rounds);
   if (!turn || !round) throw new TimelineError('turns', 'no round to answer: append the model response first');
+  const answeredRound = answerRound(turn, round, results, injected, at);
+  const rounds = [...turn.rounds];
+  rounds[rounds.length - 1] = answeredRound;
+  noteRounds(rounds, turn.rounds, rounds.length - 1);
+  const next = withLastTurn(state, turnWith(turn, rounds));
+  return carryIndex(state, next);
+}
+
+/** `round` (the last of `turn`) with these results and injected text added, frozen; checked as {@link appendToolResults} says. */
+function answerRound(
+  turn: Turn,
+  round: Round,
+  results: readonly ToolResultBlockParam[],
+  injected: readonly (string | TextBlockParam)[],
+  at: number | undefined,
+): Round {
   if (!Array.isArray(results)) throw new TimelineError(`turns/${turn.index}/rounds/${round.index}/results`, 'expected an array of tool_result blocks');
   checkBlocks(results, turn.index, round.index, 'results');
   const before = round.results;
@@ -599,11 +662,7 @@ export function appendToolResults(
     stamp === undefined
       ? { index: round.index, response: round.response, results: results2, open: open2 }
       : { index: round.index, response: round.response, results: results2, open: open2, at: stamp };
-  const rounds = [...turn.rounds];
-  rounds[rounds.length - 1] = Object.freeze(answeredRound);
-  noteRounds(rounds, turn.rounds, rounds.length - 1);
-  const next = withLastTurn(state, turnWith(turn, rounds));
-  return carryIndex(state, next);
+  return Object.freeze(answeredRound);
 }
 
 function hasId(blocks: readonly Block[], id: string): boolean {

@@ -102,6 +102,28 @@ describe('prepare', () => {
     expect(JSON.stringify(params.messages)).toBe(JSON.stringify(fresh.params.messages));
   });
 
+  it('a history mapped in one request (each response and its results as one edit) is cut back right at any message edited', async () => {
+    // Each edit: the conversation first prepared with the whole history at once, then with one message replaced.
+    const whole = history(2, 3).at(-1)!;
+    for (let i = 1; i < whole.length; i++) {
+      const store = new MemoryConversationStore();
+      await prepare({ ...base, messages: whole }, { conversationId: 'w', store, now: 1 });
+      const edited = [...whole];
+      const m = edited[i]!;
+      const content = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
+      edited[i] = {
+        ...m,
+        content: content.map((b) => (b.type === 'tool_result' ? { ...b, content: `edited ${i}` } : b.type === 'text' ? { ...b, text: `edited ${i}` } : b)),
+      } as MessageParam;
+      if (JSON.stringify(edited[i]) === JSON.stringify(whole[i])) continue; // thinking and tool_use only: nothing edited
+      const { params, plan } = await prepare({ ...base, messages: edited }, { conversationId: 'w', store, now: 2 });
+      const fresh = await prepare({ ...base, messages: edited }, { conversationId: 'fresh', store: new MemoryConversationStore(), now: 2 });
+      expect(plan.resync, `message ${i}`).toMatchObject({ reason: 'history_edited', at: i });
+      expect(plan.appended).toBe(whole.length - i);
+      expect(JSON.stringify(params.messages), `message ${i}`).toBe(JSON.stringify(fresh.params.messages));
+    }
+  });
+
   it('recognises old messages sent as new objects (a loop that parses JSON each time) by content, and a replaced block by identity', async () => {
     const store = new MemoryConversationStore();
     const requests = history(2, 2);
