@@ -71,7 +71,7 @@ import { render } from '../../src/render/render.js';
 import type { RenderOptions } from '../../src/render/types.js';
 import { appendResponse, appendToolResults, createTimeline, setEnvelope, setTail, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
-import { BlockTokenCache, HUGE_TEXT } from '../../src/tokens/counter.js';
+import { BlockTokenCache, HUGE_TEXT, tiktokenCounter, type TokenCounter } from '../../src/tokens/counter.js';
 import { generateTrace } from '../../src/synthetic/generate.js';
 import { payload, type PayloadKind } from '../../src/synthetic/payloads.js';
 import { Rng } from '../../src/synthetic/rng.js';
@@ -169,6 +169,33 @@ interface Timing {
   newResult: number;
   /** performance.now() when the request's step ended (ms): a GC that starts after the previous one's end ran during it. */
   end: number;
+  /** CPU time (ns) of the step spent counting texts of COUNTED_FROM characters or more (BENCH_STEP_TOP only; else 0). */
+  count: number;
+}
+
+/** Texts from this many characters are timed when counted (BENCH_STEP_TOP): shorter ones cost less than the timer. */
+const COUNTED_FROM = 256;
+/** CPU time (ns) the counter of {@link countingTimed} spent since the bench last reset it. */
+let countCpu = 0;
+
+/**
+ * The default counter, its counts and estimates of texts of COUNTED_FROM characters or more timed in CPU time
+ * (BENCH_STEP_TOP: the top-1 % diagnostics split a step into counting and the rest). Else the default counter itself,
+ * so the headline figures carry no timer.
+ */
+function countingTimed(): TokenCounter {
+  const base = tiktokenCounter();
+  if (!process.env.BENCH_STEP_TOP) return base;
+  const timed =
+    (f: (text: string) => number) =>
+    (text: string): number => {
+      if (text.length < COUNTED_FROM) return f(text);
+      const c0 = cpuNs();
+      const n = f(text);
+      countCpu += cpuNs() - c0;
+      return n;
+    };
+  return { name: base.name, count: timed(base.count), ...(base.estimate ? { estimate: timed(base.estimate) } : {}) };
 }
 
 const ns = (t0: bigint): number => Number(process.hrtime.bigint() - t0);
@@ -220,8 +247,9 @@ function replayOnce(
   extras = false,
   start?: Start,
 ): { timings: Timing[]; heap: Map<number, number> } {
-  const tokens = start?.tokens ?? new BlockTokenCache();
+  const tokens = start?.tokens ?? new BlockTokenCache(countingTimed());
   const timings: Timing[] = [];
+  countCpu = 0;
   const heap = new Map<number, number>();
   let state: TimelineState | undefined = start?.state;
   let lastAt = start?.lastAt ?? 0;
@@ -246,7 +274,7 @@ function replayOnce(
           forceGc();
           heap.set(timings.length + 1, process.memoryUsage().heapUsed);
         }
-        timings.push({ append: 0, render: 0, passes: 0, naive: 0, stringify: 0, blocks: streamLength(r), cpu: 0, newResult, end: 0 });
+        timings.push({ append: 0, render: 0, passes: 0, naive: 0, stringify: 0, blocks: streamLength(r), cpu: 0, newResult, end: 0, count: 0 });
         newResult = 0;
         state = appendResponse(r.state, e.content, e.at);
         continue;
@@ -258,6 +286,7 @@ function replayOnce(
       const renderNs = ns(r0);
       const renderCpu = cpuNs() - rc0;
       const end = performance.now();
+      const count = countCpu;
       // Outside the step, in a replay of their own and only in the windows the figures read
       // (stringify of a 1M-window request takes tens of ms): the same request again from a shallow
       // copy of the state (per-state caches miss), the naive renderer, and JSON.stringify.
@@ -288,8 +317,11 @@ function replayOnce(
         cpu: appendCpu + renderCpu,
         newResult,
         end,
+        count,
       });
       newResult = 0;
+      // The comparisons above count nothing new (the same blocks, memoized); the next step's counting starts here.
+      countCpu = 0;
       appendNs = ns(a0);
       appendCpu = cpuNs() - ac0;
       continue;
@@ -531,22 +563,32 @@ function figures(timings: readonly Timing[], gc: { minor: number[] }, forks: Map
 }
 
 /**
- * Diagnostics (BENCH_STEP_TOP=1, to stderr): the CPU percentiles of the step and, for each request at or above
- * the CPU p99, its CPU time, the longest new result, whether a scavenge started during it and whether its stream
- * shrank (a compaction or prune).
+ * Diagnostics (BENCH_STEP_TOP=1, to stderr): the CPU percentiles of the step and of the step less its counting
+ * (CPU time inside the counter for texts of COUNTED_FROM characters or more: what the step would be with a counter
+ * that costs nothing there), the top 1 % by kind (a scavenge started during it; its stream shrank: a compaction or
+ * prune; else counting took half of it or more; else other), and for each request at or above the CPU p99 its CPU
+ * time, its counting's, the longest new result, whether a scavenge started during it and whether its stream shrank.
  */
 function dumpTop(timings: readonly Timing[], scavenged: Set<Timing>): void {
   const cpu = timings.map((t) => t.cpu);
-  const pct = [50, 90, 95, 98, 99, 99.5, 99.9].map((q) => `p${q} ${Math.round(percentile(cpu, q) / 1000)}`).join(', ');
-  process.stderr.write(`step CPU µs: ${pct}\n`);
+  const rest = timings.map((t) => t.cpu - t.count);
+  const pct = (xs: readonly number[]) => [50, 90, 95, 98, 99, 99.5, 99.9].map((q) => `p${q} ${Math.round(percentile(xs, q) / 1000)}`).join(', ');
+  const ratio = (xs: readonly number[]) => sig(percentile(xs, 99) / median(xs), 3);
+  const counting = timings.reduce((n, t) => n + t.count, 0) / timings.reduce((n, t) => n + t.cpu, 0);
+  process.stderr.write(`step CPU µs: ${pct(cpu)}; p99 ÷ median ${ratio(cpu)}\n`);
+  process.stderr.write(`step CPU less counting µs: ${pct(rest)}; p99 ÷ median ${ratio(rest)}; counting ${Math.round(100 * counting)} % of step CPU\n`);
   const p99 = percentile(cpu, 99);
-  const rows = timings
-    .map((t, i) => ({ t, i }))
-    .filter(({ t }) => t.cpu >= p99)
+  const top = timings.map((t, i) => ({ t, i })).filter(({ t }) => t.cpu >= p99);
+  const kind = ({ t, i }: { t: Timing; i: number }) =>
+    scavenged.has(t) ? 'scavenge' : i > 0 && t.blocks < timings[i - 1]!.blocks ? 'shrank' : 2 * t.count >= t.cpu ? 'counting' : 'other';
+  const kinds = new Map<string, number>();
+  for (const x of top) kinds.set(kind(x), (kinds.get(kind(x)) ?? 0) + 1);
+  process.stderr.write(`top 1 % (${top.length}): ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
+  const rows = top
     .sort((a, b) => b.t.cpu - a.t.cpu)
     .map(({ t, i }) => {
       const shrank = i > 0 && t.blocks < timings[i - 1]!.blocks;
-      return `  #${i + 1} ${Math.round(t.cpu / 1000)} µs, result ${t.newResult}${scavenged.has(t) ? ', scavenge' : ''}${shrank ? ', shrank' : ''}`;
+      return `  #${i + 1} ${Math.round(t.cpu / 1000)} µs (counting ${Math.round(t.count / 1000)}), result ${t.newResult}${scavenged.has(t) ? ', scavenge' : ''}${shrank ? ', shrank' : ''}`;
     });
   process.stderr.write(`${rows.join('\n')}\n`);
 }
