@@ -30,6 +30,29 @@ import type { Decision } from './types.js';
 
 const NOTICE_PARAM = { type: 'text' as const, text: PRUNE_NOTICE };
 
+/** Notes counted so far, by counter: text → tokens (see {@link noteTextTokens}). */
+const noteCounts = new WeakMap<object, Map<string, number>>();
+/** Notes held per counter before its map starts again (a note is ~100 characters). */
+const NOTE_COUNTS = 20_000;
+
+/**
+ * The tokens of a note as a text block. A payload the gate keeps visible is weighed again on later requests (the
+ * visible results of file-less calls after every write: tens per request late in a long economy session with
+ * compaction off), with the same note each time; a note is shorter than what the counter memoizes by text, so
+ * it was tokenized anew every time. Counted once per counter here.
+ */
+function noteTextTokens(ctx: PassContext, note: string): number {
+  let counts = noteCounts.get(ctx.tokens);
+  if (!counts) noteCounts.set(ctx.tokens, (counts = new Map()));
+  let n = counts.get(note);
+  if (n === undefined) {
+    if (counts.size >= NOTE_COUNTS) counts.clear();
+    n = ctx.tokens.tokens({ type: 'text', text: note });
+    counts.set(note, n);
+  }
+  return n;
+}
+
 /** Adds the one-time notice to the newest user message, if there is one to carry it. */
 function addNotice(state: TimelineState): TimelineState {
   const turn = state.turns.at(-1);
@@ -79,7 +102,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   // Economy also prunes earlier turns' thinking on models that keep it: left out of the request, not replaced by a note.
   // Not on models that bind thinking to its prefix: leaving one out invalidates every later one (render/bind.ts).
   const thinking = options.policy === 'economy' && ctx.profile.keepsThinking && !ctx.profile.bindsThinking;
-  const noteTokens = (b: Block, note: string): number => (isThinking(b) ? 0 : ctx.tokens.tokens({ type: 'text', text: note }));
+  const noteTokens = (b: Block, note: string): number => (isThinking(b) ? 0 : noteTextTokens(ctx, note));
   // While warm, each payload is weighed once, when it leaves the keepRounds window (its
   // removal then re-writes only the newest rounds); what the gate keeps then stays
   // until the cache is cold (a free prune) or compaction rewrites it.
