@@ -19,9 +19,9 @@ import type { ConversationRecord, ConversationStore } from './types.js';
 export interface FileConversationStoreOptions {
   /** The directory (created when missing). */
   readonly dir: string;
-  /** How long a save waits for another writer's lock before failing (ms, default 5,000). */
+  /** How long a save waits for another writer's lock before failing (ms ≥ 0, default 5,000). */
   readonly lockTimeoutMs?: number;
-  /** A lock older than this is left over by a crashed writer and is broken (ms, default 30,000). */
+  /** A lock older than this is left over by a crashed writer and is broken (ms > 0, default 30,000; `Infinity`: never). */
   readonly staleLockMs?: number;
 }
 
@@ -34,6 +34,16 @@ export function conversationFileName(id: string): string {
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A lock duration option: a number ≥ 0 (> 0 when `positive`). */
+function lockMs(option: string, value: unknown, fallback: number, positive: boolean): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !(positive ? value > 0 : value >= 0)) {
+    const expected = positive ? 'a number of milliseconds > 0 (Infinity: never break a lock)' : 'a number of milliseconds ≥ 0';
+    throw new InvalidOptionError(option, `must be ${expected}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`, { value, expected });
+  }
+  return value;
+}
 
 /**
  * Conversation store in a directory.
@@ -52,8 +62,9 @@ export class FileConversationStore implements ConversationStore {
     refuseUnknownKeys(options, optionKeys<FileConversationStoreOptions>({ dir: true, lockTimeoutMs: true, staleLockMs: true }));
     if (typeof options?.dir !== 'string' || options.dir.length === 0) throw new InvalidOptionError('dir', 'a directory path is required');
     this.#dir = options.dir;
-    this.#lockTimeoutMs = options.lockTimeoutMs ?? 5_000;
-    this.#staleLockMs = options.staleLockMs ?? 30_000;
+    // A NaN or string timeout never came due (a save waited forever); a stale age ≤ 0 broke live writers' locks.
+    this.#lockTimeoutMs = lockMs('lockTimeoutMs', options.lockTimeoutMs, 5_000, false);
+    this.#staleLockMs = lockMs('staleLockMs', options.staleLockMs, 30_000, true);
   }
 
   #path(id: string): string {

@@ -1,11 +1,11 @@
-/** FileConversationStore beyond the shared contract: a directory that cannot be created (yet). */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+/** FileConversationStore beyond the shared contract: a directory that cannot be created (yet), its lock options. */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FileConversationStore } from '../../src/conversation/file-store.js';
+import { conversationFileName, FileConversationStore } from '../../src/conversation/file-store.js';
 import { prepare } from '../../src/conversation/prepare.js';
-import { ConversationStoreError } from '../../src/errors.js';
+import { ConversationStoreError, InvalidOptionError } from '../../src/errors.js';
 import { BASE } from './store-contract.js';
 
 const dirs: string[] = [];
@@ -35,5 +35,49 @@ describe('FileConversationStore', () => {
     const up = await prepare(params, { conversationId: 'task-1', store, now: 3000 });
     expect(up.plan.unsaved).toBeUndefined();
     expect((await store.load('task-1'))?.revision).toBe(1);
+  });
+
+  it('lock options that can never work are refused when the store is made, naming the option', () => {
+    // lockTimeoutMs NaN or a string (an environment variable passed as is): the deadline never came and a save
+    // behind a live writer's lock waited forever. staleLockMs 0 or less: a live writer's fresh lock counted as
+    // stale and was broken, so two writers saved at once.
+    const bad: Record<string, unknown>[] = [
+      { lockTimeoutMs: Number.NaN },
+      { lockTimeoutMs: '200' },
+      { lockTimeoutMs: -1 },
+      { staleLockMs: 0 },
+      { staleLockMs: -5 },
+      { staleLockMs: Number.NaN },
+      { staleLockMs: '30000' },
+    ];
+    for (const options of bad) {
+      const [option] = Object.keys(options);
+      const thrown = (() => {
+        try {
+          new FileConversationStore({ dir: '/tmp/never-made', ...options });
+        } catch (err) {
+          return err;
+        }
+        return undefined;
+      })();
+      expect(thrown, JSON.stringify(options)).toBeInstanceOf(InvalidOptionError);
+      expect((thrown as InvalidOptionError).option).toBe(option);
+    }
+    // The limits themselves are fine: fail at once, never break a lock.
+    expect(() => new FileConversationStore({ dir: '/tmp/never-made', lockTimeoutMs: 0, staleLockMs: Number.POSITIVE_INFINITY })).not.toThrow();
+  });
+
+  it("a save behind a live writer's lock fails after lockTimeoutMs with a typed error, and does not break that lock", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cachepoint-file-store-'));
+    dirs.push(dir);
+    const store = new FileConversationStore({ dir, lockTimeoutMs: 20 });
+    const params = { ...BASE, messages: [{ role: 'user' as const, content: 'Fix the tests.' }] };
+    await prepare(params, { conversationId: 'task-2', store, now: 1000 });
+    writeFileSync(join(dir, `${conversationFileName('task-2')}.lock`), '12345'); // another writer, alive: its lock is fresh
+    const next = { ...params, messages: [...params.messages, { role: 'assistant' as const, content: 'Done.' }, { role: 'user' as const, content: 'Thanks.' }] };
+    const thrown = await prepare(next, { conversationId: 'task-2', store, now: 2000, onStoreError: 'throw' }).catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(ConversationStoreError);
+    expect((thrown as Error).message).toMatch(/another writer holds .*\.lock for more than 20 ms/);
+    expect((await store.load('task-2'))?.revision).toBe(1);
   });
 });
