@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { open, readFile, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
+import { InvalidOptionError } from '../errors.js';
 import { parseTrace } from '../trace/parse.js';
 import { readTrace } from '../trace/reader.js';
 import type { TraceEvent } from '../trace/types.js';
@@ -83,11 +84,27 @@ export function warner(io: CliIo, command: string): (message: string) => void {
 }
 
 /**
+ * Refuses an output file that is the input itself (the same path, a link to it): report and replay open (truncate)
+ * their output before reading, and import writes over what it read, so the input would be lost.
+ */
+export async function refuseOverwritingInput(io: CliIo, input: string, out: string, what: string): Promise<void> {
+  const [a, b] = await Promise.all([input, out].map((f) => stat(resolvePath(io, f)).catch(() => undefined)));
+  if (a?.isFile() && b !== undefined && a.dev === b.dev && a.ino === b.ino) {
+    throw new InvalidOptionError('--out', `"${out}" is the ${what} being read (${input}); writing it would destroy it: choose another file`, { value: out });
+  }
+}
+
+/**
  * Opens an output file before any work is done, so a directory, a missing
  * folder or a read-only place is one error up front (with the path), never an
  * unhandled stream 'error' event later.
  */
-export async function openOutput(io: CliIo, file: string): Promise<{ writer: CliWriter; close(): Promise<void> }> {
+export async function openOutput(
+  io: CliIo,
+  file: string,
+  input?: { readonly file: string; readonly what: string },
+): Promise<{ writer: CliWriter; close(): Promise<void> }> {
+  if (input) await refuseOverwritingInput(io, input.file, file, input.what);
   const path = resolvePath(io, file);
   const handle = await open(path, 'w').catch((err: NodeJS.ErrnoException) => {
     throw Object.assign(err, { path: file });

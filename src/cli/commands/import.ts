@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { formatImported } from '../../import/common.js';
 import { IMPORT_FORMATS, importLog } from '../../import/formats.js';
-import { type CliIo, resolvePath } from '../io.js';
+import { type CliIo, refuseOverwritingInput, resolvePath } from '../io.js';
 import { onePositional, usageError, UsageError } from '../output.js';
 
 export const IMPORT_HELP = `Usage: cachepoint import LOG [--from FORMAT] [--out TRACE.jsonl]
@@ -45,13 +45,16 @@ export async function importCommand(argv: string[], io: CliIo): Promise<number> 
   if (result.traces.length > 1 && !values.out) {
     throw new UsageError(`${file} holds ${result.traces.length} traces (${result.traces.map((t) => t.name).join(', ')}): give --out FILE to write them`);
   }
+  const base = values.out;
+  const outs = base === undefined ? [] : result.traces.map((t, k) => (k === 0 ? base : sibling(base, t.name)));
+  for (const out of outs) await refuseOverwritingInput(io, file, out, 'log');
   for (const w of result.warnings) io.stderr.write(`cachepoint import: warning: ${w}\n`);
   if (!values.out) {
     io.stdout.write(formatImported(result.traces[0]!));
     return 0;
   }
   for (const [k, t] of result.traces.entries()) {
-    const out = k === 0 ? values.out : sibling(values.out, t.name);
+    const out = outs[k]!;
     await writeFile(resolvePath(io, out), formatImported(t)).catch((err: NodeJS.ErrnoException) => {
       throw Object.assign(err, { path: out });
     });

@@ -38,7 +38,7 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
   const options = await providerReplayOptions(provider, load, { ...engineOptions(values), source: file, onWarning: warner(io, 'replay') });
   const key = values['cache-key'];
   // Opened before the work: a bad --out fails at once, naming the path.
-  const output = values.out ? await openOutput(io, values.out) : undefined;
+  const output = values.out ? await openOutput(io, values.out, { file, what: 'trace' }) : undefined;
   const out: CliWriter = output?.writer ?? io.stdout;
   const bar = progress(io, 'replay');
   let n = 0;

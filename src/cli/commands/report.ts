@@ -62,7 +62,7 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
   const options = { ...engineOptions(values), provider, source: file, onWarning: warner(io, 'report') };
   const load = traceSource(io, file);
   // Opened before the work: a bad --out fails at once, naming the path.
-  const output = await openOutput(io, values.out);
+  const output = await openOutput(io, values.out, { file, what: 'trace' });
   const bar = progress(io, 'report');
   let html: string;
   let requests: number;
