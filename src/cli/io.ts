@@ -57,23 +57,42 @@ export async function writeOut(out: CliWriter, text: string): Promise<void> {
   if (!out.write(text) && out.drain) await out.drain();
 }
 
+/** A TRACE argument: its events, read afresh on each call, and its whole text. */
+export interface TraceSource {
+  (): AsyncGenerator<TraceEvent, void, undefined>;
+  /** The file's text (report reads the raw lines for what the log reported). */
+  text(): Promise<string>;
+}
+
 /**
  * The events of a TRACE argument, read afresh on each call (relative to `io.cwd`; errors name it as typed).
  * A pipe (`/dev/stdin`, a FIFO, `<(…)`) can be read only once, and simulate and report read the trace
  * more than once: its text is kept from the first read (a second read found it empty: "empty trace").
  */
-export function traceSource(io: CliIo, file: string): () => AsyncGenerator<TraceEvent, void, undefined> {
+export function traceSource(io: CliIo, file: string): TraceSource {
   const path = resolvePath(io, file);
   let kept: Promise<string> | undefined;
-  return async function* events() {
+  /** The kept text of a pipe; undefined for a file (or a missing path or a directory, whose errors readTrace names). */
+  const piped = async (): Promise<Promise<string> | undefined> => {
     if (kept === undefined) {
       const info = await stat(path).catch(() => undefined);
-      // A missing file or a directory goes to readTrace, whose errors name it.
-      if (info === undefined || info.isFile() || info.isDirectory()) return yield* readTrace(path, { name: file });
+      if (info === undefined || info.isFile() || info.isDirectory()) return undefined;
       kept = readFile(path, 'utf8');
     }
-    yield* parseTrace(await kept, file);
+    return kept;
   };
+  async function* events(): AsyncGenerator<TraceEvent, void, undefined> {
+    const text = await piped();
+    if (text === undefined) return yield* readTrace(path, { name: file });
+    yield* parseTrace(await text, file);
+  }
+  return Object.assign(events, {
+    text: async () =>
+      (await piped()) ??
+      readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+        throw Object.assign(err, { path: file });
+      }),
+  });
 }
 
 /** A warning from the engine during a command: one line on stderr. */

@@ -41,6 +41,11 @@ async function piped(input: string, ...args: string[]): Promise<RunResult> {
   });
 }
 
+/** The data block of a written report. */
+function reportData(file: string): Record<string, unknown> {
+  return JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(readFileSync(file, 'utf8'))![1]!) as Record<string, unknown>;
+}
+
 describe.concurrent('a trace on a pipe (/dev/stdin)', () => {
   const trace = () => readFileSync(join(ROOT, DEMO), 'utf8');
 
@@ -57,11 +62,23 @@ describe.concurrent('a trace on a pipe (/dev/stdin)', () => {
     expect(fromPipe.stderr).toBe('');
     expect(fromPipe.code).toBe(0);
     expect(fromFile.code).toBe(0);
-    const data = (file: string) => {
-      const { title: _, ...rest } = JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(readFileSync(file, 'utf8'))![1]!);
-      return rest;
-    };
-    expect(data(pipeOut)).toEqual(data(fileOut));
+    const { title: _a, ...pipeData } = reportData(pipeOut);
+    const { title: _b, ...fileData } = reportData(fileOut);
+    expect(pipeData).toEqual(fileData);
+  });
+
+  it('report keeps what the log reported (usage an importer kept), read from the pipe as from the file', async () => {
+    const trace = join(dir, 'imported.jsonl');
+    expect((await cli('import', 'fixtures/import/messages-log.jsonl', '--out', trace)).code).toBe(0);
+    const [pipeOut, fileOut] = [join(dir, 'imported-piped.html'), join(dir, 'imported-file.html')];
+    const [fromPipe, fromFile] = await Promise.all([
+      piped(readFileSync(trace, 'utf8'), 'report', '/dev/stdin', '--out', pipeOut),
+      cli('report', trace, '--out', fileOut),
+    ]);
+    expect(fromPipe.code).toBe(0);
+    expect(fromFile.code).toBe(0);
+    expect(reportData(fileOut).recorded).toMatchObject({ responses: 5, withUsage: 5 });
+    expect(reportData(pipeOut).recorded).toEqual(reportData(fileOut).recorded);
   });
 
   it('a broken line on the pipe is named by its line, as in a file', async () => {

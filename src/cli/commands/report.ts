@@ -1,5 +1,5 @@
 /** `cachepoint report TRACE --out report.html`: the session's cache, request by request, in one self-contained HTML file. */
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InvalidOptionError } from '../../errors.js';
@@ -73,7 +73,7 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
     }
     const tools = await toolCacheSavings(load(), ttl);
     // The reader keeps only the format's fields; the reported usage an importer kept is read raw.
-    const recorded = recordedUsage(rawLines(await readFile(resolvePath(io, file), 'utf8')));
+    const recorded = recordedUsage(rawLines(await load.text()));
     const data = buildReportData(comparison, {
       title: values.title ?? basename(file),
       policy: options.policy ?? 'conservative',
