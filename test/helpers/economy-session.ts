@@ -3,8 +3,12 @@
  * `requests` rounds, or `requests` requests over many turns, with tails, the agent's hides, re-reads and re-runs
  * as real agents do, no huge payloads.
  */
+import type { Rendered, RenderOptions } from '../../src/render/types.js';
 import { generateTrace } from '../../src/synthetic/generate.js';
+import { appendResponse } from '../../src/timeline/edit.js';
+import type { TimelineState } from '../../src/timeline/types.js';
 import type { TraceEvent } from '../../src/trace/types.js';
+import { applyEvent } from './trace-events.js';
 
 export function economySession(seed: string, model: string, shape: 'single' | 'multi', requests: number): TraceEvent[] {
   return generateTrace({
@@ -18,4 +22,28 @@ export function economySession(seed: string, model: string, shape: 'single' | 'm
     hugeRate: 0,
     model,
   });
+}
+
+/**
+ * Replays `events` on one line: each request through `each(state, now)`, which renders it (the response is
+ * appended to the state of the render it returns); every other event applied as the trace has it.
+ */
+export function replayRequests(
+  events: readonly TraceEvent[],
+  model: string,
+  options: RenderOptions,
+  each: (state: TimelineState, now: number) => Rendered,
+): void {
+  const seen = new Set<string>();
+  let state: TimelineState | undefined;
+  let now = 0;
+  for (const e of events) {
+    if (e.type === 'assistant') {
+      state = appendResponse(each(state!, now).state, e.content as never, e.at);
+      now = e.at;
+      continue;
+    }
+    if ('at' in e && typeof e.at === 'number') now = e.at;
+    state = applyEvent(state, e, { model, options, now, shift: 0, seen });
+  }
 }

@@ -10,11 +10,9 @@ import { resolveProfile } from '../../src/models/profiles.js';
 import { toAnthropic } from '../../src/providers/anthropic.js';
 import { render } from '../../src/render/render.js';
 import type { Rendered, RenderOptions } from '../../src/render/types.js';
-import { appendResponse, setTail, startTurn } from '../../src/timeline/edit.js';
-import type { TimelineState } from '../../src/timeline/types.js';
+import { setTail, startTurn } from '../../src/timeline/edit.js';
 import { finalAnswer, newSession, toolRound } from '../helpers/build.js';
-import { economySession } from '../helpers/economy-session.js';
-import { applyEvent } from '../helpers/trace-events.js';
+import { economySession, replayRequests } from '../helpers/economy-session.js';
 
 /** The request as the chain's messages map it, and as every block mapped one by one. */
 function both(r: Rendered): [string, string] {
@@ -25,26 +23,17 @@ describe("the mapper's messages when a newer chain takes an older chain's arrays
   it('maps every request of an economy session as its blocks one by one, now and after later chains took its arrays', () => {
     const model = 'claude-sonnet-4-6';
     const options: RenderOptions = { profile: { ...resolveProfile(model), contextWindow: 1_000_000 }, policy: 'economy', compact: { enabled: false } };
-    const seen = new Set<string>();
     const renders: Rendered[] = [];
-    let state: TimelineState | undefined;
-    let now = 0;
     let changed = 0;
-    for (const e of economySession('chain-messages', model, 'multi', 70)) {
-      if (e.type === 'assistant') {
-        const r = render(state!, { ...options, now });
-        const [chain, plain] = both(r);
-        expect(chain).toBe(plain);
-        // A render that changed a block it had sent before starts a new chain, which takes the older one's arrays.
-        if (r.firstChange < (state!.lastRender?.stream.length ?? 0)) changed++;
-        renders.push(r);
-        state = appendResponse(r.state, e.content as never, e.at);
-        now = e.at;
-        continue;
-      }
-      if ('at' in e && typeof e.at === 'number') now = e.at;
-      state = applyEvent(state, e, { model, options, now, shift: 0, seen });
-    }
+    replayRequests(economySession('chain-messages', model, 'multi', 70), model, options, (state, now) => {
+      const r = render(state, { ...options, now });
+      const [chain, plain] = both(r);
+      expect(chain).toBe(plain);
+      // A render that changed a block it had sent before starts a new chain, which takes the older one's arrays.
+      if (r.firstChange < (state.lastRender?.stream.length ?? 0)) changed++;
+      renders.push(r);
+      return r;
+    });
     expect(changed).toBeGreaterThan(10);
     for (const r of renders) {
       const [chain, plain] = both(r);

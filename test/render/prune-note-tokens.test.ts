@@ -11,44 +11,32 @@ import { resolveProfile } from '../../src/models/profiles.js';
 import { render } from '../../src/render/render.js';
 import type { RenderOptions } from '../../src/render/types.js';
 import { hiddenSetOf } from '../../src/timeline/hidden.js';
-import { appendResponse } from '../../src/timeline/edit.js';
 import { findBlock } from '../../src/timeline/paths.js';
-import type { TimelineState } from '../../src/timeline/types.js';
 import { BlockTokenCache, charCounter } from '../../src/tokens/counter.js';
-import { economySession } from '../helpers/economy-session.js';
-import { applyEvent } from '../helpers/trace-events.js';
+import { economySession, replayRequests } from '../helpers/economy-session.js';
 
 describe("the prune pass's note counts", () => {
   it("are the render's own counter's, whatever another counter counted before", () => {
     const model = 'claude-sonnet-4-6';
     const options: RenderOptions = { profile: { ...resolveProfile(model), contextWindow: 1_000_000 }, policy: 'economy', compact: { enabled: false } };
-    const seen = new Set<string>();
     const other = new BlockTokenCache(charCounter(2));
     const main = new BlockTokenCache();
-    let state: TimelineState | undefined;
-    let now = 0;
     let checked = 0;
-    for (const e of economySession('prune-note-tokens', model, 'multi', 80)) {
-      if (e.type === 'assistant') {
-        render(state!, { ...options, now, tokens: other });
-        const r = render(state!, { ...options, now, tokens: main });
-        const hidden = hiddenSetOf(r.state);
-        for (const d of r.decisions) {
-          if (d.type !== 'prune') continue;
-          const fresh = new BlockTokenCache();
-          const payload = findBlock(state!, d.path)!.param;
-          const note = hidden.get(d.path)!.note;
-          const noteTokens = payload.type === 'thinking' || payload.type === 'redacted_thinking' ? 0 : fresh.tokens({ type: 'text', text: note });
-          expect(d.tokensRemoved, d.path).toBe(Math.max(0, fresh.tokens(payload) - noteTokens));
-          checked++;
-        }
-        state = appendResponse(r.state, e.content as never, e.at);
-        now = e.at;
-        continue;
+    replayRequests(economySession('prune-note-tokens', model, 'multi', 80), model, options, (state, now) => {
+      render(state, { ...options, now, tokens: other });
+      const r = render(state, { ...options, now, tokens: main });
+      const hidden = hiddenSetOf(r.state);
+      for (const d of r.decisions) {
+        if (d.type !== 'prune') continue;
+        const fresh = new BlockTokenCache();
+        const payload = findBlock(state, d.path)!.param;
+        const note = hidden.get(d.path)!.note;
+        const noteTokens = payload.type === 'thinking' || payload.type === 'redacted_thinking' ? 0 : fresh.tokens({ type: 'text', text: note });
+        expect(d.tokensRemoved, d.path).toBe(Math.max(0, fresh.tokens(payload) - noteTokens));
+        checked++;
       }
-      if ('at' in e && typeof e.at === 'number') now = e.at;
-      state = applyEvent(state, e, { model, options, now, shift: 0, seen });
-    }
+      return r;
+    });
     expect(checked).toBeGreaterThan(10);
   });
 });
