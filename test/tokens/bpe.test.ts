@@ -2,7 +2,17 @@ import fc from 'fast-check';
 import { getEncoding } from 'js-tiktoken';
 import { describe, expect, it, vi } from 'vitest';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
-import { MODEL_CLASSES, MODEL_EXTRA, cl100kCount, cl100kEstimate, cl100kPieces, modelFeatures, modelTokens, utf8Binary } from '../../src/tokens/bpe.js';
+import {
+  MODEL_CLASSES,
+  MODEL_EXTRA,
+  cl100kCount,
+  cl100kEstimate,
+  cl100kPieces,
+  lastEstimateWindows,
+  modelFeatures,
+  modelTokens,
+  utf8Binary,
+} from '../../src/tokens/bpe.js';
 import { BlockTokenCache, HUGE_TEXT, tiktokenCounter } from '../../src/tokens/counter.js';
 import { PAYLOAD_KINDS, type PayloadKind, payload } from '../../src/synthetic/payloads.js';
 
@@ -618,6 +628,27 @@ describe('cl100kEstimate (sampled count of long payloads)', () => {
     expect(cl100kEstimate(text)).toBe(cl100kEstimate(text));
     const short = payload('prose', 2_000, 3);
     expect(cl100kEstimate(short)).toBe(cl100kCount(short));
+  });
+
+  it('counts a line-numbered file (a read tool view) after 16 pilot windows, not 64, when the windows would cover half of it', () => {
+    // The class model leaves ~1.6 % at 64 windows on such files: the ~700 windows the 0.5 % target needs would cover
+    // half of anything up to ~65k characters, so the count is exact either way; the pilot sees it from 16 windows.
+    for (const [size, seed] of [
+      [20_000, 1],
+      [30_000, 2],
+      [48_000, 3],
+    ] as const) {
+      const text = OTHER_KINDS['code, numbered lines']!(size, seed);
+      expect(cl100kEstimate(text), `${size} seed ${seed}`).toBe(cl100kCount(text));
+      expect(lastEstimateWindows(), `${size} seed ${seed}`).toBe(16);
+    }
+    // Text whose windows reach the target is still estimated from its 64 first windows (or more).
+    const log = payload('log', 60_000, 1);
+    expect(cl100kEstimate(log)).not.toBe(cl100kCount(log));
+    expect(lastEstimateWindows()).toBeGreaterThanOrEqual(64);
+    // Counted at once (12,288 characters or fewer of cheap text): no window.
+    cl100kEstimate(payload('code', 12_000, 1));
+    expect(lastEstimateWindows()).toBe(0);
   });
 
   it('is what the default token cache uses above the threshold', () => {
