@@ -15,7 +15,12 @@
  * extend a known conversation (its previous request's messages plus that
  * response) continues it; any other request starts a new conversation, so
  * interleaved sessions separate into one trace each, and a history the client
- * rewrote (its own compaction) starts a new trace too.
+ * rewrote (its own compaction) starts a new trace too. A request that repeats
+ * its conversation's last request (a retry after a response the client dropped,
+ * a regenerate) replaces that response: the trace format has one response per
+ * request. A line that records an API error instead of a response (`response`
+ * of type `error`, or an `error` and no `response`) is skipped: the retry after
+ * it continues the conversation.
  */
 import { describe, isObj, withoutMarker, TraceBuilder, timeOf, type Obj } from './common.js';
 import { ImportError } from './errors.js';
@@ -32,6 +37,21 @@ interface Conversation {
   /** The canonical JSON of each message the conversation holds so far (request messages + responses). */
   readonly keys: string[];
   envelopeKey: string;
+  /** The last response, kept out of the trace until a request extends it: a repeat of its request replaces it. */
+  last?: { readonly key: string; readonly line: number; readonly add: () => void };
+}
+
+/** The keys the next request of `c` extends: its messages and its last response. */
+const heldKeys = (c: Conversation): readonly string[] => (c.last ? [...c.keys, c.last.key] : c.keys);
+
+/** The error type of an API error logged in place of a response (the proxy recorded the failed call), or undefined. */
+function apiError(value: unknown): string | undefined {
+  if (!isObj(value)) return undefined;
+  const { response } = value;
+  const failed = isObj(response) ? response.type === 'error' : response === undefined && value.error !== undefined && value.error !== null;
+  if (!failed) return undefined;
+  const error = isObj(response) ? response.error : value.error;
+  return isObj(error) && typeof error.type === 'string' ? error.type : 'error';
 }
 
 const canon = (v: unknown): string => JSON.stringify(withoutMarker(v));
@@ -85,7 +105,14 @@ function convert(lines: readonly SourceLine[], file: string): ImportResult {
   const conversations: Conversation[] = [];
   let synthetic = 0;
   let lastAt = Date.parse('2026-01-01T00:00:00.000Z') - STEP_MS;
+  const errors: string[] = [];
+  const repeats: string[] = [];
   for (const { line, value } of lines) {
+    const error = apiError(value);
+    if (error !== undefined) {
+      errors.push(`line ${line}: ${error}`);
+      continue;
+    }
     const { request, response } = check(file, line, value);
     const v = value as Obj;
     let start = REQUEST_TIME.map((k) => timeOf(v[k])).find((t) => t !== undefined);
@@ -99,17 +126,36 @@ function convert(lines: readonly SourceLine[], file: string): ImportResult {
 
     const messages = request.messages as Obj[];
     const keys = messages.map(messageKey);
-    // The conversation this request continues: the longest whose messages are a prefix of it.
-    let conv: Conversation | undefined;
-    for (const c of conversations) {
-      if (c.keys.length < keys.length && c.keys.every((k, i) => k === keys[i]) && (!conv || c.keys.length > conv.keys.length)) conv = c;
-    }
     const envelope = {
       ...(typeof request.model === 'string' ? { model: request.model } : {}),
       instructions: systemTexts(request.system),
       tools: ((request.tools as unknown[] | undefined) ?? []).map((b) => withoutMarker(b)),
     };
     const envelopeKey = canon(envelope);
+    const respond = (c: Conversation) => () =>
+      c.builder.assistant(blocksOf(response.content), end, line, isObj(response.usage) ? { usage: response.usage } : {});
+    const responseKey = messageKey({ role: 'assistant', content: response.content });
+    // A repeat of a conversation's last request, with the same envelope: its response replaces the last one.
+    let conv = conversations.find((c) => c.last && c.envelopeKey === envelopeKey && c.keys.length === keys.length && c.keys.every((k, i) => k === keys[i]));
+    if (conv?.last) {
+      repeats.push(`line ${line} repeats line ${conv.last.line}`);
+      conv.last = { key: responseKey, line, add: respond(conv) };
+      continue;
+    }
+    // The conversation this request continues: the longest whose messages are a prefix of it.
+    let held: readonly string[] = [];
+    for (const c of conversations) {
+      const h = heldKeys(c);
+      if (h.length < keys.length && h.every((k, i) => k === keys[i]) && (!conv || h.length > held.length)) {
+        conv = c;
+        held = h;
+      }
+    }
+    if (conv?.last) {
+      conv.last.add();
+      conv.keys.push(conv.last.key);
+      delete conv.last;
+    }
     if (!conv) {
       const name = conversations.length === 0 ? 'main' : `conversation-${conversations.length + 1}`;
       conv = { builder: new TraceBuilder(name, (w) => warnings.push(w)), keys: [], envelopeKey };
@@ -130,11 +176,24 @@ function convert(lines: readonly SourceLine[], file: string): ImportResult {
         conv.builder.user(blocks.length === 1 && blocks[0]!.type === 'text' && typeof m.content === 'string' ? m.content : blocks, start, line);
       }
     }
-    const content = blocksOf(response.content);
-    conv.builder.assistant(content, end, line, isObj(response.usage) ? { usage: response.usage } : {});
-    conv.keys.push(...keys.slice(conv.keys.length), messageKey({ role: 'assistant', content: response.content }));
+    conv.keys.push(...keys.slice(conv.keys.length));
+    conv.last = { key: responseKey, line, add: respond(conv) };
   }
+  for (const c of conversations) c.last?.add();
   if (lines.length === 0) throw new ImportError(file, 1, 'empty log: expected one {"request", "response"} object per line');
+  if (conversations.length === 0) throw new ImportError(file, 1, `no model response to import: every line is an API error (${errors.slice(0, 3).join(', ')})`);
+  if (errors.length > 0) {
+    const n = errors.length;
+    warnings.push(
+      `${n} ${n === 1 ? 'line was an API error' : 'lines were API errors'}, not a model response (${errors.slice(0, 3).join(', ')}${n > 3 ? ', …' : ''}): skipped`,
+    );
+  }
+  if (repeats.length > 0) {
+    const n = repeats.length;
+    warnings.push(
+      `${n} ${n === 1 ? 'line repeated the request' : 'lines repeated the request'} before it (a retry or regenerate: ${repeats.slice(0, 3).join(', ')}${n > 3 ? ', …' : ''}): the trace keeps the later response`,
+    );
+  }
   if (synthetic > 0)
     warnings.push(
       `${synthetic} of ${lines.length} lines had no time stamp: those requests are spaced ${STEP_MS / 1000} s apart (cache expiry is then not measured)`,
@@ -147,6 +206,6 @@ function convert(lines: readonly SourceLine[], file: string): ImportResult {
 export const messagesLog: ImportFormat = {
   id: 'messages-log',
   description: 'JSON Lines of Messages API {request, response} pairs (a logging proxy, an SDK wrapper)',
-  detect: (first) => isObj(first) && isObj(first.request) && 'response' in first,
+  detect: (first) => isObj(first) && isObj(first.request) && ('response' in first || 'error' in first),
   convert,
 };
