@@ -673,6 +673,19 @@ function hasId(blocks: readonly Block[], id: string): boolean {
 /** Sets the volatile tail of the next request (replaces the previous one). */
 export function setTail(state: TimelineState, content: string | readonly ContentBlockParam[]): TimelineState {
   const given = typeof content === 'string' ? [{ type: 'text', text: content } as TextBlockParam] : content;
+  // A function is the AI SDK middleware's form (a tail computed per call); here the tail is the value itself.
+  if (!Array.isArray(given)) {
+    const kind = given === null ? 'null' : typeof given;
+    const got =
+      kind === 'function'
+        ? 'a function (pass its result: tail: liveView(), not tail: liveView)'
+        : kind === 'object'
+          ? 'an object'
+          : kind === 'null'
+            ? 'null'
+            : `a ${kind}`;
+    throw new TimelineError('tail', `expected a string or an array of content blocks, got ${got}`);
+  }
   checkBlocks(given, 0, 0, 'tail');
   const blocks = given.filter((b) => !isBlankText(b));
   const tail: Block[] = blocks.map((b, i) => {
