@@ -10,7 +10,7 @@ import { freeze } from 'immer';
 import { ConversationStateError } from '../errors.js';
 import type { ModelProfile } from '../models/profiles.js';
 import { passContext } from '../render/context.js';
-import { stableStream } from '../render/projection.js';
+import { detachBlock, stableStream } from '../render/projection.js';
 import type { StreamBlock } from '../render/types.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type { CacheEntryRecord, OtherView, TimelineState } from '../timeline/types.js';
@@ -23,7 +23,9 @@ import type { ConversationRecord, CutShadow, ImportedRender } from './types.js';
 /**
  * The format tag and the newest version this build writes and reads. A document is written at the lowest version
  * that holds it, so a worker of an older build still reads what it can: version 1, a record without a cut shadow;
- * version 2, with one (`record.cut`, see cut-shadow.ts). Both are read.
+ * version 2, with one (`record.cut`, see cut-shadow.ts). Both are read. Fields an older build can ignore do not
+ * raise it: the other view's `superseded` and its blocks' `digest` (a compaction's view, render/projection.ts) are
+ * read by an older build as the plain other view it knows.
  */
 export const STATE_FORMAT = 'cachepoint.conversation';
 export const STATE_VERSION = 2;
@@ -71,18 +73,43 @@ function exportRender(state: TimelineState, imported: ImportedRender | undefined
     ...(lr.stripBoundary === undefined ? {} : { stripBoundary: lr.stripBoundary }),
     // For a worker of an older build, which reads only whether the last user message held the boundary.
     ...(lr.stripBoundary !== undefined && lr.stripBoundary > lastAssistant(lr.stream) ? { thinkingStripped: true } : {}),
-    ...(lr.otherView ? { otherView: exportView(lr.otherView) } : {}),
+    ...(lr.otherView ? { otherView: exportView(lr.otherView, lr.stream) } : {}),
   };
 }
 
-/** An other view (LastRender.otherView) as JSON: its stream from `from` to its last entry (before `from` it is the render's). */
-function exportView(v: OtherView): NonNullable<ImportedRender['otherView']> {
+/** A detached view block read back (rehydrate): the key and payload digest of the block it stands for. */
+const detachedOrigin = new WeakMap<StreamBlock, { readonly key: string; readonly digest: string }>();
+const payloadDigests = new WeakMap<StreamBlock, string>();
+
+/** The digest of the bytes a stream block sends (memoized per block; a detached block's is the one it was read with). */
+function payloadDigest(b: StreamBlock): string {
+  const origin = detachedOrigin.get(b);
+  if (origin) return origin.digest;
+  let d = payloadDigests.get(b);
+  if (d === undefined) payloadDigests.set(b, (d = digestOf(JSON.stringify(b.param))));
+  return d;
+}
+
+/**
+ * An other view (LastRender.otherView) as JSON: its stream from `from` to its last entry (before `from` it is the
+ * render's). In a compaction's view, a block the render's own stream does not hold (the superseded stretch) carries
+ * the digest of its payload: on import nothing stands for it, and the request that sends those bytes again is told
+ * by it.
+ */
+function exportView(v: OtherView, own: readonly StreamBlock[]): NonNullable<ImportedRender['otherView']> {
   const end = Math.max(v.from, (v.entries.at(-1)?.index ?? -1) + 1);
-  const stream: { path: string; role: StreamBlock['role']; key: string }[] = [];
-  for (let i = v.from; i < end; i++) stream.push({ path: v.stream[i]!.path, role: v.stream[i]!.role, key: streamKey(v.stream[i]!) });
+  // Only a compaction's view: the blocks of a strip view are the conversation's own (re-attached by path and key).
+  const held = v.superseded ? new Set<StreamBlock>(own) : undefined;
+  const stream: { path: string; role: StreamBlock['role']; key: string; digest?: string }[] = [];
+  for (let i = v.from; i < end; i++) {
+    const b = v.stream[i]!;
+    const key = detachedOrigin.get(b)?.key ?? streamKey(b);
+    stream.push(!held || held.has(b) ? { path: b.path, role: b.role, key } : { path: b.path, role: b.role, key, digest: payloadDigest(b) });
+  }
   return {
     from: v.from,
     stripBoundary: v.stripBoundary,
+    ...(v.superseded ? { superseded: true as const } : {}),
     stream,
     entries: v.entries.map((e) => ({ path: e.path, index: e.index, prefixTokens: e.prefixTokens, ttl: e.ttl, expiresAt: e.expiresAt })),
   };
@@ -204,7 +231,8 @@ function isOtherView(v: unknown): boolean {
     isObject(v) &&
     isIndex(v['from']) &&
     isIndex(v['stripBoundary']) &&
-    everyOf(v['stream'], (s) => isString(s['path']) && isString(s['role']) && isString(s['key'])) &&
+    (v['superseded'] === undefined || v['superseded'] === true) &&
+    everyOf(v['stream'], (s) => isString(s['path']) && isString(s['role']) && isString(s['key']) && (s['digest'] === undefined || isString(s['digest']))) &&
     everyOf(v['entries'], isEntry)
   );
 }
@@ -301,9 +329,21 @@ export function rehydrate(record: ConversationRecord, profile: ModelProfile, tok
   const other = imported.otherView;
   let otherView: OtherView | undefined;
   if (other && other.from <= stream.length) {
-    const view = stream.slice(0, other.from).concat(other.stream.map(attach));
+    // A block with a digest that nothing here stands for is detached: it matches the block a later request sends
+    // under its path with its key and payload (render/projection.ts), where identity cannot.
+    const attachView = (d: (typeof other.stream)[number]): StreamBlock => {
+      const b = attach(d);
+      if (d.digest === undefined || (byPath.get(d.path) === b && b !== undefined)) return b;
+      const digest = d.digest;
+      detachedOrigin.set(b, { key: d.key, digest });
+      return detachBlock(b, (x) => x.path === d.path && streamKey(x) === d.key && payloadDigest(x) === digest);
+    };
+    const view = stream.slice(0, other.from).concat(other.stream.map(attachView));
     const kept = other.entries.filter((e) => e.index < view.length).map((e) => ({ ...e, block: view[e.index]! }));
-    if (kept.length > 0) otherView = { from: other.from, stream: Object.freeze(view), entries: kept, stripBoundary: other.stripBoundary };
+    if (kept.length > 0) {
+      otherView = { from: other.from, stream: Object.freeze(view), entries: kept, stripBoundary: other.stripBoundary };
+      if (other.superseded === true) otherView = { ...otherView, superseded: true };
+    }
   }
   const state: TimelineState = freeze(
     {

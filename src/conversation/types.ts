@@ -207,7 +207,15 @@ export interface ImportedRender {
   readonly otherView?: {
     readonly from: number;
     readonly stripBoundary: number;
-    readonly stream: readonly { readonly path: string; readonly role: 'tools' | 'system' | 'user' | 'assistant'; readonly key: string }[];
+    /** A compaction's superseded entries (LastRender.otherView.superseded); absent in older builds' records. */
+    readonly superseded?: true;
+    /** `digest`: of the payload, for a block the render's own stream did not hold (absent in older builds' records). */
+    readonly stream: readonly {
+      readonly path: string;
+      readonly role: 'tools' | 'system' | 'user' | 'assistant';
+      readonly key: string;
+      readonly digest?: string;
+    }[];
     readonly entries: readonly ShadowEntry[];
   };
   /** The tail that request sent (models that bind thinking to its prefix: render/bind.ts keeps it once answered). */

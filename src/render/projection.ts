@@ -864,12 +864,48 @@ function entriesAndView(
   // stream may be a chain's array, which later renders extend).
   let c = Math.min(change, other.from);
   const end = Math.min(stream.length, (other.entries.at(-1)?.index ?? -1) + 1);
-  if (c === other.from) while (c < end && other.stream[c] === stream[c]) c++;
-  const view = { stream: other.stream, entries: other.entries, stripBoundary: other.stripBoundary } as LastRender;
+  let blocks = other.stream;
+  let ledger = other.entries;
+  if (c === other.from) {
+    while (c < end && blocks[c] === stream[c]) c++;
+    // A view read back from a conversation record holds detached blocks where the record's stream had none (a
+    // compaction's superseded stretch): they match this stream's blocks by path and payload, and take them.
+    if (c < end && matchesDetached(blocks[c]!, stream[c]!)) {
+      const copy = blocks.slice();
+      for (; c < end && (copy[c] === stream[c] || matchesDetached(copy[c]!, stream[c]!)); c++) copy[c] = stream[c]!;
+      blocks = copy;
+      ledger = ledger.map((e) => (e.index < c ? { ...e, block: copy[e.index]! } : e));
+    }
+  }
+  const view = { stream: blocks, entries: ledger, stripBoundary: other.stripBoundary } as LastRender;
   const otherRest: CacheEntryRecord[] = [];
   const entries = union(valid, entriesOf(view, stream, c, now, boundary, otherRest));
-  if (!otherView && otherRest.length > 0) otherView = { from: c, stream: other.stream, entries: otherRest, stripBoundary: other.stripBoundary };
+  if (!otherView && otherRest.length > 0) otherView = { from: c, stream: blocks, entries: otherRest, stripBoundary: other.stripBoundary };
+  // A compaction's superseded entries this stream does not reach are carried on while warm: an edit or cut back into
+  // the summarised stretch two or more requests later re-sends their bytes. The view equals this stream below `c`.
+  if (!otherView && other.superseded) {
+    const carried = ledger.filter((e) => e.index >= c && e.expiresAt > now);
+    if (carried.length > 0) otherView = { from: c, stream: blocks, entries: carried, stripBoundary: other.stripBoundary, superseded: true };
+  }
   return otherView ? { entries, otherView } : { entries };
+}
+
+/**
+ * Stream blocks of an other view read back from a conversation record with no block of the record's state behind
+ * them (a compaction's superseded stretch is not in the compacted stream): each with the test that tells the block
+ * it stood for (conversation/state.ts: path, key and payload digest), where identity cannot.
+ */
+const detached = new WeakMap<StreamBlock, (b: StreamBlock) => boolean>();
+
+/** Registers `placeholder` as a detached view block that stands for the blocks `matches` accepts. */
+export function detachBlock(placeholder: StreamBlock, matches: (b: StreamBlock) => boolean): StreamBlock {
+  detached.set(placeholder, matches);
+  return placeholder;
+}
+
+function matchesDetached(view: StreamBlock, b: StreamBlock | undefined): boolean {
+  const test = detached.get(view);
+  return test !== undefined && b !== undefined && test(b);
 }
 
 /**
@@ -893,7 +929,7 @@ export function supersededView(prev: LastRender | undefined, change: number, now
   const length = previousLength(prev);
   const entries = prev.entries.filter((e) => e.index >= change && e.index < length && e.expiresAt > now);
   if (entries.length === 0) return undefined;
-  return { from: change, stream: ownBlocks(prev), entries, stripBoundary: prev.stripBoundary ?? 0 };
+  return { from: change, stream: ownBlocks(prev), entries, stripBoundary: prev.stripBoundary ?? 0, superseded: true };
 }
 
 /** Two entry lists in index order as one, one entry per index (the one that lives longer). */

@@ -63,7 +63,9 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
   const { stream: stable, change, entries, boundary } = standing;
   // A compaction supersedes entries the provider still holds: kept as the other view for the next render (an edit
   // or cut back into the summarised stretch undoes the compaction and re-sends their bytes).
-  const otherView = standing.otherView ?? (decisions.some((d) => d.type === 'compact') ? supersededView(next.lastRender, change, ctx.now) : undefined);
+  // An earlier compaction's view, carried on, gives way to this one's.
+  const compacted = decisions.some((d) => d.type === 'compact') ? supersededView(next.lastRender, change, ctx.now) : undefined;
+  const otherView = standing.otherView?.superseded ? (compacted ?? standing.otherView) : (standing.otherView ?? compacted);
   const { plan: planned, entries: ledger } = planRequest({
     stream: parts.stable,
     ...(parts.tail.length > 0 ? { tail: parts.tail } : {}),

@@ -187,8 +187,9 @@ export interface LastRender {
    * not hold because that request stripped other thinking than the view's request: the request before a cut, for the
    * request that appends past the cut again (conversation/cut-shadow.ts withOwnView), or an earlier request whose
    * entries the previous one could not read (its strip boundary moved past thinking, e.g. a tail that comes and goes),
-   * kept for one more render (render.ts); or, any model, the entries a compaction superseded, kept by the compacting
-   * render for the next one (an edit or cut back into the summarised stretch re-sends their bytes). Its stream
+   * kept for one more render (render.ts); or, any model, the entries a compaction superseded (`superseded`), kept by
+   * the compacting render and carried on by the renders after it while they are warm (an edit or cut back into the
+   * summarised stretch re-sends their bytes). Its stream
    * (blocks before `from` are the previous render's; an array of a chain may hold later blocks past the entries: only
    * indices up to the last entry are read), its entries and its strip boundary. validEntries keeps the entries still valid of either view. Exported with the conversation state
    * (conversation/state.ts exportView: its stream from `from` to its last entry).
@@ -202,6 +203,8 @@ export interface OtherView {
   readonly stream: readonly StreamBlock[];
   readonly entries: readonly CacheEntryRecord[];
   readonly stripBoundary: number;
+  /** The entries a compaction superseded: carried on from render to render while any is warm (projection.ts). */
+  readonly superseded?: true;
 }
 
 // The rendered stream: what every render pass reads and writes, kept with the data model

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { doorScript, emptyDoorStats, runDoorScript } from './doors.js';
+import { type DoorScript, doorScript, emptyDoorStats, runDoorScript } from './doors.js';
 
 const runs = Number(process.env.FUZZ_DOORS_SIM_RUNS ?? 150);
 
@@ -17,6 +17,40 @@ function replay(seed: number, path: string): Promise<void> {
     fc.asyncProperty(doorScript, (script) => runDoorScript(script, undefined, { simulate: true })),
     { seed, path, numRuns: 1, endOnFailure: true },
   );
+}
+
+/** The script of one case of the property, by its seed and path. */
+function scriptOf(seed: number, path: string): DoorScript {
+  let script: DoorScript | undefined;
+  fc.assert(
+    fc.property(doorScript, (s) => {
+      script = s;
+    }),
+    { seed, path, numRuns: 1 },
+  );
+  return script!;
+}
+
+/**
+ * Seed 909 case 248 (an edit inside a compacted stretch, see below), made to reach its compaction two requests
+ * before the edit: every pause cut to 20 s at most (the entries stay warm), and turn 3 sends a 2,000-character tail
+ * from its round 2 (the visible input crosses the compaction threshold a round earlier) until its round 4 drops it
+ * (the edited history, re-sent whole, is under the threshold again: the compaction is undone). `pick` chooses the
+ * edited message (5: messages[10], 6: messages[12]).
+ */
+function editTwoAfterCompaction(store: DoorScript['store'], keepsThinking: boolean, pick: number): DoorScript {
+  const base = scriptOf(909, '248');
+  const turns = base.session.turns.map((t, ti) => ({
+    ...t,
+    gap: Math.min(t.gap, 20),
+    rounds: t.rounds.map((r, ri) => ({
+      ...r,
+      gap: Math.min(r.gap, 20),
+      ...(ti !== 2 ? {} : ri === 1 ? { tail: ['t'.repeat(2000)] } : ri === 3 ? { tail: [] } : ri > 1 ? { tail: null } : {}),
+    })),
+  }));
+  const mutations = base.mutations.map((m) => (m.kind === 'edit' ? { ...m, pick } : m));
+  return { ...base, store, mutations, session: { ...base.session, keepsThinking, turns } };
 }
 
 describe('random sessions through prepare and the provider simulator', () => {
@@ -76,5 +110,23 @@ describe('random sessions through prepare and the provider simulator', () => {
     // covered, and the cut-back undoes the compaction; the ledger had forgotten the entries the compaction superseded
     // (still warm), so none was reached (2,176 tokens). The compacting render keeps them as its other view.
     await replay(909, '248');
+  }, 600_000);
+
+  it('the same edit with the conversation in a file store: the superseded entries come back from the record', async () => {
+    // The view went through export and import, which re-attaches its blocks to the compacted stream: the summarised
+    // stretch is not in it, so its blocks came back as placeholders that never matched (2,176 tokens). They now keep
+    // their payload digest and match the blocks the edit re-sends (conversation/state.ts, render/projection.ts).
+    await runDoorScript({ ...scriptOf(909, '248'), store: 'file' }, undefined, { simulate: true });
+  }, 600_000);
+
+  it('a history edit two requests after the compaction: the superseded entries are carried on while warm', async () => {
+    // The compacting render's view lasted one render (undo9): the request after it dropped it, so an edit one request
+    // later re-sent pre-compaction bytes no ledger knew (2,176 tokens at position 29 with messages[10] edited, 4,120
+    // with messages[12] and keepsThinking false). The view is carried on while its entries are warm, in memory and
+    // through the record.
+    for (const store of ['memory', 'file'] as const) {
+      await runDoorScript(editTwoAfterCompaction(store, true, 5), undefined, { simulate: true });
+      await runDoorScript(editTwoAfterCompaction(store, false, 6), undefined, { simulate: true });
+    }
   }, 600_000);
 });
