@@ -560,7 +560,89 @@ function sameNode(a: object, b: object): boolean {
 function unchangedEnvelope(record: ConversationRecord | undefined, params: PrepareParams): boolean {
   const sent = record?.sentEnvelope;
   if (!sent || sent.model !== params.model) return false;
-  return sameJson(params.system, sent.system) && sameJson(params.tools ?? [], sent.tools);
+  const system = params.system;
+  const tools = params.tools ?? [];
+  // The same objects (a loop that keeps them): identity answers, as in sameJson, without a walk.
+  if ((system === sent.system || sameItems(system, sent.system)) && sameItems(tools, sent.tools)) return true;
+  // Rebuilt: walked against the flat form of what was sent; anything else (another key order) by sameJson.
+  let flat = flats.get(sent);
+  if (flat === undefined) flats.set(sent, (flat = { system: flatten(sent.system, []), tools: flatten(sent.tools, []) }));
+  return (inFlat(system, flat.system) || sameJson(system, sent.system)) && (inFlat(tools, flat.tools) || sameJson(tools, sent.tools));
+}
+
+/** Two arrays of the same items by identity (a loop that keeps its tool objects; the sent list is a copy). */
+function sameItems(a: unknown, b: unknown): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/*
+ * A loop that rebuilds its system and tools for every request sends ~20 kB of new objects each time, compared with
+ * the sent ones in full (a change anywhere is a change). sameJson reads both sides by key (a keyed lookup into the
+ * sent object per value, a second pass over its keys per object); the flat form of the sent side lays out what that
+ * compare reads in the order a walk meets it, so the new objects are walked once (for-in, each key compared by
+ * pointer: property names are internalized) against a list read in order. Objects and arrays keep the sent object
+ * and where they end: one re-sent as the same object is skipped, as sameJson skips it. It says yes only where
+ * sameJson would (same keys in the same order, the same values by ===); a no is left to sameJson, which also takes
+ * another key order. Made once per sent envelope (the conversation keeps it while the envelope does not change).
+ */
+const OBJECT = Symbol('object');
+const ARRAY = Symbol('array');
+const END = Symbol('end');
+const flats = new WeakMap<SentEnvelope, { readonly system: unknown[]; readonly tools: unknown[] }>();
+
+/** Appends the flat form of `v` to `out`: a primitive; or OBJECT, the object, its end, its keys and values, END; or ARRAY, the array, its end, its length, its items. */
+function flatten(v: unknown, out: unknown[]): unknown[] {
+  if (v === null || typeof v !== 'object') {
+    out.push(v);
+    return out;
+  }
+  const at = out.length;
+  if (Array.isArray(v)) {
+    out.push(ARRAY, v, 0, v.length);
+    for (let i = 0; i < v.length; i++) flatten(v[i], out);
+  } else {
+    out.push(OBJECT, v, 0);
+    // for-in without hasOwn, as sameNode walks.
+    const o = v as Record<string, unknown>;
+    for (const k in o) {
+      out.push(k);
+      flatten(o[k], out);
+    }
+    out.push(END);
+  }
+  out[at + 2] = out.length;
+  return out;
+}
+
+/** Read position of {@link matchFlat} in the flat form (module state: the compare is synchronous and not re-entered). */
+let flatAt = 0;
+
+/** Whether `v` is the value {@link flatten} laid out in `flat` (read in full, to its end). */
+function inFlat(v: unknown, flat: readonly unknown[]): boolean {
+  flatAt = 0;
+  return matchFlat(v, flat) && flatAt === flat.length;
+}
+
+function matchFlat(v: unknown, flat: readonly unknown[]): boolean {
+  if (v === null || typeof v !== 'object') return v === flat[flatAt++];
+  const tag = flat[flatAt];
+  if ((tag === OBJECT || tag === ARRAY) && v === flat[flatAt + 1]) {
+    flatAt = flat[flatAt + 2] as number;
+    return true;
+  }
+  if (Array.isArray(v)) {
+    if (tag !== ARRAY || flat[flatAt + 3] !== v.length) return false;
+    flatAt += 4;
+    for (let i = 0; i < v.length; i++) if (!matchFlat(v[i], flat)) return false;
+    return true;
+  }
+  if (tag !== OBJECT) return false;
+  flatAt += 3;
+  const o = v as Record<string, unknown>;
+  for (const k in o) if (flat[flatAt++] !== k || !matchFlat(o[k], flat)) return false;
+  return flat[flatAt++] === END;
 }
 
 /** What the envelope was built from, for {@link unchangedEnvelope} (arrays copied: an in-place push is a change). */

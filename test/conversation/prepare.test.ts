@@ -309,6 +309,70 @@ describe('prepare', () => {
     }
   });
 
+  it('a rebuilt system or tool catalog: every kind of change is a change (the flat compare of what was sent), another key order is not', async () => {
+    type Tools = Record<string, unknown>[];
+    const tools = structuredClone(TOOLS) as unknown as Tools;
+    const system = [{ type: 'text' as const, text: SYSTEM }];
+    const schema = (t: Record<string, unknown>) => t.input_schema as { properties: Record<string, Record<string, unknown>>; required?: string[] };
+    const edit = (f: (t: Tools) => void): Tools => {
+      const copy = structuredClone(tools);
+      f(copy);
+      return copy;
+    };
+    const rename = (o: Record<string, unknown>, from: string, to: string) =>
+      Object.fromEntries(Object.entries(o).map(([k, v]) => [k === from ? to : k, v] as [string, unknown]));
+    const changes: [string, Tools, unknown][] = [
+      ['a key renamed, same value', edit((t) => (t[0] = rename(t[0]!, 'description', 'descriptiom'))), system],
+      ['a key dropped', edit((t) => delete t[1]!.description), system],
+      ['the last key of the last tool dropped', edit((t) => delete t.at(-1)!.input_schema), system],
+      ['a key added', edit((t) => (t[1]!.cache_hint = 'x')), system],
+      ['a nested value', edit((t) => (Object.values(schema(t[0]!).properties)[0]!.type = 'number')), system],
+      ['an array for a string', edit((t) => (schema(t[0]!).properties.path!.type = ['string'])), system],
+      ['a number for a string', edit((t) => (schema(t[1]!).required = [1 as never])), system],
+      ['null for an object', edit((t) => (t[1]!.input_schema = null)), system],
+      ['an object for an array', edit((t) => (schema(t[0]!).required = { 0: 'x' } as never)), system],
+      ['a tool added', edit((t) => t.push({ name: 'Extra', description: 'x', input_schema: { type: 'object', properties: {} } })), system],
+      ['a tool dropped', edit((t) => t.pop()), system],
+      ['two tools swapped', edit((t) => t.splice(0, 2, t[1]!, t[0]!)), system],
+      ['the system text', tools, [{ type: 'text', text: `${SYSTEM}.` }]],
+      ['a system block added', tools, [...system, { type: 'text', text: 'More.' }]],
+    ];
+    const requests = history(1, 4);
+    for (const [what, changedTools, changedSystem] of changes) {
+      const store = new MemoryConversationStore();
+      const send = (i: number, t: unknown, s: unknown) =>
+        prepare(
+          { ...base, system: JSON.parse(JSON.stringify(s)), tools: JSON.parse(JSON.stringify(t)), messages: requests[i]! },
+          { conversationId: what, store, now: i },
+        );
+      for (let i = 0; i < 2; i++) expect((await send(i, tools, system)).plan.resync, what).toBeUndefined();
+      const { params, plan } = await send(2, changedTools, changedSystem);
+      expect(plan.resync?.reason, what).toMatch(/^(tools|system)_changed$/);
+      const fresh = await prepare(
+        { ...base, system: changedSystem as never, tools: changedTools as never, messages: requests[2]! },
+        { conversationId: 'fresh', store: new MemoryConversationStore(), now: 2 },
+      );
+      expect(JSON.stringify({ s: params.system, t: params.tools }), what).toBe(JSON.stringify({ s: fresh.params.system, t: fresh.params.tools }));
+      // Sent again, rebuilt: no change.
+      expect((await send(3, changedTools, changedSystem)).plan.resync, what).toBeUndefined();
+    }
+    // Another key order of the same tools: the same request to the API, no change; the bytes first sent stay.
+    const store = new MemoryConversationStore();
+    const first = await prepare(
+      { ...base, system, tools: structuredClone(tools) as never, messages: requests[0]! },
+      { conversationId: 'order', store, now: 1 },
+    );
+    const reordered = tools.map((t) => Object.fromEntries(Object.entries(t).reverse()));
+    for (const i of [1, 2]) {
+      const { params, plan } = await prepare(
+        { ...base, system, tools: structuredClone(reordered) as never, messages: requests[i]! },
+        { conversationId: 'order', store, now: 1 + i },
+      );
+      expect(plan.resync).toBeUndefined();
+      expect(JSON.stringify(params.tools)).toBe(JSON.stringify(first.params.tools));
+    }
+  });
+
   it('keeps the timeline when only the system prompt changes, and names it', async () => {
     const store = new MemoryConversationStore();
     const requests = history(1, 2);
