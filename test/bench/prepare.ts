@@ -227,6 +227,29 @@ const RUNS = Number(process.env.BENCH_PREPARE_RUNS ?? 12);
  */
 const WARMUP = Number(process.env.BENCH_PREPARE_WARMUP ?? 2000);
 
+/**
+ * Young-generation bytes allocated (and dropped) before each timed run, spread evenly over the runs: run `r` of `n`
+ * starts `r / n` of YOUNG_SPAN into the young generation. Without it the scavenges were phase-locked to the
+ * replay: every run allocates the same, each started right after a scavenge (the one at its end), so the next one
+ * fell on the same request in every run (long-idle: request 98-100 in 12 of 12 runs, 5-60 ms of wall time with
+ * the parallel scavenger's threads in this process's CPU time), and that request's median over the runs was a
+ * scavenge: in the prepare door for a whole process (long-idle rebuilt ×1.61) or in the Session door (×1.07),
+ * ×1.27 otherwise: the bimodality seen since prep8. Spread, a scavenge falls on a different request in each run
+ * and the per-request median leaves it out, as it leaves out every other pause (the per-run ratios still count
+ * them). 16 MB: V8's default semi-space size on 64-bit; a smaller young generation wraps around (a scavenge
+ * during the filler, untimed). `BENCH_PREPARE_YOUNG_SPAN=0` gives the previous method.
+ */
+const YOUNG_SPAN = Number(process.env.BENCH_PREPARE_YOUNG_SPAN ?? 16 * 1024 * 1024);
+
+/** Where {@link shiftYoungGeneration} leaves its last chunk (read nowhere: it keeps the allocations from being optimized away). */
+let _filler: unknown;
+
+/** Allocates `bytes` of short-lived young-generation data in 32 kB arrays (each below V8's large-object size). */
+function shiftYoungGeneration(bytes: number): void {
+  const chunk = 4096; // elements of 8 bytes
+  for (let done = 0; done < bytes; done += chunk * 8) _filler = new Array(chunk).fill(done);
+}
+
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
 function range(xs: readonly number[]): string {
@@ -563,7 +586,11 @@ export default async function (): Promise<Row[]> {
       const warmups = Math.max(1, Math.ceil(WARMUP / requests));
       for (let w = 0; w < warmups; w++) await lockstep(events, model, fresh(), loopEvents, w % 2);
       const runs: Times[] = [];
-      for (let run = 0; run < RUNS; run++) runs.push(await lockstep(events, model, fresh(), loopEvents, run % 2));
+      for (let run = 0; run < RUNS; run++) {
+        const envelopesOfRun = fresh();
+        shiftYoungGeneration((YOUNG_SPAN * run) / RUNS);
+        runs.push(await lockstep(events, model, envelopesOfRun, loopEvents, run % 2));
+      }
       const vsStep = runs.map((r) => sum(r.prepare) / sum(r.step));
       const vsRender = runs.map((r) => sum(r.prepare) / sum(r.render));
       const best = { prepare: bestOf(runs.map((r) => r.prepare)), step: bestOf(runs.map((r) => r.step)), render: bestOf(runs.map((r) => r.render)) };
