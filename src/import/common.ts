@@ -18,8 +18,12 @@ export { withoutMarker } from '../internal/blocks.js';
 export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Parses every non-blank line as JSON; a line that is not is an ImportError naming it (and the column). */
-export function parseLines(text: string, file: string): SourceLine[] {
+/**
+ * Parses every non-blank line as JSON; a line that is not is an ImportError naming it (and the column), except
+ * a last line with no newline after it: a log still being written (a live Claude Code session) ends in half a
+ * record. That one is left out and passed to `onIncomplete`.
+ */
+export function parseLines(text: string, file: string, onIncomplete?: (line: number) => void): SourceLine[] {
   const out: SourceLine[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -29,6 +33,10 @@ export function parseLines(text: string, file: string): SourceLine[] {
     try {
       out.push({ line: i + 1, value: JSON.parse(raw) });
     } catch (e) {
+      if (onIncomplete && i === lines.length - 1 && out.length > 0) {
+        onIncomplete(i + 1);
+        break;
+      }
       const msg = (e as Error).message;
       const pos = /at position (\d+)/.exec(msg);
       throw new ImportError(file, i + 1, `not valid JSON${pos ? ` at column ${Number(pos[1]) + 1}` : ''} (${msg}); each line must be one JSON object`);

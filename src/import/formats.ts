@@ -28,7 +28,10 @@ export const IMPORT_FORMATS: Readonly<Record<string, ImportFormat>> = Object.fre
  * writeFileSync('session.jsonl', formatImported(traces[0]));
  */
 export function importLog(text: string, file: string, from?: string): ImportResult & { readonly format: string } {
-  const lines = parseLines(text, file);
+  let incomplete: number | undefined;
+  const lines = parseLines(text, file, (line) => {
+    incomplete = line;
+  });
   let format = from === undefined ? undefined : IMPORT_FORMATS[from];
   if (from !== undefined && !format) {
     throw new InvalidOptionError('--from', `unknown format "${from}"; known: ${Object.keys(IMPORT_FORMATS).join(', ')}`);
@@ -41,5 +44,7 @@ export function importLog(text: string, file: string, from?: string): ImportResu
       throw new ImportError(file, first.line, `not a format I know (${Object.keys(IMPORT_FORMATS).join(', ')}); name it with --from`);
     }
   }
-  return { ...format.convert(lines, file), format: format.id };
+  const result = format.convert(lines, file);
+  const note = `line ${incomplete} is cut short (no newline at the end, not valid JSON: is the log still being written?): left out`;
+  return { ...result, warnings: incomplete === undefined ? result.warnings : [...result.warnings, note], format: format.id };
 }

@@ -95,7 +95,7 @@ describe('importLog: messages-log', () => {
 
   it('names the file and line of what it cannot read', () => {
     const good = read(MESSAGES_LOG).split('\n')[0]!;
-    expect(importError(() => importLog(`${good}\n{"request": {"messages": []`, 'proxy.jsonl')).message).toMatch(
+    expect(importError(() => importLog(`${good}\n{"request": {"messages": []\n`, 'proxy.jsonl')).message).toMatch(
       /^proxy\.jsonl:2: not valid JSON at column \d+ \(.*\); each line must be one JSON object$/,
     );
     expect(importError(() => importLog(`${good}\n\n{"request": {"messages": [{"role":"user","content":"hi"}]}}`, 'proxy.jsonl')).message).toBe(
