@@ -19,7 +19,9 @@ let redis: { readonly url: string; release(): Promise<void> };
 let client: RedisLike;
 beforeAll(async () => {
   redis = await sharedRedis();
-  client = await nodeRedisClient({ url: redis.url });
+  // A generous command timeout: these loops check the door, not Redis faults (redis-faults.test.ts does), and the
+  // 500 ms default sent a prepare to the store_unavailable fallback on a loaded machine (load 14).
+  client = await nodeRedisClient({ url: redis.url, commandTimeoutMs: 10_000 });
 });
 afterAll(async () => {
   await client?.close();

@@ -88,7 +88,7 @@ async function fuzzDoors(): Promise<void> {
   const doorRuns = positiveRuns('FUZZ_DOORS_RUNS', 2_000);
   const stats = emptyDoorStats();
   // With REDIS_URL, loops that draw the Redis conversation store run on it (else in memory).
-  const client = process.env.REDIS_URL ? await nodeRedisClient({ url: process.env.REDIS_URL }) : undefined;
+  const client = process.env.REDIS_URL ? await nodeRedisClient({ url: process.env.REDIS_URL, commandTimeoutMs: 10_000 }) : undefined;
   const env = client ? { redis: (ns: string) => new RedisConversationStore({ client, namespace: `fuzz-${process.pid}-${ns}` }) } : {};
   let cases = 0;
   const started = Date.now();
