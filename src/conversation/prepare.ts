@@ -13,6 +13,7 @@ import { canonicalModelId, resolveProfile, unsendableModelId, type ModelProfile 
 import { promptCost, usageTokens, type ReportedUsage } from '../models/pricing.js';
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { defaultTokenCache } from '../render/options.js';
+import { toolSchemaProblem } from '../internal/blocks.js';
 import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 import { render, renderAsync } from '../render/render.js';
 import { streamLength } from '../render/projection.js';
@@ -355,16 +356,11 @@ function validateEnvelope(params: PrepareParams): void {
   if (params.tools) {
     const tools = params.tools as readonly unknown[];
     for (let i = 0; i < tools.length; i++) {
-      const t = tools[i] as { name?: unknown; type?: unknown; input_schema?: unknown } | null;
+      const t = tools[i] as { name?: unknown } | null;
       if (t === null || typeof t !== 'object' || typeof t.name !== 'string' || t.name.length === 0)
         throw new InvalidParamsError(`tools[${i}]`, 'expected a tool definition with a non-empty "name"');
-      // A custom tool's input_schema is required (SDK `Tool.input_schema`); server tools (a `type` like
-      // `web_search_20250305`) have none. An MCP tool forwarded as is spells it `inputSchema`.
-      const s = t.input_schema;
-      if ((t.type === undefined || t.type === null || t.type === 'custom') && (s === null || typeof s !== 'object' || Array.isArray(s))) {
-        const hint = 'inputSchema' in t ? ' (this tool has `inputSchema`, the MCP spelling: rename it)' : '';
-        throw new InvalidParamsError(`tools[${i}].input_schema`, `tool "${t.name}" needs an input_schema, a JSON Schema object${hint}`);
-      }
+      const problem = toolSchemaProblem(t as Record<string, unknown>);
+      if (problem) throw new InvalidParamsError(`tools[${i}].input_schema`, problem);
     }
   }
 }

@@ -16,6 +16,23 @@ export function contentBlocks(content: unknown): readonly unknown[] {
 }
 
 /**
+ * What is wrong with a tool definition's input schema, or undefined: a custom tool (no `type`, or `custom`) needs
+ * an `input_schema` object with a `type` (the SDK's `Tool.input_schema`; the API refuses the request without); server tools
+ * (a `type` like `web_search_20250305`) have none. An MCP tool forwarded as is spells it `inputSchema`.
+ */
+export function toolSchemaProblem(tool: Loose): string | undefined {
+  if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') return undefined;
+  // The API's 400s name both (seen in public reports, 2026): "tools.0.custom.input_schema: Field required" and
+  // "tools.0.custom.input_schema.type: Field required" (an MCP or OpenAI-style schema without a top-level type).
+  if (isObject(tool.input_schema)) {
+    if (tool.input_schema.type !== undefined) return undefined;
+    return `tool "${String(tool.name)}": its input_schema needs a "type" ("object", the API requires it)`;
+  }
+  const hint = 'inputSchema' in tool ? ' (this tool has `inputSchema`, the MCP spelling: rename it)' : '';
+  return `tool "${String(tool.name)}" needs an input_schema, a JSON Schema object${hint}`;
+}
+
+/**
  * The block without its cache marker; a tool_result's content parts lose
  * theirs too. The same object when there was none.
  */

@@ -131,6 +131,11 @@ function checkTools(tools: unknown): void {
     if (!isObject(tool)) fail(`tools.${i}: Input should be a valid dictionary`);
     if (typeof tool.name !== 'string' || tool.name.length === 0) fail(`tools.${i}.name: Field required`);
     if (names.has(tool.name)) fail(`tools: Tool names must be unique. Duplicate name: ${tool.name}`);
+    // A custom tool needs its schema (server tools, with a type like web_search_20250305, have none).
+    if ((tool.type === undefined || tool.type === null || tool.type === 'custom') && !isObject(tool.input_schema))
+      fail(`tools.${i}.custom.input_schema: Field required`);
+    if ((tool.type === undefined || tool.type === null || tool.type === 'custom') && (tool.input_schema as Json).type === undefined)
+      fail(`tools.${i}.custom.input_schema.type: Field required`);
     names.add(tool.name);
   });
 }

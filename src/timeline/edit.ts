@@ -6,7 +6,7 @@
  */
 import type { ContentBlock, ContentBlockParam, Message, TextBlockParam, Tool, ToolResultBlockParam, ToolUnion } from '../providers/anthropic-types.js';
 import { TimelineError } from '../errors.js';
-import { withoutMarker } from '../internal/blocks.js';
+import { toolSchemaProblem, withoutMarker } from '../internal/blocks.js';
 import { paths } from './paths.js';
 import type { Block, Envelope, Round, Skill, TimelineState, ToolBlock, Turn } from './types.js';
 import { hasPersistentHidden, stateWith } from './hidden.js';
@@ -69,6 +69,8 @@ function buildEnvelope(input: EnvelopeInput): Envelope {
       throw new TimelineError(`envelope/tools/${i}`, 'expected a tool definition (an object with a "name")');
     // Toolsets (computer/browser use) have a type but no name.
     const name = (tool as { name?: string }).name ?? String((tool as { type?: string }).type);
+    const problem = toolSchemaProblem(t as Record<string, unknown>);
+    if (problem) throw new TimelineError(`envelope/tools/${i}/input_schema`, problem);
     if (seen.has(name)) throw new TimelineError(paths.tool(name), 'duplicate tool name in the tool catalog');
     seen.add(name);
     const path = paths.tool(name);

@@ -335,7 +335,7 @@ describe('validateRequest', () => {
           { role: 'assistant', content: [toolUse('toolu_1')] },
           { role: 'user', content: [inner, text('b', { cache_control: EPH })] },
         ],
-        { system: [text('s', { cache_control: EPH })], tools: [{ name: 'Read', input_schema: {}, cache_control: EPH }] },
+        { system: [text('s', { cache_control: EPH })], tools: [{ name: 'Read', input_schema: { type: 'object' }, cache_control: EPH }] },
       ),
     );
     expect(issue).toEqual({ message: 'A maximum of 4 blocks with cache_control may be provided. Found 5.' });
