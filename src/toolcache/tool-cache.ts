@@ -53,6 +53,23 @@ const MEMORY_GET_SYNC = MemoryToolCacheStore.prototype.getSync;
 const MAX_HOT_KEYS = 1024;
 const MAX_HOT_TEXT = 256;
 
+/** The methods every store has; a store without them fails every call, which would pass through uncached, silently. */
+const STORE_METHODS = ['epoch', 'get', 'insertIfEpoch', 'invalidate', 'delete'] as const;
+
+/** A store that is not one (an un-awaited `createRedisToolCacheStore(…)`, `{}`), a clock or a marker of the wrong type. */
+function checkOptionTypes(options: ToolCacheOptions): void {
+  const store = options.store as unknown as Record<string, unknown> | undefined;
+  if (store !== undefined && (typeof store !== 'object' || store === null || STORE_METHODS.some((m) => typeof store[m] !== 'function'))) {
+    const hint = typeof store?.then === 'function' ? ' (a Promise: await createRedisToolCacheStore(…) first)' : '';
+    throw new InvalidOptionError('store', `expected a tool cache store with epoch(), get(), insertIfEpoch(), invalidate() and delete()${hint}`, {
+      value: store,
+    });
+  }
+  if (options.now !== undefined && typeof options.now !== 'function')
+    throw new InvalidOptionError('now', 'must be a function returning milliseconds', { value: options.now });
+  if (options.marker !== undefined && typeof options.marker !== 'string') throw new InvalidOptionError('marker', 'must be a string', { value: options.marker });
+}
+
 /**
  * Memoizes declared read tools, invalidates on declared writes, and passes
  * every other tool through untouched.
@@ -105,6 +122,7 @@ export class ToolCache {
 
   constructor(options: ToolCacheOptions = {}) {
     refuseUnknownKeys(options, TOOL_CACHE_OPTION_KEYS);
+    checkOptionTypes(options);
     if (options.store !== undefined && options.maxEntries !== undefined) {
       throw new InvalidOptionError('maxEntries', 'applies to the default memory store only; pass it to your store instead');
     }
