@@ -307,6 +307,9 @@ export class Session {
       stream = callStream(client, params, { ...options, signal }, anthropicHeaders({ profile: this.#profile }, params));
       return stream;
     });
+    // Held here too: a caller that cancels and never reads the stream or its finalMessage() must not crash Node with an
+    // unhandled AbortError; the rejection still reaches whoever awaits the events or the final message.
+    started.catch(() => undefined);
     let consumed = false;
     const events = async function* (): AsyncGenerator<StreamEventLike> {
       consumed = true;

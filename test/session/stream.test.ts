@@ -169,4 +169,27 @@ describe('Session streaming', () => {
     expect(message.stop_reason).toBe('tool_use');
     expect(server.requests.length).toBe(1);
   });
+  it('abort() or an aborted signal with the stream never awaited leaves no unhandled rejection (it crashed Node)', async () => {
+    // Found by review11: the render's promise rejected with the AbortError and nobody held it when the caller
+    // cancelled and moved on without finalMessage(), so Node's default --unhandled-rejections=throw ended the process.
+    server = await startFakeServer({ script: script(), now: () => 1_000 });
+    const client = new Anthropic({ baseURL: server.url, apiKey: 'k', maxRetries: 0 });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const s = session().startTurn('The test fails. Fix it.');
+      s.stream(client, { max_tokens: 512 }).abort();
+      s.stream(client, { max_tokens: 512 }, { signal: AbortSignal.abort() });
+      // A whole step later, Node has reported any rejection left unhandled by the two above.
+      const message = await s.step(client, { max_tokens: 512 }, { stream: true });
+      expect(message.stop_reason).toBe('tool_use');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+      expect(server.requests.length).toBe(1);
+      expect(s.stats().totals.requests).toBe(1);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });
