@@ -3,6 +3,7 @@
  * one parallel wave, answered as the `tool_result` blocks of the next user
  * message.
  */
+import { InvalidOptionError } from '../errors.js';
 import type { ToolResultBlockParam } from '../providers/anthropic-types.js';
 import type { ToolCallOptions, ToolCallResult, ToolRunner, ToolUseLike } from './types.js';
 
@@ -37,6 +38,15 @@ export async function runToolUses<TBlock extends { readonly type: string }>(
       }
       // Outside the try: a throwing observer is the caller's bug, not a tool failure to report to the model.
       options.onResult?.(r);
+      // So is content no tool_result can hold (a number, `{}`): sent as is, the API would refuse the next request.
+      if (r.content !== undefined && typeof r.content !== 'string' && !Array.isArray(r.content)) {
+        const got = typeof r.content === 'object' && r.content !== null ? JSON.stringify(r.content).slice(0, 80) : String(r.content);
+        throw new InvalidOptionError(
+          `handlers.${use.name}`,
+          `returned ${got} for call ${use.id}: a handler returns a string, an array of content blocks, or { content, isError }`,
+          { value: r.content },
+        );
+      }
       const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: r.callId, content: r.content as ToolResultBlockParam['content'] & {} };
       return r.isError ? { ...block, is_error: true } : block;
     }),
