@@ -23,6 +23,10 @@ export async function runToolUses<TBlock extends { readonly type: string }>(
   handlers: Readonly<Record<string, ToolRunner<never>>>,
   options: { readonly scope: string; readonly onResult?: (result: ToolCallResult) => void },
 ): Promise<ToolResultBlockParam[]> {
+  // Checked once, here: inside the wave a missing scope fails every call and reaches the model as its tool's error.
+  if (typeof options?.scope !== 'string') {
+    throw new InvalidOptionError('scope', "runToolUses needs { scope } (the tenant/user id); use '' for a single-tenant agent", { value: options?.scope });
+  }
   const uses = blocks.filter((b) => b.type === 'tool_use') as unknown as ToolUseLike[];
   return Promise.all(
     uses.map(async (use): Promise<ToolResultBlockParam> => {

@@ -51,3 +51,20 @@ describe('ToolCache.runToolUses: a handler result a tool_result cannot hold', ()
     expect(thrown[1]).toEqual({ type: 'tool_result', tool_use_id: 'toolu_b', content: 'Error: disk gone', is_error: true });
   });
 });
+
+describe('ToolCache.runToolUses: options that can never work', () => {
+  // Every call then failed inside the wave, and the error went to the model as each tool's is_error result
+  // ("Error: Cannot read properties of undefined (reading 'scope')"), not to the caller who made the slip.
+  it.each([
+    ['no options', undefined],
+    ['no scope', {}],
+    ['a numeric scope', { scope: 42 }],
+  ])('%s is thrown naming scope before any tool runs', async (_, options) => {
+    let ran = 0;
+    const handlers = { Read: () => 'a', Count: () => String(++ran) };
+    const err = await (cache().runToolUses as (...a: unknown[]) => Promise<unknown>)(uses, handlers, options).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidOptionError);
+    expect((err as InvalidOptionError).option).toBe('scope');
+    expect(ran).toBe(0);
+  });
+});
