@@ -90,6 +90,7 @@ export function recommendedNodeRedisOptions(options: NodeRedisClientOptions = {}
  * ```
  */
 export async function nodeRedisClient(options: NodeRedisClientOptions = {}): Promise<RedisLike> {
+  checkTimings(options);
   let createClient: typeof import('redis')['createClient'];
   try {
     ({ createClient } = await import('redis'));
@@ -113,6 +114,25 @@ export async function nodeRedisClient(options: NodeRedisClientOptions = {}): Pro
   });
   await firstConnectAttempt([command, subscriber], (options.connectTimeoutMs ?? 1000) + 250);
   return adapter;
+}
+
+/**
+ * A timeout of 0, a negative one, NaN, Infinity or a string (an env var unparsed) makes every command or connection
+ * attempt fail at once (a timer of 0, NaN or Infinity fires immediately): the store would be down for good, silently.
+ */
+function checkTimings(options: NodeRedisClientOptions): void {
+  for (const [option, least] of [
+    ['commandTimeoutMs', 1],
+    ['connectTimeoutMs', 1],
+    ['maxReconnectDelayMs', 0],
+  ] as const) {
+    const v: unknown = options[option];
+    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < least)) {
+      throw new InvalidOptionError(option, `must be a finite number of milliseconds ≥ ${least}, got ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`, {
+        value: v,
+      });
+    }
+  }
 }
 
 /**
