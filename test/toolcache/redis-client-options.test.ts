@@ -76,3 +76,18 @@ describe('Redis connection options that can never work', () => {
     }
   });
 });
+
+describe('a Redis store onWarning that is not a function', () => {
+  // It was taken, and every warning (Redis unreachable, an entry that does not decode) was then lost without a trace:
+  // #warn swallows what the handler throws, so calling a string threw a TypeError nobody saw.
+  it.each([
+    ['a string', 'warn'],
+    ['an object', { log: () => undefined }],
+  ])('%s is refused naming onWarning', async (_, onWarning) => {
+    const err = await refusal(() =>
+      createRedisToolCacheStore({ url: redis.url, namespace: uniqueNamespace('on-warning'), onWarning: onWarning as unknown as () => void }),
+    );
+    expect(err).toBeInstanceOf(InvalidOptionError);
+    expect((err as InvalidOptionError).option).toBe('onWarning');
+  });
+});

@@ -135,6 +135,10 @@ export class RedisToolCacheStore implements ToolCacheStore {
     this.#defaultMaxAgeMs = positiveNumber('defaultMaxAgeMs', options.defaultMaxAgeMs, 86_400_000, true);
     this.#writeMarkMs = positiveNumber('writeMarkMs', options.writeMarkMs, 300_000);
     const pollMs = positiveNumber('flightPollMs', options.flightPollMs, 100);
+    if (options.onWarning !== undefined && typeof options.onWarning !== 'function') {
+      // #warn swallows what the handler throws: a non-function would lose every warning without a trace.
+      throw new InvalidOptionError('onWarning', 'must be a function receiving { code, message, cause? }', { value: options.onWarning });
+    }
     this.#onWarning = options.onWarning ?? defaultWarning;
     this.#closeClient = options.closeClient ?? true;
     const p = `{${ns}}:`;
