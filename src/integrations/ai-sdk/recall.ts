@@ -6,6 +6,7 @@
  */
 import { jsonSchema, type Tool } from 'ai';
 import { defaultConversationStore } from '../../conversation/prepare.js';
+import { InvalidOptionError } from '../../errors.js';
 import type { ConversationStore } from '../../conversation/types.js';
 import { handleRecall, recallTool, type RecallInput } from '../../recall/recall-tool.js';
 
@@ -26,6 +27,7 @@ export interface RecallToolOptions {
  * const tools = { ...myTools, recall: createRecallTool({ conversationId: 'chat-42', store }) };
  */
 export function createRecallTool(options: RecallToolOptions): Tool<RecallInput, string> {
+  checkOptions(options);
   return {
     description: recallTool.description ?? 'Read back content that was removed from this conversation.',
     inputSchema: jsonSchema<RecallInput>(recallTool.input_schema as Parameters<typeof jsonSchema>[0]),
@@ -39,4 +41,24 @@ export function createRecallTool(options: RecallToolOptions): Tool<RecallInput, 
       return text;
     },
   };
+}
+
+/**
+ * Checked when the tool is made: inside execute, a bad option would only reach the model, as the tool's output
+ * ("store.load is not a function"), never the user who made the slip.
+ */
+function checkOptions(options: RecallToolOptions): void {
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidOptionError('options', 'expected { conversationId, store? }', { value: options });
+  }
+  const id: unknown = options.conversationId;
+  if (typeof id !== 'string' || id.length === 0) {
+    const hint = typeof id === 'function' ? " (the function form is the middleware's: it needs the call; pass the id itself)" : '';
+    throw new InvalidOptionError('conversationId', `a non-empty string is required: the id the middleware uses${hint}`, { value: id });
+  }
+  const store = options.store as unknown as { load?: unknown; save?: unknown; then?: unknown } | undefined;
+  if (store !== undefined && (store === null || typeof store !== 'object' || typeof store.load !== 'function' || typeof store.save !== 'function')) {
+    const hint = typeof store?.then === 'function' ? ' (a Promise: await createRedisConversationStore(…) first)' : '';
+    throw new InvalidOptionError('store', `expected a conversation store with load() and save()${hint}`);
+  }
 }
