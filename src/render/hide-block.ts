@@ -6,7 +6,7 @@
  * hide is refused — or deferred to the next prune when the caller asks.
  */
 import type { ContentBlockParam } from '../providers/anthropic-types.js';
-import { HideRefusedError, PathNotFoundError } from '../errors.js';
+import { HideRefusedError, InvalidOptionError, PathNotFoundError } from '../errors.js';
 import { findBlock, parseTimelinePath } from '../timeline/paths.js';
 import { turnIndex, turnIndexOf } from '../timeline/turn-index.js';
 import type { BlockPath, CacheEntryRecord, StreamBlock, TimelineState } from '../timeline/types.js';
@@ -59,6 +59,7 @@ export function notHideable(state: TimelineState, path: BlockPath): string | und
  * const { state: next } = hideBlock(state, 'turns/3/rounds/7/results/toolu_01', { note: 'superseded' });
  */
 export function hideBlock(state: TimelineState, path: BlockPath, options: HideOptions = {}): HideResult {
+  checkPath(path);
   const ctx = passContext(state, options, HIDE_OPTION_CHECKS);
   const block = findBlock(state, path);
   if (!block) throw new HideRefusedError(path, 'unknown_path', 'no block exists at this path');
@@ -133,6 +134,7 @@ function editableZone(
  * summary points at).
  */
 export function recall(state: TimelineState, path: BlockPath): ContentBlockParam {
+  checkPath(path);
   const turn = turnIndexOf(path);
   if (turn !== undefined) {
     const index = turnIndex(state, turn);
@@ -142,4 +144,13 @@ export function recall(state: TimelineState, path: BlockPath): ContentBlockParam
   const block = findBlock(state, path);
   if (!block) throw new PathNotFoundError(path);
   return block.param;
+}
+
+/** A path that is not a string (a tool input passed whole, `undefined`) would fail as a bare TypeError in the lookup. */
+function checkPath(path: unknown): void {
+  if (typeof path !== 'string') {
+    throw new InvalidOptionError('path', `expected a block path string like "turns/3/rounds/2/results/toolu_01", got ${path === null ? 'null' : typeof path}`, {
+      value: path,
+    });
+  }
 }
