@@ -295,6 +295,7 @@ export class ToolCache {
     if (typeof options?.scope !== 'string')
       throw new InvalidOptionError('scope', `${name}: every call needs a string scope (tenant/user id); use '' for a single-tenant agent`);
     if (typeof options.callId !== 'string') throw new InvalidOptionError('callId', `${name}: every call needs its call id`);
+    if (typeof run !== 'function') throw new InvalidOptionError('run', `${name}: expected the tool's function (args, { callId }) => content`, { value: run });
     const policy = this.#policies.get(name);
     const runner = run as ToolRunner<never>;
     if (policy === undefined || policy.kind === 'passthrough') {

@@ -65,3 +65,22 @@ describe('new ToolCache: options that can never work', () => {
     }
   });
 });
+
+describe('ToolCache.call: a tool that is not a function', () => {
+  // It threw a bare TypeError "run is not a function" on a miss, naming neither the tool nor the argument.
+  it.each([
+    ['a string', 'readFile'],
+    ['undefined', undefined],
+    ['an object', { run: () => 'x' }],
+  ])('%s is refused naming run and the tool, for a read, a write and an undeclared tool', async (_, run) => {
+    const cache = new ToolCache();
+    cache.register('Read', { cacheable: true, ttl: { turns: 5 } });
+    cache.register('Edit', { writes: ['file'] });
+    for (const tool of ['Read', 'Edit', 'Lint']) {
+      const err = await cache.call(tool, { path: 'a.ts' }, run as never, { scope: '', callId: 'toolu_1' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InvalidOptionError);
+      expect((err as InvalidOptionError).option).toBe('run');
+      expect((err as Error).message).toContain(tool);
+    }
+  });
+});
