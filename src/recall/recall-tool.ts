@@ -7,7 +7,7 @@
  */
 import type { ContentBlockParam, Tool, ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { freeze } from 'immer';
-import { PathNotFoundError } from '../errors.js';
+import { InvalidOptionError, PathNotFoundError } from '../errors.js';
 import { withoutMarker } from '../internal/blocks.js';
 import { recall } from '../render/hide-block.js';
 import { hiddenNote } from '../render/notes.js';
@@ -147,8 +147,10 @@ function unknownPath(path: string, sources: RecallSources): RecallResult {
 /**
  * Answers a `recall` call: the original payload for `path` (from the store,
  * else from the state), or search hits for `query`. A `path` that is not found
- * falls back to `query` when both are given. Never throws for bad input: the
- * model gets an `is_error` result that says what to send instead.
+ * falls back to `query` when both are given. Never throws for the model's bad
+ * input: the model gets an `is_error` result that says what to send instead.
+ *
+ * @throws {InvalidOptionError} `sources` with neither `store` nor `state` (the caller's wiring)
  *
  * @example
  * if (call.name === 'recall') {
@@ -157,6 +159,12 @@ function unknownPath(path: string, sources: RecallSources): RecallResult {
  * }
  */
 export function handleRecall(input: unknown, sources: RecallSources): RecallResult {
+  // The caller's wiring, checked before the model's input: answering "nothing is stored at this path" would blame
+  // the path (and the model) for a store or state that was never passed.
+  const given = sources as Partial<RecallSources> | null | undefined;
+  if (given === null || typeof given !== 'object' || (given.store === undefined && given.state === undefined)) {
+    throw new InvalidOptionError('sources', 'recall needs { store } (a payload store), { state } (the timeline state), or both', { value: sources });
+  }
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     return error('recall expects an object: {"path": "turns/3/rounds/2/results/toolu_01"} or {"query": "a few words"}.');
   }
