@@ -27,6 +27,16 @@ export async function runToolUses<TBlock extends { readonly type: string }>(
   if (typeof options?.scope !== 'string') {
     throw new InvalidOptionError('scope', "runToolUses needs { scope } (the tenant/user id); use '' for a single-tenant agent", { value: options?.scope });
   }
+  // So is a handler that is not a function: inside the wave it would reach the model as its tool's error.
+  if (handlers === null || typeof handlers !== 'object')
+    throw new InvalidOptionError('handlers', 'expected { toolName: (input, { callId }) => content }', { value: handlers });
+  for (const name of Object.keys(handlers)) {
+    const h: unknown = handlers[name];
+    if (typeof h !== 'function')
+      throw new InvalidOptionError(`handlers.${name}`, `expected the tool's function (input, { callId }) => content, got ${h === null ? 'null' : typeof h}`, {
+        value: h,
+      });
+  }
   const uses = blocks.filter((b) => b.type === 'tool_use') as unknown as ToolUseLike[];
   return Promise.all(
     uses.map(async (use): Promise<ToolResultBlockParam> => {

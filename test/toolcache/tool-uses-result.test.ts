@@ -68,3 +68,27 @@ describe('ToolCache.runToolUses: options that can never work', () => {
     expect(ran).toBe(0);
   });
 });
+
+describe('ToolCache.runToolUses: a handler that is not a function', () => {
+  // It reached the model as that tool's is_error result ("Error: run: Read: expected the tool's function …"), while
+  // the caller, whose map it is, saw nothing. A tool with no handler at all still answers the model "no handler".
+  it.each([
+    ['a string', 'x'],
+    ['null', null],
+    ['an object', { run: () => 'a' }],
+  ])('%s is thrown naming handlers.Read before any tool runs', async (_, read) => {
+    let ran = 0;
+    const handlers = { Read: read, Count: () => String(++ran) } as unknown as Record<string, ToolRunner<never>>;
+    const err = await cache()
+      .runToolUses(uses, handlers, { scope: '' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidOptionError);
+    expect((err as InvalidOptionError).option).toBe('handlers.Read');
+    expect(ran).toBe(0);
+  });
+
+  it('a tool with no handler still answers the model (control)', async () => {
+    const results = await cache().runToolUses(uses, { Count: () => '3' }, { scope: '' });
+    expect(results[0]).toEqual({ type: 'tool_result', tool_use_id: 'toolu_a', content: 'Error: no handler for tool "Read"', is_error: true });
+  });
+});
