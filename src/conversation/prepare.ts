@@ -1109,11 +1109,19 @@ function resolvePrices(record: ConversationRecord) {
  */
 function checkStore(store: unknown, field: string): void {
   if (store === undefined || store === null) return; // not given: the default store
-  const s = store as Partial<ConversationStore>;
-  if (typeof s !== 'object' || typeof s.load !== 'function' || typeof s.save !== 'function') {
-    const hint = typeof (s as { then?: unknown }).then === 'function' ? ' (a Promise: await createRedisConversationStore(…) first)' : '';
-    throw new InvalidParamsError(field, `expected a conversation store with load() and save()${hint}`);
-  }
+  const problem = conversationStoreProblem(store);
+  if (problem) throw new InvalidParamsError(field, problem);
+}
+
+/**
+ * What is wrong with a value given as a conversation store, or undefined: it needs load() and save() (a Promise of
+ * a store, the usual slip, gets a hint). Each door throws it as its own error (prepare's params, the AI SDK options).
+ */
+export function conversationStoreProblem(store: unknown): string | undefined {
+  const s = store as { load?: unknown; save?: unknown; then?: unknown } | null;
+  if (s !== null && typeof s === 'object' && typeof s.load === 'function' && typeof s.save === 'function') return undefined;
+  const hint = typeof s?.then === 'function' ? ' (a Promise: await createRedisConversationStore(…) first)' : '';
+  return `expected a conversation store with load() and save()${hint}`;
 }
 
 /** A conversation reference names its conversation and has no other key than store and now. */

@@ -19,7 +19,7 @@
  */
 import type { ContentBlockParam, MessageParam, Tool } from '../../providers/anthropic-types.js';
 import type { LanguageModelMiddleware } from 'ai';
-import { prepare, recordUsageOrThrow, type PrepareOptions, type PreparePlan } from '../../conversation/prepare.js';
+import { conversationStoreProblem, prepare, recordUsageOrThrow, type PrepareOptions, type PreparePlan } from '../../conversation/prepare.js';
 import type { ConversationStore } from '../../conversation/types.js';
 import { recallTool } from '../../recall/recall-tool.js';
 import type { TimelineState } from '../../timeline/types.js';
@@ -439,11 +439,8 @@ function checkOptions(o: CachepointMiddlewareOptions): void {
   if (tail !== undefined && typeof tail !== 'string' && typeof tail !== 'function' && !Array.isArray(tail)) {
     throw new InvalidOptionError('tail', 'must be a string, an array of content blocks, or a function of the call returning one', { value: tail });
   }
-  const store = o.store as unknown as { load?: unknown; save?: unknown; then?: unknown } | undefined;
-  if (store !== undefined && (store === null || typeof store !== 'object' || typeof store.load !== 'function' || typeof store.save !== 'function')) {
-    const hint = typeof store?.then === 'function' ? ' (a Promise: await createRedisConversationStore(…) first)' : '';
-    throw new InvalidOptionError('store', `expected a conversation store with load() and save()${hint}`);
-  }
+  const storeProblem = o.store === undefined ? undefined : conversationStoreProblem(o.store);
+  if (storeProblem) throw new InvalidOptionError('store', storeProblem);
   for (const key of ['supports', 'onWarning', 'onPlan', 'now'] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'function') throw new InvalidOptionError(key, 'must be a function', { value: o[key] });
   }

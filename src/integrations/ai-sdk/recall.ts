@@ -5,7 +5,7 @@
  * state in the same conversation store the middleware uses.
  */
 import { jsonSchema, type Tool } from 'ai';
-import { defaultConversationStore } from '../../conversation/prepare.js';
+import { conversationStoreProblem, defaultConversationStore } from '../../conversation/prepare.js';
 import { InvalidOptionError } from '../../errors.js';
 import type { ConversationStore } from '../../conversation/types.js';
 import { handleRecall, recallTool, type RecallInput } from '../../recall/recall-tool.js';
@@ -56,9 +56,6 @@ function checkOptions(options: RecallToolOptions): void {
     const hint = typeof id === 'function' ? " (the function form is the middleware's: it needs the call; pass the id itself)" : '';
     throw new InvalidOptionError('conversationId', `a non-empty string is required: the id the middleware uses${hint}`, { value: id });
   }
-  const store = options.store as unknown as { load?: unknown; save?: unknown; then?: unknown } | undefined;
-  if (store !== undefined && (store === null || typeof store !== 'object' || typeof store.load !== 'function' || typeof store.save !== 'function')) {
-    const hint = typeof store?.then === 'function' ? ' (a Promise: await createRedisConversationStore(…) first)' : '';
-    throw new InvalidOptionError('store', `expected a conversation store with load() and save()${hint}`);
-  }
+  const storeProblem = options.store === undefined ? undefined : conversationStoreProblem(options.store);
+  if (storeProblem) throw new InvalidOptionError('store', storeProblem);
 }
