@@ -528,12 +528,21 @@ function carryIndex(from: TimelineState, to: TimelineState): TimelineState {
 }
 
 /**
- * Where a turn's rounds array came from: the array an edit copied it from and
- * how many leading rounds the two share (the same objects). Appends record it,
- * so the renderer finds the rounds a long open turn kept since its previous
- * render in a few hops instead of comparing every round (render/projection.ts).
+ * Where a turn's rounds array came from: the arrays edits copied it from, nearest first, and how many leading
+ * rounds it shares (the same objects) with each. Appends record it, so the renderer finds the rounds a long open
+ * turn kept since its previous render without comparing every round (render/projection.ts).
+ *
+ * A record names those arrays by number ({@link roundsIds}), never holds them: a record that held the array
+ * before, whose own record held the one before it, kept every rounds array of the turn alive as long as the
+ * newest one (an open turn of 5,000 rounds: ~10,000 arrays, O(rounds²) memory, and each request's copies
+ * promoted by the collector instead of dying young).
  */
-const roundsOrigin = new WeakMap<readonly Round[], { readonly from: readonly Round[]; readonly same: number }>();
+const roundsOrigin = new WeakMap<readonly Round[], readonly number[]>();
+/** The number of each rounds array an edit copied from (what a record names). */
+const roundsIds = new WeakMap<readonly Round[], number>();
+let roundsIdsSoFar = 0;
+/** Arrays back a record reaches: as many edits as separate two renders of a long turn, with room to spare. */
+const HOPS = 8;
 
 /**
  * Rounds arrays up to this long are not recorded: {@link sharedRounds} compares that many rounds one by one in
@@ -542,9 +551,20 @@ const roundsOrigin = new WeakMap<readonly Round[], { readonly from: readonly Rou
  */
 const NOTE_FROM = 16;
 
+function roundsId(rounds: readonly Round[]): number {
+  let id = roundsIds.get(rounds);
+  if (id === undefined) roundsIds.set(rounds, (id = ++roundsIdsSoFar));
+  return id;
+}
+
 /** Records that `next` holds the same round objects as `from` below index `same` (only for a long turn: see NOTE_FROM). */
 export function noteRounds(next: readonly Round[], from: readonly Round[], same: number): void {
-  if (next.length > NOTE_FROM) roundsOrigin.set(next, { from, same });
+  if (next.length <= NOTE_FROM) return;
+  // [id, shared, id, shared, …]: `from`, then the arrays `from`'s record reaches (sharing at most what `from` shares).
+  const line = [roundsId(from), same];
+  const before = roundsOrigin.get(from);
+  if (before) for (let i = 0; i < before.length && line.length < 2 * HOPS; i += 2) line.push(before[i]!, Math.min(same, before[i + 1]!));
+  roundsOrigin.set(next, line);
 }
 
 /**
@@ -552,16 +572,11 @@ export function noteRounds(next: readonly Round[], from: readonly Round[], same:
  * `a` was derived from `b` by a few appends, else by comparing them one by one.
  */
 export function sharedRounds(a: readonly Round[], b: readonly Round[], limit: number): number {
-  let same = limit;
-  let cur = a;
+  if (a === b) return limit;
   // Only arrays longer than NOTE_FROM have records: a shorter one is compared at once.
-  for (let hops = 0; hops < 8 && cur !== b && cur.length > NOTE_FROM; hops++) {
-    const origin = roundsOrigin.get(cur);
-    if (!origin) break;
-    if (origin.same < same) same = origin.same;
-    cur = origin.from;
-  }
-  if (cur === b) return same;
+  const line = a.length > NOTE_FROM ? roundsOrigin.get(a) : undefined;
+  const id = line && roundsIds.get(b);
+  if (id !== undefined) for (let i = 0; i < line!.length; i += 2) if (line![i] === id) return Math.min(limit, line![i + 1]!);
   let r = 0;
   while (r < limit && a[r] === b[r]) r++;
   return r;
