@@ -246,6 +246,8 @@ function replayOnce(
   heapAt?: ReadonlySet<number>,
   extras = false,
   start?: Start,
+  /** Called once, after the first request's step (outside it): where a sampled window starts (see replayForks). */
+  afterFirst?: () => void,
 ): { timings: Timing[]; heap: Map<number, number> } {
   const tokens = start?.tokens ?? new BlockTokenCache(countingTimed());
   const timings: Timing[] = [];
@@ -324,6 +326,7 @@ function replayOnce(
       countCpu = 0;
       appendNs = ns(a0);
       appendCpu = cpuNs() - ac0;
+      if (timings.length === 1) afterFirst?.();
       continue;
     }
     state = applyEvent(state, e);
@@ -408,7 +411,7 @@ function replayForks(
   options: Omit<RenderOptions, 'now' | 'tokens'>,
   /** Where a fork may start: a user turn (default), or the tail before a request (one open turn: after a round). */
   boundary: 'user' | 'tail' = 'user',
-): Map<number, { after: number; timings: Timing[] }> {
+): Map<number, ForkFigures> {
   const tokens = new BlockTokenCache();
   const forks: { length: number; after: number; start: Start; firstAt: number }[] = [];
   const pending = [...LENGTHS];
@@ -436,29 +439,55 @@ function replayForks(
   if (pending.length > 0 && pending[0]! <= requests && state) {
     forks.push({ length: pending.shift()!, after: requests, start: { state, tokens, lastAt }, firstAt: lastAt + 60_000 });
   }
-  const out = new Map<number, { after: number; timings: Timing[] }>();
-  for (const f of forks) out.set(f.length, { after: f.after, timings: [] });
+  const out = new Map<number, ForkFigures>();
+  for (const f of forks) out.set(f.length, { after: f.after, timings: [], spans: [], allocated: Number.NaN });
   let n = 0;
   for (let round = 0; round < GROWTH_ROUNDS; round++) {
     for (const f of forks) {
       const fork = forkOf(window, ++n, f.firstAt);
-      out.get(f.length)!.timings.push(...replayOnce(fork, options, undefined, false, f.start).timings);
+      const figures = out.get(f.length)!;
+      const t0 = performance.now();
+      figures.timings.push(...replayOnce(fork, options, undefined, false, f.start).timings);
+      figures.spans.push([t0, performance.now()]);
     }
   }
+  // Untimed, once more per length: the bytes each request of the window allocates, sampled from its second request on
+  // (the first walks the re-use model over the whole session: a fork is a new branch, which a live session never is).
+  for (const f of forks) {
+    let sampler: Sampler | undefined;
+    const timings = replayOnce(forkOf(window, ++n, f.firstAt), options, undefined, false, f.start, () => {
+      sampler = sampleAllocation();
+    }).timings;
+    out.get(f.length)!.allocated = (sampler?.stop() ?? Number.NaN) / (timings.length - 1);
+  }
   return out;
+}
+
+/** The window replayed after one length: its timings over all rounds, when each replay ran, and what it allocates. */
+interface ForkFigures {
+  after: number;
+  timings: Timing[];
+  /** [start, end] of each timed replay (performance.now, ms): the GCs that started in them are the window's. */
+  spans: [number, number][];
+  /** Bytes allocated per request of the window, its first request left out (one sampled, untimed replay). */
+  allocated: number;
 }
 
 // GC AND ALLOCATION
 
 /** Scavenges (young-generation GCs) and other GCs, by start time (performance.now, ms), observed from now on. */
-function watchGc(): { stop: () => Promise<{ minor: number[]; major: number[]; pauseMs: number }> } {
+function watchGc(): { stop: () => Promise<GcSeen> } {
   const minor: number[] = [];
+  const minorMs: number[] = [];
   const major: number[] = [];
   let pauseMs = 0;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
-      (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? minor : major).push(entry.startTime);
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) {
+        minor.push(entry.startTime);
+        minorMs.push(entry.duration);
+      } else major.push(entry.startTime);
       pauseMs += entry.duration;
     }
   });
@@ -468,25 +497,69 @@ function watchGc(): { stop: () => Promise<{ minor: number[]; major: number[]; pa
     stop: async () => {
       await new Promise((r) => setTimeout(r, 20));
       observer.disconnect();
-      return { minor, major, pauseMs };
+      return { minor, minorMs, major, pauseMs };
+    },
+  };
+}
+
+/** GCs seen by {@link watchGc}: start times (performance.now, ms), and each scavenge's pause (ms). */
+interface GcSeen {
+  minor: number[];
+  minorMs: number[];
+  major: number[];
+  pauseMs: number;
+}
+
+/** Scavenges that started in the spans (performance.now, ms): how many, and their pauses (ms). */
+function scavengesIn(gc: GcSeen, spans: readonly (readonly [number, number])[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < gc.minor.length; i++) if (spans.some(([a, b]) => gc.minor[i]! >= a && gc.minor[i]! <= b)) out.push(gc.minorMs[i]!);
+  return out;
+}
+
+interface Sampler {
+  /** Stops sampling; the bytes allocated since it started (an estimate, ±a few %). */
+  stop: () => number;
+}
+
+/**
+ * Starts a sampling heap profile that keeps what GC collected, so its samples are what was allocated. Synchronous:
+ * an inspector session of this thread answers in the call.
+ */
+function sampleAllocation(interval = 8_192): Sampler {
+  const session = new InspectorSession();
+  session.connect();
+  let answer: unknown;
+  const post = (method: string, params: object = {}): unknown => {
+    session.post(method, params, (err, res) => {
+      if (err) throw err;
+      answer = res;
+    });
+    return answer;
+  };
+  post('HeapProfiler.startSampling', { samplingInterval: interval, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  return {
+    stop: () => {
+      try {
+        const { profile } = post('HeapProfiler.stopSampling') as { profile: { samples: { size: number }[] } };
+        return profile.samples.reduce((sum, s) => sum + s.size, 0);
+      } finally {
+        session.disconnect();
+      }
     },
   };
 }
 
 /** Bytes a function allocates (a sampling heap profile that keeps what GC collected: an estimate, ±a few %). */
-async function allocated(fn: () => void): Promise<number> {
-  const session = new InspectorSession();
-  session.connect();
-  const post = (method: string, params?: object) =>
-    new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
+function allocated(fn: () => void): number {
+  const sampler = sampleAllocation(16_384);
   try {
-    await post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
     fn();
-    const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: { samples: { size: number }[] } };
-    return profile.samples.reduce((sum, s) => sum + s.size, 0);
-  } finally {
-    session.disconnect();
+  } catch (err) {
+    sampler.stop();
+    throw err;
   }
+  return sampler.stop();
 }
 
 // FIGURES
@@ -524,7 +597,7 @@ function withGc(timings: readonly Timing[], starts: readonly number[]): Set<Timi
   return out;
 }
 
-function figures(timings: readonly Timing[], gc: { minor: number[] }, forks: Map<number, { after: number; timings: Timing[] }>): RunFigures {
+function figures(timings: readonly Timing[], gc: { minor: number[] }, forks: Map<number, ForkFigures>): RunFigures {
   const at = new Map<number, RunFigures['at'] extends Map<number, infer V> ? V : never>();
   for (const n of LENGTHS) {
     const w = timings.slice(Math.max(0, n - WINDOW), n);
@@ -623,7 +696,7 @@ async function setting(label: string, events: readonly TraceEvent[], options: Om
   }
   // Heap after a forced GC at each length, and what the whole replay allocates (sampled), in one untimed replay.
   let heap = new Map<number, number>();
-  const bytes = await allocated(() => {
+  const bytes = allocated(() => {
     heap = replayOnce(events, options, new Set(LENGTHS)).heap;
   });
   const first = LENGTHS[0]!;
@@ -773,8 +846,16 @@ let singleCurve = '';
  * One open turn: the step per request (median of the 50 ending at each length) and the same-requests growth,
  * over SINGLE_RUNS runs (one warm-up first). No comparisons, no heap: the multi-turn settings have them.
  */
-function singleTurnSetting(label: string, model: string, options: Omit<RenderOptions, 'now' | 'tokens'>): Row[] {
-  const out = growthSetting(label, singleTurnTrace(REQUESTS, 'bench-step-single', model), singleWindowEvents(model), options, 'tail', SINGLE_RUNS, 'rounds');
+async function singleTurnSetting(label: string, model: string, options: Omit<RenderOptions, 'now' | 'tokens'>): Promise<Row[]> {
+  const out = await growthSetting(
+    label,
+    singleTurnTrace(REQUESTS, 'bench-step-single', model),
+    singleWindowEvents(model),
+    options,
+    'tail',
+    SINGLE_RUNS,
+    'rounds',
+  );
   singleCurve += out.curve;
   return out.rows;
 }
@@ -784,7 +865,7 @@ function singleTurnSetting(label: string, model: string, options: Omit<RenderOpt
  * (the window replayed after each length, forked at `boundary`), over `runs` runs (one warm-up first). No
  * comparisons, no heap: the multi-turn settings have them. Returns the rows and the curve table.
  */
-function growthSetting(
+async function growthSetting(
   label: string,
   events: readonly TraceEvent[],
   window: readonly TraceEvent[],
@@ -792,15 +873,23 @@ function growthSetting(
   boundary: 'user' | 'tail',
   runCount: number,
   unit: 'rounds' | 'requests',
-): { rows: Row[]; curve: string } {
+): Promise<{ rows: Row[]; curve: string }> {
   replayOnce(events.slice(0, Math.min(events.length, 2_000)), options); // warm-up
   const runs: {
     at: Map<number, { step: number; cpu: number; render: number; append: number; blocks: number }>;
-    forks: Map<number, { step: number; cpu: number }>;
+    forks: Map<number, { step: number; cpu: number; allocated: number; scavenges: number[] }>;
+    /** The whole replay: CPU p99 ÷ median of the step, and its scavenges' pauses (ms). */
+    cpuP99: number;
+    scavenges: number[];
+    requests: number;
   }[] = [];
   for (let i = 0; i < runCount; i++) {
+    const gc = watchGc();
     const timings = replayOnce(events, options).timings;
+    const seen = await gc.stop();
+    const forkGc = watchGc();
     const forks = replayForks(events, window, options, boundary);
+    const forkSeen = await forkGc.stop();
     const at = new Map<number, { step: number; cpu: number; render: number; append: number; blocks: number }>();
     for (const n of LENGTHS) {
       const w = timings.slice(Math.max(0, n - WINDOW), n);
@@ -812,9 +901,16 @@ function growthSetting(
         blocks: w.at(-1)!.blocks,
       });
     }
-    const forkFigures = new Map<number, { step: number; cpu: number }>();
-    for (const [n, f] of forks) forkFigures.set(n, { step: median(f.timings.map((t) => t.append + t.render)), cpu: median(f.timings.map((t) => t.cpu)) });
-    runs.push({ at, forks: forkFigures });
+    const forkFigures = new Map<number, { step: number; cpu: number; allocated: number; scavenges: number[] }>();
+    for (const [n, f] of forks)
+      forkFigures.set(n, {
+        step: median(f.timings.map((t) => t.append + t.render)),
+        cpu: median(f.timings.map((t) => t.cpu)),
+        allocated: f.allocated,
+        scavenges: scavengesIn(forkSeen, f.spans),
+      });
+    const cpu = timings.map((t) => t.cpu);
+    runs.push({ at, forks: forkFigures, cpuP99: percentile(cpu, 99) / median(cpu), scavenges: seen.minorMs, requests: timings.length });
   }
   const first = LENGTHS[0]!;
   const last = LENGTHS.at(-1)!;
@@ -827,18 +923,33 @@ function growthSetting(
   const us = (f: (r: (typeof runs)[number]) => number) => spread(runs.map(f), 1 / 1000);
   const stepFirst = us((r) => r.forks.get(first)!.step);
   const stepLast = us((r) => r.forks.get(last)!.step);
+  const kb = (f: (r: (typeof runs)[number]) => number) => spread(runs.map(f), 1 / 1000);
+  const allocFirst = kb((r) => r.forks.get(first)!.allocated);
+  const allocLast = kb((r) => r.forks.get(last)!.allocated);
+  const allocGrowth = ratio((r) => r.forks.get(last)!.allocated / r.forks.get(first)!.allocated);
+  // Scavenges of the window per 100 of its requests (over all rounds), and their median pause.
+  const perHundred = (n: number) => (r: (typeof runs)[number]) => (100 * r.forks.get(n)!.scavenges.length) / (GROWTH_ROUNDS * GROWTH_WINDOW);
+  const gcFirst = ratio(perHundred(first));
+  const gcLast = ratio(perHundred(last));
+  const pause = (n: number) => (r: (typeof runs)[number]) => (r.forks.get(n)!.scavenges.length > 0 ? median(r.forks.get(n)!.scavenges) : 0);
+  const pauseFirst = ratio(pause(first));
+  const pauseLast = ratio(pause(last));
+  const cpuP99 = ratio((r) => r.cpuP99);
+  const replayGc = ratio((r) => (100 * r.scavenges.length) / r.requests);
+  const replayPause = ratio((r) => median(r.scavenges));
+  const replayPauseMax = ratio((r) => Math.max(...r.scavenges));
   const lines = [
     `${label}: per-request cost (µs, median of the 50 requests ending there, and of the same ${GROWTH_WINDOW} ${unit} replayed after that many; median over ${runCount} runs)`,
     '',
-    `| ${unit} | blocks | step | step CPU | window step | window CPU | append | render |`,
-    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${unit} | blocks | step | step CPU | window step | window CPU | window KB per request | window scavenges per 100 | append | render |`,
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const n of LENGTHS) {
     const m = (f: (x: NonNullable<ReturnType<(typeof runs)[number]['at']['get']>>) => number) => sig(median(runs.map((r) => f(r.at.get(n)!))) / 1000, 3);
-    const w = (f: (x: { step: number; cpu: number }) => number) =>
-      runs.every((r) => r.forks.has(n)) ? sig(median(runs.map((r) => f(r.forks.get(n)!))) / 1000, 3) : '–';
+    const w = (f: (x: { step: number; cpu: number; allocated: number; scavenges: number[] }) => number, scale = 1000) =>
+      runs.every((r) => r.forks.has(n)) ? sig(median(runs.map((r) => f(r.forks.get(n)!))) / scale, 3) : '–';
     lines.push(
-      `| ${n} | ${runs[0]!.at.get(n)!.blocks} | ${m((x) => x.step)} | ${m((x) => x.cpu)} | ${w((x) => x.step)} | ${w((x) => x.cpu)} | ${m((x) => x.append)} | ${m((x) => x.render)} |`,
+      `| ${n} | ${runs[0]!.at.get(n)!.blocks} | ${m((x) => x.step)} | ${m((x) => x.cpu)} | ${w((x) => x.step)} | ${w((x) => x.cpu)} | ${w((x) => x.allocated)} | ${w((x) => (100 * x.scavenges.length) / (GROWTH_ROUNDS * GROWTH_WINDOW), 1)} | ${m((x) => x.append)} | ${m((x) => x.render)} |`,
     );
   }
   const curve = `${lines.join('\n')}\n\n`;
@@ -863,22 +974,40 @@ function growthSetting(
     },
     { name: `${label}: render growth, ${last} ÷ ${first}`, value: renderGrowth.value, unit: 'ratio', baseline: `runs ${renderGrowth.range}` },
     { name: `${label}: append growth, ${last} ÷ ${first}`, value: appendGrowth.value, unit: 'ratio', baseline: `runs ${appendGrowth.range}` },
+    {
+      name: `${label}: allocated per request, same ${GROWTH_WINDOW} ${unit} after ${last} ÷ after ${first}`,
+      value: allocGrowth.value,
+      unit: 'ratio',
+      baseline: `runs ${allocGrowth.range}; after ${first} ${allocFirst.value} KB (runs ${allocFirst.range}), after ${last} ${allocLast.value} KB (runs ${allocLast.range})`,
+    },
+    {
+      name: `${label}: scavenges per 100 ${unit} of the window, after ${first} → after ${last}`,
+      value: gcLast.value,
+      unit: 'per 100',
+      baseline: `after ${first} ${gcFirst.value} (runs ${gcFirst.range}), after ${last} runs ${gcLast.range}; median pause ${pauseFirst.value} → ${pauseLast.value} ms (runs ${pauseFirst.range} → ${pauseLast.range})`,
+    },
+    {
+      name: `${label}: step p99 ÷ median in CPU time (all ${unit})`,
+      value: cpuP99.value,
+      unit: 'ratio',
+      baseline: `runs ${cpuP99.range}; target ≤ 3; scavenges per 100 ${replayGc.value} (runs ${replayGc.range}), pause median ${replayPause.value} ms (runs ${replayPause.range}), max ${replayPauseMax.value} ms (runs ${replayPauseMax.range})`,
+    },
   ];
   return { rows, curve };
 }
 
 /** The four single-turn settings: two models, compaction on (the model's window) and off (1M, disabled). */
-function singleTurn(): Row[] {
+async function singleTurn(): Promise<Row[]> {
   singleCurve = '';
   if (!SINGLE) return [];
   const rows: Row[] = [];
   for (const model of ['claude-sonnet-4-6', 'claude-sonnet-5-5']) {
-    rows.push(...singleTurnSetting(`one open turn, ${model}, compaction on`, model, { profile: resolveProfile(model) }));
+    rows.push(...(await singleTurnSetting(`one open turn, ${model}, compaction on`, model, { profile: resolveProfile(model) })));
     rows.push(
-      ...singleTurnSetting(`one open turn, ${model}, compaction off (1M)`, model, {
+      ...(await singleTurnSetting(`one open turn, ${model}, compaction off (1M)`, model, {
         profile: { ...resolveProfile(model), contextWindow: 1_000_000 },
         compact: { enabled: false },
-      }),
+      })),
     );
   }
   return rows;
@@ -900,7 +1029,7 @@ let economyCurve = '';
  * the same growth figures as the one-open-turn part: one open turn (forked after a round) and the multi-turn
  * session (forked at a user turn), compaction on and off, on each model.
  */
-function economy(): Row[] {
+async function economy(): Promise<Row[]> {
   economyCurve = '';
   if (!ECONOMY) return [];
   const rows: Row[] = [];
@@ -911,7 +1040,7 @@ function economy(): Row[] {
     ];
     for (const [mode, options] of settings) {
       if (ECONOMY_SHAPES.has('single')) {
-        const out = growthSetting(
+        const out = await growthSetting(
           `economy, one open turn, ${model}, ${mode}`,
           singleTurnTrace(REQUESTS, 'bench-step-single', model),
           singleWindowEvents(model),
@@ -924,7 +1053,7 @@ function economy(): Row[] {
         economyCurve += out.curve;
       }
       if (ECONOMY_SHAPES.has('multi')) {
-        const out = growthSetting(`economy, multi-turn, ${model}, ${mode}`, stepTrace(), windowEvents(), options, 'user', ECONOMY_RUNS, 'requests');
+        const out = await growthSetting(`economy, multi-turn, ${model}, ${mode}`, stepTrace(), windowEvents(), options, 'user', ECONOMY_RUNS, 'requests');
         rows.push(...out.rows);
         economyCurve += out.curve;
       }
@@ -947,7 +1076,7 @@ export default async function bench(): Promise<Row[]> {
   const multi = process.env.BENCH_STEP_MULTI !== '0';
   const on = multi ? await setting('compaction on', events, {}) : [];
   const off = multi ? await setting('compaction off (1M)', events, ONE_M) : [];
-  return [header, ...on, ...off, ...singleTurn(), ...economy()];
+  return [header, ...on, ...off, ...(await singleTurn()), ...(await economy())];
 }
 
 /** A 1M-token window with compaction off: every block stays in the request. */
