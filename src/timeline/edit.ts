@@ -187,9 +187,14 @@ function withLastTurn(state: TimelineState, turn: Turn): TimelineState {
 
 /** The state with other turns. */
 function withTurns(state: TimelineState, turns: readonly Turn[]): TimelineState {
+  return withSpine(state, turns, state.tail);
+}
+
+/** The state with other turns and tail (either may be the state's own). */
+function withSpine(state: TimelineState, turns: readonly Turn[], tail: readonly Block[]): TimelineState {
   // A persistent hidden set (timeline/hidden.ts) goes on as it is: destructuring `hidden` would build its plain form.
-  if (hasPersistentHidden(state)) return stateWith(state, { turns });
-  const { model, envelope, tail, hidden, summaries, deferred, pruneNotice, lastRender } = state;
+  if (hasPersistentHidden(state)) return stateWith(state, tail === state.tail ? { turns } : turns === state.turns ? { tail } : { turns, tail });
+  const { model, envelope, hidden, summaries, deferred, pruneNotice, lastRender } = state;
   return Object.freeze(
     lastRender === undefined
       ? { model, envelope, turns, tail, hidden, summaries, deferred, pruneNotice }
@@ -704,10 +709,16 @@ export function setTail(state: TimelineState, content: string | readonly Content
     throw new TimelineError('tail', `expected a string or an array of content blocks, got ${got}`);
   }
   checkBlocks(given, 0, 0, 'tail');
-  const blocks = given.filter((b) => !isBlankText(b));
-  const tail: Block[] = blocks.map((b, i) => {
-    if (b.type === 'tool_result' || b.type === 'tool_use') throw new TimelineError(paths.tail(i), `a ${b.type} cannot be part of the tail`);
-    return { id: paths.tail(i), path: paths.tail(i), param: stripMarker(b) };
-  });
-  return stateWith(state, { tail: deepFreeze(tail) });
+  // One pass, each block frozen as built (stripMarker's copy is frozen already) and the state as a literal: a loop
+  // with a volatile tail sets a new one on every request (filter + map + a deep freeze + the generic state copy
+  // cost about twice as much).
+  const tail: Block[] = [];
+  for (let i = 0; i < given.length; i++) {
+    const b = given[i]!;
+    if (isBlankText(b)) continue;
+    const path = paths.tail(tail.length);
+    if (b.type === 'tool_result' || b.type === 'tool_use') throw new TimelineError(path, `a ${b.type} cannot be part of the tail`);
+    tail.push(Object.freeze({ id: path, path, param: stripMarker(b) }));
+  }
+  return withSpine(state, state.turns, Object.freeze(tail));
 }

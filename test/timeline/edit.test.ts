@@ -3,6 +3,7 @@ import { TimelineError } from '../../src/errors.js';
 import { appendResponse, appendToolResults, createTimeline, setTail, startTurn } from '../../src/timeline/edit.js';
 import { render } from '../../src/render/render.js';
 import { findBlock } from '../../src/timeline/paths.js';
+import { hiddenSetOf, stateWith } from '../../src/timeline/hidden.js';
 import { answerAll, newSession, session, toolResponse, toolRound } from '../helpers/build.js';
 
 describe('timeline edits', () => {
@@ -253,6 +254,29 @@ describe('timeline edits', () => {
       { type: 'text', text: 'budget 40%' },
     ]);
     expect(s.tail.map((b) => b.param)).toEqual([{ type: 'text', text: 'budget 40%' }]);
+  });
+
+  it('setTail replaces the tail only: the other keys in order and the same objects, with or without a persistent hidden set', () => {
+    const caller = { type: 'text' as const, text: 'budget 40%', cache_control: { type: 'ephemeral' as const } };
+    const tool = { type: 'tool_use' as const, id: 'toolu_t', name: 'Read', input: {} };
+    const rendered = render(startTurn(newSession(), 'go'), { now: 1_000 }).state;
+    const persistent = stateWith(rendered, {}, hiddenSetOf(rendered).with([{ path: 'turns/1/user/0', reason: 'prune', note: 'n', chars: 2 }]));
+    for (const base of [startTurn(newSession(), 'go'), rendered, persistent]) {
+      const s = setTail(base, [{ type: 'text', text: ' ' }, caller, { type: 'text', text: 'now 10:42' }]);
+      expect(Object.keys(s)).toEqual(Object.keys(base));
+      for (const k of Object.keys(base).filter((k) => k !== 'tail' && k !== 'hidden')) expect(s[k as keyof typeof s]).toBe(base[k as keyof typeof base]);
+      expect(hiddenSetOf(s)).toBe(hiddenSetOf(base));
+      // Blank text dropped; paths count the kept blocks; the caller's marker stripped on a frozen copy.
+      expect(s.tail.map((b) => [b.id, b.path, b.param])).toEqual([
+        ['tail/0', 'tail/0', { type: 'text', text: 'budget 40%' }],
+        ['tail/1', 'tail/1', { type: 'text', text: 'now 10:42' }],
+      ]);
+      expect(Object.isFrozen(s) && Object.isFrozen(s.tail) && s.tail.every((b) => Object.isFrozen(b) && Object.isFrozen(b.param))).toBe(true);
+      expect(s.tail[0]!.param).not.toBe(caller);
+      expect(Object.isFrozen(caller)).toBe(false);
+      expect(() => setTail(base, [{ type: 'text', text: '' }, tool])).toThrow(expect.objectContaining({ path: 'tail/0' }));
+      expect(setTail(s, []).tail).toEqual([]);
+    }
   });
 
   it('keeps tool_result blocks before injected text, whatever order they arrive in', () => {
