@@ -249,14 +249,18 @@ export function startTurn(state: TimelineState, content: string | readonly Conte
   const index = state.turns.length + 1;
   const given = typeof content === 'string' ? [{ type: 'text', text: content } as TextBlockParam] : content;
   checkBlocks(given, index, 0, 'user');
-  const blocks = given.filter((b) => !isBlankText(b));
-  if (blocks.length === 0) throw new TimelineError(`turns/${index}/user`, 'a user message needs at least one block with non-whitespace text or other content');
-  const user: Block[] = blocks.map((b, i) => {
-    const path = paths.user(index, i);
+  // One pass, each block frozen as built (as setTail): a turn starts with every user message a loop sends.
+  const user: Block[] = [];
+  for (let i = 0; i < given.length; i++) {
+    const b = given[i]!;
+    if (isBlankText(b)) continue;
+    const path = paths.user(index, user.length);
     if (b.type === 'tool_result') throw new TimelineError(path, 'a tool_result cannot start a turn; use appendToolResults');
-    return { id: path, path, param: stripMarker(b) };
-  });
-  const turn: Turn = deepFreeze({ index, user, rounds: [], ...(at === undefined ? {} : { at }) });
+    user.push(Object.freeze({ id: path, path, param: stripMarker(b) }));
+  }
+  if (user.length === 0) throw new TimelineError(`turns/${index}/user`, 'a user message needs at least one block with non-whitespace text or other content');
+  const rounds: readonly Round[] = Object.freeze([]);
+  const turn: Turn = Object.freeze(at === undefined ? { index, user: Object.freeze(user), rounds } : { index, user: Object.freeze(user), rounds, at });
   const next = withTurns(state, frozenWith(state.turns, turn));
   return carryIndex(state, next);
 }

@@ -205,6 +205,16 @@ describe('timeline edits', () => {
         'envelope/tools/A: duplicate tool name',
       ],
       [
+        'a tool_result starting a turn (its index counts the kept blocks, not the blank one before)',
+        () =>
+          startTurn(newSession(), [
+            { type: 'text', text: ' ' },
+            { type: 'text', text: 'see' },
+            { type: 'tool_result', tool_use_id: 'toolu_a', content: 'x' },
+          ]),
+        'turns/1/user/1: a tool_result cannot start a turn',
+      ],
+      [
         'a user message with only whitespace',
         () => startTurn(newSession(), [{ type: 'text', text: '  \n' }]),
         'turns/1/user: a user message needs at least one block',
