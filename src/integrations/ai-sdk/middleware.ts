@@ -18,7 +18,6 @@
  * through unchanged, with one warning.
  */
 import type { ContentBlockParam, MessageParam, Tool } from '../../providers/anthropic-types.js';
-import type { LanguageModelMiddleware } from 'ai';
 import { conversationStoreProblem, prepare, recordUsageOrThrow, type PrepareOptions, type PreparePlan } from '../../conversation/prepare.js';
 import type { ConversationStore } from '../../conversation/types.js';
 import { recallTool } from '../../recall/recall-tool.js';
@@ -27,7 +26,7 @@ import { resolveProfile } from '../../models/profiles.js';
 import { callerMarkersOutsidePrompt, emptyIndex, firstMarkedMessage, fromAnthropicPrompt, indexPrompt, type PromptIndex } from './from-anthropic.js';
 import { markerTarget, providerFamily, renderOptionsFor, withCallOptions } from './providers.js';
 import { mapPrompt, UnmappablePromptError, type AnthropicPrompt, type MappedPrompt } from './to-anthropic.js';
-import type { CallOptions, CallWarning, ProviderOptions, StreamPart, WrappedModel } from './types.js';
+import type { CallOptions, CallWarning, LanguageModelMiddleware, ProviderOptions, StreamPart, WrappedModel } from './types.js';
 import { reportedUsage } from './usage.js';
 import { optionKeys, refuseUnknownKeys } from '../../internal/option-keys.js';
 import { InvalidOptionError } from '../../errors.js';

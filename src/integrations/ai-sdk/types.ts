@@ -1,13 +1,19 @@
 /**
- * The AI SDK's language-model types, derived from the one type `ai` exports
- * for middleware, so this entry needs nothing of `ai` at runtime and no direct
- * import of `@ai-sdk/provider`.
+ * The AI SDK's language-model types, derived from what `wrapLanguageModel`
+ * takes, so this entry needs nothing of `ai` at runtime, no direct import of
+ * `@ai-sdk/provider`, and the same source serves every supported major: ai 5
+ * (`LanguageModelV2Middleware`), 6 (`V3`) and 7 (`V4`) each give their own
+ * shapes here. (`wrapLanguageModel`, not the `LanguageModelMiddleware` alias:
+ * ai 5.0.0 does not export that alias.)
  */
-import type { LanguageModelMiddleware } from 'ai';
+import type { wrapLanguageModel } from 'ai';
+
+/** The middleware type of the installed `ai` (what `wrapLanguageModel({ middleware })` accepts, one of them). */
+export type LanguageModelMiddleware = Exclude<Parameters<typeof wrapLanguageModel>[0]['middleware'], readonly unknown[]>;
 
 /** What `transformParams` receives. */
 export type TransformArgs = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0];
-/** The call options of a language-model call (`LanguageModelV4CallOptions`). */
+/** The call options of a language-model call (`LanguageModelV4CallOptions` on ai 7, `V3` on ai 6, `V2` on ai 5). */
 export type CallOptions = TransformArgs['params'];
 /** The model a middleware wraps (`LanguageModelV4`). */
 export type WrappedModel = TransformArgs['model'];
