@@ -3,6 +3,12 @@
  * provider (and its Bedrock and Vertex variants, which reuse it) puts the API's
  * raw `usage` under `providerMetadata.anthropic.usage`, with the 5-minute /
  * 1-hour split of cache writes; the standardized `usage` is the fallback.
+ *
+ * The standardized usage differs by AI SDK major: ai 6 and 7 (LanguageModelV3 /
+ * V4) give `inputTokens: { noCache, cacheRead, cacheWrite }` and
+ * `outputTokens: { total }`; ai 5 (V2) gives flat numbers, any of them
+ * `undefined`, without cache writes and without saying whether `inputTokens`
+ * counts the cached ones (providers differ): a V2 usage alone records nothing.
  */
 import type { GenerateResult, ProviderOptions } from './types.js';
 
@@ -18,6 +24,15 @@ export interface AnthropicUsage {
 const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
 
 const outputOf = (n: number | undefined): { output_tokens?: number } => (n === undefined ? {} : { output_tokens: n });
+
+/** `field` of a V3/V4 token count object; undefined for a V2 flat number (or nothing). */
+const part = (x: unknown, field: string): number | undefined => (x !== null && typeof x === 'object' ? num((x as Record<string, unknown>)[field]) : undefined);
+
+/** The output tokens of a standardized usage: V3/V4 `outputTokens.total`, V2 `outputTokens`. */
+const outputTokens = (usage: GenerateResult['usage'] | undefined): number | undefined => {
+  const o: unknown = usage?.outputTokens;
+  return num(o) ?? part(o, 'total');
+};
 
 /**
  * The API's usage of one response, from the provider metadata when present,
@@ -35,18 +50,19 @@ export function reportedUsage(providerMetadata: ProviderOptions | undefined, usa
     const c1 = num(creation?.['ephemeral_1h_input_tokens']);
     return {
       input_tokens: input,
-      ...outputOf(num(raw['output_tokens']) ?? num(usage?.outputTokens.total)),
+      ...outputOf(num(raw['output_tokens']) ?? outputTokens(usage)),
       cache_read_input_tokens: num(raw['cache_read_input_tokens']) ?? 0,
       cache_creation_input_tokens: num(raw['cache_creation_input_tokens']) ?? 0,
       ...(c5 !== undefined || c1 !== undefined ? { cache_creation: { ephemeral_5m_input_tokens: c5 ?? 0, ephemeral_1h_input_tokens: c1 ?? 0 } } : {}),
     };
   }
-  const noCache = num(usage?.inputTokens.noCache);
-  if (!usage || noCache === undefined) return undefined;
+  const counts: unknown = usage?.inputTokens;
+  const noCache = part(counts, 'noCache');
+  if (noCache === undefined) return undefined;
   return {
     input_tokens: noCache,
-    ...outputOf(num(usage.outputTokens.total)),
-    cache_read_input_tokens: num(usage.inputTokens.cacheRead) ?? 0,
-    cache_creation_input_tokens: num(usage.inputTokens.cacheWrite) ?? 0,
+    ...outputOf(outputTokens(usage)),
+    cache_read_input_tokens: part(counts, 'cacheRead') ?? 0,
+    cache_creation_input_tokens: part(counts, 'cacheWrite') ?? 0,
   };
 }
