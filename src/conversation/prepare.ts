@@ -473,6 +473,22 @@ function split(params: PrepareParams): Split {
   };
 }
 
+/**
+ * The messages end with tool results that answer only some of the previous assistant message's tool_use blocks (a
+ * loop that pushed the results it had). Mapped, that is a round still open, and the request would go out with a
+ * tool_use and no tool_result: the API answers 400 "`tool_use` ids were found without `tool_result` blocks
+ * immediately after: … Each `tool_use` block must have a corresponding `tool_result` block in the next message"
+ * (its wording in anthropics/claude-code#1237, 2025-05-22, and Kilo-Org/kilocode#5163, 2026-01-17).
+ */
+function refuseUnanswered(state: TimelineState, last: number): void {
+  const open = state.turns.at(-1)?.rounds.at(-1)?.open;
+  if (open === undefined || open.length === 0) return;
+  throw new InvalidParamsError(
+    `messages[${last}]`,
+    `tool_use ${open.join(', ')} of the previous assistant message ${open.length === 1 ? 'has' : 'have'} no tool_result (the API requires a tool_result for every tool_use, in the user message right after it)`,
+  );
+}
+
 /** The result path of a tool call (newest turn first). */
 function resultPath(state: TimelineState, toolUseId: string): string | undefined {
   for (let t = state.turns.length - 1; t >= 0; t--) {
@@ -946,6 +962,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   const digest = unchanged ? undefined : envelopeDigest(input);
   const built = build(record, input, digest, now, offset, options.verifyRecent ?? DEFAULT_VERIFY_RECENT);
   let state = built.state;
+  refuseUnanswered(state, offset + input.messages.length - 1);
   // Appended past a cut again: the entries the provider still holds there rejoin the ledger (cut-shadow.ts).
   if (built.reappended) state = withShadowLedger(state, built.reappended.shadow, built.reappended.kept, profile, ctxTokens, now);
   let hides: HideOutcome[] | undefined;
