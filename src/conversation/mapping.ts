@@ -9,6 +9,7 @@ import { base64url, sha1Bytes } from '../internal/hash.js';
 import { castDraft, produce } from 'immer';
 import type { ContentBlockParam, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { InvalidParamsError, TimelineError } from '../errors.js';
+import { contentBlockIssue } from './block-rules.js';
 import { appendResponse, appendRound, appendToolResults, startTurn } from '../timeline/edit.js';
 import { findBlock, turnBlocks } from '../timeline/paths.js';
 import type { Block, DeferredHide, HiddenRecord, TimelineState } from '../timeline/types.js';
@@ -348,11 +349,14 @@ function blockIssue(b: ContentBlockParam): readonly [string, string] | undefined
         const x = c[j] as { type?: unknown; text?: unknown } | null;
         if (x === null || typeof x !== 'object' || typeof x.type !== 'string') return [`.content[${j}]`, 'expected a content block with a "type"'];
         if (x.type === 'text' && typeof x.text !== 'string') return [`.content[${j}].text`, 'expected a string'];
+        const part = contentBlockIssue(x as Record<string, unknown>);
+        if (part) return [`.content[${j}]${part[0]}`, part[1]];
       }
       return undefined;
     }
     default:
-      return undefined;
+      // The API's own rules on the other blocks (block-rules.ts): a thinking block's signature, an image's source, …
+      return contentBlockIssue(o);
   }
 }
 

@@ -193,8 +193,72 @@ function contentBlocks(content: unknown, n: number, isFinalAssistant: boolean): 
   });
 }
 
+/**
+ * The content block types a request may carry: the `ContentBlockParam` and `BetaContentBlockParam` unions of
+ * `@anthropic-ai/sdk` 1.14 (generated from the API's specification; read 2026-12-01). Any other type is refused with
+ * the API's discriminated-union wording: "messages.1.content.0: Input tag 'compaction' found using 'type' does not
+ * match any of the expected tags: …" (quoted from a real 400 in a gateway's tests, 2026).
+ */
+const BLOCK_TYPES = [
+  'text',
+  'image',
+  'document',
+  'search_result',
+  'thinking',
+  'redacted_thinking',
+  'tool_use',
+  'tool_result',
+  'server_tool_use',
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'advisor_tool_result',
+  'code_execution_tool_result',
+  'bash_code_execution_tool_result',
+  'text_editor_code_execution_tool_result',
+  'tool_search_tool_result',
+  'mcp_tool_use',
+  'mcp_tool_result',
+  'container_upload',
+  'compaction',
+  'tool_addition',
+  'tool_removal',
+  'mcp_tool_listing',
+  'fallback',
+];
+
+/** The source types of an image and a document (SDK 1.14's request types) and the fields each one requires. */
+const SOURCE_FIELDS: Record<string, Record<string, readonly string[]>> = {
+  image: { base64: ['media_type', 'data'], url: ['url'], file: ['file_id'] },
+  document: { base64: ['media_type', 'data'], text: ['media_type', 'data'], content: ['content'], url: ['url'], file: ['file_id'] },
+};
+
+/** An image or document source as the API's schema checks it (field paths name the tag, as pydantic does). */
+function checkSource(block: Json, path: string): void {
+  const kind = String(block.type);
+  const source = block.source;
+  if (!isObject(source)) fail(`${path}.${kind}.source: Field required`);
+  const fields = SOURCE_FIELDS[kind]!;
+  const tag = source.type;
+  if (typeof tag !== 'string' || fields[tag] === undefined) {
+    const expected = Object.keys(fields)
+      .map((t) => `'${t}'`)
+      .join(', ');
+    fail(`${path}.${kind}.source: Input tag '${String(tag)}' found using 'type' does not match any of the expected tags: ${expected}`);
+  }
+  for (const field of fields[tag]!) if (source[field] === undefined || source[field] === null) fail(`${path}.${kind}.source.${tag}.${field}: Field required`);
+}
+
 function checkBlock(block: Json, path: string): void {
+  if (!BLOCK_TYPES.includes(block.type as string)) {
+    fail(
+      `${path}: Input tag '${String(block.type)}' found using 'type' does not match any of the expected tags: ${BLOCK_TYPES.map((t) => `'${t}'`).join(', ')}`,
+    );
+  }
   switch (block.type) {
+    case 'image':
+    case 'document':
+      checkSource(block, path);
+      break;
     case 'text':
       if (typeof block.text !== 'string') fail(`${path}.text: Field required`);
       checkTextBlock(block, path);
@@ -204,6 +268,8 @@ function checkBlock(block: Json, path: string): void {
       // The SDK types have no cache_control on thinking blocks; the API rejects the extra field.
       if ('cache_control' in block) fail(REJECTION.thinking(path, block.type));
       if (block.type === 'thinking' && typeof block.thinking !== 'string') fail(`${path}.thinking.thinking: Field required`);
+      // The API's answer to a thinking block sent back without its signature (justlovemaki/AIClient2API#437, 2026-04-03).
+      if (block.type === 'thinking' && typeof block.signature !== 'string') fail(`${path}.thinking.signature: Field required`);
       if (block.type === 'redacted_thinking' && typeof block.data !== 'string') {
         fail(`${path}.redacted_thinking.data: Field required`);
       }
@@ -221,6 +287,7 @@ function checkBlock(block: Json, path: string): void {
           const innerPath = `${path}.content.${k}`;
           if (!isObject(part) || typeof part.type !== 'string') fail(`${innerPath}.type: Field required`);
           if (part.type === 'text') checkTextBlock(part, innerPath);
+          if (part.type === 'image' || part.type === 'document') checkSource(part, innerPath);
         });
       }
       break;

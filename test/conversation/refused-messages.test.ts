@@ -38,6 +38,75 @@ describe('prepare refuses messages the API refuses, naming where', () => {
       'messages[2]',
       /tool_use toolu_2 of the previous assistant message has no tool_result/,
     ],
+    [
+      'a thinking block sent back without its signature',
+      [U('Read a.ts.'), A([{ type: 'thinking', thinking: 'The file first.' }, use('toolu_1')]), U([result('toolu_1')])],
+      'messages[1].content[0].signature',
+      /expected a string: send a thinking block back with the signature/,
+    ],
+    [
+      'a thinking block without its text',
+      [U('Read a.ts.'), A([{ type: 'thinking', signature: 'sig' }, use('toolu_1')]), U([result('toolu_1')])],
+      'messages[1].content[0].thinking',
+      /expected a string/,
+    ],
+    [
+      'a redacted_thinking block without its data',
+      [U('Read a.ts.'), A([{ type: 'redacted_thinking' }, use('toolu_1')]), U([result('toolu_1')])],
+      'messages[1].content[0].data',
+      /expected a string/,
+    ],
+    [
+      'an image without a source',
+      [U([{ type: 'text', text: 'What is this?' }, { type: 'image' }])],
+      'messages[0].content[1].source',
+      /an image block needs a source object/,
+    ],
+    [
+      'an image whose base64 source has no data',
+      [
+        U([
+          { type: 'image', source: { type: 'base64', media_type: 'image/png' } },
+          { type: 'text', text: 'What is this?' },
+        ]),
+      ],
+      'messages[0].content[0].source.data',
+      /expected a string \(a base64 source needs it\)/,
+    ],
+    [
+      'a document whose source has no type',
+      [
+        U([
+          { type: 'document', source: { url: 'https://example.com/a.pdf' } },
+          { type: 'text', text: 'Sum up.' },
+        ]),
+      ],
+      'messages[0].content[0].source.type',
+      /expected a string/,
+    ],
+    [
+      'an image without a source inside a tool_result',
+      [U('Take a screenshot.'), A([use('toolu_1')]), U([result('toolu_1', [{ type: 'image', source: { type: 'url' } }])])],
+      'messages[2].content[0].content[0].source.url',
+      /expected a string/,
+    ],
+    [
+      "an OpenAI chat part ('image_url')",
+      [
+        U([
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+        ]),
+      ],
+      'messages[0].content[1]',
+      /"image_url" is not a Messages API content block; .*type: 'image', source: \{ type: 'url', url \}/,
+    ],
+    [
+      "an AI SDK part ('tool-call') in an assistant message",
+      [U('Read a.ts.'), A([{ type: 'tool-call', toolCallId: 'call_1', toolName: 'Read', input: {} }]), U('go on')],
+      'messages[1].content[0]',
+      /"tool-call" is not a Messages API content block; .*tool_use/,
+    ],
   ])('%s', async (_, messages, where, what) => {
     // The oracle first: the fake server refuses these messages as they are.
     expect(validateRequest(body(messages))).not.toBeNull();
@@ -54,6 +123,45 @@ describe('and lets their valid neighbours through', () => {
       [U('Read both.'), A([use('toolu_1'), use('toolu_2')]), U([result('toolu_1')]), U([result('toolu_2')])],
     ],
     ['every tool_use answered', [U('Read both.'), A([use('toolu_1'), use('toolu_2')]), U([result('toolu_2'), result('toolu_1')])]],
+    [
+      'thinking and redacted_thinking sent back whole',
+      [
+        U('Read a.ts.'),
+        A([{ type: 'thinking', thinking: 'The file first.', signature: 'sig' }, { type: 'redacted_thinking', data: 'opaque' }, use('toolu_1')]),
+        U([result('toolu_1')]),
+      ],
+    ],
+    [
+      'images and documents of every source type',
+      [
+        U([
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
+          { type: 'image', source: { type: 'file', file_id: 'file_01' } },
+          { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } },
+          { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'notes' } },
+          { type: 'document', source: { type: 'content', content: [{ type: 'text', text: 'a chunk' }] } },
+          { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' }, title: 'A' },
+          { type: 'text', text: 'Compare them.' },
+        ]),
+      ],
+    ],
+    [
+      'an image inside a tool_result',
+      [U('Take a screenshot.'), A([use('toolu_1')]), U([result('toolu_1', [{ type: 'image', source: { type: 'url', url: 'https://example.com/s.png' } }])])],
+    ],
+    [
+      'server tool blocks the API returned, sent back',
+      [
+        U('Search the web.'),
+        A([
+          { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'cachepoint' } },
+          { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
+          { type: 'text', text: 'Nothing found.' },
+        ]),
+        U('Thanks.'),
+      ],
+    ],
   ])('%s', async (_, messages) => {
     expect(validateRequest(body(messages))).toBeNull();
     const { params } = await run(messages);

@@ -207,6 +207,47 @@ const cases: [string, unknown, string][] = [
     body([{ role: 'user', content: [text('a', { cache_control: { type: 'persistent' } })] }]),
     "messages.0.content.0.cache_control.type: Input should be 'ephemeral'",
   ],
+  [
+    'a thinking block sent back without its signature',
+    body(
+      [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm' }, toolUse('t1')] },
+        { role: 'user', content: [toolResult('t1')] },
+      ],
+      { model: 'claude-sonnet-4-5' },
+    ),
+    'messages.1.content.0.thinking.signature: Field required',
+  ],
+  [
+    'an image without a source',
+    body([{ role: 'user', content: [{ type: 'image' }, text('what is it?')] }]),
+    'messages.0.content.0.image.source: Field required',
+  ],
+  [
+    'an image whose base64 source has no data',
+    body([{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }] }]),
+    'messages.0.content.0.image.source.base64.data: Field required',
+  ],
+  [
+    'a document source of an unknown type',
+    body([{ role: 'user', content: [{ type: 'document', source: { type: 'pdf', data: 'x' } }] }]),
+    "messages.0.content.0.document.source: Input tag 'pdf' found using 'type' does not match any of the expected tags: 'base64', 'text', 'content', 'url', 'file'",
+  ],
+  [
+    'an image without a source inside a tool_result',
+    body([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: [toolUse('t1')] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'image' }] }] },
+    ]),
+    'messages.2.content.0.content.0.image.source: Field required',
+  ],
+  [
+    'a block type the API does not take',
+    body([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }]),
+    "messages.0.content.0: Input tag 'image_url' found using 'type' does not match any of the expected tags: 'text', 'image', 'document', 'search_result', 'thinking', 'redacted_thinking', 'tool_use', 'tool_result', 'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result', 'advisor_tool_result', 'code_execution_tool_result', 'bash_code_execution_tool_result', 'text_editor_code_execution_tool_result', 'tool_search_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'container_upload', 'compaction', 'tool_addition', 'tool_removal', 'mcp_tool_listing', 'fallback'",
+  ],
 ];
 
 describe('fake server validation', () => {

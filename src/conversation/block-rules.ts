@@ -1,0 +1,92 @@
+/**
+ * The Messages API's rules on one content block that `prepare`'s mapping does not need for itself: fields the API
+ * requires (a thinking block's signature, an image's source) and other providers' part types sent by mistake. Each
+ * rule is one the API states or answers with a 400; where the documentation is silent, the block goes through (a
+ * block type cachepoint does not know may be one the API added since: it is passed on as it is).
+ *
+ * Sources:
+ * - the request types of `@anthropic-ai/sdk` 1.14 (generated from the API's specification; read 2026-12-01):
+ *   `ThinkingBlockParam { thinking: string; signature: string }`, `RedactedThinkingBlockParam { data: string }`,
+ *   `ImageBlockParam { source: Base64ImageSource | URLImageSource | FileImageSource }`,
+ *   `DocumentBlockParam { source: Base64PDFSource | PlainTextSource | ContentBlockSource | URLPDFSource | FileDocumentSource }`;
+ * - the API's answers: `messages.1.content.0.thinking.signature: Field required` (justlovemaki/AIClient2API#437,
+ *   2026-04-03; lbjlaq/Antigravity-Manager#1790, 2026-02-10), `messages.N.content.M: Input tag 'compaction' found
+ *   using 'type' does not match any of the expected tags: …` for a type it does not take (quoted in a gateway's
+ *   tests, 2026), and an OpenAI `image_url` part refused by Anthropic (BerriAI/litellm#4738, 2024-07-16).
+ */
+
+/** What is wrong with a block: the field under it (`.source`, or '' for the block itself) and why. */
+export type BlockIssue = readonly [field: string, message: string];
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Part types of other APIs (OpenAI Chat Completions and Responses, the AI SDK's `ModelMessage`) that loops moving to
+ * Anthropic send by mistake, with the Anthropic block to use. Only these are refused by type: none is, or looks like,
+ * an Anthropic block type.
+ */
+const FOREIGN: Readonly<Record<string, string>> = {
+  image_url: "an OpenAI chat part: send { type: 'image', source: { type: 'url', url } } (or a base64 source)",
+  input_text: "an OpenAI Responses part: send { type: 'text', text }",
+  output_text: "an OpenAI Responses part: send { type: 'text', text }",
+  input_image: "an OpenAI Responses part: send { type: 'image', source: { type: 'url', url } } (or a base64 source)",
+  input_file: "an OpenAI Responses part: send { type: 'document', source: … }",
+  function_call: "an OpenAI Responses item: the model's call is { type: 'tool_use', id, name, input } in an assistant message",
+  function_call_output: "an OpenAI Responses item: the answer is { type: 'tool_result', tool_use_id, content } in a user message",
+  'tool-call': "an AI SDK part: send { type: 'tool_use', id, name, input } (or use cachepoint/ai-sdk's middleware)",
+  'tool-result': "an AI SDK part: send { type: 'tool_result', tool_use_id, content } (or use cachepoint/ai-sdk's middleware)",
+};
+
+/** The source shapes the API takes, by block type and source type: the fields each one requires. */
+const SOURCES: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  image: { base64: ['media_type', 'data'], url: ['url'], file: ['file_id'] },
+  document: { base64: ['media_type', 'data'], text: ['media_type', 'data'], url: ['url'], file: ['file_id'], content: [] },
+};
+
+const SOURCE_HINT: Readonly<Record<string, string>> = {
+  image: "{ type: 'base64', media_type, data }, { type: 'url', url } or { type: 'file', file_id }",
+  document:
+    "{ type: 'base64', media_type: 'application/pdf', data }, { type: 'text', media_type: 'text/plain', data }, { type: 'url', url }, { type: 'content', content } or { type: 'file', file_id }",
+};
+
+/**
+ * The first rule a content block breaks, or undefined. Only the fields named above are looked at; a source type or a
+ * block type not listed goes through (the API may take it).
+ *
+ * @example
+ * contentBlockIssue({ type: 'thinking', thinking: '…' }); // ['.signature', 'expected a string: …']
+ */
+export function contentBlockIssue(block: Json): BlockIssue | undefined {
+  const type = block.type as string;
+  switch (type) {
+    case 'thinking':
+      if (typeof block.thinking !== 'string') return ['.thinking', 'expected a string (the thinking text of the response)'];
+      return typeof block.signature === 'string'
+        ? undefined
+        : ['.signature', 'expected a string: send a thinking block back with the signature the response gave it (the API requires it), or leave the block out'];
+    case 'redacted_thinking':
+      return typeof block.data === 'string' ? undefined : ['.data', 'expected a string: send a redacted_thinking block back as the response gave it'];
+    case 'image':
+    case 'document':
+      return sourceIssue(type, block.source);
+    default: {
+      const foreign = FOREIGN[type];
+      return foreign === undefined ? undefined : ['', `"${type}" is not a Messages API content block; ${foreign}`];
+    }
+  }
+}
+
+function sourceIssue(type: 'image' | 'document', source: unknown): BlockIssue | undefined {
+  const hint = SOURCE_HINT[type]!;
+  if (!isObject(source)) return ['.source', `${type === 'image' ? 'an image' : 'a document'} block needs a source object: ${hint}`];
+  if (typeof source.type !== 'string') return ['.source.type', `expected a string: ${hint}`];
+  const required = SOURCES[type]![source.type];
+  if (required === undefined) return undefined;
+  for (const field of required) if (typeof source[field] !== 'string') return [`.source.${field}`, `expected a string (a ${source.type} source needs it)`];
+  if (source.type === 'content' && typeof source.content !== 'string' && !Array.isArray(source.content)) {
+    return ['.source.content', 'expected a string or an array of text and image blocks'];
+  }
+  return undefined;
+}
