@@ -9,7 +9,7 @@ import { base64url, sha1Bytes } from '../internal/hash.js';
 import { castDraft, produce } from 'immer';
 import type { ContentBlockParam, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { InvalidParamsError, TimelineError } from '../errors.js';
-import { contentBlockIssue } from './block-rules.js';
+import { contentBlockIssue } from '../internal/block-rules.js';
 import { appendResponse, appendRound, appendToolResults, startTurn } from '../timeline/edit.js';
 import { findBlock, turnBlocks } from '../timeline/paths.js';
 import type { Block, DeferredHide, HiddenRecord, TimelineState } from '../timeline/types.js';
@@ -355,7 +355,7 @@ function blockIssue(b: ContentBlockParam): readonly [string, string] | undefined
       return undefined;
     }
     default:
-      // The API's own rules on the other blocks (block-rules.ts): a thinking block's signature, an image's source, …
+      // The API's own rules on the other blocks (internal/block-rules.ts): a thinking block's signature, an image's source, …
       return contentBlockIssue(o);
   }
 }

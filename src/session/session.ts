@@ -20,7 +20,7 @@ import type { BlockPath, TimelineState } from '../timeline/types.js';
 import type { ToolCache, ToolRunner } from '../toolcache/tool-cache.js';
 import type { CachedContent } from '../toolcache/store.js';
 import { formatStats, type ToolCacheStats } from '../toolcache/stats.js';
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError, TimelineError } from '../errors.js';
 import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 
 export type { RequestRecord } from './stats.js';
@@ -165,6 +165,7 @@ export class Session {
 
   /** Renders and returns `client.messages.create` params (add `stream: true` yourself to stream). */
   async request(extras: RequestExtras = {}): Promise<AnthropicRequestParams> {
+    refuseOpenRound(this.#state);
     const previous = this.#last;
     const r = await this.render();
     const diagnostics = this.#options.diagnostics ? { previousMessageId: this.#lastMessageId ?? null } : undefined;
@@ -415,4 +416,20 @@ function checkSessionOptions(options: SessionOptions): void {
       value: options.instructions,
     });
   }
+}
+
+/**
+ * A request whose last round still has a tool_use without its tool_result (results recorded for some calls only, or a
+ * response cut off by max_tokens inside its tool calls): the API refuses it ("`tool_use` ids were found without
+ * `tool_result` blocks immediately after", its wording in anthropics/claude-code#1237, 2025-05-22).
+ */
+function refuseOpenRound(state: TimelineState): void {
+  const turn = state.turns.at(-1);
+  const round = turn?.rounds.at(-1);
+  if (!turn || !round || round.open.length === 0) return;
+  const open = round.open;
+  throw new TimelineError(
+    `turns/${turn.index}/rounds/${round.index}`,
+    `tool_use ${open.join(', ')} ${open.length === 1 ? 'has' : 'have'} no tool_result, and the API refuses a request without one: record the results first (recordToolResults, or runTools)`,
+  );
 }
