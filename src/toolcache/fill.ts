@@ -33,7 +33,7 @@ export interface FillResult extends RunOutput {
   /** `run`: this process ran the tool; `remote`: another process did, and its entry was read back. */
   readonly origin: 'run' | 'remote';
   readonly inserted: boolean;
-  readonly notInserted?: 'error' | 'stale_epoch' | 'store_error';
+  readonly notInserted?: 'error' | 'stale_epoch' | 'store_error' | 'no_content';
 }
 
 /** What a fill needs from its cache. */
@@ -77,6 +77,9 @@ export async function fill(ctx: FillContext, call: ReadCall, epoch: number, tags
     const insertedAtMs = ctx.now();
     const out = await ctx.execute(call);
     if (out.isError) return { ...out, origin: 'run', inserted: false, notInserted: 'error' };
+    // Only content a hit can replay is stored: a store reads anything else back as a damaged entry and drops it, so it
+    // would never hit (and `inserted` would say it had been). What else a tool returns is the caller's to see (ToolCache.call).
+    if (typeof out.content !== 'string' && !Array.isArray(out.content)) return { ...out, origin: 'run', inserted: false, notInserted: 'no_content' };
     const { ttlTurns, ttlMs } = call.policy;
     const entry: StoredEntry = {
       key: call.key,

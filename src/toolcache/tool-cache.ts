@@ -237,7 +237,7 @@ export class ToolCache {
       fast = undefined; // e.g. an injected clock that throws: the general path rejects with it
     }
     if (typeof fast === 'object') return Promise.resolve(fast);
-    return this.#call(name, args, run, options, fast);
+    return this.#call(name, args, run, options, fast).then(checkedContent);
   }
 
   /**
@@ -519,3 +519,21 @@ const TOOL_CACHE_OPTION_KEYS = optionKeys<ToolCacheOptions>({
   marker: true,
   flightTimeoutMs: true,
 });
+
+/**
+ * A call's result whose content a tool_result can hold and the cache can replay: a string, an array of content blocks,
+ * or none. Anything else (a number, `null`, `{}`, `{ content: 7 }`) is the tool's bug: refused here, after the call
+ * (a write's invalidation has happened; a read stored nothing, fill.ts), as `runToolUses` refuses it for a handler.
+ */
+function checkedContent(r: ToolCallResult): ToolCallResult {
+  const c: unknown = r.content;
+  if (c === undefined || typeof c === 'string' || Array.isArray(c)) return r;
+  const got = typeof c === 'object' && c !== null ? JSON.stringify(c).slice(0, 80) : String(c);
+  throw new InvalidOptionError(
+    'run',
+    `${r.tool}: returned ${got} for call ${r.callId}: a tool returns a string, an array of content blocks, or { content, isError }`,
+    {
+      value: c,
+    },
+  );
+}

@@ -16,6 +16,16 @@ function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/** A handler returned content no tool_result can hold (a number, `null`, `{}`): the API would refuse the next request. */
+function contentError(use: ToolUseLike, content: unknown): InvalidOptionError {
+  const got = typeof content === 'object' && content !== null ? JSON.stringify(content).slice(0, 80) : String(content);
+  return new InvalidOptionError(
+    `handlers.${use.name}`,
+    `returned ${got} for call ${use.id}: a handler returns a string, an array of content blocks, or { content, isError }`,
+    { value: content },
+  );
+}
+
 /** See {@link ToolCache.runToolUses}. */
 export async function runToolUses<TBlock extends { readonly type: string }>(
   cache: CallsTools,
@@ -48,19 +58,14 @@ export async function runToolUses<TBlock extends { readonly type: string }>(
       try {
         r = await cache.call(use.name, use.input, handler as ToolRunner<unknown>, { scope: options.scope, callId: use.id });
       } catch (e) {
+        // ToolCache.call refuses content no tool_result can hold (its `run` option): the handler's bug, the caller's to see.
+        if (e instanceof InvalidOptionError && e.option === 'run' && e.value !== undefined) throw contentError(use, e.value);
         return { type: 'tool_result', tool_use_id: use.id, content: `Error: ${errorMessage(e)}`, is_error: true };
       }
       // Outside the try: a throwing observer is the caller's bug, not a tool failure to report to the model.
       options.onResult?.(r);
       // So is content no tool_result can hold (a number, `{}`): sent as is, the API would refuse the next request.
-      if (r.content !== undefined && typeof r.content !== 'string' && !Array.isArray(r.content)) {
-        const got = typeof r.content === 'object' && r.content !== null ? JSON.stringify(r.content).slice(0, 80) : String(r.content);
-        throw new InvalidOptionError(
-          `handlers.${use.name}`,
-          `returned ${got} for call ${use.id}: a handler returns a string, an array of content blocks, or { content, isError }`,
-          { value: r.content },
-        );
-      }
+      if (r.content !== undefined && typeof r.content !== 'string' && !Array.isArray(r.content)) throw contentError(use, r.content);
       const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: r.callId, content: r.content as ToolResultBlockParam['content'] & {} };
       return r.isError ? { ...block, is_error: true } : block;
     }),

@@ -34,8 +34,8 @@ export type CacheStatus =
       /** True when an expired entry was found (and removed) rather than none. */
       readonly expired: boolean;
       readonly inserted: boolean;
-      /** Why the result was not inserted. */
-      readonly notInserted?: 'error' | 'stale_epoch' | 'ttl_zero' | 'store_error';
+      /** Why the result was not inserted (`no_content`: the tool returned no content, nothing a hit could replay). */
+      readonly notInserted?: 'error' | 'stale_epoch' | 'ttl_zero' | 'store_error' | 'no_content';
       /** This caller joined an identical run that did not settle within `flightTimeoutMs`, and ran the tool itself. */
       readonly flightTimedOut?: true;
     }
