@@ -104,13 +104,24 @@ function packageVersion(): string {
   }
 }
 
+/**
+ * A flag written wrong, not a value refused: `--out` last with its value forgotten ("argument missing") or a value
+ * given to a switch (`--json=yes`, "does not take an argument"). parseArgs gives these the code of a bad value
+ * (ERR_PARSE_ARGS_INVALID_OPTION_VALUE), so its message tells them apart; a value that looks like a flag
+ * (`--pre-tail-offset -1`, "argument is ambiguous") stays exit 1, as does any wording parseArgs may change to.
+ */
+function malformedFlag(code: string, message: string): boolean {
+  return code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && /(?:argument missing|does not take an argument)$/.test(message);
+}
+
 /** One line and an exit status for anything a command threw. */
 export function describeError(err: unknown, io: Pick<CliIo, 'env'>): { status: number; message: string } {
   const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' ');
   if (err instanceof UsageError) return { status: 2, message: oneLine(err.message) };
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-    return { status: USAGE_CODES.has(code) ? 2 : 1, message: `${oneLine((err as Error).message)} (see --help)` };
+    const message = (err as Error).message;
+    return { status: USAGE_CODES.has(code) || malformedFlag(code, message) ? 2 : 1, message: `${oneLine(message)} (see --help)` };
   }
   if (err instanceof CachepointError) return { status: 1, message: oneLine(err.message) };
   // A file that cannot be opened, read or written is the user's input, not a crash.
