@@ -46,12 +46,24 @@ export function toAnthropic(rendered: Rendered, extras: RequestExtras = {}): Ant
   return {
     model: apiModelId(rendered.model),
     max_tokens: DEFAULT_MAX_TOKENS,
-    ...extras,
+    ...('cache_control' in extras ? withoutAutomaticCaching(extras) : extras),
     ...(mapped.tools.length > 0 ? { tools: mapped.tools as PortableToolUnion[] } : {}),
     ...(mapped.system.length > 0 ? { system: mapped.system } : {}),
     // Typed with the block and tool kinds every supported SDK knows; newer kinds in the timeline are sent as they are.
     messages: mapped.messages as PortableMessageParam[],
   };
+}
+
+/**
+ * The extras without a top-level `cache_control` (automatic caching: the API puts a marker on the last cacheable block,
+ * SDK 1.14's `MessageCreateParams.cache_control`). Cache points are placed here, and the last block is the volatile tail
+ * (or a prefill) more often than not: a marker there caches what is never reused, and with ① to ④ placed it is a fifth,
+ * which the API refuses ("A maximum of 4 blocks with cache_control may be provided"). Like the markers in the caller's
+ * blocks, it is dropped.
+ */
+function withoutAutomaticCaching(extras: RequestExtras): RequestExtras {
+  const { cache_control: _automatic, ...rest } = extras as RequestExtras & { cache_control?: unknown };
+  return rest;
 }
 
 interface Mapped {
