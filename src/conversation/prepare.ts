@@ -14,6 +14,7 @@ import { promptCost, usageTokens, type ReportedUsage } from '../models/pricing.j
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { defaultTokenCache } from '../render/options.js';
 import { toolSchemaProblem } from '../internal/blocks.js';
+import { refuseBlocks } from '../internal/block-rules.js';
 import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 import { render, renderAsync } from '../render/render.js';
 import { streamLength } from '../render/projection.js';
@@ -967,7 +968,10 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   if (built.reappended) state = withShadowLedger(state, built.reappended.shadow, built.reappended.kept, profile, ctxTokens, now);
   let hides: HideOutcome[] | undefined;
   if (options.hide && options.hide.length > 0) ({ state, outcomes: hides } = applyHides(state, options.hide, renderOptions, now));
-  if (!sameTail(state, options.tail)) state = setTail(state, options.tail ?? []);
+  if (!sameTail(state, options.tail)) {
+    refuseBlocks(options.tail, 'tail');
+    state = setTail(state, options.tail ?? []);
+  }
   // Without a stored state (the store down, a new process, an evicted record) the provider's cache may be warm (the
   // previous request was seconds ago, elsewhere): nothing is pruned then. A prune while warm re-writes everything
   // after it, and with no state to keep the decision the next request would do it again.

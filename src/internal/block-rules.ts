@@ -15,6 +15,8 @@
  *   tests, 2026), and an OpenAI `image_url` part refused by Anthropic (BerriAI/litellm#4738, 2024-07-16).
  */
 
+import { TimelineError } from '../errors.js';
+
 /** What is wrong with a block: the field under it (`.source`, or '' for the block itself) and why. */
 export type BlockIssue = readonly [field: string, message: string];
 
@@ -89,4 +91,24 @@ function sourceIssue(type: 'image' | 'document', source: unknown): BlockIssue | 
     return ['.source.content', 'expected a string or an array of text and image blocks'];
   }
   return undefined;
+}
+
+/**
+ * Blocks given to a Session (or a tail given to `prepare`) that break a rule above, and the content of tool results:
+ * a TimelineError naming where (`turns/2/user/1`, `tail/0`) and the field, instead of a 400 at the next request.
+ * Checked at the doors, not in the timeline's edits: replaying a trace (simulate, report) reads what was sent, and an
+ * old log is analysed as it is.
+ *
+ * @throws {TimelineError} for the first block that breaks a rule
+ */
+export function refuseBlocks(blocks: unknown, where: string): void {
+  if (!Array.isArray(blocks)) return; // a string, or what the edits refuse themselves (not an array)
+  for (let i = 0; i < blocks.length; i++) {
+    const b: unknown = blocks[i];
+    if (b === null || typeof b !== 'object' || typeof (b as { type?: unknown }).type !== 'string') continue; // the edits' own error
+    const issue = contentBlockIssue(b as Record<string, unknown>);
+    if (issue) throw new TimelineError(`${where}/${i}`, issue[0] ? `${issue[0].slice(1)}: ${issue[1]}` : issue[1]);
+    const parts = (b as { type: string; content?: unknown }).type === 'tool_result' ? (b as { content?: unknown }).content : undefined;
+    if (Array.isArray(parts)) refuseBlocks(parts, `${where}/${i}/content`);
+  }
 }

@@ -22,6 +22,7 @@ import type { CachedContent } from '../toolcache/store.js';
 import { formatStats, type ToolCacheStats } from '../toolcache/stats.js';
 import { InvalidOptionError, TimelineError } from '../errors.js';
 import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
+import { refuseBlocks } from '../internal/block-rules.js';
 
 export type { RequestRecord } from './stats.js';
 
@@ -129,6 +130,7 @@ export class Session {
 
   /** Starts a turn with the user's message; advances the tool cache's turn clock. */
   startTurn(content: string | readonly ContentBlockParam[]): this {
+    refuseBlocks(content, `turns/${this.#state.turns.length + 1}/user`);
     this.#state = startTurn(this.#state, content, this.#now());
     this.#options.toolCache?.advanceTurn();
     return this;
@@ -136,6 +138,7 @@ export class Session {
 
   /** Sets the volatile tail of the next request. */
   setTail(content: string | readonly ContentBlockParam[]): this {
+    refuseBlocks(content, 'tail');
     this.#state = setTail(this.#state, content);
     return this;
   }
@@ -184,12 +187,14 @@ export class Session {
   recordResponse(message: Message): this {
     const r = this.#last;
     if (r) this.#recordUsage(r, message);
+    refuseBlocks(message?.content, `${nextRoundPath(this.#state)}/response`);
     this.#state = appendResponse(this.#state, message, this.#now());
     return this;
   }
 
   /** Appends tool results you ran yourself (and optional injected text). */
   recordToolResults(results: readonly ToolResultBlockParam[], injected: readonly (string | TextBlockParam)[] = []): this {
+    refuseBlocks(results, `${nextRoundPath(this.#state, 0)}/results`);
     this.#state = appendToolResults(this.#state, results, injected, this.#now());
     return this;
   }
@@ -416,6 +421,12 @@ function checkSessionOptions(options: SessionOptions): void {
       value: options.instructions,
     });
   }
+}
+
+/** The path of the current turn's next round (`ahead` 1), or of its last one (0). */
+function nextRoundPath(state: TimelineState, ahead = 1): string {
+  const turn = state.turns.at(-1);
+  return `turns/${turn?.index ?? 0}/rounds/${(turn?.rounds.length ?? 0) + ahead}`;
 }
 
 /**

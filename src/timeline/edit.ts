@@ -7,7 +7,6 @@
 import type { ContentBlock, ContentBlockParam, Message, TextBlockParam, Tool, ToolResultBlockParam, ToolUnion } from '../providers/anthropic-types.js';
 import { TimelineError } from '../errors.js';
 import { toolSchemaProblem, withoutMarker } from '../internal/blocks.js';
-import { contentBlockIssue } from '../internal/block-rules.js';
 import { paths } from './paths.js';
 import type { Block, Envelope, Round, Skill, TimelineState, ToolBlock, Turn } from './types.js';
 import { hasPersistentHidden, stateWith } from './hidden.js';
@@ -450,9 +449,6 @@ function checkBlocks(
     if (b.type === 'text' && typeof b.text !== 'string') {
       throw new TimelineError(`${deep ?? blocksPath(turn, round, kind, outer)}/${i}`, 'a text block\'s "text" must be a string');
     }
-    // The API's rules on one block (a thinking block's signature, an image's source, another API's part type).
-    const issue = contentBlockIssue(b as Record<string, unknown>);
-    if (issue) throw new TimelineError(`${deep ?? blocksPath(turn, round, kind, outer)}/${i}`, issue[0] ? `${issue[0].slice(1)}: ${issue[1]}` : issue[1]);
     if (b.type === 'tool_result') {
       const c = (b as { content?: unknown }).content;
       if (c === undefined || typeof c === 'string') continue;

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
 import { prepare } from '../../src/conversation/prepare.js';
-import { InvalidParamsError } from '../../src/errors.js';
+import { InvalidParamsError, TimelineError } from '../../src/errors.js';
 import { validateRequest } from '../../src/testing/fake-server-validate.js';
 
 type Msg = { role: 'user' | 'assistant'; content: unknown };
@@ -113,6 +113,23 @@ describe('prepare refuses messages the API refuses, naming where', () => {
     const err = await refusal(messages);
     expect(err.where).toBe(where);
     expect(err.message).toMatch(what);
+  });
+});
+
+describe('the tail', () => {
+  it('a tail block the API refuses is refused before anything is saved, naming tail/i and the field', async () => {
+    const store = new MemoryConversationStore();
+    const tail = [
+      { type: 'text', text: 'Screen now:' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png' } },
+    ];
+    const err = await prepare(body([U('What changed on the screen?')]) as never, { conversationId: 'c', store, tail: tail as never }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(TimelineError);
+    expect((err as Error).message).toBe('tail/1: source.data: expected a string (a base64 source needs it)');
+    expect(store.loadSync('c')).toBeUndefined();
   });
 });
 

@@ -9,6 +9,7 @@ import { TimelineError } from '../../src/errors.js';
 import type { ContentBlockParam, Message, ToolResultBlockParam } from '../../src/providers/anthropic-types.js';
 import { Session } from '../../src/session/session.js';
 import { validateRequest } from '../../src/testing/fake-server-validate.js';
+import { appendResponse, createTimeline, startTurn } from '../../src/timeline/edit.js';
 
 const tools = [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object' as const } }];
 const session = () => new Session({ model: 'claude-sonnet-4-5', instructions: ['Be brief.'], tools, request: { max_tokens: 100 } });
@@ -72,6 +73,12 @@ describe('Session: blocks the API refuses are refused where they are added', () 
     expect(validateRequest(params)).toBeNull();
     const partial = { ...params, messages: [...params.messages.slice(0, -1), { role: 'user', content: [result('toolu_1')] }] };
     expect(validateRequest(partial)?.message).toMatch(/`tool_use` ids were found without `tool_result` blocks immediately after: toolu_2/);
+  });
+
+  it('the timeline edits under it still take them: replaying a trace (simulate, report) analyses what was sent', () => {
+    let state = startTurn(createTimeline({ model: 'claude-sonnet-4-5', instructions: ['Be brief.'], tools }), [noSource, { type: 'text', text: 'hi' }]);
+    state = appendResponse(state, [{ type: 'thinking', thinking: 'unsigned' } as never, use('toolu_1') as never]);
+    expect(state.turns[0]!.rounds).toHaveLength(1);
   });
 
   it('lets the valid ones through: signed thinking, images of each source, an image result', async () => {
