@@ -339,7 +339,7 @@ function blockIssue(b: ContentBlockParam): readonly [string, string] | undefined
     case 'tool_use':
       if (typeof o.id !== 'string' || o.id.length === 0) return ['.id', 'expected a non-empty string'];
       if (typeof o.name !== 'string') return ['.name', 'expected a string'];
-      return o.input !== null && typeof o.input === 'object' && !Array.isArray(o.input) ? undefined : ['.input', 'expected an object'];
+      return o.input !== null && typeof o.input === 'object' && !Array.isArray(o.input) ? contentBlockIssue(o) : ['.input', 'expected an object'];
     case 'tool_result': {
       if (typeof o.tool_use_id !== 'string') return ['.tool_use_id', 'expected a string'];
       const c = o.content;

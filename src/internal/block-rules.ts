@@ -41,6 +41,9 @@ const FOREIGN: Readonly<Record<string, string>> = {
   'tool-result': "an AI SDK part: send { type: 'tool_result', tool_use_id, content } (or use cachepoint/ai-sdk's middleware)",
 };
 
+/** A tool_use id as the API takes it. */
+const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
+
 /** The source shapes the API takes, by block type and source type: the fields each one requires. */
 const SOURCES: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
   image: { base64: ['media_type', 'data'], url: ['url'], file: ['file_id'] },
@@ -63,6 +66,16 @@ const SOURCE_HINT: Readonly<Record<string, string>> = {
 export function contentBlockIssue(block: Json): BlockIssue | undefined {
   const type = block.type as string;
   switch (type) {
+    case 'tool_use':
+      // The API's answer to an id of another provider or a restored session (`functions.bash:0`, `call|1`):
+      // "messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'" (CommandCodeAI/command-code#323,
+      // 2026-05-06; BlockRunAI/ClawRouter#17, 2026-02-10, checked against the live API).
+      return typeof block.id === 'string' && !TOOL_USE_ID.test(block.id)
+        ? [
+            '.id',
+            `${JSON.stringify(block.id)}: the API takes only letters, digits, _ and - in a tool_use id; map it (and its tool_result's tool_use_id) to one`,
+          ]
+        : undefined;
     case 'thinking':
       if (typeof block.thinking !== 'string') return ['.thinking', 'expected a string (the thinking text of the response)'];
       return typeof block.signature === 'string'

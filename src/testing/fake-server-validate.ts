@@ -276,6 +276,8 @@ function checkBlock(block: Json, path: string): void {
       break;
     case 'tool_use':
       if (typeof block.id !== 'string' || block.id.length === 0) fail(`${path}.tool_use.id: Field required`);
+      // The API's pattern and wording (CommandCodeAI/command-code#323, 2026-05-06).
+      if (!/^[a-zA-Z0-9_-]+$/.test(block.id)) fail(`${path}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
       if (typeof block.name !== 'string' || block.name.length === 0) fail(`${path}.tool_use.name: Field required`);
       if (!isObject(block.input)) fail(`${path}.tool_use.input: Input should be a valid dictionary`);
       break;

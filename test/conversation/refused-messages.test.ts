@@ -39,6 +39,12 @@ describe('prepare refuses messages the API refuses, naming where', () => {
       /tool_use toolu_2 of the previous assistant message has no tool_result/,
     ],
     [
+      'a tool_use id of another provider (a dot and a colon)',
+      [U('Run it.'), A([use('functions.bash:0')]), U([result('functions.bash:0')])],
+      'messages[1].content[0].id',
+      /"functions\.bash:0": the API takes only letters, digits, _ and - in a tool_use id/,
+    ],
+    [
       'a thinking block sent back without its signature',
       [U('Read a.ts.'), A([{ type: 'thinking', thinking: 'The file first.' }, use('toolu_1')]), U([result('toolu_1')])],
       'messages[1].content[0].signature',
@@ -138,6 +144,10 @@ describe('and lets their valid neighbours through', () => {
     [
       'tool results split over two user messages (the API merges consecutive user messages)',
       [U('Read both.'), A([use('toolu_1'), use('toolu_2')]), U([result('toolu_1')]), U([result('toolu_2')])],
+    ],
+    [
+      'tool_use ids of other providers that the API takes',
+      [U('Read both.'), A([use('call_Ab-9'), use('tooluse_x1')]), U([result('call_Ab-9'), result('tooluse_x1')])],
     ],
     ['every tool_use answered', [U('Read both.'), A([use('toolu_1'), use('toolu_2')]), U([result('toolu_2'), result('toolu_1')])]],
     [

@@ -220,6 +220,15 @@ const cases: [string, unknown, string][] = [
     'messages.1.content.0.thinking.signature: Field required',
   ],
   [
+    'a tool_use id with characters the API does not take',
+    body([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: [toolUse('functions.bash:0')] },
+      { role: 'user', content: [toolResult('functions.bash:0')] },
+    ]),
+    "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+  ],
+  [
     'an image without a source',
     body([{ role: 'user', content: [{ type: 'image' }, text('what is it?')] }]),
     'messages.0.content.0.image.source: Field required',
