@@ -433,7 +433,7 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
     const blocks = store.blocks;
     for (let i = change; i < length; i++) blocks[i] = out[i - reused]!;
     if (blocks.length > length) blocks.length = length;
-    turnStarts = appended ? (info.turnStarts as number[]) : info.turnStarts.slice(0, firstTurn);
+    turnStarts = sharedStarts(info.turnStarts, firstTurn, starts);
   } else if (reused > 0) {
     // One array of the new length (the blocks before `change` are the previous ones).
     const prev = previous!.blocks ?? blocksOf(info!);
@@ -441,7 +441,7 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
     for (let i = change; i < length; i++) blocks[i] = out[i - reused]!;
     store = newStore(blocks);
     writeFrom = change;
-    turnStarts = info!.turnStarts.slice(0, firstTurn);
+    turnStarts = sharedStarts(info!.turnStarts, firstTurn, starts);
   } else {
     store = newStore(out);
     writeFrom = previous && info ? Math.min(change, info.length) : 0;
@@ -452,7 +452,7 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   let lastRounds: RoundStarts;
   if (resume > 0) {
     const base = info!.layout.lastRounds;
-    const shared = appended ? (base.starts as number[]) : base.starts.slice(0, resume - base.from);
+    const shared = sharedStarts(base.starts, resume - base.from, rounds);
     for (let i = 0; i < rounds.length; i++) shared[resume - base.from + i] = rounds[i]!;
     lastRounds = shared === base.starts ? base : { starts: shared, from: base.from };
   } else if (reused > 0 && firstTurn > lastTurn && info!.layout.lastTurn === lastTurn) lastRounds = info!.layout.lastRounds;
@@ -477,6 +477,20 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
   builds.set(stream, built);
   byState.set(state, built);
   return stream;
+}
+
+/**
+ * The array of starts (turn or round starts) a build writes `values` into from index `at`: the previous build's
+ * own when no entry it holds changes (the build only appends past it, or writes what is there: a prune or hide in
+ * the newest rounds changes blocks, not where rounds and turns start), else a copy of its first `at` entries.
+ * Every build reads only its own turns' and rounds' entries, and no entry of a shared array ever changes, so each
+ * reads what it wrote. A rewrite copied the array every time: O(turns) or, in a long open turn, O(rounds) on most
+ * economy requests (and the copy grew again as it was written past its end).
+ */
+function sharedStarts(starts: readonly number[], at: number, values: readonly number[]): number[] {
+  const n = Math.min(values.length, starts.length - at);
+  for (let i = 0; i < n; i++) if (starts[at + i] !== values[i]) return starts.slice(0, at);
+  return starts as number[];
 }
 
 /** Where a hidden set first differs from another: turn (0-based) and, in that turn, round (0-based; -1: its user message). */
