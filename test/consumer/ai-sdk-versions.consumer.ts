@@ -1,0 +1,123 @@
+/**
+ * Every supported AI SDK major: the packed tarball installed in a fresh
+ * project next to the oldest and the latest `ai` of each major we support,
+ * with the `@ai-sdk/anthropic` major made for it (ai 5 + anthropic 2, ai 6 +
+ * anthropic 3, ai 7 + anthropic 4). The project compiles project/ai-sdk-loop.ts
+ * (strict, skipLibCheck off: our .d.ts are checked against that `ai`'s own
+ * middleware types) and runs a generateText and a streamText tool loop through
+ * `cachepointMiddleware` against the fake Messages API: 3 turns / 12 requests
+ * each, cache reads on every request after the first, ≤ 4 markers, no
+ * warnings, no resync, the usage of every request recorded.
+ *
+ * The latest `ai` 7 project also installs the latest `openai` SDK and runs
+ * the OpenAI mappers as docs/providers.md shows them (project/openai-loop.ts;
+ * the repository's own tests use the `openai` devDependency).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { install, pack, ROOT, runReport, typeErrors, type Packed } from './project.js';
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  peerDependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+
+/** Per supported `ai` major: its `@ai-sdk/anthropic` major, and the latest versions of both (registry, 2026-12-01). */
+const MAJORS = [
+  { ai: 5, anthropic: 2, latest: { ai: '5.0.277', anthropic: '2.0.112' } },
+  { ai: 6, anthropic: 3, latest: { ai: '6.0.326', anthropic: '3.0.140' } },
+  { ai: 7, anthropic: 4, latest: { ai: '7.0.173', anthropic: '4.0.105' } },
+] as const;
+const OPENAI_LATEST = '7.59.0';
+
+const rangeOf = (majors: readonly number[]) => majors.map((m) => `^${m}.0.0`).join(' || ');
+
+let packed: Packed;
+beforeAll(() => {
+  packed = pack('cachepoint-ai-sdk-');
+});
+afterAll(() => packed?.remove());
+
+interface Loop {
+  requests: number;
+  statuses: number[];
+  reads: number[];
+  markers: number[];
+  warnings: string[];
+  resyncs: number;
+  recorded: number;
+  cacheRead: number;
+  deltas: number;
+  messages: number;
+}
+
+function expectSaved(loop: Loop, label: string): void {
+  expect(loop.requests, label).toBe(12);
+  expect(loop.statuses.every((s) => s === 200)).toBe(true);
+  expect(loop.warnings).toEqual([]);
+  expect(loop.resyncs).toBe(0);
+  expect(loop.reads[0]).toBe(0);
+  for (const [i, r] of loop.reads.entries()) if (i > 0) expect(r, `${label}, request ${i}`).toBeGreaterThan(0);
+  expect(Math.max(...loop.markers)).toBeLessThanOrEqual(4);
+  expect(Math.min(...loop.markers)).toBeGreaterThanOrEqual(2);
+  // Every request's usage went back into the conversation (Anthropic's own numbers, from providerMetadata).
+  expect(loop.recorded).toBe(12);
+  expect(loop.cacheRead).toBe(loop.reads.reduce((a, b) => a + b, 0));
+  // 3 turns of (user, 3 × (assistant, tool), assistant): what the loop kept of every step.
+  expect(loop.messages).toBe(24);
+}
+
+describe('cachepoint/ai-sdk next to each supported ai + @ai-sdk/anthropic', () => {
+  it('the peer ranges name exactly the majors this test installs', () => {
+    expect(pkg.peerDependencies['ai']).toBe(rangeOf(MAJORS.map((m) => m.ai)));
+    expect(pkg.peerDependencies['@ai-sdk/anthropic']).toBe(rangeOf(MAJORS.map((m) => m.anthropic)));
+    // The repository's own tests run on the newest major.
+    expect(pkg.devDependencies['ai']).toMatch(/^\^7\./);
+  });
+
+  const cases = MAJORS.flatMap((m) => [
+    { ai: `${m.ai}.0.0`, anthropic: `${m.anthropic}.0.0`, openai: undefined },
+    { ai: m.latest.ai, anthropic: m.latest.anthropic, openai: m.ai === 7 ? OPENAI_LATEST : undefined },
+  ]);
+  for (const c of cases) {
+    const title = `ai@${c.ai} + @ai-sdk/anthropic@${c.anthropic}${c.openai ? ` (+ openai@${c.openai})` : ''}`;
+    it(`${title}: typechecks, and generateText / streamText loops read the cache after the first request`, () => {
+      const files = c.openai ? ['ai-sdk-loop.ts', 'openai-loop.ts'] : ['ai-sdk-loop.ts'];
+      const dir = install(
+        packed,
+        `ai-${c.ai}`,
+        {
+          ai: c.ai,
+          '@ai-sdk/anthropic': c.anthropic,
+          ...(c.openai ? { openai: c.openai } : {}),
+          // What `ai`'s own .d.ts need under skipLibCheck off (node:http, Buffer, json-schema): the consumer's, not ours.
+          '@types/node': pkg.devDependencies['@types/node']!,
+          '@types/json-schema': '^7',
+        },
+        files,
+        ['node'],
+      );
+      for (const [name, version] of [
+        ['ai', c.ai],
+        ['@ai-sdk/anthropic', c.anthropic],
+      ] as const) {
+        expect(JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')).version).toBe(version);
+      }
+      expect(typeErrors(dir)).toEqual([]);
+      const report = runReport<{ generate: Loop; stream: Loop }>(dir, 'ai-sdk-loop.ts');
+      expectSaved(report.generate, 'generateText');
+      expectSaved(report.stream, 'streamText');
+      expect(report.stream.deltas).toBeGreaterThan(0);
+      if (c.openai) {
+        const openai = runReport<Record<'responses' | 'chat', { requests: number; statuses: number[]; reads: number[] }>>(dir, 'openai-loop.ts');
+        for (const api of ['responses', 'chat'] as const) {
+          expect(openai[api].requests, api).toBe(6);
+          expect(openai[api].statuses.every((s) => s === 200)).toBe(true);
+          expect(openai[api].reads[0]).toBe(0);
+          for (const r of openai[api].reads.slice(1)) expect(r, api).toBeGreaterThan(0);
+        }
+      }
+    });
+  }
+});
