@@ -25,4 +25,4 @@ const result = streamText({
   stopWhen: stepCountIs(20),
 });
 for await (const text of result.textStream) process.stdout.write(text);
-messages.push(...(await result.responseMessages));
+messages.push(...(await result.responseMessages)); // ai 5 and 6: (await result.response).messages

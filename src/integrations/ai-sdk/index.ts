@@ -1,7 +1,8 @@
 /**
  * `cachepoint/ai-sdk`: cachepoint for the Vercel AI SDK. Needs the optional
- * peers `ai` (7.x) and, for the model, `@ai-sdk/anthropic` (or the AI SDK's
- * Bedrock / Vertex Anthropic providers, `@ai-sdk/openai`, `@ai-sdk/amazon-bedrock`).
+ * peers `ai` (5.x, 6.x or 7.x) and, for the model, `@ai-sdk/anthropic` (2.x,
+ * 3.x or 4.x, the one made for that `ai`; or the AI SDK's Bedrock / Vertex
+ * Anthropic providers, `@ai-sdk/openai`, `@ai-sdk/amazon-bedrock`).
  */
 export { cachepointMiddleware, isAnthropicProvider, isServedProvider } from './middleware.js';
 export { providerFamily } from './providers.js';
