@@ -7,7 +7,9 @@
  * middleware types) and runs a generateText and a streamText tool loop through
  * `cachepointMiddleware` against the fake Messages API: 3 turns / 12 requests
  * each, cache reads on every request after the first, ≤ 4 markers, no
- * warnings, no resync, the usage of every request recorded.
+ * warnings, no resync, the usage of every request recorded; and a call with
+ * the caller's own cacheControl gets the engine's markers instead, with a
+ * warning in the call's own `warnings`.
  *
  * The latest `ai` 7 project also installs the latest `openai` SDK and runs
  * the OpenAI mappers as docs/providers.md shows them (project/openai-loop.ts;
@@ -50,6 +52,13 @@ interface Loop {
   cacheRead: number;
   deltas: number;
   messages: number;
+}
+
+interface Own {
+  codes: string[];
+  callWarnings: number;
+  status: number;
+  markers: number;
 }
 
 function expectSaved(loop: Loop, label: string): void {
@@ -105,10 +114,13 @@ describe('cachepoint/ai-sdk next to each supported ai + @ai-sdk/anthropic', () =
         expect(JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')).version).toBe(version);
       }
       expect(typeErrors(dir)).toEqual([]);
-      const report = runReport<{ generate: Loop; stream: Loop }>(dir, 'ai-sdk-loop.ts');
+      const report = runReport<{ generate: Loop; stream: Loop; own: Own }>(dir, 'ai-sdk-loop.ts');
       expectSaved(report.generate, 'generateText');
       expectSaved(report.stream, 'streamText');
       expect(report.stream.deltas).toBeGreaterThan(0);
+      // The caller's own cacheControl on the one user message: replaced by the engine's (the envelope's, and the
+      // newest stable block's: that message), with a warning in the call's own warnings as well as onWarning.
+      expect(report.own).toEqual({ codes: ['caller_cache_control'], callWarnings: 1, status: 200, markers: 2 });
       if (c.openai) {
         const openai = runReport<Record<'responses' | 'chat', { requests: number; statuses: number[]; reads: number[] }>>(dir, 'openai-loop.ts');
         for (const api of ['responses', 'chat'] as const) {

@@ -113,4 +113,31 @@ async function loop(mode: 'generate' | 'stream') {
   };
 }
 
-console.log(JSON.stringify({ generate: await loop('generate'), stream: await loop('stream') }));
+/**
+ * The caller's own cacheControl on a message: removed, the engine's markers sent instead, and said in the
+ * call's warnings (an `other` warning, which the V2, V3 and V4 warning types all have).
+ */
+async function callerMarker() {
+  const server = await startFakeServer({ script: [[{ type: 'text', text: 'ok' }]] });
+  const anthropic = createAnthropic({ baseURL: `${server.url}/v1`, apiKey: 'test', fetch: withoutNullCitations });
+  const codes: string[] = [];
+  const model = wrapLanguageModel({
+    model: anthropic('claude-sonnet-4-6'),
+    middleware: cachepointMiddleware({ conversationId: 'own', store: new MemoryConversationStore(), onWarning: (w) => codes.push(w.code) }),
+  });
+  const result = await generateText({
+    model,
+    system: SYSTEM,
+    messages: [{ role: 'user', content: 'Hi', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } }],
+  });
+  const request = server.requests.find((r) => r.path === '/v1/messages');
+  await server.close();
+  return {
+    codes,
+    callWarnings: (result.warnings ?? []).filter((w) => JSON.stringify(w).includes('cachepoint:')).length,
+    status: request?.status,
+    markers: JSON.stringify(request?.body).split('"cache_control"').length - 1,
+  };
+}
+
+console.log(JSON.stringify({ generate: await loop('generate'), stream: await loop('stream'), own: await callerMarker() }));
