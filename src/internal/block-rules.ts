@@ -7,6 +7,7 @@
  * Sources:
  * - the request types of `@anthropic-ai/sdk` 1.14 (generated from the API's specification; read 2026-12-01):
  *   `ThinkingBlockParam { thinking: string; signature: string }`, `RedactedThinkingBlockParam { data: string }`,
+ *   `SearchResultBlockParam { source: string; title: string; content: TextBlockParam[] }`,
  *   `ImageBlockParam { source: Base64ImageSource | URLImageSource | FileImageSource }`,
  *   `DocumentBlockParam { source: Base64PDFSource | PlainTextSource | ContentBlockSource | URLPDFSource | FileDocumentSource }`;
  * - the API's answers: `messages.1.content.0.thinking.signature: Field required` (justlovemaki/AIClient2API#437,
@@ -86,6 +87,17 @@ export function contentBlockIssue(block: Json): BlockIssue | undefined {
     case 'image':
     case 'document':
       return sourceIssue(type, block.source);
+    case 'search_result':
+      // SDK 1.14 `SearchResultBlockParam { source: string; title: string; content: TextBlockParam[] }` (a RAG tool's
+      // results, most often inside a tool_result).
+      for (const field of ['source', 'title'] as const)
+        if (typeof block[field] !== 'string') return [`.${field}`, 'expected a string (a search_result needs it)'];
+      if (!Array.isArray(block.content)) return ['.content', 'expected an array of text blocks'];
+      for (let i = 0; i < block.content.length; i++) {
+        const part = block.content[i] as Json | null;
+        if (!isObject(part) || part.type !== 'text' || typeof part.text !== 'string') return [`.content[${i}]`, 'expected a text block'];
+      }
+      return undefined;
     default: {
       const foreign = FOREIGN[type];
       return foreign === undefined ? undefined : ['', `"${type}" is not a Messages API content block; ${foreign}`];

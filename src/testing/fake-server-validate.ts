@@ -248,6 +248,16 @@ function checkSource(block: Json, path: string): void {
   for (const field of fields[tag]!) if (source[field] === undefined || source[field] === null) fail(`${path}.${kind}.source.${tag}.${field}: Field required`);
 }
 
+/** A search_result's required fields (SDK 1.14's `SearchResultBlockParam`), named as the API's schema names them. */
+function checkSearchResult(block: Json, path: string): void {
+  for (const field of ['source', 'title', 'content'])
+    if (block[field] === undefined || block[field] === null) fail(`${path}.search_result.${field}: Field required`);
+  if (!Array.isArray(block.content)) fail(`${path}.search_result.content: Input should be a valid list`);
+  block.content.forEach((part, k) => {
+    if (!isObject(part) || part.type !== 'text') fail(`${path}.search_result.content.${k}.type: Input should be 'text'`);
+  });
+}
+
 function checkBlock(block: Json, path: string): void {
   if (!BLOCK_TYPES.includes(block.type as string)) {
     fail(
@@ -258,6 +268,9 @@ function checkBlock(block: Json, path: string): void {
     case 'image':
     case 'document':
       checkSource(block, path);
+      break;
+    case 'search_result':
+      checkSearchResult(block, path);
       break;
     case 'text':
       if (typeof block.text !== 'string') fail(`${path}.text: Field required`);
@@ -290,6 +303,7 @@ function checkBlock(block: Json, path: string): void {
           if (!isObject(part) || typeof part.type !== 'string') fail(`${innerPath}.type: Field required`);
           if (part.type === 'text') checkTextBlock(part, innerPath);
           if (part.type === 'image' || part.type === 'document') checkSource(part, innerPath);
+          if (part.type === 'search_result') checkSearchResult(part, innerPath);
         });
       }
       break;

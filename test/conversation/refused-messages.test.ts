@@ -97,6 +97,16 @@ describe('prepare refuses messages the API refuses, naming where', () => {
       /expected a string/,
     ],
     [
+      'a search_result without a title, inside a tool_result',
+      [
+        U('Search the docs.'),
+        A([use('toolu_1')]),
+        U([result('toolu_1', [{ type: 'search_result', source: 'https://example.com/a', content: [{ type: 'text', text: 'a hit' }] }])]),
+      ],
+      'messages[2].content[0].content[0].title',
+      /expected a string \(a search_result needs it\)/,
+    ],
+    [
       "an OpenAI chat part ('image_url')",
       [
         U([
@@ -171,6 +181,14 @@ describe('and lets their valid neighbours through', () => {
           { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' }, title: 'A' },
           { type: 'text', text: 'Compare them.' },
         ]),
+      ],
+    ],
+    [
+      'search results inside a tool_result',
+      [
+        U('Search the docs.'),
+        A([use('toolu_1')]),
+        U([result('toolu_1', [{ type: 'search_result', source: 'https://example.com/a', title: 'A', content: [{ type: 'text', text: 'a hit' }] }])]),
       ],
     ],
     [

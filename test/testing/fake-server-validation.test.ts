@@ -220,6 +220,15 @@ const cases: [string, unknown, string][] = [
     'messages.1.content.0.thinking.signature: Field required',
   ],
   [
+    'a search_result without a title inside a tool_result',
+    body([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: [toolUse('t1')] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'search_result', source: 's', content: [text('a hit')] }] }] },
+    ]),
+    'messages.2.content.0.content.0.search_result.title: Field required',
+  ],
+  [
     'a tool_use id with characters the API does not take',
     body([
       { role: 'user', content: 'hi' },
