@@ -4,6 +4,9 @@
  * engine's own replay of the trace: the same timeline edits Session makes).
  * Hide events (the agent asked to hide a tool result) go to the next request's
  * `options.hide`, deferred when outside the editable zone, as the replay does.
+ * The import samples (fixtures/import: a proxy log and a Claude Code transcript, through `cachepoint import`'s
+ * importers) too: their blocks are shaped as a real loop's, and every request must pass the block rules the doors
+ * check (a false refusal there would break a working loop).
  */
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -15,8 +18,18 @@ import { replay } from '../../src/replay/replay.js';
 import { parseTrace } from '../../src/trace/reader.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { readFileSync } from 'node:fs';
+import { formatImported } from '../../src/import/common.js';
+import { importLog } from '../../src/import/formats.js';
 
-const FIXTURES = readdirSync('fixtures').filter((f) => f.endsWith('.jsonl'));
+/** [name, trace text]: every fixture, then each trace of each import sample. */
+const FIXTURES: [string, string][] = [
+  ...readdirSync('fixtures')
+    .filter((f) => f.endsWith('.jsonl'))
+    .map((f): [string, string] => [f, readFileSync(`fixtures/${f}`, 'utf8')]),
+  ...readdirSync('fixtures/import').flatMap((f) =>
+    importLog(readFileSync(`fixtures/import/${f}`, 'utf8'), f).traces.map((t, i): [string, string] => [`import/${f}#${i}`, formatImported(t)]),
+  ),
+];
 
 function withoutDuration(b: object): object {
   if (!('duration_ms' in b)) return b;
@@ -25,9 +38,9 @@ function withoutDuration(b: object): object {
 }
 
 describe('prepare ≡ Session path, byte for byte', () => {
-  for (const file of FIXTURES) {
+  for (const [file, text] of FIXTURES) {
     it(file, async () => {
-      const events: TraceEvent[] = parseTrace(readFileSync(`fixtures/${file}`, 'utf8'), file);
+      const events: TraceEvent[] = parseTrace(text, file);
       const expected = [];
       for await (const r of replay(events, { extras: { max_tokens: 2048 } })) expected.push(r);
 
