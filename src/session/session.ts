@@ -185,9 +185,11 @@ export class Session {
    * `finalMessage()`), and its usage against the render's plan.
    */
   recordResponse(message: Message): this {
+    // Checked before its usage is recorded: a refused response changes nothing, and recording it again once fixed
+    // counts the request once.
+    refuseBlocks(message?.content, `${nextRoundPath(this.#state)}/response`);
     const r = this.#last;
     if (r) this.#recordUsage(r, message);
-    refuseBlocks(message?.content, `${nextRoundPath(this.#state)}/response`);
     this.#state = appendResponse(this.#state, message, this.#now());
     return this;
   }
