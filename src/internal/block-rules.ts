@@ -42,6 +42,13 @@ const FOREIGN: Readonly<Record<string, string>> = {
   'tool-result': "an AI SDK part: send { type: 'tool_result', tool_use_id, content } (or use cachepoint/ai-sdk's middleware)",
 };
 
+/**
+ * The media types of a base64 image: "messages.36.content.2.image.source.base64.media_type: Input should be
+ * 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'" (the API's answer in anthropics/claude-code#8184, 2025-09-25,
+ * and inside a tool_result in #3073, 2025-07-06; `image/jpg` in BoundaryML/baml#1292, 2025-01-06).
+ */
+const IMAGE_MEDIA_TYPES: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
+
 /** A tool_use id as the API takes it. */
 const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
 
@@ -112,6 +119,10 @@ function sourceIssue(type: 'image' | 'document', source: unknown): BlockIssue | 
   const required = SOURCES[type]![source.type];
   if (required === undefined) return undefined;
   for (const field of required) if (typeof source[field] !== 'string') return [`.source.${field}`, `expected a string (a ${source.type} source needs it)`];
+  if (type === 'image' && source.type === 'base64' && !IMAGE_MEDIA_TYPES.includes(source.media_type as string)) {
+    const hint = source.media_type === 'image/jpg' ? " (JPEG's type is 'image/jpeg')" : '';
+    return ['.source.media_type', `${JSON.stringify(source.media_type)}: the API takes ${IMAGE_MEDIA_TYPES.map((t) => `'${t}'`).join(', ')}${hint}`];
+  }
   if (source.type === 'content' && typeof source.content !== 'string' && !Array.isArray(source.content)) {
     return ['.source.content', 'expected a string or an array of text and image blocks'];
   }

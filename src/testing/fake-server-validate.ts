@@ -246,6 +246,10 @@ function checkSource(block: Json, path: string): void {
     fail(`${path}.${kind}.source: Input tag '${String(tag)}' found using 'type' does not match any of the expected tags: ${expected}`);
   }
   for (const field of fields[tag]!) if (source[field] === undefined || source[field] === null) fail(`${path}.${kind}.source.${tag}.${field}: Field required`);
+  // The API's answer (anthropics/claude-code#8184, 2025-09-25).
+  if (kind === 'image' && tag === 'base64' && !['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(source.media_type as string)) {
+    fail(`${path}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`);
+  }
 }
 
 /** A search_result's required fields (SDK 1.14's `SearchResultBlockParam`), named as the API's schema names them. */

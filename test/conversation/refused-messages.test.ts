@@ -97,6 +97,16 @@ describe('prepare refuses messages the API refuses, naming where', () => {
       /expected a string/,
     ],
     [
+      "a screenshot labelled 'image/jpg' inside a tool_result",
+      [
+        U('Take a screenshot.'),
+        A([use('toolu_1')]),
+        U([result('toolu_1', [{ type: 'image', source: { type: 'base64', media_type: 'image/jpg', data: '/9j/4AAQ' } }])]),
+      ],
+      'messages[2].content[0].content[0].source.media_type',
+      /"image\/jpg": the API takes 'image\/jpeg', 'image\/png', 'image\/gif', 'image\/webp' \(JPEG's type is 'image\/jpeg'\)/,
+    ],
+    [
       'a search_result without a title, inside a tool_result',
       [
         U('Search the docs.'),

@@ -220,6 +220,11 @@ const cases: [string, unknown, string][] = [
     'messages.1.content.0.thinking.signature: Field required',
   ],
   [
+    "a base64 image labelled 'image/jpg'",
+    body([{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/jpg', data: '/9j/4AAQ' } }, text('what is it?')] }]),
+    "messages.0.content.0.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'",
+  ],
+  [
     'a search_result without a title inside a tool_result',
     body([
       { role: 'user', content: 'hi' },
