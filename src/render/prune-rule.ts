@@ -22,6 +22,27 @@ function sizeOf(b: Block): number {
   return n;
 }
 
+type Loc = { readonly turn: number; readonly round?: number };
+const locs = new Map<BlockPath, Loc | undefined>();
+/** Paths whose place is remembered before the map starts again (a path is ~40 characters). */
+const LOCS = 50_000;
+
+/**
+ * Where a timeline path points ({@link parseTimelinePath}), remembered by path: the gate finds the same candidates
+ * (the visible results a write made stale) on request after request, and a regular expression per look-up was a
+ * measurable part of a long session's step.
+ */
+export function locOf(path: BlockPath): Loc | undefined {
+  let loc = locs.get(path);
+  if (loc === undefined && !locs.has(path)) {
+    if (locs.size >= LOCS) locs.clear();
+    const parsed = parseTimelinePath(path);
+    loc = parsed && Object.freeze(parsed);
+    locs.set(path, loc);
+  }
+  return loc;
+}
+
 /**
  * Blocks old and bulky enough to prune, oldest first.
  *
@@ -148,18 +169,39 @@ export function firstChanceCandidates(state: TimelineState, o: Readonly<Required
   }
   // Hidden payloads are no candidates: left out before their weighing (most of what a write made stale is).
   for (const path of supersededSince(state, since, (path) => !taken.has(path) && !hidden.has(path), o.minChars)) {
-    const loc = parseTimelinePath(path);
+    const loc = locOf(path);
     if (loc?.round === undefined) continue;
     const round = turns[loc.turn - 1]?.rounds[loc.round - 1];
     if (!round || !roundOpen(state, rule, loc.turn, round)) continue;
-    const b = round.response.find((x) => x.path === path) ?? round.results.find((x) => x.path === path);
-    if (b && isCandidate(state, o, b, thinkingPrunable(rule, loc.turn, round))) {
+    const i = blockIndex(round).get(path);
+    if (i === undefined) continue;
+    const b = i < round.response.length ? round.response[i]! : round.results[i - round.response.length]!;
+    if (isCandidate(state, o, b, thinkingPrunable(rule, loc.turn, round))) {
       taken.add(path);
-      found.push({ block: b, t: loc.turn, r: round.index, i: positionIn(round, b) });
+      found.push({ block: b, t: loc.turn, r: round.index, i });
     }
   }
   found.sort((a, b) => a.t - b.t || a.r - b.r || a.i - b.i);
   return found.map((x) => x.block);
+}
+
+const blockIndexes = new WeakMap<Round, ReadonlyMap<BlockPath, number>>();
+
+/**
+ * Where each path of a round first sits (the response's blocks, then the results): what finding it by path gave
+ * (`response.find`, else `results.find`). Built once per round (rounds never change): the payloads a write made
+ * stale are found in their rounds again after every write, late in a long session tens per request.
+ */
+function blockIndex(round: Round): ReadonlyMap<BlockPath, number> {
+  let index = blockIndexes.get(round);
+  if (!index) {
+    const m = new Map<BlockPath, number>();
+    const n = round.response.length;
+    for (let i = 0; i < n; i++) if (!m.has(round.response[i]!.path)) m.set(round.response[i]!.path, i);
+    for (let i = 0; i < round.results.length; i++) if (!m.has(round.results[i]!.path)) m.set(round.results[i]!.path, n + i);
+    blockIndexes.set(round, (index = m));
+  }
+  return index;
 }
 
 /** Where a block sits in its round: the response's blocks, then the results. */
@@ -199,7 +241,7 @@ export function candidatesFrom(state: TimelineState, o: Readonly<Required<PruneO
  */
 export function indexOfPath(stream: readonly StreamBlock[], path: BlockPath): number | undefined {
   const layout = streamLayout(stream);
-  const loc = layout ? parseTimelinePath(path) : undefined;
+  const loc = layout ? locOf(path) : undefined;
   if (layout && loc && layout.length === stream.length) {
     const t = loc.turn - 1;
     let start = t <= layout.lastTurn ? layout.turnStarts[t] : undefined;

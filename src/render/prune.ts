@@ -15,7 +15,7 @@
  * a pruned block stays pruned in every later render. Idempotent.
  */
 import { castDraft, produce } from 'immer';
-import type { Block, CacheEntryRecord, HiddenRecord, StreamBlock, TimelineState } from '../timeline/types.js';
+import type { Block, BlockPath, CacheEntryRecord, HiddenRecord, Round, StreamBlock, TimelineState } from '../timeline/types.js';
 import { isThinkingBlock } from './bind.js';
 import type { Pass, PassContext } from './context.js';
 import { expectedRemaining, noticePrice, priceChange } from './gate.js';
@@ -24,7 +24,7 @@ import { dedupe } from './dedupe.js';
 import { withHidden } from './hidden-set.js';
 import { hiddenSetOf } from '../timeline/hidden.js';
 import { cacheStanding, isThinking } from './projection.js';
-import { candidatesFrom, firstChanceCandidates, indexOfPath, pruneCandidates } from './prune-rule.js';
+import { candidatesFrom, firstChanceCandidates, indexOfPath, locOf, pruneCandidates } from './prune-rule.js';
 import { firstChance, reuseWeigher, type ReuseVerdict } from './reuse.js';
 import type { Decision } from './types.js';
 
@@ -51,6 +51,26 @@ function noteTextTokens(ctx: PassContext, note: string): number {
     counts.set(note, n);
   }
   return n;
+}
+
+const records = new WeakMap<Round, { economy?: Map<BlockPath, HiddenRecord>; prune?: Map<BlockPath, HiddenRecord> }>();
+
+/**
+ * {@link hiddenRecord} of a round's payload, remembered per round (a round never changes, and the record reads
+ * only that round: the payload and the call that names its tool). A payload the gate keeps visible is weighed
+ * again on later requests (after every write, each visible result of a file-less call), with the same record.
+ * Paths outside a round, and the agent's own hides (their note), are built each time.
+ */
+function candidateRecord(state: TimelineState, path: BlockPath, reason: 'economy' | 'prune'): HiddenRecord {
+  const loc = locOf(path);
+  const round = loc?.round === undefined ? undefined : state.turns[loc.turn - 1]?.rounds[loc.round - 1];
+  if (!round) return hiddenRecord(state, path, reason);
+  let byReason = records.get(round);
+  if (!byReason) records.set(round, (byReason = {}));
+  const memo = (byReason[reason] ??= new Map());
+  let record = memo.get(path);
+  if (!record) memo.set(path, (record = Object.freeze(hiddenRecord(state, path, reason))));
+  return record;
 }
 
 /** Adds the one-time notice to the newest user message, if there is one to carry it. */
@@ -134,8 +154,8 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   const all = candidates
     .map((b) => {
       const reason = deferred.has(b.path) ? ('agent' as const) : timelineWarm ? ('economy' as const) : ('prune' as const);
-      const note = state.deferred.find((d) => d.path === b.path)?.note;
-      const record = hiddenRecord(state, b.path, reason, note);
+      const record =
+        reason === 'agent' ? hiddenRecord(state, b.path, reason, state.deferred.find((d) => d.path === b.path)?.note) : candidateRecord(state, b.path, reason);
       const before = stream[index.get(b.path)!]!.tokens;
       const removed = Math.max(0, before - noteTokens(b, record.note));
       // The agent's own hides are its decision: no re-use weighing.
@@ -176,7 +196,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
     for (const b of candidatesFrom(state, o, thinking, items[chosen.from]!.path) ?? pruneCandidates(state, o, thinking)) {
       const at = index.get(b.path);
       if (at === undefined || at <= from || at < bound || taken.has(b.path)) continue;
-      const record = hiddenRecord(state, b.path, 'economy');
+      const record = candidateRecord(state, b.path, 'economy');
       const removed = Math.max(0, stream[at]!.tokens - noteTokens(b, record.note));
       const reuse = weigh(b.path, removed);
       if (removed > 0 && !reuse?.keep) items.push({ path: b.path, at, record, removed, reuse, thinking: isThinking(b) });

@@ -118,7 +118,7 @@ export function supersededAfter(state: TimelineState, afterRound: number, only?:
   for (let i = replaced.length - 1; i >= 0 && replaced[i]!.at > afterRound; i--) maybe.add(replaced[i]!.path);
   if (w.anyWrite > afterRound) {
     const key = (k: string): void => {
-      const src = w.newest.get(`k:${k}`);
+      const src = w.newest.get(keyTarget(w, k));
       if (src) maybe.add(src.path);
     };
     const writes = w.writeLog;
@@ -136,7 +136,7 @@ export function supersededAfter(state: TimelineState, afterRound: number, only?:
       w.liveAgainst = hidden;
       w.liveMinChars = minChars;
       for (const k of w.live) {
-        const src = w.filelessKeys.has(k) ? w.newest.get(`k:${k}`) : undefined;
+        const src = w.filelessKeys.has(k) ? w.newest.get(keyTarget(w, k)) : undefined;
         if (!src || hidden.has(src.path) || src.chars < minChars) w.live.delete(k);
         else if (!w.external.has(k)) maybe.add(src.path);
       }
@@ -182,7 +182,7 @@ function supersededAtOf(w: Walk, path: BlockPath): number | undefined {
     // KEY_PEAK × exp(−(age − 1) / KEY_DECAY) (0 only once that underflows): estimateOf's figures, without its words.
     if (target.startsWith('f:')) return undefined;
     const src = w.newest.get(target)!;
-    const written = staleSince(w, target.slice(2));
+    const written = staleSince(w, targetKey(w, target));
     if (written > src.at) staleAt = Math.max(staleAt ?? 0, written);
     else if (keyChance(w, src) > 0) return undefined;
   }
@@ -242,6 +242,11 @@ interface Walk {
    */
   readonly results: Map<string, Block[]>;
   readonly reads: Map<string, Block[]>;
+  /**
+   * Each call key's target (`k:<key>`) and back, made once (see {@link keyTarget}): not state, so never logged.
+   */
+  readonly targets: Map<string, string>;
+  readonly keys: Map<string, string>;
   /** Rounds walked (1-based ordinal of the last one). */
   request: number;
   /** While walking a turn that may still get rounds: how to take each change back, in order. */
@@ -271,10 +276,38 @@ function newWalk(): Walk {
     liveMinChars: undefined,
     results: new Map(),
     reads: new Map(),
+    targets: new Map(),
+    keys: new Map(),
     request: 0,
     log: undefined,
     version: 0,
   };
+}
+
+/**
+ * The target of call key `key` (`k:<key>`), the same string object every time: the superseded checks look call
+ * keys up in the walk's maps on every request, and a fresh concatenation or slice is hashed anew (O(its length):
+ * a key holds the call's arguments) where a string already used as a key has its hash.
+ */
+function keyTarget(w: Walk, key: string): string {
+  let target = w.targets.get(key);
+  if (target === undefined) {
+    target = `k:${key}`;
+    w.targets.set(key, target);
+    w.keys.set(target, key);
+  }
+  return target;
+}
+
+/** The call key of target `k:<key>`, the same string object every time (see {@link keyTarget}). */
+function targetKey(w: Walk, target: string): string {
+  let key = w.keys.get(target);
+  if (key === undefined) {
+    key = target.slice(2);
+    w.keys.set(target, key);
+    w.targets.set(key, target);
+  }
+  return key;
 }
 
 /** map.set(key, value), logged (undone by restoring the old value, or deleting a new key: every map keeps its order). */
@@ -317,7 +350,7 @@ function setNewest(w: Walk, target: string, src: { path: BlockPath; at: number; 
   put(w, w.newest, target, { path: src.path, at: src.at, seq: prev ? prev.seq : w.newest.size, chars: src.chars });
   // A key's newest result changed (and changes back if this is taken back): it may be visible again.
   if (target.startsWith('k:')) {
-    const key = target.slice(2);
+    const key = targetKey(w, target);
     w.live.add(key);
     w.log?.push(() => w.live.add(key));
   }
@@ -434,7 +467,7 @@ function walkRound(w: Walk, round: Turn['rounds'][number]): void {
     const src = { path: b.path, at: call.at, chars: payloadChars(b.param) };
     for (const f of call.files) setNewest(w, `f:${f}`, src);
     // The exact call too (a file read with the same arguments, e.g. a partial read, re-asks for this result).
-    setNewest(w, `k:${call.key}`, src);
+    setNewest(w, keyTarget(w, call.key), src);
     if (!keyFiles.has(call.key)) {
       // A key names the same files every time (they come from its arguments): indexed once.
       if (call.files.length === 0) {
@@ -703,7 +736,7 @@ function estimateOf(w: Walk, target: string, src: Source): ReuseEstimate {
       why: `newest text of ${file}, touched ${t} request${t === 1 ? '' : 's'} ago`,
     };
   }
-  const key = target.slice(2);
+  const key = targetKey(w, target);
   const age = now - src.at;
   const name = key.slice(0, key.indexOf('\u0000'));
   return staleSince(w, key) > src.at
@@ -735,7 +768,7 @@ function wholeAnalysis(w: Walk): Analysis {
   for (const [target, src] of w.newest) {
     const est = estimateOf(w, target, src);
     if (!target.startsWith('f:')) {
-      const written = staleSince(w, target.slice(2));
+      const written = staleSince(w, targetKey(w, target));
       if (written > src.at) staleAt.set(src.path, Math.max(staleAt.get(src.path) ?? 0, written));
     }
     const prev = out.get(src.path);
