@@ -132,13 +132,31 @@ export function supersededAfter(state: TimelineState, afterRound: number, only?:
     } else {
       const hidden = hiddenSetOf(state);
       const from = w.liveAgainst;
-      if (from === undefined || w.liveMinChars !== minChars || (from !== hidden && hiddenChanges(from, hidden) === undefined)) w.live = new Set(w.filelessKeys);
+      const changed = from === undefined || w.liveMinChars !== minChars ? undefined : hiddenChanges(from, hidden);
+      if (changed === undefined) {
+        w.live = new Set(w.filelessKeys);
+        w.liveSeen.clear();
+      }
       w.liveAgainst = hidden;
       w.liveMinChars = minChars;
+      // A result seen visible against the previous set stays visible unless this set hid its path since: only
+      // what changed is looked up (a miss in the hidden set reads each of its levels).
+      const hiddenSince = changed !== undefined && changed.length > 8 ? new Set(changed) : changed;
+      const seen = w.liveSeen;
       for (const k of w.live) {
         const src = w.filelessKeys.has(k) ? w.newest.get(keyTarget(w, k)) : undefined;
-        if (!src || hidden.has(src.path) || src.chars < minChars) w.live.delete(k);
-        else if (!w.external.has(k)) maybe.add(src.path);
+        const visible =
+          src !== undefined &&
+          (seen.get(k) === src
+            ? !(hiddenSince instanceof Set ? hiddenSince.has(src.path) : hiddenSince!.includes(src.path))
+            : !hidden.has(src.path) && src.chars >= minChars);
+        if (!visible) {
+          w.live.delete(k);
+          seen.delete(k);
+          continue;
+        }
+        seen.set(k, src);
+        if (!w.external.has(k)) maybe.add(src.path);
       }
     }
   }
@@ -234,6 +252,12 @@ interface Walk {
    */
   live: Set<string>;
   liveAgainst: HiddenSet | undefined;
+  /**
+   * The newest result each live key had when it was last found visible (and of at least liveMinChars) in
+   * `liveAgainst`: while it is still the key's newest, it is visible in a set made from that one unless the set
+   * hid its path since. Not logged: a key whose newest result changed (or changed back) is looked up again.
+   */
+  readonly liveSeen: Map<string, Source>;
   /** The caller's minChars when it asked for visible payloads only: a result under it is never one (retired too). */
   liveMinChars: number | undefined;
   /**
@@ -273,6 +297,7 @@ function newWalk(): Walk {
     filelessKeys: new Set(),
     live: new Set(),
     liveAgainst: undefined,
+    liveSeen: new Map(),
     liveMinChars: undefined,
     results: new Map(),
     reads: new Map(),
