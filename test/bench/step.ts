@@ -59,7 +59,8 @@
  * Economy (issue 14): the same growth figures with `policy: 'economy'` (prunes while warm when the gate says
  * so, dedupes repeated results, weighs re-use), on one open turn and on the multi-turn session, compaction on
  * and off, on both models. BENCH_STEP_ECONOMY=0 skips it; BENCH_STEP_ECONOMY_RUNS sets its runs (default
- * RUNS); BENCH_STEP_ECONOMY_SHAPES (single,multi) and BENCH_STEP_ECONOMY_MODELS pick what runs.
+ * RUNS); BENCH_STEP_ECONOMY_SHAPES (single,multi), BENCH_STEP_ECONOMY_MODELS and BENCH_STEP_ECONOMY_MODES (on,off:
+ * compaction) pick what runs.
  *
  * Run: `npm run bench -- step` or `npx tsx test/bench/step.ts`.
  */
@@ -1021,6 +1022,8 @@ const ECONOMY_RUNS = Number(process.env.BENCH_STEP_ECONOMY_RUNS ?? RUNS);
 const ECONOMY_SHAPES = new Set((process.env.BENCH_STEP_ECONOMY_SHAPES ?? 'single,multi').split(','));
 /** Which models the economy part runs on (BENCH_STEP_ECONOMY_MODELS, comma-separated; default both). */
 const ECONOMY_MODELS = (process.env.BENCH_STEP_ECONOMY_MODELS ?? 'claude-sonnet-4-6,claude-sonnet-5-5').split(',');
+/** Which compaction modes the economy part runs (BENCH_STEP_ECONOMY_MODES, comma-separated: on, off; default both). */
+const ECONOMY_MODES = new Set((process.env.BENCH_STEP_ECONOMY_MODES ?? 'on,off').split(','));
 
 let economyCurve = '';
 
@@ -1034,10 +1037,13 @@ async function economy(): Promise<Row[]> {
   if (!ECONOMY) return [];
   const rows: Row[] = [];
   for (const model of ECONOMY_MODELS) {
-    const settings: [string, Omit<RenderOptions, 'now' | 'tokens'>][] = [
-      ['compaction on', { profile: resolveProfile(model), policy: 'economy' }],
-      ['compaction off (1M)', { profile: { ...resolveProfile(model), contextWindow: 1_000_000 }, compact: { enabled: false }, policy: 'economy' }],
-    ];
+    const settings: [string, Omit<RenderOptions, 'now' | 'tokens'>][] = [];
+    if (ECONOMY_MODES.has('on')) settings.push(['compaction on', { profile: resolveProfile(model), policy: 'economy' }]);
+    if (ECONOMY_MODES.has('off'))
+      settings.push([
+        'compaction off (1M)',
+        { profile: { ...resolveProfile(model), contextWindow: 1_000_000 }, compact: { enabled: false }, policy: 'economy' },
+      ]);
     for (const [mode, options] of settings) {
       if (ECONOMY_SHAPES.has('single')) {
         const out = await growthSetting(
