@@ -717,6 +717,15 @@ class Estimates implements ReadonlyMap<BlockPath, ReuseEstimate> {
     return this.get(path) !== undefined;
   }
 
+  /** The `p` of {@link get}'s estimate (0 when there is none), without its words. */
+  chance(path: BlockPath): number {
+    if (this.#whole || this.#byPath.has(path)) return this.get(path)?.p ?? 0;
+    const w = this.#current();
+    let p = 0;
+    for (const target of w.byPath.get(path) ?? []) p = Math.max(p, chanceOfTarget(w, target, w.newest.get(target)!));
+    return p;
+  }
+
   get size(): number {
     return this.whole().estimates.size;
   }
@@ -767,6 +776,16 @@ function estimateOf(w: Walk, target: string, src: Source): ReuseEstimate {
   return staleSince(w, key) > src.at
     ? { p: 0, why: `${name}: files were written since; a re-run needs a fresh result` }
     : { p: keyChance(w, src), why: `newest result of this ${name} call, ${age} requests old` };
+}
+
+/** The `p` of {@link estimateOf}, without its words. */
+function chanceOfTarget(w: Walk, target: string, src: Source): number {
+  const M = REUSE_MODEL;
+  if (target.startsWith('f:')) {
+    const t = w.request + 1 - (w.touched.get(target.slice(2)) ?? src.at);
+    return M.FILE_BASE + M.FILE_PEAK * Math.exp(-t / M.FILE_DECAY);
+  }
+  return staleSince(w, targetKey(w, target)) > src.at ? 0 : keyChance(w, src);
 }
 
 /** The chance a call's newest result (not stale) is needed again: KEY_PEAK × exp(−(age − 1) / KEY_DECAY). */
@@ -821,6 +840,17 @@ export function reuseOf(state: TimelineState, path: BlockPath): ReuseEstimate {
     if (dup && dup.p > est.p) est = { ...dup, why: `${dup.why} (via its duplicate ${dupPath})` };
   }
   return est;
+}
+
+/**
+ * The `p` of {@link reuseOf} (the highest chance among the payload's targets and its duplicates'), without making
+ * the estimates' texts: the weigher asks it of every candidate, and most late in a long session have none.
+ */
+function chanceOf(state: TimelineState, path: BlockPath): number {
+  const e = analyze(state);
+  let p = e.chance(path);
+  for (const dupPath of duplicatesOf(hiddenSetOf(state), path)) p = Math.max(p, e.chance(dupPath));
+  return p;
 }
 
 const duplicates = new WeakMap<HiddenSet, Map<BlockPath, BlockPath[]>>();
@@ -915,6 +945,9 @@ export function reuseWeigher(
   // The same figure a loop over the blocks gives (the layout's prefix sums are summed in order), without the loop.
   const context = tokensOf(stream);
   return (path, removed) => {
+    // Most payloads weighed late in a long session are stale results (p = 0): their chance is read without the
+    // estimate's words (see chanceOf).
+    if (chanceOf(state, path) <= 0) return undefined;
     const { p, why, file = false } = reuseOf(state, path);
     if (p <= 0) return undefined;
     const saving = (removed * ((warm ? prices.cacheRead : prices.cacheWrite5m) + prices.cacheRead * remaining)) / 1e6;
