@@ -35,13 +35,13 @@ import { findBlock, parseTimelinePath } from '../timeline/paths.js';
 import type { Block, BlockPath, HiddenRecord, Summary, TimelineState } from '../timeline/types.js';
 import type { PassContext } from './context.js';
 import { expectedRemaining, priceChange } from './gate.js';
-import { withHidden } from './hidden-set.js';
+import { hiddenChanges, withHidden } from './hidden-set.js';
 import { hiddenRecord, payloadChars } from './notes.js';
 import { cacheStanding } from './projection.js';
 import { indexOfPath } from './prune-rule.js';
 import { contentKey, readFiles, resultIndex, reuseEstimates } from './reuse.js';
 import type { Decision } from './types.js';
-import { hiddenSetOf } from '../timeline/hidden.js';
+import { type HiddenSet, hiddenSetOf } from '../timeline/hidden.js';
 
 /** The text of a result made only of text (string content or text parts), else undefined. */
 export function textOf(param: { readonly content?: unknown }): string | undefined {
@@ -67,6 +67,28 @@ function summarizedOf(summaries: readonly Summary[]): ReadonlySet<BlockPath> {
     summarizedSets.set(summaries, (out = set));
   }
   return out;
+}
+
+const prefixes = new WeakMap<readonly Block[], { rollbacks: number; against: HiddenSet; hidden: number }>();
+
+/**
+ * How many leading entries of a result list are hidden: none of them is a visible copy or container, so the scans
+ * start after them. Late in a long session most earlier reads of a file are pruned, and every new read scanned
+ * them again. Remembered per list against the hidden set it was counted in: a set made from that one (hidden-set.ts)
+ * only hides more, and the list only grows at its end until the walk rolls back.
+ */
+function hiddenPrefix(list: readonly Block[], hidden: HiddenSet, rollbacks: number): number {
+  const was = prefixes.get(list);
+  let n = 0;
+  if (was && was.rollbacks === rollbacks && was.hidden <= list.length && (was.against === hidden || hiddenChanges(was.against, hidden) !== undefined))
+    n = was.hidden;
+  while (n < list.length && hidden.has(list[n]!.path)) n++;
+  if (was) {
+    was.rollbacks = rollbacks;
+    was.against = hidden;
+    was.hidden = n;
+  } else prefixes.set(list, { rollbacks, against: hidden, hidden: n });
+  return n;
 }
 
 /**
@@ -106,13 +128,14 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
   }
   if (fresh.length === 0) return { state, decisions: [] };
   fresh.reverse();
-  const { byContent, byFile } = resultIndex(state);
+  const { byContent, byFile, rollbacks } = resultIndex(state);
   /** New results this pass points elsewhere (a duplicate, or part of a read). */
   const pointed = new Set<Block>();
   /** The first result in `list` before `b` (or anywhere when b is not in it) that is visible and not pointed elsewhere. */
   const firstCopy = (list: readonly Block[] | undefined, b: Block): Block | undefined => {
     if (!list) return undefined;
-    for (const x of list) {
+    for (let i = hiddenPrefix(list, hidden, rollbacks); i < list.length; i++) {
+      const x = list[i]!;
       if (x === b) return undefined;
       if (visible(x) && !pointed.has(x)) return x;
     }
@@ -133,7 +156,9 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
     // The reads a scan would have listed by then: visible, not pointed elsewhere, the first with their content.
     let container: Block | undefined;
     for (const f of files) {
-      for (const x of byFile.get(f) ?? []) {
+      const list = byFile.get(f) ?? [];
+      for (let i = hiddenPrefix(list, hidden, rollbacks); i < list.length; i++) {
+        const x = list[i]!;
         if (x === b) break;
         if (!visible(x) || pointed.has(x)) continue;
         const own = textOf(x.param as { content?: unknown });

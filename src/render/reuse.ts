@@ -271,6 +271,8 @@ interface Walk {
    */
   readonly targets: Map<string, string>;
   readonly keys: Map<string, string>;
+  /** Roll-backs that took changes back (the lists above lose entries only then). */
+  rollbacks: number;
   /** Rounds walked (1-based ordinal of the last one). */
   request: number;
   /** While walking a turn that may still get rounds: how to take each change back, in order. */
@@ -301,6 +303,7 @@ function newWalk(): Walk {
     liveMinChars: undefined,
     results: new Map(),
     reads: new Map(),
+    rollbacks: 0,
     targets: new Map(),
     keys: new Map(),
     request: 0,
@@ -436,9 +439,11 @@ export function readFiles(response: readonly Block[], id: string): readonly stri
 export function resultIndex(state: TimelineState): {
   readonly byContent: ReadonlyMap<string, readonly Block[]>;
   readonly byFile: ReadonlyMap<string, readonly Block[]>;
+  /** Changes whenever a list may have lost entries (a roll-back): until then each list only grows at its end. */
+  readonly rollbacks: number;
 } {
   const w = analyze(state).walk();
-  return { byContent: w.results, byFile: w.reads };
+  return { byContent: w.results, byFile: w.reads, rollbacks: w.rollbacks };
 }
 
 /** Walks one round. */
@@ -545,8 +550,9 @@ interface OpenTurn {
 const walks = new WeakMap<object, WalkAt>();
 
 /** Takes back the open turn's rounds from round `k` (0-based) on. */
-function rollBack(_w: Walk, open: OpenTurn, k: number): void {
+function rollBack(w: Walk, open: OpenTurn, k: number): void {
   const to = open.marks[k]!;
+  if (open.undo.length > to) w.rollbacks++;
   for (let i = open.undo.length - 1; i >= to; i--) open.undo[i]!();
   open.undo.length = to;
   open.marks.length = k;
