@@ -1,8 +1,8 @@
 /**
  * Scripted assistant responses for the fake Messages API server: what the
  * "model" answers, one entry per request, in order. Entries are content blocks
- * as a model produces them (the fields the SDK's response types add, such as
- * `citations: null` or `caller`, are filled in), a partial message, a function
+ * as a model produces them (fields the API adds, such as a tool_use's
+ * `caller`, are filled in), a partial message, a function
  * of the request, or an API error to answer instead.
  */
 import type { ContentBlock, MessageCreateParamsBase, StopReason } from '../providers/anthropic-types.js';
@@ -67,7 +67,9 @@ export function materialize(
 function toContentBlock(b: ScriptedBlock, nextToolId: () => string): ContentBlock {
   switch (b.type) {
     case 'text':
-      return { citations: null, ...b, type: 'text', text: b.text } as ContentBlock;
+      // No `citations` on uncited text: the SDK's type says `| null`, but @ai-sdk/anthropic 2.x and 3.x, used against
+      // the real API, refuse null there (their response schema takes an array or no field), so the API omits it.
+      return { ...b, type: 'text', text: b.text } as ContentBlock;
     case 'tool_use':
       return { caller: { type: 'direct' }, ...b, id: b.id ?? nextToolId(), type: 'tool_use' } as ContentBlock;
     case 'thinking':

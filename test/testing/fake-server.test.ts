@@ -28,7 +28,7 @@ describe('startFakeServer', () => {
     expect(msg.type).toBe('message');
     expect(msg.role).toBe('assistant');
     expect(msg.model).toBe(MODEL);
-    expect(msg.content).toEqual([{ type: 'text', text: 'Hi there!', citations: null }]);
+    expect(msg.content).toEqual([{ type: 'text', text: 'Hi there!' }]);
     expect(msg.stop_reason).toBe('end_turn');
     expect(msg.diagnostics).toBeNull();
     expect(msg.usage.input_tokens).toBeGreaterThan(0);
@@ -130,7 +130,7 @@ describe('startFakeServer', () => {
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a.ts' }] },
       ],
     });
-    expect(second.content).toEqual([{ type: 'text', text: 'a.ts', citations: null }]);
+    expect(second.content).toEqual([{ type: 'text', text: 'a.ts' }]);
   });
 });
 
@@ -170,7 +170,7 @@ describe('streaming', () => {
     expect(final).toMatchObject(server.requests[0]?.response ?? {});
     expect(final.content).toEqual([
       { type: 'thinking', thinking: 'The user wants the file read.', signature: 'sig-123' },
-      { type: 'text', text: 'Let me read that file for you.', citations: null },
+      { type: 'text', text: 'Let me read that file for you.' },
       { type: 'tool_use', id: 'toolu_s1', name: 'Read', input: { path: 'src/main.ts', lines: [1, 20] }, caller: { type: 'direct' } },
     ]);
     expect(final.stop_reason).toBe('tool_use');

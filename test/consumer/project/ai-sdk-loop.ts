@@ -45,20 +45,9 @@ async function added(result: { response: PromiseLike<{ messages: ModelMessage[] 
   return all !== undefined ? await all : (await result.response).messages;
 }
 
-/**
- * The fake server fills in `citations: null` on text blocks, as the SDK's `TextBlock` type has it;
- * @ai-sdk/anthropic 2.x and 3.x accept an array or no field there (null fails their response schema),
- * so the loop's fetch drops it, in JSON and SSE bodies alike.
- */
-const withoutNullCitations: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init);
-  const body = (await response.text()).replace(/"citations":null,?/g, '').replace(/,}/g, '}');
-  return new Response(body, { status: response.status, headers: response.headers });
-};
-
 async function loop(mode: 'generate' | 'stream') {
   const server = await startFakeServer({ script: script() });
-  const anthropic = createAnthropic({ baseURL: `${server.url}/v1`, apiKey: 'test', fetch: withoutNullCitations });
+  const anthropic = createAnthropic({ baseURL: `${server.url}/v1`, apiKey: 'test' });
   const store = new MemoryConversationStore();
   const warnings: CachepointWarning[] = [];
   const plans: CachepointPlanEvent[] = [];
@@ -119,7 +108,7 @@ async function loop(mode: 'generate' | 'stream') {
  */
 async function callerMarker() {
   const server = await startFakeServer({ script: [[{ type: 'text', text: 'ok' }]] });
-  const anthropic = createAnthropic({ baseURL: `${server.url}/v1`, apiKey: 'test', fetch: withoutNullCitations });
+  const anthropic = createAnthropic({ baseURL: `${server.url}/v1`, apiKey: 'test' });
   const codes: string[] = [];
   const model = wrapLanguageModel({
     model: anthropic('claude-sonnet-4-6'),
