@@ -14,7 +14,7 @@ import { promptCost, usageTokens, type ReportedUsage } from '../models/pricing.j
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { defaultTokenCache } from '../render/options.js';
 import { toolSchemaProblem } from '../internal/blocks.js';
-import { refuseBlocks } from '../internal/block-rules.js';
+import { contentBlockIssue, refuseBlocks } from '../internal/block-rules.js';
 import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 import { render, renderAsync } from '../render/render.js';
 import { streamLength } from '../render/projection.js';
@@ -376,7 +376,8 @@ interface Split {
   readonly params: PrepareParams;
   /** Index in the caller's `messages` of the conversation's first message (= leading system-role messages). */
   readonly offset: number;
-  readonly prefill?: TextBlockParam[];
+  /** The trailing assistant message: a prefill (text), or a paused turn ({@link isPausedTurn}). */
+  readonly prefill?: ContentBlockParam[];
 }
 
 /** Text blocks of a system-role message (a string, or text parts as OpenAI-style loops send them). */
@@ -405,14 +406,72 @@ function prefillUnsupported(modelId: string): boolean {
   return major > 4 || (major === 4 && minor >= 6);
 }
 
+/**
+ * Consecutive assistant messages as one, as the API takes them: the Messages API reference on `messages` says
+ * "Consecutive `user` or `assistant` turns in your request will be combined into a single turn" (the
+ * `MessageCreateParams.messages` doc comment of @anthropic-ai/sdk 1.14, generated from the API's reference; read
+ * 2026-12-01, also found via `search`). The merged form is what is mapped, stored and sent: a loop that writes a
+ * response's text and its tool_use as two messages maps onto one round, and the next request merges the same run
+ * the same way (no resync). Consecutive user messages are already mapped as the API takes them. The same array is
+ * returned when nothing is merged (the hot path allocates nothing). Message positions in errors after a merged run
+ * count the merged messages.
+ */
+function mergeAssistantRuns(messages: readonly MessageLike[]): readonly MessageLike[] {
+  let k = 1;
+  while (k < messages.length && !(messages[k]?.role === 'assistant' && messages[k - 1]?.role === 'assistant')) k++;
+  if (k >= messages.length) return messages;
+  const out: MessageLike[] = messages.slice(0, k - 1);
+  for (let i = k - 1; i < messages.length; i++) {
+    const m = messages[i]!;
+    const prev = out.at(-1);
+    if (m?.role === 'assistant' && prev?.role === 'assistant') {
+      const blocks = (c: unknown): readonly object[] | undefined =>
+        typeof c === 'string' ? (c.length > 0 ? [{ type: 'text', text: c }] : []) : Array.isArray(c) ? (c as object[]) : undefined;
+      const a = blocks(prev.content);
+      const b = blocks(m.content);
+      // Content the API would refuse is left as it is, to be refused where it is mapped.
+      if (a !== undefined && b !== undefined) {
+        out[out.length - 1] = { role: 'assistant', content: [...a, ...b] };
+        continue;
+      }
+    }
+    out.push(m);
+  }
+  return out;
+}
+
+/**
+ * A trailing assistant message that is a paused turn (stop_reason `pause_turn`), not a prefill: it holds a server
+ * tool's blocks (server_tool_use, a *_tool_result, ...) and no client tool_use. The API docs ("Handling stop
+ * reasons", platform.claude.com/docs/en/build-with-claude/handling-stop-reasons; the SDK's `stop_reason` doc:
+ * "pause_turn: we paused a long-running turn. You may provide the response back as-is in a subsequent request to
+ * let the model continue", quoted in anthropics/anthropic-sdk-python#1648; read via `search` 2026-12-01) say to send
+ * it back as the last message. It is mapped (kept, cached) like any response, and sent last.
+ */
+function isPausedTurn(blocks: readonly { type?: unknown }[]): boolean {
+  return blocks.some((b) => b?.type !== 'text') && !blocks.some((b) => b?.type === 'tool_use');
+}
+
 function split(params: PrepareParams): Split {
-  const messages = params.messages;
+  const messages = mergeAssistantRuns(params.messages);
   let lead = 0;
   while (lead < messages.length && messages[lead]?.role === 'system') lead++;
   let end = messages.length;
-  let prefill: TextBlockParam[] | undefined;
+  let prefill: ContentBlockParam[] | undefined;
   const last = messages[end - 1];
-  if (end > lead && last?.role === 'assistant') {
+  if (end > lead && last?.role === 'assistant' && Array.isArray(last.content) && isPausedTurn(last.content as { type?: unknown }[])) {
+    // Sent last like a prefill (after the tail, unmarked: the caller's markers are dropped), and not kept: the next
+    // request holds it again, with the rest of the turn merged into it (mergeAssistantRuns), as a plain append.
+    const blocks = last.content as Record<string, unknown>[];
+    blocks.forEach((b, k) => {
+      const issue = b !== null && typeof b === 'object' ? contentBlockIssue(b as never) : (['', 'expected a content block'] as const);
+      if (issue) throw new InvalidParamsError(`messages[${end - 1}].content[${k}]${issue[0]}`, issue[1]);
+    });
+    prefill = blocks.map(
+      (b) => ('cache_control' in b ? Object.fromEntries(Object.entries(b).filter(([key]) => key !== 'cache_control')) : b) as unknown as ContentBlockParam,
+    );
+    end--;
+  } else if (end > lead && last?.role === 'assistant') {
     const i = end - 1;
     const where = `messages[${i}]`;
     const content = last.content as unknown;
@@ -460,7 +519,7 @@ function split(params: PrepareParams): Split {
       'two assistant messages at the end: a prefill must follow a user message (merge the response and the prefill into one message)',
     );
   }
-  if (lead === 0 && end === messages.length) return { params, offset: 0 };
+  if (lead === 0 && end === messages.length) return messages === params.messages ? { params, offset: 0 } : { params: { ...params, messages }, offset: 0 };
   let system = params.system;
   if (lead > 0) {
     const base: TextBlockParam[] = typeof system === 'string' ? (system.trim().length > 0 ? [{ type: 'text', text: system }] : []) : [...(system ?? [])];
