@@ -4,7 +4,7 @@
  * over the pure functions (render, toAnthropic, the timeline edits, the tool
  * cache): everything it does can be done by hand with them.
  */
-import type { AnthropicRequestParams, ContentBlockParam, Message, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
+import type { AnthropicRequestParams, ContentBlock, ContentBlockParam, Message, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { resolveProfile, unsendableModelId, type ModelProfile } from '../models/profiles.js';
 import { callCreate, callStream, type CallOptions, type MessageOf, type MessagesClient, type MessageStreamLike, type StreamEventLike } from './client.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type PendingRequest, type RequestRecord, type SessionTotals } from './stats.js';
@@ -104,6 +104,8 @@ export class Session {
   #last: Rendered | undefined;
   #pending: PendingRequest | undefined;
   #lastMessageId: string | undefined;
+  /** A paused turn's content (stop_reason `pause_turn`), sent back last by the next request, as `prepare` does. */
+  #paused: readonly ContentBlock[] | undefined;
   readonly #records: RequestRecord[] = [];
   readonly #options: SessionOptions;
   readonly #now: () => number;
@@ -131,7 +133,11 @@ export class Session {
   /** Starts a turn with the user's message; advances the tool cache's turn clock. */
   startTurn(content: string | readonly ContentBlockParam[]): this {
     refuseBlocks(content, `turns/${this.#state.turns.length + 1}/user`);
-    this.#state = startTurn(this.#state, content, this.#now());
+    // A paused turn not continued is history like any response (as `prepare` maps [..., paused, user]).
+    const paused = this.#paused;
+    const state = paused ? appendResponse(this.#state, paused, this.#now()) : this.#state;
+    this.#state = startTurn(state, content, this.#now());
+    this.#paused = undefined;
     this.#options.toolCache?.advanceTurn();
     return this;
   }
@@ -176,7 +182,9 @@ export class Session {
       previousHadTail: previous !== undefined && previous.tailStart < streamLength(previous),
       ...(diagnostics ? { diagnostics } : {}),
     });
-    const params = toAnthropic(r, { ...this.#options.request, ...extras });
+    let params = toAnthropic(r, { ...this.#options.request, ...extras });
+    // A paused turn goes back as is, last (after the tail), unmarked and not kept: the same bytes as `prepare`.
+    if (this.#paused) params = { ...params, messages: [...params.messages, { role: 'assistant', content: [...this.#paused] as never }] };
     return diagnostics ? ({ ...params, diagnostics: { previous_message_id: diagnostics.previousMessageId } } as AnthropicRequestParams) : params;
   }
 
@@ -190,7 +198,17 @@ export class Session {
     refuseBlocks(message?.content, `${nextRoundPath(this.#state)}/response`);
     const r = this.#last;
     if (r) this.#recordUsage(r, message);
-    this.#state = appendResponse(this.#state, message, this.#now());
+    // stop_reason `pause_turn` (server tools): the docs say to send the content back as is to let the model
+    // continue. It is held until the turn goes on, then recorded with the continuation as one response (the API
+    // combines consecutive assistant turns), as `prepare` maps a loop that appends both.
+    const paused = this.#paused;
+    const content = paused ? [...paused, ...message.content] : message.content;
+    if (message.stop_reason === 'pause_turn' && !content.some((b) => b.type === 'tool_use')) {
+      this.#paused = content;
+      return this;
+    }
+    this.#state = appendResponse(this.#state, paused ? { ...message, content } : message, this.#now());
+    this.#paused = undefined;
     return this;
   }
 

@@ -11,7 +11,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
-import { prepare, recordUsage } from '../../src/conversation/prepare.js';
+import { type PrepareParams, prepare, recordUsage } from '../../src/conversation/prepare.js';
 import { Session } from '../../src/session/session.js';
 import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
 import { BASE } from './store-contract.js';
@@ -92,15 +92,20 @@ describe('a pause_turn continuation', () => {
     // prefill; whether the API makes an exception for a paused turn there, no source says: see docs/drop-in.md).
     const params = { ...base, tools: [...BASE.tools, { type: 'web_search_20250305', name: 'web_search' }] };
     const ref = { conversationId: 'pause', store: new MemoryConversationStore(), now: 5_000 };
+    const session = new Session({ model: MODEL, instructions: [BASE.system], tools: params.tools as never, request: { max_tokens: 1024 }, now: () => 5_000 });
     // Each user message is big enough to be worth a cache entry of its own.
     const notes = (what: string) => `${what}\n${'Notes on the weather. '.repeat(300)}`;
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: notes('What is the weather?') }];
     const reads: number[] = [];
     const next = [notes('And tomorrow?'), notes('Thanks.')];
+    session.startTurn(notes('What is the weather?'));
     for (let i = 0; i < 4; i++) {
       const tail = `live view ${i}`;
       const { params: out, plan } = await prepare({ ...params, messages } as never, { ...ref, tail });
       expect(plan.resync).toBeUndefined();
+      // The Session door holds the paused content and sends it back the same way: the same bytes.
+      session.setTail(tail);
+      expect(JSON.stringify(out)).toBe(JSON.stringify(await session.request()));
       if (i === 1) {
         // The paused response goes back as is, last, after the tail (in the last user message).
         expect(out.messages.at(-1)).toEqual({ role: 'assistant', content: [srvUse] });
@@ -109,10 +114,15 @@ describe('a pause_turn continuation', () => {
       }
       const message = await client.messages.create(out as never);
       await recordUsage(message, ref);
+      session.recordResponse(message);
       reads.push(message.usage.cache_read_input_tokens ?? 0);
       // The loop appends every response as it came (the continuation: a second assistant message).
       messages.push({ role: 'assistant', content: message.content });
-      if (message.stop_reason !== 'pause_turn') messages.push({ role: 'user', content: next.shift() ?? 'Bye.' });
+      if (message.stop_reason !== 'pause_turn') {
+        const text = next.shift() ?? 'Bye.';
+        messages.push({ role: 'user', content: text });
+        session.startTurn(text);
+      }
     }
     expect(server.requests.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     // The continuation reads what the paused request wrote; the next request reads as much (the paused content was
@@ -120,5 +130,33 @@ describe('a pause_turn continuation', () => {
     expect(reads[1]).toBeGreaterThan(0);
     expect(reads[2]).toBeGreaterThanOrEqual(reads[1]!);
     expect(reads[3]).toBeGreaterThan(reads[2]!);
+  });
+});
+
+describe('a pause_turn response not continued', () => {
+  it('is history when the next turn starts: the same bytes through prepare and a Session', async () => {
+    const srvUse = { type: 'server_tool_use', id: 'srvtoolu_01WYG3ziw53XMcoyKL4XcZmE', name: 'web_search', input: { query: 'weather' } };
+    const tools = [...BASE.tools, { type: 'web_search_20250305', name: 'web_search' }];
+    const session = new Session({ model: MODEL, instructions: [BASE.system], tools: tools as never, request: { max_tokens: 1024 }, now: () => 5_000 });
+    session.startTurn('What is the weather?');
+    await session.request();
+    session.recordResponse({
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: MODEL,
+      content: [srvUse],
+      stop_reason: 'pause_turn',
+      usage: { input_tokens: 10, output_tokens: 5 },
+    } as never);
+    session.startTurn('Never mind.');
+    const messages = [
+      { role: 'user', content: 'What is the weather?' },
+      { role: 'assistant', content: [srvUse] },
+      { role: 'user', content: 'Never mind.' },
+    ];
+    const { params } = await prepare({ ...base, tools, messages } as PrepareParams, { conversationId: 'p', store: new MemoryConversationStore(), now: 5_000 });
+    expect(JSON.stringify(await session.request())).toBe(JSON.stringify(params));
+    expect(params.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
   });
 });
