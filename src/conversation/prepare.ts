@@ -407,6 +407,14 @@ function prefillUnsupported(modelId: string): boolean {
 }
 
 /**
+ * Arrays of messages already scanned with no two assistant messages in a row: how many, and the last of them. The
+ * same array seen again with that message still at that place is scanned from there on (an array edited in place
+ * further back is seen by recognition, which re-maps from the edit). Without it each request read every message's
+ * role: ~3 µs per 1,000 messages, the one step of prepare left linear in the history besides recognition's reads.
+ */
+const runFree = new WeakMap<readonly MessageLike[], { readonly length: number; readonly last: MessageLike | undefined }>();
+
+/**
  * Consecutive assistant messages as one, as the API takes them: the Messages API reference on `messages` says
  * "Consecutive `user` or `assistant` turns in your request will be combined into a single turn" (the
  * `MessageCreateParams.messages` doc comment of @anthropic-ai/sdk 1.14, generated from the API's reference; read
@@ -417,9 +425,16 @@ function prefillUnsupported(modelId: string): boolean {
  * count the merged messages.
  */
 function mergeAssistantRuns(messages: readonly MessageLike[]): readonly MessageLike[] {
+  const n = messages.length;
   let k = 1;
-  while (k < messages.length && !(messages[k]?.role === 'assistant' && messages[k - 1]?.role === 'assistant')) k++;
-  if (k >= messages.length) return messages;
+  // A loop that pushes onto one array: only what was pushed since is looked at (the scan read every message).
+  const seen = runFree.get(messages);
+  if (seen && seen.length <= n && messages[seen.length - 1] === seen.last) k = seen.length;
+  while (k < n && !(messages[k]?.role === 'assistant' && messages[k - 1]?.role === 'assistant')) k++;
+  if (k >= n) {
+    if (n > 0) runFree.set(messages, { length: n, last: messages[n - 1] });
+    return messages;
+  }
   const out: MessageLike[] = messages.slice(0, k - 1);
   for (let i = k - 1; i < messages.length; i++) {
     const m = messages[i]!;
