@@ -765,13 +765,12 @@ function analyze(state: TimelineState): Estimates {
 
 /** The estimate one target gives its newest source, read from the walk. */
 function estimateOf(w: Walk, target: string, src: Source): ReuseEstimate {
-  const M = REUSE_MODEL;
   const now = w.request + 1;
   if (target.startsWith('f:')) {
     const file = target.slice(2);
     const t = now - (w.touched.get(file) ?? src.at);
     return {
-      p: M.FILE_BASE + M.FILE_PEAK * Math.exp(-t / M.FILE_DECAY),
+      p: fileChance(t),
       file: true,
       why: `newest text of ${file}, touched ${t} request${t === 1 ? '' : 's'} ago`,
     };
@@ -786,12 +785,14 @@ function estimateOf(w: Walk, target: string, src: Source): ReuseEstimate {
 
 /** The `p` of {@link estimateOf}, without its words. */
 function chanceOfTarget(w: Walk, target: string, src: Source): number {
-  const M = REUSE_MODEL;
-  if (target.startsWith('f:')) {
-    const t = w.request + 1 - (w.touched.get(target.slice(2)) ?? src.at);
-    return M.FILE_BASE + M.FILE_PEAK * Math.exp(-t / M.FILE_DECAY);
-  }
+  if (target.startsWith('f:')) return fileChance(w.request + 1 - (w.touched.get(target.slice(2)) ?? src.at));
   return staleSince(w, targetKey(w, target)) > src.at ? 0 : keyChance(w, src);
+}
+
+/** The chance a file's newest text is needed again, `t` requests after the file was last touched. */
+function fileChance(t: number): number {
+  const M = REUSE_MODEL;
+  return M.FILE_BASE + M.FILE_PEAK * Math.exp(-t / M.FILE_DECAY);
 }
 
 /** The chance a call's newest result (not stale) is needed again: KEY_PEAK × exp(−(age − 1) / KEY_DECAY). */

@@ -39,7 +39,7 @@ import { callDependencies, readEntryTags, resolvePolicy, writeInvalidationTags, 
 import { SingleFlight, TIMED_OUT } from './singleflight.js';
 import { formatStats, StatsRecorder, type ToolCacheStats } from './stats.js';
 import type { StoredEntry, ToolCacheStore } from './store.js';
-import { runToolUses } from './tool-uses.js';
+import { runToolUses, unfitContent } from './tool-uses.js';
 import type { CacheStatus, ToolCacheOptions, ToolCallOptions, ToolCallResult, ToolRunner } from './types.js';
 
 export type { CacheStatus, ToolCacheOptions, ToolCallOptions, ToolCallResult, ToolRunner, ToolRunResult, ToolUseLike } from './types.js';
@@ -527,8 +527,8 @@ const TOOL_CACHE_OPTION_KEYS = optionKeys<ToolCacheOptions>({
  */
 function checkedContent(r: ToolCallResult): ToolCallResult {
   const c: unknown = r.content;
-  if (c === undefined || typeof c === 'string' || Array.isArray(c)) return r;
-  const got = typeof c === 'object' && c !== null ? JSON.stringify(c).slice(0, 80) : String(c);
+  const got = unfitContent(c);
+  if (got === undefined) return r;
   throw new InvalidOptionError(
     'run',
     `${r.tool}: returned ${got} for call ${r.callId}: a tool returns a string, an array of content blocks, or { content, isError }`,

@@ -16,9 +16,18 @@ function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** A handler returned content no tool_result can hold (a number, `null`, `{}`): the API would refuse the next request. */
+/**
+ * Content no tool_result can hold and the cache cannot replay (a number, `null`, `{}`), shown for an error message;
+ * undefined for a string, an array of content blocks, or none.
+ */
+export function unfitContent(content: unknown): string | undefined {
+  if (content === undefined || typeof content === 'string' || Array.isArray(content)) return undefined;
+  return typeof content === 'object' && content !== null ? JSON.stringify(content).slice(0, 80) : String(content);
+}
+
+/** A handler returned content no tool_result can hold ({@link unfitContent}): the API would refuse the next request. */
 function contentError(use: ToolUseLike, content: unknown): InvalidOptionError {
-  const got = typeof content === 'object' && content !== null ? JSON.stringify(content).slice(0, 80) : String(content);
+  const got = unfitContent(content) ?? String(content);
   return new InvalidOptionError(
     `handlers.${use.name}`,
     `returned ${got} for call ${use.id}: a handler returns a string, an array of content blocks, or { content, isError }`,
@@ -65,7 +74,7 @@ export async function runToolUses<TBlock extends { readonly type: string }>(
       // Outside the try: a throwing observer is the caller's bug, not a tool failure to report to the model.
       options.onResult?.(r);
       // So is content no tool_result can hold (a number, `{}`): sent as is, the API would refuse the next request.
-      if (r.content !== undefined && typeof r.content !== 'string' && !Array.isArray(r.content)) throw contentError(use, r.content);
+      if (unfitContent(r.content) !== undefined) throw contentError(use, r.content);
       const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: r.callId, content: r.content as ToolResultBlockParam['content'] & {} };
       return r.isError ? { ...block, is_error: true } : block;
     }),
