@@ -58,7 +58,9 @@ function memo(ctx: PassContext) {
 /** Whether the API accepts a cache marker on this payload. */
 export function isMarkable(param: StreamBlock['param']): boolean {
   const type = (param as { type?: string }).type;
-  if (type === 'thinking' || type === 'redacted_thinking') return false;
+  // SDK 1.14's request types give these no `cache_control` (the beta `fallback` and `mcp_tool_listing` blocks too):
+  // the API refuses the extra field, as it does on thinking.
+  if (type === 'thinking' || type === 'redacted_thinking' || type === 'fallback' || type === 'mcp_tool_listing') return false;
   if (type === 'text') return (param as TextBlockParam).text.length > 0;
   return true;
 }

@@ -212,10 +212,13 @@ function blockType(block: unknown): string {
   return 'tool';
 }
 
-/** Whether a block may carry `cache_control` (thinking, redacted thinking and empty text may not). */
+/**
+ * Whether a block may carry `cache_control`: thinking, redacted thinking, empty text and the beta `fallback` and
+ * `mcp_tool_listing` blocks may not (SDK 1.14's request types give those four no `cache_control`).
+ */
 export function isMarkable(block: unknown): boolean {
   const type = blockType(block);
-  if (type === 'thinking' || type === 'redacted_thinking') return false;
+  if (type === 'thinking' || type === 'redacted_thinking' || type === 'fallback' || type === 'mcp_tool_listing') return false;
   if (type === 'text' && (block as { text?: unknown }).text === '') return false;
   return true;
 }

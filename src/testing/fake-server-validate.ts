@@ -291,6 +291,11 @@ function checkBlock(block: Json, path: string): void {
         fail(`${path}.redacted_thinking.data: Field required`);
       }
       break;
+    case 'fallback':
+    case 'mcp_tool_listing':
+      // SDK 1.14's BetaFallbackBlockParam and BetaMCPToolListingBlockParam have no cache_control either.
+      if ('cache_control' in block) fail(REJECTION.thinking(path, block.type));
+      break;
     case 'tool_use':
       if (typeof block.id !== 'string' || block.id.length === 0) fail(`${path}.tool_use.id: Field required`);
       // The API's pattern and wording (CommandCodeAI/command-code#323, 2026-05-06).
@@ -377,7 +382,7 @@ function readTtl(cc: unknown, path: string): '5m' | '1h' {
 
 /** Whether automatic caching may put its marker on this block. */
 function autoEligible(block: Json): boolean {
-  if (block.type === 'thinking' || block.type === 'redacted_thinking') return false;
+  if (['thinking', 'redacted_thinking', 'fallback', 'mcp_tool_listing'].includes(block.type as string)) return false;
   if (block.type === 'text' && block.text === '') return false;
   return true;
 }
