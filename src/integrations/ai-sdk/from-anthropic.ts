@@ -14,7 +14,7 @@
  */
 import type { CacheControlEphemeral, ContentBlockParam, TextBlockParam, Tool, ToolResultBlockParam } from '../../providers/anthropic-types.js';
 import { sameData } from '../../internal/same-data.js';
-import { UnmappablePromptError, type AnthropicPrompt } from './to-anthropic.js';
+import { reasoningMetadata, UnmappablePromptError, type AnthropicPrompt } from './to-anthropic.js';
 import type {
   AssistantPart,
   CallOptions,
@@ -177,8 +177,8 @@ export function indexPrompt(index: PromptIndex, prompt: Prompt, from: number, be
       for (const p of m.content) {
         if (p.type === 'tool-call') o.calls.set(p.toolCallId, p);
         else if (p.type === 'reasoning') {
-          const a = p.providerOptions?.['anthropic'] as { signature?: unknown; redactedData?: unknown } | undefined;
-          const key = typeof a?.signature === 'string' ? `s:${a.signature}` : typeof a?.redactedData === 'string' ? `r:${a.redactedData}` : undefined;
+          const a = reasoningMetadata(p.providerOptions);
+          const key = a.signature !== undefined ? `s:${a.signature}` : a.redactedData !== undefined ? `r:${a.redactedData}` : undefined;
           if (key) o.thinking.set(key, p);
         }
       }

@@ -40,6 +40,21 @@ function anthropicOptions(options: ProviderOptions | undefined): Record<string, 
   return a !== null && typeof a === 'object' && !Array.isArray(a) ? (a as Record<string, unknown>) : undefined;
 }
 
+/**
+ * A reasoning part's signature or redacted data: `@ai-sdk/anthropic` (and its Bedrock and Vertex variants) keep them
+ * under `anthropic`; `@ai-sdk/amazon-bedrock`'s Converse models under `bedrock` and `amazonBedrock` (the provider
+ * reads either back), with the same names. Either way they are the Anthropic block's `signature` / `data`.
+ */
+export function reasoningMetadata(options: ProviderOptions | undefined): { signature?: string; redactedData?: string } {
+  for (const key of ['anthropic', 'bedrock', 'amazonBedrock']) {
+    const o = options?.[key] as { signature?: unknown; redactedData?: unknown } | null | undefined;
+    if (o === null || typeof o !== 'object') continue;
+    if (typeof o.signature === 'string') return { signature: o.signature };
+    if (typeof o.redactedData === 'string') return { redactedData: o.redactedData };
+  }
+  return {};
+}
+
 /** Whether the call streams with eager tool input (the provider then adds `eager_input_streaming: true` to every function tool). */
 function eagerToolInput(call: CallOptions, type: 'generate' | 'stream'): boolean {
   return type === 'stream' && anthropicOptions(call.providerOptions)?.['toolStreaming'] !== false;
@@ -101,9 +116,9 @@ function assistantBlock(part: AssistantPart, sendReasoning: boolean): ContentBlo
     }
     case 'reasoning': {
       if (!sendReasoning) return undefined;
-      const a = anthropicOptions(part.providerOptions);
-      if (typeof a?.['signature'] === 'string') return { type: 'thinking', thinking: part.text, signature: a['signature'] };
-      if (typeof a?.['redactedData'] === 'string') return { type: 'redacted_thinking', data: a['redactedData'] };
+      const { signature, redactedData } = reasoningMetadata(part.providerOptions);
+      if (signature !== undefined) return { type: 'thinking', thinking: part.text, signature };
+      if (redactedData !== undefined) return { type: 'redacted_thinking', data: redactedData };
       throw new UnmappablePromptError('a reasoning part without an Anthropic signature');
     }
     case 'tool-call': {
