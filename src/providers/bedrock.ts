@@ -114,6 +114,14 @@ function base64Bytes(data: string): Uint8Array {
   return Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
 }
 
+/** Bytes → base64 (a string is taken as base64 already: the JSON form of a Converse blob). */
+function base64Of(data: Uint8Array | string): string {
+  if (typeof data === 'string') return data;
+  let bin = '';
+  for (const byte of data) bin += String.fromCharCode(byte);
+  return btoa(bin);
+}
+
 function image(b: StreamBlock, block: Block): ConverseImage {
   const src = block.source as { type?: string; media_type?: string; data?: string } | undefined;
   const format = FORMATS[src?.media_type ?? ''];
@@ -217,7 +225,7 @@ export function toBedrockConverse(rendered: Rendered, extras: BedrockExtras = {}
 
 /**
  * A Converse response's message as the blocks `appendResponse` records (text,
- * tool uses, reasoning as thinking with its signature).
+ * tool uses, reasoning as thinking with its signature, redacted reasoning as redacted_thinking).
  *
  * @example
  * state = appendResponse(rendered.state, fromConverseOutput(await bedrock.send(new ConverseCommand(input))));
@@ -230,13 +238,17 @@ export function fromConverseOutput(output: {
     const b = c as {
       text?: string;
       toolUse?: { toolUseId?: string; name?: string; input?: unknown };
-      reasoningContent?: { reasoningText?: { text?: string; signature?: string } };
+      reasoningContent?: { reasoningText?: { text?: string; signature?: string }; redactedContent?: Uint8Array | string };
     };
     if (typeof b.text === 'string') out.push({ type: 'text', text: b.text });
     else if (b.toolUse) out.push({ type: 'tool_use', id: String(b.toolUse.toolUseId), name: String(b.toolUse.name), input: b.toolUse.input ?? {} });
     else if (b.reasoningContent?.reasoningText) {
       const r = b.reasoningContent.reasoningText;
       out.push({ type: 'thinking', thinking: String(r.text ?? ''), ...(r.signature ? { signature: r.signature } : {}) });
+    } else if (b.reasoningContent?.redactedContent !== undefined) {
+      // Sent back as it came: the API decrypts it to continue (docs.aws.amazon.com/bedrock/latest/userguide/
+      // claude-messages-thinking-encryption.html, read 2026-12-01); dropping it changes the turn's thinking.
+      out.push({ type: 'redacted_thinking', data: base64Of(b.reasoningContent.redactedContent) });
     }
   }
   return out;

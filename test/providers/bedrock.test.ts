@@ -1,12 +1,12 @@
 import type { ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
 import { describe, expect, it } from 'vitest';
-import { bedrockProfile, toBedrockConverse } from '../../src/providers/bedrock.js';
+import { bedrockProfile, fromConverseOutput, toBedrockConverse } from '../../src/providers/bedrock.js';
 import { render } from '../../src/render/render.js';
 import { CacheSimulator } from '../../src/sim/simulator.js';
 import { fromBedrockConverse } from '../../src/sim/from-provider.js';
 import { setTail } from '../../src/timeline/edit.js';
 import { answerAll, session, toolResponse, toolRound } from '../helpers/build.js';
-import { appendResponse } from '../../src/timeline/edit.js';
+import { appendResponse, appendToolResults } from '../../src/timeline/edit.js';
 import { toAnthropic } from '../../src/providers/anthropic.js';
 import { UnknownModelError } from '../../src/errors.js';
 
@@ -105,5 +105,35 @@ describe('toBedrockConverse', () => {
       s = toolRound(r.state);
       at += 20_000;
     }
+  });
+});
+
+describe('fromConverseOutput', () => {
+  it('keeps redacted reasoning: the next request sends the same bytes back (the API decrypts them to continue)', () => {
+    // A Converse response as the AWS SDK returns it: the redacted reasoning is a blob (Uint8Array).
+    const bytes = Uint8Array.from({ length: 64 }, (_, i) => (i * 53) % 256);
+    const output = {
+      output: {
+        message: {
+          role: 'assistant',
+          content: [
+            { reasoningContent: { reasoningText: { text: 'Read it.', signature: 'EqQBCgIYAhIM' } } },
+            { reasoningContent: { redactedContent: bytes } },
+            { toolUse: { toolUseId: 'tooluse_1', name: 'Read', input: { path: 'a.ts' } } },
+          ],
+        },
+      },
+    };
+    const blocks = fromConverseOutput(output);
+    expect(blocks.map((b) => b.type)).toEqual(['thinking', 'redacted_thinking', 'tool_use']);
+    let s = session([1], ID);
+    s = appendResponse(s, blocks);
+    s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: 'tooluse_1', content: 'export {}' }]);
+    const sent = toBedrockConverse(render(s, { profile: bedrockProfile(ID), now: 0 }));
+    const assistant = sent.messages.filter((m) => m.role === 'assistant').at(-1)!;
+    expect(assistant.content.slice(0, 2)).toEqual([
+      { reasoningContent: { reasoningText: { text: 'Read it.', signature: 'EqQBCgIYAhIM' } } },
+      { reasoningContent: { redactedContent: bytes } },
+    ]);
   });
 });
