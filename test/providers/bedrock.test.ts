@@ -127,7 +127,7 @@ describe('fromConverseOutput', () => {
     const blocks = fromConverseOutput(output);
     expect(blocks.map((b) => b.type)).toEqual(['thinking', 'redacted_thinking', 'tool_use']);
     let s = session([1], ID);
-    s = appendResponse(s, blocks);
+    s = appendResponse(s, blocks as never);
     s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: 'tooluse_1', content: 'export {}' }]);
     const sent = toBedrockConverse(render(s, { profile: bedrockProfile(ID), now: 0 }));
     const assistant = sent.messages.filter((m) => m.role === 'assistant').at(-1)!;

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
 import { prepare } from '../../src/conversation/prepare.js';
+import type { MessageParam } from '../../src/providers/anthropic-types.js';
 import { Session } from '../../src/session/session.js';
 import { isMarkable } from '../../src/sim/prefix.js';
 import { validateRequest } from '../../src/testing/fake-server-validate.js';
@@ -41,10 +42,13 @@ describe.each([
       { role: 'assistant', content: [{ type: 'text', text: 'Hi.' }, block] },
       { role: 'user', content: 'Next.' },
     ];
-    const { params } = await prepare({ model: 'claude-sonnet-4-5', max_tokens: 100, system: 'Be brief.', messages } as never, {
-      conversationId: 'c',
-      store: new MemoryConversationStore(),
-    });
+    const { params } = await prepare(
+      { model: 'claude-sonnet-4-5', max_tokens: 100, system: 'Be brief.', messages: messages as MessageParam[] },
+      {
+        conversationId: 'c',
+        store: new MemoryConversationStore(),
+      },
+    );
     expect(validateRequest(params)?.message).toBeUndefined();
     const sent = (params.messages[1]!.content as { type: string; cache_control?: unknown }[]).map((b) => [b.type, b.cache_control !== undefined]);
     expect(sent).toEqual([
