@@ -21,7 +21,7 @@
  * it; the states they make carry the set through {@link stateWith} instead of
  * spreading the state, which would read the accessor.
  */
-import type { BlockPath, HiddenRecord, TimelineState } from './types.js';
+import type { BlockPath, HiddenRecord, LastRender, TimelineState } from './types.js';
 
 /** The public plain form of a hidden set. */
 export type PlainHidden = TimelineState['hidden'];
@@ -66,7 +66,6 @@ export class HiddenSet {
   /** Cut (set to undefined) once {@link CHAIN} newer sets were made from this one's descendants. */
   #base: HiddenSet | undefined;
   #plain: PlainHidden | undefined;
-  #getter: (() => PlainHidden) | undefined;
 
   private constructor(levels: readonly Level[], size: number, base: HiddenSet | undefined, paths: readonly BlockPath[], plain?: PlainHidden) {
     this.#levels = levels;
@@ -174,15 +173,6 @@ export class HiddenSet {
     byPlain.set(out, this);
     return out;
   }
-
-  /** The accessor `state.hidden` reads (one function per set). */
-  get getter(): () => PlainHidden {
-    if (this.#getter === undefined) {
-      const getter = () => this.plain();
-      this.#getter = getter;
-    }
-    return this.#getter;
-  }
 }
 
 /** The persistent set of each state made with one (its `hidden` is the accessor). */
@@ -209,24 +199,123 @@ export function hiddenSetOf(state: TimelineState): HiddenSet {
 }
 
 /**
+ * The accessor `state.hidden` is on a state with a persistent set: one
+ * function for every such state, finding the set by the state it is read on.
+ * One function, not one per set: V8 shares an object layout between objects
+ * only while their accessors are the same functions, and a layout per set
+ * left each state a slow dictionary-mode object (~2 µs to make, most of an
+ * append's extra cost on a pruned session).
+ */
+function hiddenOfState(this: object): PlainHidden {
+  // A state inherited from (Object.create(state)) reads its prototype's set.
+  for (let o: object | null = this; o !== null; o = Object.getPrototypeOf(o)) {
+    const set = byState.get(o);
+    if (set !== undefined) return set.plain();
+  }
+  throw new TypeError('state.hidden: this accessor was copied off its state (copy a state with a spread, which copies the value)');
+}
+
+/** The property `hidden` of such a state (one frozen descriptor: defineProperty reads it afresh each time). */
+const HIDDEN_ACCESSOR: PropertyDescriptor = Object.freeze({ get: hiddenOfState, enumerable: true });
+
+/** The keys of a state in the order createTimeline and the appends give them (`lastRender`, the render's, last). */
+const ORDER = ['model', 'envelope', 'turns', 'tail', 'hidden', 'summaries', 'deferred', 'pruneNotice', 'lastRender'] as const;
+
+/** Whether `keys` are {@link ORDER}, with or without its last key. */
+function inOrder(keys: readonly string[]): boolean {
+  const n = keys.length;
+  if (n !== ORDER.length && n !== ORDER.length - 1) return false;
+  for (let i = 0; i < n; i++) if (keys[i] !== ORDER[i]) return false;
+  return true;
+}
+
+type Patch = { readonly [K in keyof TimelineState]?: TimelineState[K] };
+
+/**
  * A new frozen state: `state`'s keys in its order, with `patch`'s values where
  * given (keys `state` lacks come last, in `patch`'s order), and the hidden set
  * `hidden` (default: `state`'s) carried without building its plain form —
  * what `Object.freeze({ ...state, ...patch })` gave, but the spread would read
  * `state.hidden`.
  */
-export function stateWith(state: TimelineState, patch: { readonly [K in keyof TimelineState]?: TimelineState[K] }, hidden?: HiddenSet): TimelineState {
+export function stateWith(state: TimelineState, patch: Patch, hidden?: HiddenSet): TimelineState {
   const set = hidden ?? byState.get(state);
+  const keys = Object.keys(state);
+  // The usual shape (every state the library makes): a literal of the known keys, the same order a copy gives.
+  if (inOrder(keys)) {
+    const next = standardWith(state, patch, keys.length === ORDER.length, set);
+    if (next !== undefined) return next;
+  }
   const next: Record<string, unknown> = {};
   const p = patch as Record<string, unknown>;
   const s = state as unknown as Record<string, unknown>;
-  for (const key of Object.keys(state)) {
-    if (key === 'hidden' && set !== undefined) Object.defineProperty(next, 'hidden', { get: set.getter, enumerable: true });
+  for (const key of keys) {
+    if (key === 'hidden' && set !== undefined) Object.defineProperty(next, 'hidden', HIDDEN_ACCESSOR);
     else next[key] = Object.hasOwn(p, key) ? p[key] : s[key];
   }
   for (const key of Object.keys(p)) if (!Object.hasOwn(next, key)) next[key] = p[key];
   if (set !== undefined) byState.set(next, set);
   return Object.freeze(next) as unknown as TimelineState;
+}
+
+/**
+ * {@link stateWith} for a state whose keys are {@link ORDER} (`last`: with
+ * `lastRender`), as a literal; undefined when the patch holds a key outside
+ * {@link ORDER} (the generic copy places it).
+ */
+function standardWith(state: TimelineState, patch: Patch, last: boolean, set: HiddenSet | undefined): TimelineState | undefined {
+  let { model, envelope, turns, tail, summaries, deferred, pruneNotice } = state;
+  let lastRender = last ? state.lastRender : undefined;
+  let withLast = last;
+  for (const key of Object.keys(patch)) {
+    switch (key) {
+      case 'model':
+        model = patch.model!;
+        break;
+      case 'envelope':
+        envelope = patch.envelope!;
+        break;
+      case 'turns':
+        turns = patch.turns!;
+        break;
+      case 'tail':
+        tail = patch.tail!;
+        break;
+      case 'summaries':
+        summaries = patch.summaries!;
+        break;
+      case 'deferred':
+        deferred = patch.deferred!;
+        break;
+      case 'pruneNotice':
+        pruneNotice = patch.pruneNotice!;
+        break;
+      case 'lastRender':
+        lastRender = patch.lastRender;
+        withLast = true;
+        break;
+      default:
+        // 'hidden' (the set is passed apart) or a key outside the state's type.
+        return undefined;
+    }
+  }
+  if (set === undefined) {
+    const hidden = state.hidden;
+    return Object.freeze(
+      withLast
+        ? { model, envelope, turns, tail, hidden, summaries, deferred, pruneNotice, lastRender }
+        : { model, envelope, turns, tail, hidden, summaries, deferred, pruneNotice },
+    ) as TimelineState;
+  }
+  // The accessor goes in place, then the rest in order: one object layout for every such state (see hiddenOfState).
+  const next: { -readonly [K in keyof TimelineState]?: TimelineState[K] } = { model, envelope, turns, tail };
+  Object.defineProperty(next, 'hidden', HIDDEN_ACCESSOR);
+  next.summaries = summaries;
+  next.deferred = deferred;
+  next.pruneNotice = pruneNotice;
+  if (withLast) next.lastRender = lastRender as LastRender;
+  byState.set(next, set);
+  return Object.freeze(next) as TimelineState;
 }
 
 /** Whether the state carries a persistent set (its `hidden` is the accessor: reading it builds the plain form). */

@@ -213,3 +213,58 @@ describe('states carry the persistent set', () => {
     expect(hiddenMaterializations()).toBe(before + 1);
   });
 });
+
+describe('stateWith', () => {
+  const envelope = { instructions: ['sys'], tools: [], model: 'claude-sonnet-4-6' };
+  const record = (i: number): HiddenRecord => ({ path: `turns/1/rounds/${i}/results/t${i}`, reason: 'prune', note: `n${i}`, chars: i });
+
+  it('gives every state with a persistent set the same accessor, whatever its set (one object layout)', () => {
+    const start = startTurn(createTimeline(envelope), 'hello', 0);
+    const a = withHidden(start, [record(1)]);
+    const b = withHidden(a, [record(2)]);
+    const c = stateWith(b, { tail: [] });
+    const getters = [a, b, c].map((s) => Object.getOwnPropertyDescriptor(s, 'hidden')?.get);
+    expect(typeof getters[0]).toBe('function');
+    expect(new Set(getters).size).toBe(1);
+    // Each still reads its own set.
+    expect(Object.keys(a.hidden)).toEqual([record(1).path]);
+    expect(Object.keys(b.hidden)).toEqual([record(1).path, record(2).path]);
+    expect(c.hidden).toBe(b.hidden);
+    // Keys in the state's order, lastRender added last, frozen.
+    const d = stateWith(b, { lastRender: { at: 1 } as TimelineState['lastRender'] & object });
+    expect(Object.keys(d)).toEqual([...Object.keys(b), 'lastRender']);
+    expect(Object.isFrozen(d)).toBe(true);
+  });
+
+  it('keeps the key order of a state made elsewhere, and places a key outside the state type last', () => {
+    const start = startTurn(createTimeline(envelope), 'hello', 0);
+    const s = start as unknown as Record<string, unknown>;
+    // An imported state with its keys in another order.
+    const shuffled = Object.freeze(
+      Object.fromEntries(
+        Object.keys(start)
+          .reverse()
+          .map((k) => [k, s[k]]),
+      ),
+    ) as unknown as TimelineState;
+    for (const from of [shuffled, withHidden(shuffled, [record(1)])]) {
+      const next = stateWith(from, { tail: [] });
+      expect(Object.keys(next)).toEqual(Object.keys(from));
+      expect(next.tail).toEqual([]);
+      expect(next.turns).toBe(from.turns);
+      expect(next.hidden).toBe(from.hidden);
+    }
+    const extra = stateWith(start, { tail: [], extra: 1 } as never);
+    expect(Object.keys(extra)).toEqual([...Object.keys(start), 'extra']);
+    const extraSet = stateWith(withHidden(start, [record(1)]), { extra: 1 } as never);
+    expect(Object.keys(extraSet)).toEqual([...Object.keys(start), 'extra']);
+    expect(Object.keys(extraSet.hidden)).toEqual([record(1).path]);
+  });
+
+  it('reads the set of a state inherited from; an accessor copied off its state is a TypeError, not another set', () => {
+    const state = withHidden(startTurn(createTimeline(envelope), 'hello', 0), [record(1)]);
+    expect(Object.keys((Object.create(state) as TimelineState).hidden)).toEqual([record(1).path]);
+    const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(state)) as TimelineState;
+    expect(() => copy.hidden).toThrow(TypeError);
+  });
+});
