@@ -24,7 +24,7 @@ import { recallTool } from '../../recall/recall-tool.js';
 import type { TimelineState } from '../../timeline/types.js';
 import { resolveProfile } from '../../models/profiles.js';
 import { callerMarkersOutsidePrompt, emptyIndex, firstMarkedMessage, fromAnthropicPrompt, indexPrompt, type PromptIndex } from './from-anthropic.js';
-import { markerTarget, providerFamily, renderOptionsFor, withCallOptions } from './providers.js';
+import { markerTarget, providerFamily, renderOptionsFor, withCallOptions, type ProviderFamily } from './providers.js';
 import { mapPrompt, UnmappablePromptError, type AnthropicPrompt, type MappedPrompt } from './to-anthropic.js';
 import type { CallOptions, CallWarning, LanguageModelMiddleware, ProviderOptions, StreamPart, WrappedModel } from './types.js';
 import { reportedUsage } from './usage.js';
@@ -141,6 +141,8 @@ interface CallContext {
   readonly warnings: CachepointWarning[];
   /** False when the call went through unchanged (nothing prepared, no usage to record). */
   readonly prepared: boolean;
+  /** The wrapped model's provider family (how its usage reads). */
+  readonly family?: ProviderFamily;
 }
 
 function cachepointOptions(call: CallOptions): CachepointCallOptions {
@@ -352,7 +354,7 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
       warn(warnings, 'unmappable_prompt', `${e.message}; sent unchanged`, conversationId);
       return unchanged(call, warnings, conversationId);
     }
-    contexts.set(next, { conversationId, warnings, prepared: true });
+    contexts.set(next, { conversationId, warnings, prepared: true, family });
     options.onPlan?.({ conversationId, type, plan: prepared.plan, request: rendered });
     return next;
   }
@@ -365,7 +367,7 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
   ): Promise<CachepointWarning[]> {
     if (!ctx.prepared) return [];
     const extra: CachepointWarning[] = [];
-    const reported = reportedUsage(metadata, usage);
+    const reported = reportedUsage(metadata, usage, ctx.family);
     if (!reported) {
       warn(extra, 'usage_not_recorded', 'the response reported no usage; stats and calibration skip it', ctx.conversationId);
     } else {
