@@ -120,9 +120,26 @@ export class Session {
     this.#profile = options.render?.profile ?? resolveProfile(options.model, options.render?.profiles);
   }
 
-  /** The current immutable state (for snapshots, persistence, or the pure functions). */
+  /**
+   * The current immutable state (for snapshots, persistence, or the pure functions). A `pause_turn` response the
+   * session holds is not in it (see {@link paused}): the timeline has no half-finished round.
+   */
   get state(): TimelineState {
     return this.#state;
+  }
+
+  /**
+   * The content of a `pause_turn` response held until the turn goes on (undefined when none): the next
+   * {@link request} sends it back last, and the continuation is recorded with it as one response. It is not part of
+   * {@link state}, so whoever continues the loop from `state` alone (the pure functions, a snapshot) must send it
+   * back the same way: as a last assistant message, after the tail, unmarked.
+   *
+   * @example
+   * const params = toAnthropic(render(session.state), extras);
+   * if (session.paused) params.messages.push({ role: 'assistant', content: [...session.paused] });
+   */
+  get paused(): readonly ContentBlock[] | undefined {
+    return this.#paused;
   }
 
   /** The latest render (undefined before the first). */
