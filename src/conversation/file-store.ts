@@ -3,7 +3,11 @@
  * processes may share (one machine, or a shared volume). A save takes a lock
  * file (created exclusively), checks the stored revision, writes a temporary
  * file and renames it over the old one, so a reader never sees half a record
- * and two writers never interleave: the second gets a typed conflict.
+ * and two writers never interleave: the second gets a typed conflict. A writer
+ * that stalls past `staleLockMs` under its lock (a paused process, a slow
+ * volume) may have it broken by another; it then finds the lock no longer its
+ * own before the rename and writes nothing (a typed error), and it never
+ * removes a lock it does not hold.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
@@ -82,7 +86,7 @@ export class FileConversationStore implements ConversationStore {
     return importState(text, id);
   }
 
-  async #lock(id: string): Promise<() => Promise<void>> {
+  async #lock(id: string): Promise<{ held: () => Promise<boolean>; release: () => Promise<void> }> {
     // A failure is not kept: a directory that cannot be made now (a volume not mounted yet) may be later.
     this.#ready ??= mkdir(this.#dir, { recursive: true }).catch((err: unknown) => {
       this.#ready = undefined;
@@ -94,13 +98,22 @@ export class FileConversationStore implements ConversationStore {
       throw new ConversationStoreError(id, `cannot create ${this.#dir}: ${(err as Error).message}`, { cause: err });
     }
     const lock = `${this.#path(id)}.lock`;
+    // Whose lock it is: a writer that stalled past staleLockMs may find its lock broken and taken by another.
+    const token = `${process.pid}:${Math.random().toString(36).slice(2)}`;
+    const held = async () => (await readFile(lock, 'utf8').catch(() => undefined)) === token;
     const deadline = Date.now() + this.#lockTimeoutMs;
     for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
       try {
         const handle = await open(lock, 'wx');
-        await handle.writeFile(String(process.pid));
+        await handle.writeFile(token);
         await handle.close();
-        return () => unlink(lock).catch(() => undefined);
+        return {
+          held,
+          // Never another writer's lock: removing it would let a third writer in beside that one.
+          release: async () => {
+            if (await held()) await unlink(lock).catch(() => undefined);
+          },
+        };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
           throw new ConversationStoreError(id, `cannot lock ${lock}: ${(err as Error).message}`, { cause: err });
@@ -119,7 +132,7 @@ export class FileConversationStore implements ConversationStore {
 
   async save(record: ConversationRecord, expected: number | null): Promise<void> {
     const text = exportState(record);
-    const unlock = await this.#lock(record.id);
+    const lock = await this.#lock(record.id);
     try {
       const current = await this.load(record.id);
       const actual = current?.revision ?? null;
@@ -128,13 +141,27 @@ export class FileConversationStore implements ConversationStore {
       const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
       try {
         await writeFile(tmp, text);
+      } catch (err) {
+        await rm(tmp, { force: true });
+        throw new ConversationStoreError(record.id, `cannot write ${path}: ${(err as Error).message}`, { cause: err });
+      }
+      // Checked last: a save that stalled past staleLockMs had its lock broken, and the writer that took it may have
+      // saved since; renaming now would silently drop that save.
+      if (!(await lock.held())) {
+        await rm(tmp, { force: true });
+        throw new ConversationStoreError(
+          record.id,
+          `the lock on ${path} was broken as stale (older than staleLockMs, ${this.#staleLockMs} ms) while this save held it; nothing written`,
+        );
+      }
+      try {
         await rename(tmp, path);
       } catch (err) {
         await rm(tmp, { force: true });
         throw new ConversationStoreError(record.id, `cannot write ${path}: ${(err as Error).message}`, { cause: err });
       }
     } finally {
-      await unlock();
+      await lock.release();
     }
   }
 

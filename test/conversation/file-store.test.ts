@@ -1,5 +1,7 @@
 /** FileConversationStore beyond the shared contract: a directory that cannot be created (yet), its lock options. */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -79,5 +81,32 @@ describe('FileConversationStore', () => {
     expect(thrown).toBeInstanceOf(ConversationStoreError);
     expect((thrown as Error).message).toMatch(/another writer holds .*\.lock for more than 20 ms/);
     expect((await store.load('task-2'))?.revision).toBe(1);
+  });
+
+  it('a save whose lock was broken as stale while it held it (a stalled writer) writes nothing and leaves the new holder its lock', async () => {
+    // The stall is real: the conversation's file is a named pipe, so the save's read under its lock blocks until this
+    // test writes the record into it. Meanwhile another writer takes the lock over, as a waiter does once the lock is
+    // older than staleLockMs. Before, the stalled save renamed its record over whatever that writer had saved (a lost
+    // update, silently) and then deleted that writer's lock.
+    const dir = mkdtempSync(join(tmpdir(), 'cachepoint-file-store-'));
+    dirs.push(dir);
+    const store = new FileConversationStore({ dir });
+    const params = { ...BASE, messages: [{ role: 'user' as const, content: 'Fix the tests.' }] };
+    await prepare(params, { conversationId: 'task-3', store, now: 1000 });
+    const path = join(dir, conversationFileName('task-3'));
+    const lock = `${path}.lock`;
+    const stored = readFileSync(path, 'utf8');
+    const record = (await store.load('task-3'))!;
+    renameSync(path, `${path}.kept`);
+    execFileSync('mkfifo', [path]);
+    const saving = store.save({ ...record, revision: 2 }, 1).catch((e: unknown) => e);
+    // The save holds its lock (its pid written) and now waits on the pipe.
+    while (!/^\d+/.test(existsSync(lock) ? readFileSync(lock, 'utf8') : '')) await new Promise((r) => setImmediate(r));
+    writeFileSync(lock, 'another-writer'); // broken as stale and taken by another writer
+    await writeFile(path, stored); // the stalled read goes on
+    const thrown = await saving;
+    expect(thrown).toBeInstanceOf(ConversationStoreError);
+    expect((thrown as Error).message).toMatch(/lock on .* was broken as stale .* nothing written/);
+    expect(readFileSync(lock, 'utf8')).toBe('another-writer');
   });
 });
