@@ -154,6 +154,8 @@ function sse(event: string | null, data: unknown): string {
 export class ProviderRoutes {
   #responses = 0;
   #created = 1_764_000_000;
+  /** Output items of the responses stored (`store` not false, the API's default), by id: what `item_reference` reads. */
+  readonly #stored = new Map<string, Json>();
 
   constructor(
     private readonly script: MessageResponder,
@@ -181,9 +183,25 @@ export class ProviderRoutes {
     );
   }
 
+  /**
+   * The input with every `{ type: 'item_reference', id }` read as the stored item it names (openai 6.49's
+   * `ResponseInputItem.ItemReference`: "An internal identifier for an item to reference"); an id this server never
+   * stored is refused (the wording is ours: no source gives the API's).
+   */
+  #resolved(input: unknown): unknown {
+    if (!Array.isArray(input) || !input.some((i) => isObj(i) && i.type === 'item_reference')) return input;
+    return input.map((item, i) => {
+      if (!isObj(item) || item.type !== 'item_reference') return item;
+      const stored = this.#stored.get(String(item.id));
+      if (!stored) throw invalid(`Item with id '${String(item.id)}' not found.`, `input[${i}]`);
+      return stored;
+    });
+  }
+
   /** `POST /v1/responses`. */
-  responses(body: unknown, at: number): RouteAnswer {
-    if (!isObj(body)) throw invalid('The request body must be a JSON object.');
+  responses(request: unknown, at: number): RouteAnswer {
+    if (!isObj(request)) throw invalid('The request body must be a JSON object.');
+    const body: Json = { ...request, input: this.#resolved(request.input) };
     const model = requireModel(body);
     if (body.input === undefined) throw invalid("Missing required parameter: 'input'.", 'input');
     checkResponsesPairs(body.input);
@@ -204,6 +222,7 @@ export class ProviderRoutes {
       });
     for (const c of calls(scripted.content))
       output.push({ type: 'function_call', id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: c.arguments, status: 'completed' });
+    if (body.store !== false) for (const item of output) this.#stored.set(String(item.id), item);
     const outputTokens = scripted.output_tokens ?? this.#output(scripted.content);
     const input = usage.read + usage.write + usage.uncached;
     const response = {
