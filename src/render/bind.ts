@@ -24,7 +24,7 @@
  *   Work: the blocks after the change (a normal render: only what it appended).
  */
 import type { BlockPath, HiddenRecord, StreamBlock, TimelineState, Turn } from '../timeline/types.js';
-import { noteRounds, shareToolUseIndex } from '../timeline/edit.js';
+import { noteRounds, noteTurns, shareToolUseIndex } from '../timeline/edit.js';
 import { paths } from '../timeline/paths.js';
 import type { PassContext, RenderWork } from './context.js';
 import { hiddenRecord } from './notes.js';
@@ -106,6 +106,7 @@ export function foldSentTail(state: TimelineState, ctx: PassContext): TimelineSt
   }
   const turns = state.turns.slice();
   turns[t] = next;
+  noteTurns(turns, state.turns, t);
   // lastRender stays as it is (its stream is the renderer's, read by identity): the guard then finds the sent
   // tail right after the previous stable stream, where it now is.
   // The fold adds no tool_use: the next append finds the session's tool_use ids without a rescan.

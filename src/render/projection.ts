@@ -39,7 +39,7 @@ import type {
   ToolBlock,
 } from '../timeline/types.js';
 import type { PassContext } from './context.js';
-import { sharedRounds } from '../timeline/edit.js';
+import { sharedRounds, sharedTurns } from '../timeline/edit.js';
 import { parseTimelinePath } from '../timeline/paths.js';
 import { replacementParam } from './notes.js';
 import { blockAt, type Epoch, intactBelow, isIntact, materializeBlocks, materializeColumns, newStore, prepareWrite, type Store } from './stream-store.js';
@@ -334,9 +334,8 @@ export function stableStream(state: TimelineState, ctx: PassContext): readonly S
     info.tokens === ctx.tokens &&
     info.keepsThinking === ctx.profile.keepsThinking
   ) {
-    let k = t;
-    const limit = Math.min(state.turns.length, info.state.turns.length, hiddenFrom.turn);
-    while (k < limit && state.turns[k] === info.state.turns[k]) k++;
+    // The first turn from t on that differs: through the appends' records (edit.ts), not compared turn by turn.
+    let k = sharedTurns(state.turns, info.state.turns, Math.min(state.turns.length, info.state.turns.length, hiddenFrom.turn), t);
     // Older models drop thinking once a later turn exists: the previous last turn renders anew.
     if (!ctx.profile.keepsThinking && state.turns.length !== info.state.turns.length) k = Math.min(k, info.state.turns.length - 1);
     k = Math.max(k, t);

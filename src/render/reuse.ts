@@ -45,7 +45,7 @@
  */
 import type { ModelProfile } from '../models/profiles.js';
 import { callTargets } from '../toolcache/targets.js';
-import { sharedRounds } from '../timeline/edit.js';
+import { sharedRounds, sharedTurns } from '../timeline/edit.js';
 import { parseTimelinePath } from '../timeline/paths.js';
 import type { Block, BlockPath, StreamBlock, TimelineState } from '../timeline/types.js';
 import type { PassContext } from './context.js';
@@ -632,8 +632,8 @@ function slotKey(turns: TimelineState['turns']): object {
 /** Whether `turns` continue the slot's walk: its complete turns are theirs (the same objects). */
 function continues(at: WalkAt, turns: TimelineState['turns']): boolean {
   if (at.count > turns.length - 1) return false;
-  for (let i = 0; i < at.count; i++) if (at.turns[i] !== turns[i]) return false;
-  return true;
+  // Through the appends' records (edit.ts): the walk's turns are a few edits behind, not compared turn by turn.
+  return sharedTurns(turns, at.turns, at.count) === at.count;
 }
 
 /** New rounds a session's walk takes at a time between analyses (see {@link followReuse}). */

@@ -173,6 +173,7 @@ function withLastTurn(state: TimelineState, turn: Turn): TimelineState {
   Object.freeze(turn.rounds);
   const turns = [...state.turns];
   turns[turns.length - 1] = Object.freeze(turn);
+  noteTurns(turns, state.turns, turns.length - 1);
   return withTurns(state, Object.freeze(turns));
 }
 
@@ -261,7 +262,9 @@ export function startTurn(state: TimelineState, content: string | readonly Conte
   if (user.length === 0) throw new TimelineError(`turns/${index}/user`, 'a user message needs at least one block with non-whitespace text or other content');
   const rounds: readonly Round[] = Object.freeze([]);
   const turn: Turn = Object.freeze(at === undefined ? { index, user: Object.freeze(user), rounds } : { index, user: Object.freeze(user), rounds, at });
-  const next = withTurns(state, frozenWith(state.turns, turn));
+  const turns = frozenWith(state.turns, turn);
+  noteTurns(turns, state.turns, state.turns.length);
+  const next = withTurns(state, turns);
   return carryIndex(state, next);
 }
 
@@ -537,43 +540,72 @@ function carryIndex(from: TimelineState, to: TimelineState): TimelineState {
 }
 
 /**
- * Where a turn's rounds array came from: the arrays edits copied it from, nearest first, and how many leading
- * rounds it shares (the same objects) with each. Appends record it, so the renderer finds the rounds a long open
- * turn kept since its previous render without comparing every round (render/projection.ts).
+ * Where a turns array, or a turn's rounds array, came from: the arrays edits copied it from, nearest first, and
+ * how many leading items (the same objects) it shares with each. Appends record it, so the renderer finds the
+ * turns (and a long open turn's rounds) kept since its previous render without comparing every one: a compare
+ * reads both objects (cold, late in a session: ~30 µs a request for ~500 turns in projection.ts's stableStream,
+ * ~15 µs in reuse.ts's walk slot).
  *
- * A record names those arrays by number ({@link roundsIds}), never holds them: a record that held the array
+ * A record names those arrays by number ({@link originIds}), never holds them: a record that held the array
  * before, whose own record held the one before it, kept every rounds array of the turn alive as long as the
  * newest one (an open turn of 5,000 rounds: ~10,000 arrays, O(rounds²) memory, and each request's copies
- * promoted by the collector instead of dying young).
+ * promoted by the collector instead of dying young). Arrays are frozen, so a record stays true.
  */
-const roundsOrigin = new WeakMap<readonly Round[], readonly number[]>();
-/** The number of each rounds array an edit copied from (what a record names). */
-const roundsIds = new WeakMap<readonly Round[], number>();
-let roundsIdsSoFar = 0;
+const origins = new WeakMap<readonly unknown[], readonly number[]>();
+/** The number of each array an edit copied from (what a record names). */
+const originIds = new WeakMap<readonly unknown[], number>();
+let originIdsSoFar = 0;
 /** Arrays back a record reaches: as many edits as separate two renders of a long turn, with room to spare. */
 const HOPS = 8;
 
 /**
- * Rounds arrays up to this long are not recorded: {@link sharedRounds} compares that many rounds one by one in
- * less time than one WeakMap write costs (~0.2-0.4 µs, on every append of every turn), so only a long tool loop's
- * open turn, where comparing would grow with the turn, keeps the records.
+ * Arrays up to this long are not recorded: {@link sharedLeading} compares that many items one by one in less
+ * time than one WeakMap write costs (~0.2-0.4 µs, on every append), so only a long tool loop's open turn, or a
+ * session of many turns, keeps the records.
  */
 const NOTE_FROM = 16;
 
-function roundsId(rounds: readonly Round[]): number {
-  let id = roundsIds.get(rounds);
-  if (id === undefined) roundsIds.set(rounds, (id = ++roundsIdsSoFar));
+function originId(items: readonly unknown[]): number {
+  let id = originIds.get(items);
+  if (id === undefined) originIds.set(items, (id = ++originIdsSoFar));
   return id;
 }
 
-/** Records that `next` holds the same round objects as `from` below index `same` (only for a long turn: see NOTE_FROM). */
-export function noteRounds(next: readonly Round[], from: readonly Round[], same: number): void {
+/** Records that `next` holds the same objects as `from` below index `same` (only for a long array: see NOTE_FROM). */
+function noteOrigin(next: readonly unknown[], from: readonly unknown[], same: number): void {
   if (next.length <= NOTE_FROM) return;
   // [id, shared, id, shared, …]: `from`, then the arrays `from`'s record reaches (sharing at most what `from` shares).
-  const line = [roundsId(from), same];
-  const before = roundsOrigin.get(from);
+  const line = [originId(from), same];
+  const before = origins.get(from);
   if (before) for (let i = 0; i < before.length && line.length < 2 * HOPS; i += 2) line.push(before[i]!, Math.min(same, before[i + 1]!));
-  roundsOrigin.set(next, line);
+  origins.set(next, line);
+}
+
+/**
+ * How many leading items `a` and `b` share (the same objects), at most `limit`, counted from `from` (the caller
+ * knows nothing of the items before it, as a compare starting there): through the edits' records when `a` was
+ * derived from `b` by a few edits, else by comparing them one by one.
+ */
+function sharedLeading(a: readonly unknown[], b: readonly unknown[], limit: number, from: number): number {
+  if (a === b) return Math.max(from, limit);
+  // Only arrays longer than NOTE_FROM have records: a shorter one is compared at once.
+  let r = from;
+  const line = a.length > NOTE_FROM ? origins.get(a) : undefined;
+  const id = line && originIds.get(b);
+  if (id !== undefined)
+    for (let i = 0; i < line!.length; i += 2)
+      if (line![i] === id) {
+        // The record is a lower bound (a later edit may have put an item back): compared on from there, as the loop would.
+        r = Math.max(r, Math.min(limit, line![i + 1]!));
+        break;
+      }
+  while (r < limit && a[r] === b[r]) r++;
+  return r;
+}
+
+/** Records that rounds array `next` holds the same rounds as `from` below index `same` (see {@link origins}). */
+export function noteRounds(next: readonly Round[], from: readonly Round[], same: number): void {
+  noteOrigin(next, from, same);
 }
 
 /**
@@ -581,14 +613,20 @@ export function noteRounds(next: readonly Round[], from: readonly Round[], same:
  * `a` was derived from `b` by a few appends, else by comparing them one by one.
  */
 export function sharedRounds(a: readonly Round[], b: readonly Round[], limit: number): number {
-  if (a === b) return limit;
-  // Only arrays longer than NOTE_FROM have records: a shorter one is compared at once.
-  const line = a.length > NOTE_FROM ? roundsOrigin.get(a) : undefined;
-  const id = line && roundsIds.get(b);
-  if (id !== undefined) for (let i = 0; i < line!.length; i += 2) if (line![i] === id) return Math.min(limit, line![i + 1]!);
-  let r = 0;
-  while (r < limit && a[r] === b[r]) r++;
-  return r;
+  return sharedLeading(a, b, limit, 0);
+}
+
+/** Records that turns array `next` holds the same turns as `from` below index `same` (see {@link origins}). */
+export function noteTurns(next: readonly Turn[], from: readonly Turn[], same: number): void {
+  noteOrigin(next, from, same);
+}
+
+/**
+ * The first index at or after `from` where turns arrays `a` and `b` differ, at most `limit` (the leading turns they
+ * share, when `from` is 0): through the edits' records when `a` was derived from `b` by a few edits, else compared.
+ */
+export function sharedTurns(a: readonly Turn[], b: readonly Turn[], limit: number, from = 0): number {
+  return sharedLeading(a, b, limit, from);
 }
 
 /**
