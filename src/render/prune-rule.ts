@@ -235,6 +235,9 @@ export function candidatesFrom(state: TimelineState, o: Readonly<Required<PruneO
   return out;
 }
 
+/** Where each path was last found after its turn's (or round's) start by {@link indexOfPath}: a hint, checked on use. */
+const offsets = new Map<BlockPath, number>();
+
 /**
  * Index of the block with path `path` in a stable stream (the last one with it, like a map of the stream by path),
  * or undefined: read from the layout (where its turn, or in the last turn its round, starts), else scanned.
@@ -251,7 +254,17 @@ export function indexOfPath(stream: readonly StreamBlock[], path: BlockPath): nu
       if (k >= 0 && k < layout.lastRounds.starts.length) start = layout.lastRounds.starts[k];
     }
     if (start !== undefined && end !== undefined && start >= 0 && end <= stream.length) {
-      for (let i = start; i < end; i++) if (stream[i]!.path === path) return i;
+      // The gate looks up the same visible payloads request after request (the stale ones it keeps weighing): where
+      // the path sat after its start last time is checked first, so the turn's blocks are not read one by one
+      // again. A stream has a path at most once (paths are unique in a timeline), so a hit is what the scan finds.
+      const hint = offsets.get(path);
+      if (hint !== undefined && start + hint < end && stream[start + hint]!.path === path) return start + hint;
+      for (let i = start; i < end; i++)
+        if (stream[i]!.path === path) {
+          if (offsets.size >= LOCS) offsets.clear();
+          offsets.set(path, i - start);
+          return i;
+        }
     }
   }
   for (let i = stream.length - 1; i >= 0; i--) if (stream[i]!.path === path) return i;
