@@ -164,7 +164,7 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
         const own = textOf(x.param as { content?: unknown });
         if (own === undefined || !(own.length > text.length) || firstCopy(byContent.get(contentKey(x.param as { content?: unknown })), x) !== undefined)
           continue;
-        if (own.includes(text)) {
+        if (mayContain(x, own, text) && own.includes(text)) {
           container = x;
           break;
         }
@@ -187,6 +187,33 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
     return { type: 'prune', path: r.path, reason: 'economy', tokensRemoved: Math.max(0, (block ? ctx.tokens.tokens(block) : 0) - b) };
   });
   return { state: withHidden(state, records), decisions };
+}
+
+/** Containers shorter than this are searched at once (a search costs about a nanosecond a character). */
+const LINES_FROM = 1024;
+/** The lines of a container's text (split at '\n'), by block: made the first time it is searched. */
+const lineSets = new WeakMap<Block, ReadonlySet<string>>();
+
+/**
+ * Whether `own` (the text of `x`) may contain `text`: false only when a complete line of `text` (between two of
+ * its newlines) is not a line of `own`, which containment needs (those newlines are newlines of `own` too). Each
+ * earlier read of a file is searched for every new partial read of it (tens of kilocharacters a request late in a
+ * long session), and most are other versions, or other renderings (numbered lines), whose lines differ: the lines
+ * are looked up instead of the text searched.
+ */
+function mayContain(x: Block, own: string, text: string): boolean {
+  if (own.length < LINES_FROM) return true;
+  let i = text.indexOf('\n');
+  let j = i < 0 ? -1 : text.indexOf('\n', i + 1);
+  if (j < 0) return true;
+  let lines = lineSets.get(x);
+  if (!lines) lineSets.set(x, (lines = new Set(own.split('\n'))));
+  while (j >= 0) {
+    if (!lines.has(text.slice(i + 1, j))) return false;
+    i = j;
+    j = text.indexOf('\n', i + 1);
+  }
+  return true;
 }
 
 /**
