@@ -176,7 +176,12 @@ export function firstChanceCandidates(state: TimelineState, o: Readonly<Required
     const i = blockIndex(round).get(path);
     if (i === undefined) continue;
     const b = i < round.response.length ? round.response[i]! : round.results[i - round.response.length]!;
-    if (isCandidate(state, o, b, thinkingPrunable(rule, loc.turn, round))) {
+    // isCandidate without its hidden test (`only` passed this path against the same set), and the round's thinking
+    // rule read only for a thinking block (the only kind it decides): each look-up reads cold objects, per payload
+    // a write made stale, tens per request late in a long session.
+    const type = b.param.type;
+    const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text' || (isThinking(b) && thinkingPrunable(rule, loc.turn, round));
+    if (bulky && b.path !== 'notices/prune' && sizeOf(b) >= o.minChars) {
       taken.add(path);
       found.push({ block: b, t: loc.turn, r: round.index, i });
     }
