@@ -151,25 +151,27 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   };
   const remaining = expectedRemaining(state, options.expectedRemaining);
   const weigh = reuseWeigher(state, stream, ctx, timelineWarm, remaining);
+  // Models that bind thinking: a payload before a visible thinking block stays (see `held` below), so its re-use is
+  // not weighed: only its path is reported. Late in a long session those are most candidates, on every request.
+  const bound = ctx.profile.bindsThinking ? lastThinking(stream) : -1;
   const all = candidates
     .map((b) => {
       const reason = deferred.has(b.path) ? ('agent' as const) : timelineWarm ? ('economy' as const) : ('prune' as const);
       const record =
         reason === 'agent' ? hiddenRecord(state, b.path, reason, state.deferred.find((d) => d.path === b.path)?.note) : candidateRecord(state, b.path, reason);
-      const before = stream[index.get(b.path)!]!.tokens;
-      const removed = Math.max(0, before - noteTokens(b, record.note));
+      const at = index.get(b.path)!;
+      const removed = Math.max(0, stream[at]!.tokens - noteTokens(b, record.note));
       // The agent's own hides are its decision: no re-use weighing.
-      const reuse = reason === 'agent' ? undefined : weigh(b.path, removed);
-      return { path: b.path, at: index.get(b.path)!, record, removed, reuse, thinking: isThinking(b) };
+      const reuse = reason === 'agent' || at < bound ? undefined : weigh(b.path, removed);
+      return { path: b.path, at, record, removed, reuse, thinking: isThinking(b) };
     })
     .filter((x) => x.at !== undefined && x.removed > 0)
     .sort((a, b) => a.at - b.at);
   // Models that bind thinking: a payload before a visible thinking block stays, since pruning it would invalidate
   // that thinking and every later one (render/bind.ts). The agent's deferred hides wait too (for a compaction);
   // a hide it asks for now (hideBlock) still applies, and the plan then says which thinking it cost.
-  const bound = ctx.profile.bindsThinking ? lastThinking(stream) : -1;
   const held = bound >= 0 ? all.filter((x) => x.at < bound) : [];
-  const free = held.length > 0 ? all.filter((x) => !held.includes(x)) : all;
+  const free = held.length > 0 ? all.filter((x) => x.at >= bound) : all;
   // Payloads a later call is likely enough to need stay visible: the plan says so, with the figures.
   const kept = free.filter((x) => x.reuse?.keep);
   const items = free.filter((x) => !x.reuse?.keep);
