@@ -51,7 +51,18 @@ export type MarkerSite = 'tool' | 'system' | 'part';
  * provider's options: the provider key and the fields to set, or undefined
  * when that provider takes no marker there.
  */
-export type MarkerTarget = (marker: CacheControlEphemeral, site: MarkerSite) => { readonly key: string; readonly options: Record<string, unknown> } | undefined;
+export type MarkerTarget = ((
+  marker: CacheControlEphemeral,
+  site: MarkerSite,
+) => { readonly key: string; readonly options: Record<string, unknown> } | undefined) & {
+  /**
+   * Send every tool output as a list of text parts, the marker on its last part. `@ai-sdk/openai`'s Responses model
+   * sends a text or JSON output as a plain string, but as a one-part list when it carries a marker: a result that was
+   * the newest cache point in one request and is not in the next changed bytes there, so what the first wrote was
+   * never read (a bust every round). In the list form its bytes are the same marked or not.
+   */
+  readonly listOutputs?: boolean;
+};
 
 /** `providerOptions.anthropic.cacheControl` (Anthropic, and its Bedrock and Vertex variants). */
 export const ANTHROPIC_MARKER: MarkerTarget = (marker) => ({ key: 'anthropic', options: { cacheControl: { ...marker } } });
@@ -221,6 +232,26 @@ function outputOf(
   };
 }
 
+/** A tool result with its output as a list of text parts (see {@link MarkerTarget}'s `listOutputs`), marked on its last one. */
+function listed(part: ToolResultPart, marker: CacheControlEphemeral | null | undefined, target: MarkerTarget): ToolResultPart {
+  const out = part.output;
+  const value =
+    out.type === 'content'
+      ? out.value
+      : out.type === 'text' || out.type === 'error-text'
+        ? [{ type: 'text' as const, text: out.value }]
+        : out.type === 'json' || out.type === 'error-json'
+          ? [{ type: 'text' as const, text: JSON.stringify(out.value) }]
+          : undefined;
+  const options = unmarked(part.providerOptions);
+  if (value === undefined || value.length === 0) return setOptions(part, withMarker(options, marker, target, 'part'));
+  const last = value.at(-1)!;
+  const items = [...value.slice(0, -1), setOptions(last, withMarker(last.providerOptions, marker, target, 'part'))];
+  // On the part too: @ai-sdk/openai 2.x (ai 5) marks a list output's last part from the part's options, 3.x and later
+  // from that part's own (and ignore the part's for a list output).
+  return setOptions({ ...part, output: { type: 'content', value: items } as ToolResultOutput }, withMarker(options, marker, target, 'part'));
+}
+
 /** Whether a rendered tool_use input is the call's own (as the provider would send it: a JSON string parsed). */
 function sameInput(original: unknown, rendered: unknown): boolean {
   // The same plain data has the same JSON: no stringify of every input per call. Anything else is judged by its JSON.
@@ -316,7 +347,7 @@ export function fromAnthropicPrompt(
         const base: ToolResultPart = original
           ? { ...original, output: outputOf(b, original, given.get(b.tool_use_id)) }
           : { type: 'tool-result', toolCallId: b.tool_use_id, toolName, output: outputOf(b, undefined, undefined) };
-        const part = setOptions(base, withMarker(base.providerOptions, marker, target, 'part'));
+        const part = target.listOutputs ? listed(base, marker, target) : setOptions(base, withMarker(base.providerOptions, marker, target, 'part'));
         if (last?.role === 'tool') last.content.push(part);
         else prompt.push({ role: 'tool', content: [part] });
       } else if (b.type === 'text') {

@@ -347,7 +347,7 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
     }
     let next: CallOptions;
     try {
-      const mapped = fromAnthropicPrompt(call, rendered, before, markerTarget(family, profile), index);
+      const mapped = fromAnthropicPrompt(call, rendered, before, markerTarget(family, profile, model.provider), index);
       next = withoutOwnOptions(withCallOptions(mapped, family, profile, conversationId, prepared.rendered.cachePoints.length > 0));
     } catch (e) {
       if (!(e instanceof UnmappablePromptError)) throw e;

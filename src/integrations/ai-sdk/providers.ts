@@ -20,7 +20,7 @@ import type { ModelProfile } from '../../models/profiles.js';
 import { bedrockProfile } from '../../providers/bedrock.js';
 import { OPENAI_MODELS } from '../../providers/openai-profile.js';
 import type { PrepareOptions } from '../../conversation/prepare.js';
-import { ANTHROPIC_MARKER, type MarkerTarget } from './from-anthropic.js';
+import { ANTHROPIC_MARKER, type MarkerSite, type MarkerTarget } from './from-anthropic.js';
 import type { CallOptions, ProviderOptions } from './types.js';
 
 /** Which cache API a wrapped model speaks. */
@@ -55,15 +55,21 @@ const OPENAI_MARKER: MarkerTarget = (_marker, site) =>
   // A marker goes on a content part or a system message; tools take none.
   site === 'tool' ? undefined : { key: 'openai', options: { promptCacheBreakpoint: { mode: 'explicit' } } };
 
+/** OpenAI's markers on the Responses API, tool outputs always in list form (see `MarkerTarget.listOutputs`). */
+const OPENAI_RESPONSES_MARKER: MarkerTarget = Object.assign((marker: CacheControlEphemeral, site: MarkerSite) => OPENAI_MARKER(marker, site), {
+  listOutputs: true,
+});
+
 const BEDROCK_CACHE_POINT: MarkerTarget = (marker: CacheControlEphemeral, site) =>
   // The provider reads cachePoint on messages and parts, not on tools.
   site === 'tool' ? undefined : { key: 'bedrock', options: { cachePoint: marker.ttl === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' } } };
 
-/** Where the engine's markers go for this family and profile (OpenAI before 5.6: nowhere). */
-export function markerTarget(family: ProviderFamily, profile: ModelProfile): MarkerTarget {
+/** Where the engine's markers go for this family, profile and model provider id (OpenAI before 5.6: nowhere). */
+export function markerTarget(family: ProviderFamily, profile: ModelProfile, provider?: string): MarkerTarget {
   if (family === 'anthropic') return ANTHROPIC_MARKER;
   if (family === 'bedrock-converse') return BEDROCK_CACHE_POINT;
-  return profile.caching?.kind === 'markers' ? OPENAI_MARKER : () => undefined;
+  if (profile.caching?.kind !== 'markers') return () => undefined;
+  return provider === 'openai.responses' ? OPENAI_RESPONSES_MARKER : OPENAI_MARKER;
 }
 
 /** The call with its family's call-level cache options (OpenAI: the prompt cache key, explicit mode with markers). */
