@@ -21,6 +21,7 @@
  *   that changes a block (an economy prune in the newest rounds) rewrites it
  *   from there, so it too costs what it changes.
  */
+import { RecentMemo } from '../internal/recent.js';
 import { hiddenChanges } from './hidden-set.js';
 import { type HiddenSet, hiddenSetOf } from '../timeline/hidden.js';
 import type { ContentBlockParam, TextBlockParam } from '../providers/anthropic-types.js';
@@ -213,7 +214,13 @@ export interface RoundStarts {
 /** The build each array holds now: for a store's blocks, its newest build (whose length is the array's). */
 const builds = new WeakMap<readonly StreamBlock[], BuildInfo>();
 let builtSoFar = 0;
-const byState = new WeakMap<TimelineState, BuildInfo>();
+/**
+ * The build of each of the last few states projected (the passes of one render ask for the same state several
+ * times). Not a WeakMap: V8's scavenger keeps every WeakMap value alive whatever its key, so each state's build
+ * (and through it the state's turns and, in an open turn, its rounds array, O(session) per request) survived
+ * collections and was promoted instead of dying young (see internal/recent.ts).
+ */
+const byState = new RecentMemo<TimelineState, BuildInfo>(8);
 /** The build of each LastRender the renderer made (its public `stream` is a copy made when read). */
 const lastBuilds = new WeakMap<LastRender, BuildInfo>();
 
