@@ -44,6 +44,7 @@
  * lookups (Grep, Glob, a command run once) by 1–5 %, and soon never.
  */
 import type { ModelProfile } from '../models/profiles.js';
+import { RecentMemo } from '../internal/recent.js';
 import { callTargets } from '../toolcache/targets.js';
 import { sharedRounds, sharedTurns } from '../timeline/edit.js';
 import { parseTimelinePath } from '../timeline/paths.js';
@@ -84,7 +85,13 @@ interface Analysis {
   readonly supersededAt: ReadonlyMap<BlockPath, number>;
 }
 
-const memo = new WeakMap<TimelineState['turns'], Estimates>();
+/**
+ * The estimates of the last few states' turns. Not a WeakMap: an Estimates holds its turns (the key), and V8's
+ * scavenger keeps every WeakMap value alive whatever its key, so such an entry outlived every young-generation
+ * collection and each request's turns (and an open turn's rounds array, O(session)) were promoted instead of
+ * dying young (see internal/recent.ts).
+ */
+const memo = new RecentMemo<TimelineState['turns'], Estimates>(8);
 
 /**
  * The estimate of every payload that is the newest source of some target
