@@ -44,6 +44,9 @@
  *
  * GC: scavenges per 100 requests in the step replay (PerformanceObserver
  * 'gc'), and the share of the top 1 % of steps (CPU) during which one started.
+ * The one-open-turn and economy settings also give the bytes the scavenges of
+ * the whole replay promoted per request (v8.GCProfiler: the old and
+ * large-object spaces' growth across each scavenge).
  *
  * One open turn (issue 14, a long tool loop): the same step on a session that
  * is ONE user message followed by 5,000 rounds (the generator's rounds:
@@ -78,6 +81,7 @@ import { payload, type PayloadKind } from '../../src/synthetic/payloads.js';
 import { Rng } from '../../src/synthetic/rng.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { Session as InspectorSession } from 'node:inspector';
+import { GCProfiler } from 'node:v8';
 import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { consume, forceGc, formatRows, isMain, median, percentile, sig, type Row } from './util.js';
 
@@ -518,6 +522,31 @@ function scavengesIn(gc: GcSeen, spans: readonly (readonly [number, number])[]):
   return out;
 }
 
+/**
+ * Bytes the scavenges promote to the old generation from now on: per scavenge, what the old and large-object spaces
+ * grew by across it (v8.GCProfiler's heap statistics before and after each GC). What survives a scavenge twice is
+ * promoted; a per-request object that lives that long (kept by a memo, see src/internal/recent.ts) costs its copy
+ * twice and then stays until a full GC.
+ */
+function watchPromotion(): { stop: () => { bytes: number; scavenges: number } } {
+  const profiler = new GCProfiler();
+  profiler.start();
+  const old = (s: { heapSpaceStatistics: readonly { spaceName: string; spaceUsedSize: number }[] }) =>
+    s.heapSpaceStatistics.reduce((n, x) => (x.spaceName === 'old_space' || x.spaceName === 'large_object_space' ? n + x.spaceUsedSize : n), 0);
+  return {
+    stop: () => {
+      let bytes = 0;
+      let scavenges = 0;
+      for (const g of profiler.stop()?.statistics ?? []) {
+        if (g.gcType !== 'Scavenge') continue;
+        scavenges++;
+        bytes += old(g.afterGC) - old(g.beforeGC);
+      }
+      return { bytes, scavenges };
+    },
+  };
+}
+
 interface Sampler {
   /** Stops sampling; the bytes allocated since it started (an estimate, ±a few %). */
   stop: () => number;
@@ -883,10 +912,14 @@ async function growthSetting(
     cpuP99: number;
     scavenges: number[];
     requests: number;
+    /** Bytes the whole replay's scavenges promoted. */
+    promoted: number;
   }[] = [];
   for (let i = 0; i < runCount; i++) {
     const gc = watchGc();
+    const promotion = watchPromotion();
     const timings = replayOnce(events, options).timings;
+    const promoted = promotion.stop().bytes;
     const seen = await gc.stop();
     const forkGc = watchGc();
     const forks = replayForks(events, window, options, boundary);
@@ -911,7 +944,7 @@ async function growthSetting(
         scavenges: scavengesIn(forkSeen, f.spans),
       });
     const cpu = timings.map((t) => t.cpu);
-    runs.push({ at, forks: forkFigures, cpuP99: percentile(cpu, 99) / median(cpu), scavenges: seen.minorMs, requests: timings.length });
+    runs.push({ at, forks: forkFigures, cpuP99: percentile(cpu, 99) / median(cpu), scavenges: seen.minorMs, requests: timings.length, promoted });
   }
   const first = LENGTHS[0]!;
   const last = LENGTHS.at(-1)!;
@@ -939,6 +972,8 @@ async function growthSetting(
   const replayGc = ratio((r) => (100 * r.scavenges.length) / r.requests);
   const replayPause = ratio((r) => median(r.scavenges));
   const replayPauseMax = ratio((r) => Math.max(...r.scavenges));
+  const promotedKb = kb((r) => r.promoted / r.requests);
+  const promotedEach = ratio((r) => r.promoted / Math.max(1, r.scavenges.length) / 1e6);
   const lines = [
     `${label}: per-request cost (µs, median of the 50 requests ending there, and of the same ${GROWTH_WINDOW} ${unit} replayed after that many; median over ${runCount} runs)`,
     '',
@@ -992,6 +1027,12 @@ async function growthSetting(
       value: cpuP99.value,
       unit: 'ratio',
       baseline: `runs ${cpuP99.range}; target ≤ 3; scavenges per 100 ${replayGc.value} (runs ${replayGc.range}), pause median ${replayPause.value} ms (runs ${replayPause.range}), max ${replayPauseMax.value} ms (runs ${replayPauseMax.range})`,
+    },
+    {
+      name: `${label}: promoted by scavenges per ${unit.replace(/s$/, '')} (all ${unit})`,
+      value: promotedKb.value,
+      unit: 'KB',
+      baseline: `runs ${promotedKb.range}; ${promotedEach.value} MB per scavenge (runs ${promotedEach.range})`,
     },
   ];
   return { rows, curve };
