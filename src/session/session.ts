@@ -248,6 +248,9 @@ export class Session {
       handlers?.[recallTool.name] === undefined ? { ...handlers, [recallTool.name]: this.#recallRunner } : handlers;
     let results: ToolResultBlockParam[];
     if (cache) {
+      // The session's own recall reads its state and writes nothing: declared so, or the cache would count it
+      // as a tool never registered, a write to everything (ToolCacheOptions.undeclared).
+      if (all[recallTool.name] === this.#recallRunner && cache.policy(recallTool.name) === undefined) cache.register(recallTool.name, {});
       results = await cache.runToolUses(uses, all, { scope: this.#options.scope ?? 'default' });
     } else {
       results = await Promise.all(

@@ -156,9 +156,15 @@ function fileAliases(d: ParsedTag, of: (normalized: string) => string[]): readon
   return d.family === 'file' && d.id !== undefined ? of(fileTag(d.id).slice('file:'.length)) : [];
 }
 
+/**
+ * The tag every read entry carries and a write to everything (a tool the cache was never told about) evicts.
+ * The `~` keeps it out of the tags a policy can name.
+ */
+export const EVERYTHING_TAG = '~all';
+
 /** Tags a read entry carries in the store. */
 export function readEntryTags(deps: readonly ParsedTag[]): string[] {
-  const tags = new Set<string>();
+  const tags = new Set<string>([EVERYTHING_TAG]);
   for (const d of deps) {
     tags.add(d.id === undefined ? `${d.family}:*` : `${d.family}:${d.id}`);
     tags.add(`family:${d.family}`);

@@ -35,7 +35,7 @@ import { type FillContext, type FillResult, fill, type ReadCall, type RunOutput 
 import { agedOut, belongsTo, type Clocks, expiredByOwnTtl, isExpired } from './freshness.js';
 import { flatText, hashArgs, memoryKeyPart, toolOfKey } from './key.js';
 import { MemoryToolCacheStore } from './memory-store.js';
-import { callDependencies, readEntryTags, resolvePolicy, writeInvalidationTags, type ResolvedPolicy, type ToolPolicy } from './policy.js';
+import { callDependencies, EVERYTHING_TAG, readEntryTags, type ResolvedPolicy, resolvePolicy, writeInvalidationTags, type ToolPolicy } from './policy.js';
 import { SingleFlight, TIMED_OUT } from './singleflight.js';
 import { formatStats, StatsRecorder, type ToolCacheStats } from './stats.js';
 import type { StoredEntry, ToolCacheStore } from './store.js';
@@ -68,11 +68,16 @@ function checkOptionTypes(options: ToolCacheOptions): void {
   if (options.now !== undefined && typeof options.now !== 'function')
     throw new InvalidOptionError('now', 'must be a function returning milliseconds', { value: options.now });
   if (options.marker !== undefined && typeof options.marker !== 'string') throw new InvalidOptionError('marker', 'must be a string', { value: options.marker });
+  if (options.undeclared !== undefined && options.undeclared !== 'write' && options.undeclared !== 'passthrough')
+    throw new InvalidOptionError('undeclared', `must be 'write' (the default) or 'passthrough', got ${JSON.stringify(options.undeclared)}`, {
+      value: options.undeclared,
+    });
 }
 
 /**
- * Memoizes declared read tools, invalidates on declared writes, and passes
- * every other tool through untouched.
+ * Memoizes declared read tools, invalidates on declared writes, runs tools
+ * registered with an empty policy untouched, and treats a tool never registered
+ * as a write to everything (see {@link ToolCacheOptions.undeclared}).
  *
  * @example
  * ```ts
@@ -94,6 +99,8 @@ export class ToolCache {
   readonly #now: () => number;
   readonly #marker: string;
   readonly #flightTimeoutMs: number;
+  /** A tool never registered is a write to everything (see {@link ToolCacheOptions.undeclared}). */
+  readonly #undeclaredWrites: boolean;
   readonly #fill: FillContext;
   /**
    * Tags of successful writes whose invalidation the store refused, each with the number of the failure that
@@ -139,6 +146,7 @@ export class ToolCache {
     this.#memory = store instanceof MemoryToolCacheStore ? store : undefined;
     this.#now = options.now ?? defaultNow;
     this.#marker = options.marker ?? '[cached]';
+    this.#undeclaredWrites = options.undeclared !== 'passthrough';
     this.#flightTimeoutMs = options.flightTimeoutMs ?? 30_000;
     if (!Number.isFinite(this.#flightTimeoutMs) || this.#flightTimeoutMs <= 0) {
       throw new InvalidOptionError('flightTimeoutMs', `must be a positive number, got ${String(options.flightTimeoutMs)}`);
@@ -157,7 +165,10 @@ export class ToolCache {
     };
   }
 
-  /** Declares a tool's policy. Tools never registered are passed through untouched. */
+  /**
+   * Declares a tool's policy. A tool never registered runs every time and, by default, counts as a write to
+   * everything (it may have changed anything a cached read returned); register a harmless one with `{}`.
+   */
   register<TArgs>(name: string, policy: ToolPolicy<TArgs>): this {
     if (this.#policies.has(name)) throw new InvalidOptionError(`tools.${name}`, 'is already registered; register each tool once');
     this.#policies.set(name, resolvePolicy(name, policy as ToolPolicy<never>));
@@ -298,12 +309,18 @@ export class ToolCache {
     if (typeof run !== 'function') throw new InvalidOptionError('run', `${name}: expected the tool's function (args, { callId }) => content`, { value: run });
     const policy = this.#policies.get(name);
     const runner = run as ToolRunner<never>;
+    if (policy === undefined && this.#undeclaredWrites) {
+      // The cache cannot know what it wrote (a shell's `sed -i`, `mv`, `git checkout`): everything, to be safe.
+      const r = await this.#write(name, [EVERYTHING_TAG], args, runner, options.callId);
+      return { ...r, cache: { type: 'bypass', reason: 'undeclared' } };
+    }
     if (policy === undefined || policy.kind === 'passthrough') {
       this.#stats.add(name, 'bypassed');
       const out = await this.#execute(runner, args, options.callId);
       return { tool: name, callId: options.callId, ...out, cache: { type: 'bypass', reason: policy === undefined ? 'undeclared' : 'not_cacheable' } };
     }
-    if (policy.kind === 'write') return this.#write(name, policy, args, runner, options.callId);
+    // Computed before the run so a bad extractor fails before any side effect.
+    if (policy.kind === 'write') return this.#write(name, writeInvalidationTags(callDependencies(policy, args)), args, runner, options.callId);
 
     const key = knownKey ?? this.keyOf(name, args, options.scope);
     return this.#read({ name, policy, key, scope: options.scope, args, run: runner, callId: options.callId });
@@ -354,9 +371,8 @@ export class ToolCache {
     }
   }
 
-  async #write(name: string, policy: ResolvedPolicy, args: unknown, run: ToolRunner<never>, callId: string): Promise<ToolCallResult> {
-    // Computed before the run so a bad extractor fails before any side effect.
-    const tags = writeInvalidationTags(callDependencies(policy, args));
+  /** A write tool's call (`tags`: what its success evicts). */
+  async #write(name: string, tags: readonly string[], args: unknown, run: ToolRunner<never>, callId: string): Promise<ToolCallResult> {
     this.#stats.add(name, 'bypassed');
     // A shared store marks the write before it runs (store.ts beginWrite): should this process lose the store before
     // its invalidation gets through, no other process is left an entry older than the write to serve.
@@ -518,6 +534,7 @@ const TOOL_CACHE_OPTION_KEYS = optionKeys<ToolCacheOptions>({
   session: true,
   marker: true,
   flightTimeoutMs: true,
+  undeclared: true,
 });
 
 /**

@@ -89,6 +89,16 @@ export interface ToolCacheOptions {
    * it joined may first wait for another process). Default 30 000 ms.
    */
   readonly flightTimeoutMs?: number;
+  /**
+   * What a call of a tool never registered does to the cache. `'write'` (the
+   * default): it is treated as a write to everything, because the cache cannot
+   * know what it changed (a shell running `sed -i`, `mv`, `git checkout`): it
+   * runs, then evicts every entry and advances the epoch. `'passthrough'`: it
+   * evicts nothing; choose it only if every tool you leave unregistered writes
+   * nothing a cached read depends on. Either way, register a harmless tool with
+   * an empty policy (`register('WebSearch', {})`) to keep it from evicting.
+   */
+  readonly undeclared?: 'write' | 'passthrough';
 }
 
 /** A `tool_use` block as it comes from a model response (or a trace). */

@@ -316,13 +316,14 @@ interface ReplayResult {
 
 /**
  * Replays `session` against an in-memory file system. `bash`: 'passthrough'
- * leaves Bash undeclared (it cannot change the in-memory files here);
+ * leaves Bash and the other tools of the traces undeclared and evicting nothing
+ * (`undeclared: 'passthrough'`: they cannot change the in-memory files here);
  * 'family-write' declares it as a write of the whole `file` family, the
  * conservative policy for an agent whose shell may edit files.
  */
 async function replay(session: Session, bash: 'passthrough' | 'family-write' = 'passthrough'): Promise<ReplayResult> {
   const fs = new Map<string, number>();
-  const cache = new ToolCache();
+  const cache = new ToolCache({ undeclared: 'passthrough' });
   if (bash === 'family-write') cache.register('Bash', { writes: ['file'] });
   // Web tools: cached by URL/query; the replay's web never changes, so they cannot be stale.
   cache.register('WebFetch', { cacheable: true, ttl: { turns: 5 }, reads: ['web:*'] });

@@ -61,8 +61,9 @@ describe('tags', () => {
     const readA = readEntryTags([{ family: 'file', id: 'a' }]);
     const glob = readEntryTags([{ family: 'file' }]);
     const user = readEntryTags([{ family: 'user', id: '42' }]);
-    expect(readA).toEqual(['family:file', 'file:a']);
-    expect(glob).toEqual(['family:file', 'file:*']);
+    // `~all`: every read entry carries it, so a tool nobody declared (a write to everything) evicts it.
+    expect(readA).toEqual(['family:file', 'file:a', '~all']);
+    expect(glob).toEqual(['family:file', 'file:*', '~all']);
 
     const hits = (write: string[], entry: string[]) => write.some((t) => entry.includes(t));
     const editA = writeInvalidationTags([{ family: 'file', id: 'a' }]);
@@ -74,6 +75,7 @@ describe('tags', () => {
     expect([hits(editA, readA), hits(editA, glob), hits(editA, user)]).toEqual([true, true, false]);
     expect([hits(editB, readA), hits(editB, glob)]).toEqual([false, true]);
     expect([hits(checkout, readA), hits(checkout, glob), hits(checkout, user)]).toEqual([true, true, false]);
+    expect([hits(['~all'], readA), hits(['~all'], glob), hits(['~all'], user), hits(['~all'], readEntryTags([]))]).toEqual([true, true, true, true]);
   });
 
   it('uses the extractor per call, bounded by the declared families, plus static entity tags', () => {
