@@ -16,6 +16,14 @@
  * So two absolute (or two relative) paths meet only when they are equal, and an absolute path meets a relative
  * one when the relative one ends it. The `~` keeps `file~in:` out of the tags a policy can name (a family is
  * letters, digits, `_`, `-`, `.`). The cost: a read of an absolute path stores one tag per segment.
+ *
+ * Directories. A name does not say whether it is a directory, and a write to one (`rm -r src`, a folder moved)
+ * changes every file under it, while a write to a file changes the listing of every directory above it (a
+ * `list_directory` read tagged by its path). So a read of `/r/s/a.ts` also carries `file~dir:/r` and
+ * `file~dir:/r/s`, and a write to a path evicts `file~dir:<path>` (the reads under it) and the `file:` tags of
+ * the directories above it, in every spelling its kind meets (`file:/r`, `file:/r/s`, and for an absolute
+ * write the relative `file:r/s`, `file:s`, …; for a relative write the absolute readers' `file~in:`). Under a
+ * directory, only two absolute or two relative spellings meet (see docs/tool-cache.md, "Tags").
  */
 
 /** What a path may be equal to: its folded segments without root, drive or leading `..`, and which kind of path it is. */
@@ -55,20 +63,33 @@ function suffixes(core: readonly string[]): string[] {
   return out;
 }
 
+/** The exact spelling of the directory made of a path's first `n` segments (its root or leading `..` kept). */
+function ancestor(f: PathForm, n: number): string {
+  return f.exact.slice(0, f.exact.length - f.core.join('/').length) + f.core.slice(0, n).join('/');
+}
+
 /** The extra tags a read of a file carries (see the module comment); `normalized` as `fileTag` writes it, without `file:`. */
 export function fileReadAliases(normalized: string): string[] {
   const f = formOf(normalized);
   const tags = [`file:${f.exact}`];
   if (f.absolute || f.up) for (const s of suffixes(f.core)) tags.push(`file~in:${s}`);
   if (f.up) tags.push(`file:${f.core.join('/')}`);
+  for (let n = 0; n < f.core.length; n++) tags.push(`file~dir:${ancestor(f, n)}`);
   return tags;
 }
 
 /** The extra tags a write to a file evicts (see the module comment); `normalized` as `fileTag` writes it, without `file:`. */
 export function fileWriteAliases(normalized: string): string[] {
   const f = formOf(normalized);
-  const tags = [`file:${f.exact}`];
+  const tags = [`file:${f.exact}`, `file~dir:${f.exact}`];
   if (f.absolute || f.up) for (const s of suffixes(f.core)) tags.push(`file:${s}`);
   if (!f.absolute) tags.push(`file~in:${f.core.join('/')}`);
+  // The listings of the directories above it, as each kind of reader spells them.
+  for (let n = 0; n < f.core.length; n++) {
+    const above = f.core.slice(0, n);
+    tags.push(`file:${ancestor(f, n)}`);
+    if (f.absolute || f.up) for (const s of suffixes(above)) tags.push(`file:${s}`);
+    if (!f.absolute && n > 0) tags.push(`file~in:${above.join('/')}`);
+  }
   return tags;
 }

@@ -65,6 +65,31 @@ function server(base: string) {
 }
 
 describe('ToolCache: writes to a directory, and listings of a directory written into', () => {
+  it('a listing read with one kind of path is evicted by a file write spelled with the other', async () => {
+    const { cache } = server(root);
+    const at = (path: string) => (path.startsWith('/') ? path : join(root, path));
+    const list = (path: string) =>
+      cache.call('list_directory', { path }, () => readdirSync(at(path)).sort().join(' '), { scope: '', callId: path }).then((r) => unmark(r.content));
+    const write = (path: string) =>
+      cache.call(
+        'write_file',
+        { path },
+        () => {
+          writeFileSync(at(path), 'n');
+          return 'ok';
+        },
+        { scope: '', callId: `w${path}` },
+      );
+    expect(await list(`${root}/src/lib`)).toBe('a.ts');
+    await write('src/lib/rel.ts');
+    expect(await list(`${root}/src/lib`)).toBe('a.ts rel.ts');
+    expect(await list('src')).toBe('b.ts lib');
+    expect(await list('src')).toBe('b.ts lib'); // cached
+    expect(cache.stats().hits).toBe(1);
+    await write(`${root}/src/abs.ts`);
+    expect(await list('src')).toBe('abs.ts b.ts lib');
+  });
+
   for (const [kind, base] of [
     ['absolute', '<root>'],
     ['relative', ''],

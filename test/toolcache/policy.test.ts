@@ -62,7 +62,8 @@ describe('tags', () => {
     const glob = readEntryTags([{ family: 'file' }]);
     const user = readEntryTags([{ family: 'user', id: '42' }]);
     // `~all`: every read entry carries it, so a tool nobody declared (a write to everything) evicts it.
-    expect(readA).toEqual(['family:file', 'file:a', '~all']);
+    // `file~dir:`: `a` is under the working directory, so a write to `.` (a directory) reaches it (path-tags.ts).
+    expect(readA).toEqual(['family:file', 'file:a', 'file~dir:', '~all']);
     expect(glob).toEqual(['family:file', 'file:*', '~all']);
 
     const hits = (write: string[], entry: string[]) => write.some((t) => entry.includes(t));
@@ -70,7 +71,8 @@ describe('tags', () => {
     const editB = writeInvalidationTags([{ family: 'file', id: 'b' }]);
     const checkout = writeInvalidationTags([{ family: 'file' }]);
     // `file~in:a`: a write to relative `a` also reaches reads of absolute paths that end in `/a` (path-tags.ts).
-    expect(editA).toEqual(['file:*', 'file:a', 'file~in:a']);
+    // `file:` (the listing of `.`, the directory above `a`) and `file~dir:a` (reads under `a`, were it a directory).
+    expect(editA).toEqual(['file:', 'file:*', 'file:a', 'file~dir:a', 'file~in:a']);
     expect(checkout).toEqual(['family:file']);
     expect([hits(editA, readA), hits(editA, glob), hits(editA, user)]).toEqual([true, true, false]);
     expect([hits(editB, readA), hits(editB, glob)]).toEqual([false, true]);

@@ -47,7 +47,7 @@ describe('ToolCache: the design session (TTL 5 turns)', () => {
       insertedTurn: 2,
       ttlTurns: 5,
       durationMs: 340,
-      tags: ['family:file', 'file:src/main.rs', '~all'],
+      tags: ['family:file', 'file:src/main.rs', 'file~dir:', 'file~dir:src', '~all'],
     });
 
     // Turn 3: hit, marked, this call's id, 340 ms reported; the tool does not run. (3 − 2 = 1 < 5)
