@@ -39,9 +39,20 @@ function fold(s: string): string {
   return s.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
 }
 
+/** A `file:///…` URI as `fileTag` leaves it (`file:/…`): the absolute path it names, percent-decoded. */
+function uriPath(normalized: string): string | undefined {
+  if (!/^file:\/./i.test(normalized)) return undefined;
+  const path = normalized.slice('file:'.length);
+  try {
+    return decodeURIComponent(path).replace(/^\/([A-Za-z]:)(?=\/|$)/, '$1');
+  } catch {
+    return path; // a `%` that is not an escape: the path as written
+  }
+}
+
 /** `normalized`: a path as `fileTag` writes it, without `file:`. */
 function formOf(normalized: string): PathForm {
-  let path = fold(normalized);
+  let path = fold(uriPath(normalized) ?? normalized);
   let absolute = path.startsWith('/');
   const drive = /^[a-z]:(\/|$)/.exec(path);
   if (drive !== null) {
@@ -68,9 +79,34 @@ function ancestor(f: PathForm, n: number): string {
   return f.exact.slice(0, f.exact.length - f.core.join('/').length) + f.core.slice(0, n).join('/');
 }
 
-/** The extra tags a read of a file carries (see the module comment); `normalized` as `fileTag` writes it, without `file:`. */
+/** A glob's metacharacters: a segment holding one may stand for many names (a `[id]` file name is over-evicted, safely). */
+const GLOB = /[*?[{]/;
+
+/** The directory a glob pattern spelled as a path looks under (`src/**\/*.ts` → `src`); the path itself when it is no glob. */
+function globBase(f: PathForm): PathForm {
+  const first = f.core.findIndex((s) => GLOB.test(s));
+  if (first === -1) return f;
+  return { ...f, exact: ancestor(f, first), core: f.core.slice(0, first) };
+}
+
+/**
+ * The extra tags a read of a file carries (see the module comment); `normalized` as `fileTag` writes it, without
+ * `file:`. A glob pattern reads its base directory too (what a write under it evicts).
+ */
 export function fileReadAliases(normalized: string): string[] {
   const f = formOf(normalized);
+  const base = globBase(f);
+  return base === f ? readAliases(f) : [...readAliases(f), ...readAliases(base)];
+}
+
+/** The extra tags a write to a file evicts (see the module comment); a glob pattern writes its base directory too. */
+export function fileWriteAliases(normalized: string): string[] {
+  const f = formOf(normalized);
+  const base = globBase(f);
+  return base === f ? writeAliases(f) : [...writeAliases(f), ...writeAliases(base)];
+}
+
+function readAliases(f: PathForm): string[] {
   const tags = [`file:${f.exact}`];
   if (f.absolute || f.up) for (const s of suffixes(f.core)) tags.push(`file~in:${s}`);
   if (f.up) tags.push(`file:${f.core.join('/')}`);
@@ -78,10 +114,10 @@ export function fileReadAliases(normalized: string): string[] {
   return tags;
 }
 
-/** The extra tags a write to a file evicts (see the module comment); `normalized` as `fileTag` writes it, without `file:`. */
-export function fileWriteAliases(normalized: string): string[] {
-  const f = formOf(normalized);
+function writeAliases(f: PathForm): string[] {
   const tags = [`file:${f.exact}`, `file~dir:${f.exact}`];
+  // The working directory may be anywhere above an absolute path: a relative read of `.` (or a glob from it) lists it.
+  if (f.absolute) tags.push('file:');
   if (f.absolute || f.up) for (const s of suffixes(f.core)) tags.push(`file:${s}`);
   if (!f.absolute) tags.push(`file~in:${f.core.join('/')}`);
   // The listings of the directories above it, as each kind of reader spells them.
