@@ -12,7 +12,8 @@
  *   returned to its caller but never cached (fill.ts);
  * - singleflight joins only a flight that started at the epoch the joiner sees,
  *   so a call that starts after a write never receives a run that began before it;
- * - a write invalidates only after its tool succeeded, and its `call()` resolves
+ * - a write invalidates after its tool ended (succeeded or failed: a failure may
+ *   have written half-way), and its `call()` resolves
  *   only after the invalidation did. A write in flight needs no epoch bump at its
  *   start: a read that overlaps it may legitimately see either side, and any
  *   entry inserted before its invalidation is evicted by it.
@@ -386,42 +387,35 @@ export class ToolCache {
         this.#stats.add(name, 'storeErrors'); // unmarked: the invalidation after the run is all there is, as without marks
       }
     }
-    let out: RunOutput;
+    let out: RunOutput | undefined;
+    let thrown: { readonly error: unknown } | undefined;
     try {
       out = await this.#execute(run, args, callId);
-    } catch (e) {
-      this.#stats.add(name, 'failedWrites');
-      await this.#endWrite(name, tags, token);
-      throw e;
+    } catch (error) {
+      thrown = { error };
     }
-    if (out.isError) {
-      this.#stats.add(name, 'failedWrites');
-      await this.#endWrite(name, tags, token);
-      return { tool: name, callId, ...out, cache: { type: 'write', ok: false, evicted: early } };
-    }
-    this.#stats.add(name, 'writes');
-    let evicted: readonly string[] = early;
+    const ok = out !== undefined && !out.isError;
+    this.#stats.add(name, ok ? 'writes' : 'failedWrites');
+    // A failed write may have written half-way (a shell that edited, then exited 1; a formatter that threw after the
+    // save; a timeout after the bytes reached the disk): the cache cannot tell, so it invalidates as for a success.
+    const evicted = await this.#invalidate(name, tags, token, early);
+    if (thrown !== undefined) throw thrown.error;
+    return { tool: name, callId, ...(out as RunOutput), cache: { type: 'write', ok, evicted } };
+  }
+
+  /** A write's invalidation (lifting its marks); if the store refuses it, its tags stay pending and reads bypass. */
+  async #invalidate(name: string, tags: readonly string[], token: string | undefined, early: readonly string[]): Promise<readonly string[]> {
     await this.#healthy();
     try {
       const late = (await this.store.invalidate(tags, token === undefined ? [] : [token])).evicted;
-      evicted = early.length === 0 ? late : [...early, ...late];
       for (const k of late) this.#stats.evicted(toolOfKey(k), 'write');
+      return early.length === 0 ? late : [...early, ...late];
     } catch {
       this.#stats.add(name, 'storeErrors');
       // Remembered before this call resolves, so every read that starts after it bypasses the cache.
       const failure = ++this.#failures;
       for (const t of tags) this.#pending.set(t, failure);
-    }
-    return { tool: name, callId, ...out, cache: { type: 'write', ok: true, evicted } };
-  }
-
-  /** Lifts the marks of a write that failed; if the store cannot be told, they expire on their own (caching nothing meanwhile). */
-  async #endWrite(name: string, tags: readonly string[], token: string | undefined): Promise<void> {
-    if (token === undefined || this.store.endWrite === undefined) return;
-    try {
-      await this.store.endWrite(tags, token);
-    } catch {
-      this.#stats.add(name, 'storeErrors');
+      return early;
     }
   }
 

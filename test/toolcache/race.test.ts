@@ -191,7 +191,7 @@ async function runScenario(s: fc.Scheduler, ops: readonly Op[], store: ToolCache
         const v = Number(String(r.content).split('@')[1]);
         completedWrites.push({ path: op.path, version: v, end: ++tick });
       } catch {
-        // A failed write changed nothing and evicts nothing.
+        // This failed write changed nothing (it still invalidates, as a failure may have written half-way).
       }
       return;
     }

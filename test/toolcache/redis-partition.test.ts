@@ -136,9 +136,10 @@ describe('ToolCache on Redis: a write that fails', () => {
       ),
     ).rejects.toThrow('disk full');
     const e = await r.cache.call('Edit', { path: 'a' }, () => ({ content: 'denied', isError: true }), { scope: 's', callId: 'w-err' });
-    // On a shared store the entry left, and the epoch moved, when the write started (over-evicting is safe).
+    // The entry left, and the epoch moved, when each write started (its mark), and again when it ended: a failed
+    // write may have written half-way, so it invalidates as a success does (failed-writes.test.ts).
     expect(e.cache).toMatchObject({ type: 'write', ok: false });
-    expect(await ts.store.epoch()).toBe(epoch + 2);
+    expect(await ts.store.epoch()).toBe(epoch + 4);
     expect((await r.read('a')).cache).toMatchObject({ type: 'miss', inserted: true });
     expect((await r.read('a')).cache.type).toBe('hit');
   });

@@ -41,7 +41,10 @@ describe('ToolCache.runToolUses', () => {
 
     cache.advanceTurn();
     const wave2 = await cache.runToolUses([{ type: 'tool_use', id: 'toolu_9', name: 'Read', input: { path: 'a.ts' } }], handlers, { scope: 's' });
-    expect(wave2).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'A\n[cached]' }]);
+    // Not cached in wave 1: the failed Edit there may have written half-way, so it invalidated while the read ran.
+    expect(wave2).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'A' }]);
+    const wave3 = await cache.runToolUses([{ type: 'tool_use', id: 'toolu_10', name: 'Read', input: { path: 'a.ts' } }], handlers, { scope: 's' });
+    expect(wave3).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_10', content: 'A\n[cached]' }]);
   });
 });
 
