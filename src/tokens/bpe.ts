@@ -1222,8 +1222,9 @@ const SMALL_TEXT = 12_288;
  * How many of 64 code units at fixed places of the text (a function of the text alone) are outside ASCII, as
  * a negative number when the text looks cheap to count exactly (code, prose, logs, JSON: ~10–60 ns a
  * character), not like CJK (8 or more outside ASCII) or base64 (56 or more letters, digits, + or / and at most
- * one space or line break), which cost 100–250 ns a character and are estimated from fewer windows with the
- * token model instead.
+ * one space or tab), which cost 100–250 ns a character and are estimated from fewer windows with the token model
+ * instead. Line breaks do not count against base64: it is often wrapped (76 columns), and a place or two of 64
+ * falling on a line break made a base64 text of 12k characters look cheap and be counted exactly at once.
  */
 function sampleText(t: string): number {
   let other = 0;
@@ -1233,7 +1234,7 @@ function sampleText(t: string): number {
     const c = t.charCodeAt(Math.floor(((k + 0.5) * t.length) / 64));
     if (c >= 128) other++;
     else if (B64_VALUE[c]! >= 0) alnum++;
-    else if (c === 32 || c === 10 || c === 13 || c === 9) space++;
+    else if (c === 32 || c === 9) space++;
   }
   return other < 8 && (alnum < 56 || space > 1) ? -1 : other;
 }

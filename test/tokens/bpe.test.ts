@@ -652,6 +652,23 @@ describe('cl100kEstimate (sampled count of long payloads)', () => {
     expect(lastEstimateWindows()).toBe(0);
   });
 
+  it('estimates base64 wrapped at 76 columns as base64 (from windows), whichever of its characters the 64 fixed places fall on', () => {
+    // Before, a text whose fixed places fell on two line breaks (7,092 characters here) looked cheap to count, and
+    // cheap text up to 12,288 characters is counted at once: ~150 ns a character instead of a third of that.
+    let sawLineBreaks = 0;
+    for (let size = 5_000; size <= 12_000; size += 100) {
+      const text = payload('base64', size, 1);
+      let breaks = 0;
+      for (let k = 0; k < 64; k++) if (text.charCodeAt(Math.floor(((k + 0.5) * text.length) / 64)) === 10) breaks++;
+      if (breaks >= 2) sawLineBreaks++;
+      const got = cl100kEstimate(text);
+      expect(lastEstimateWindows(), `${text.length} characters, ${breaks} places on a line break`).toBeGreaterThan(0);
+      const want = cl100kCount(text);
+      expect(Math.abs(got / want - 1), `${text.length} characters: ${got} vs ${want}`).toBeLessThanOrEqual(0.02);
+    }
+    expect(sawLineBreaks).toBeGreaterThan(0);
+  });
+
   it('is what the default token cache uses above the threshold', () => {
     const text = payload('log+json', HUGE_TEXT * 10, 4);
     const cache = new BlockTokenCache(tiktokenCounter());
