@@ -236,6 +236,33 @@ describe('cl100kCount (the counting-only BPE)', () => {
     expect(cl100kCount(text)).toBe(want);
   });
 
+  it('counts texts of short chunks (numbers of numbered lines, short lines) like js-tiktoken, cold and from the cache', () => {
+    // Chunks of up to 8 code units are looked up whole in a direct-mapped cache keyed by their packed units: lines
+    // of 1-8 characters from a small alphabet (so they come back and collide), the numbers of numbered lines of
+    // 1-7 digits in widths 1-8, and short lines outside ASCII (not cached), each text counted twice and reversed.
+    const r = lcg(77);
+    const alphabet = ' \t0123456789aZ}{;)(x_-.\'"é\u00a0字';
+    for (let k = 0; k < 40; k++) {
+      const lines: string[] = [];
+      for (let i = 0; i < 200; i++) {
+        if (r(2) === 0) {
+          let line = '';
+          for (let n = 1 + r(8); n > 0; n--) line += alphabet[r(alphabet.length)];
+          lines.push(line);
+        } else {
+          const number = String(1 + r(10 ** (1 + r(7))));
+          lines.push(`${number.padStart(Math.max(number.length, 1 + r(8)))}\t${'x'.repeat(r(3))}`);
+        }
+      }
+      const text = lines.join('\n');
+      const want = exact(text);
+      expect(cl100kCount(text), `text ${k}`).toBe(want);
+      expect(cl100kCount(text), `text ${k} again`).toBe(want);
+      const reversed = lines.reverse().join('\n');
+      expect(cl100kCount(reversed), `text ${k} reversed`).toBe(exact(reversed));
+    }
+  });
+
   it('counts line-heavy payloads of 20k characters like js-tiktoken', () => {
     for (const kind of ['code', 'json', 'log', 'prose', 'log+json', 'code+base64'] as PayloadKind[])
       for (const seed of [1, 2]) {
@@ -329,7 +356,7 @@ describe('cl100kCount (the counting-only BPE)', () => {
   });
 });
 
-/** Kinds whose character classes the payloads lack: tab-indented code, Cyrillic prose, prose with emoji. */
+/** Kinds whose character classes the payloads lack (tab-indented code, Cyrillic prose, prose with emoji …) and mixes as tools return them. */
 const CYRILLIC = 'абвгдежзийклмнопрстуфхцчшщыэюя';
 const OTHER_KINDS: Record<string, (size: number, seed: number) => string> = {
   'code, tabs': (size, seed) => payload('code', size, seed).replace(/ {2}/g, '\t'),
@@ -361,6 +388,31 @@ const OTHER_KINDS: Record<string, (size: number, seed: number) => string> = {
       const n = 1 + r(5);
       for (let i = 0; i < n; i++) t += String.fromCharCode(0xac00 + r(11_172));
       t += r(10) === 0 ? '. ' : ' ';
+    }
+    return t.slice(0, size);
+  },
+  // Mixes as a read tool shows them: a numbered file with an inline image (code, then base64 lines), a numbered log.
+  'code, numbered lines, base64 tail': (size, seed) =>
+    payload('code+base64', size, seed)
+      .split('\n')
+      .map((line, i) => `${String(i + 1).padStart(6)}\t${line}`)
+      .join('\n')
+      .slice(0, size),
+  'log, numbered lines': (size, seed) =>
+    payload('log', size, seed)
+      .split('\n')
+      .map((line, i) => `${String(i + 1).padStart(6)}\t${line}`)
+      .join('\n')
+      .slice(0, size),
+  // Pretty-printed JSON records, each with a base64 value of 40-400 characters (attachments, thumbnails).
+  'JSON with base64 values': (size, seed) => {
+    const r = lcg(seed);
+    const b64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    let t = '[\n';
+    for (let id = 1; t.length < size; id++) {
+      let blob = '';
+      for (let n = 40 + r(360); n > 0; n--) blob += b64[r(64)];
+      t += `  {\n    "id": ${id},\n    "name": "attachment-${r(100_000)}.png",\n    "data": "${blob}"\n  },\n`;
     }
     return t.slice(0, size);
   },
