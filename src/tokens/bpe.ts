@@ -832,10 +832,43 @@ function chunkedCount(t: string, length: number): number {
       }
     }
     const len = i - at;
-    n += len < CHUNK_MIN || len > CHUNK_MAX ? rangeCount(t, at, i) : chunkTokens(t, at, len, h);
+    n += len <= SHORT_CHUNK ? shortChunkTokens(t, at, i) : len < CHUNK_MIN || len > CHUNK_MAX ? rangeCount(t, at, i) : chunkTokens(t, at, len, h);
     at = i;
   }
   return n;
+}
+
+/** Chunks of up to this many code units are looked up whole in {@link shortChunks}. */
+const SHORT_CHUNK = 8;
+/** The direct-mapped cache of short ASCII chunks, keyed exactly as {@link hot}'s pieces: [units 0–3 and length, units 4–7, tokens, unused] per slot. */
+const shortChunks = new Int32Array(4 << HOT_BITS);
+
+/**
+ * Tokens of the chunk t[from, to) of up to 8 code units, from a small direct-mapped cache when it is ASCII: a
+ * numbered line's number (`"  1234"`: three pieces to pre-tokenize and look up, one lookup here; a file's numbers
+ * come back in every file read) or a short line (`"  }"`). About a tenth of a numbered file's characters, and a
+ * third of its pieces.
+ */
+function shortChunkTokens(t: string, from: number, to: number): number {
+  let k1 = to - from;
+  let k2 = 0;
+  let any = 0;
+  for (let i = from; i < to; i++) {
+    const c = t.charCodeAt(i);
+    any |= c;
+    const at = i - from;
+    if (at < 4)
+      k1 |= c << (4 + 7 * at); // the length (1–8) takes bits 0–3
+    else k2 |= c << (7 * (at - 4));
+  }
+  if (any >= 0x80) return rangeCount(t, from, to);
+  const slot = (Math.imul(k1 ^ Math.imul(k2, 0x85ebca6b), 0x27d4eb2f) >>> (32 - HOT_BITS)) << 2;
+  if (shortChunks[slot] === k1 && shortChunks[slot + 1] === k2) return shortChunks[slot + 2]!;
+  const count = rangeCount(t, from, to);
+  shortChunks[slot] = k1;
+  shortChunks[slot + 1] = k2;
+  shortChunks[slot + 2] = count;
+  return count;
 }
 
 /** Tokens of the chunk t[at, at + len) (hash h): from the memo, else counted and remembered. */
