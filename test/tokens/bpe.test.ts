@@ -360,13 +360,7 @@ describe('cl100kCount (the counting-only BPE)', () => {
 const CYRILLIC = 'абвгдежзийклмнопрстуфхцчшщыэюя';
 const OTHER_KINDS: Record<string, (size: number, seed: number) => string> = {
   'code, tabs': (size, seed) => payload('code', size, seed).replace(/ {2}/g, '\t'),
-  // A file as an agent's read tool shows it (each line after its number, right-aligned in 6, and a tab).
-  'code, numbered lines': (size, seed) =>
-    payload('code', size, seed)
-      .split('\n')
-      .map((line, i) => `${String(i + 1).padStart(6)}\t${line}`)
-      .join('\n')
-      .slice(0, size),
+  'code, numbered lines': (size, seed) => numberLines(payload('code', size, seed), size),
   'prose, Cyrillic': (size, seed) => payload('prose', size, seed).replace(/[a-z]/g, (c) => CYRILLIC[(c.charCodeAt(0) * 7) % CYRILLIC.length]!),
   'prose, emoji': (size, seed) => payload('prose', size, seed).replace(/\. /g, (_, i: number) => ['. 😀 ', '. 🚀 ', '. ✅ ', '. '][i % 4]!),
   // Characters of every frequency (common ones one token, rare ones two or three), clauses of 3–22.
@@ -392,18 +386,8 @@ const OTHER_KINDS: Record<string, (size: number, seed: number) => string> = {
     return t.slice(0, size);
   },
   // Mixes as a read tool shows them: a numbered file with an inline image (code, then base64 lines), a numbered log.
-  'code, numbered lines, base64 tail': (size, seed) =>
-    payload('code+base64', size, seed)
-      .split('\n')
-      .map((line, i) => `${String(i + 1).padStart(6)}\t${line}`)
-      .join('\n')
-      .slice(0, size),
-  'log, numbered lines': (size, seed) =>
-    payload('log', size, seed)
-      .split('\n')
-      .map((line, i) => `${String(i + 1).padStart(6)}\t${line}`)
-      .join('\n')
-      .slice(0, size),
+  'code, numbered lines, base64 tail': (size, seed) => numberLines(payload('code+base64', size, seed), size),
+  'log, numbered lines': (size, seed) => numberLines(payload('log', size, seed), size),
   // Pretty-printed JSON records, each with a base64 value of 40-400 characters (attachments, thumbnails).
   'JSON with base64 values': (size, seed) => {
     const r = lcg(seed);
@@ -422,6 +406,15 @@ const OTHER_KINDS: Record<string, (size: number, seed: number) => string> = {
       .toString('base64')
       .slice(0, size),
 };
+
+/** `text` as an agent's read tool shows a file (each line after its number, right-aligned in 6, and a tab), cut to `size`. */
+function numberLines(text: string, size: number): string {
+  return text
+    .split('\n')
+    .map((line, i) => `${String(i + 1).padStart(6)}\t${line}`)
+    .join('\n')
+    .slice(0, size);
+}
 
 /** A seeded generator of integers in [0, n). */
 function lcg(seed: number): (n: number) => number {
