@@ -10,13 +10,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileTag } from '../../src/toolcache/policy.js';
 import type { ToolCacheStore } from '../../src/toolcache/store.js';
 import { ToolCache } from '../../src/toolcache/tool-cache.js';
 import { unmark } from './helpers.js';
-import { openStore, type TestStore } from './redis-fixtures/helpers.js';
-import { sharedRedis, uniqueNamespace } from './redis-fixtures/server.js';
+import { twoStores, useSharedRedis } from './redis-fixtures/helpers.js';
+import { uniqueNamespace } from './redis-fixtures/server.js';
 
 let dir: string;
 beforeEach(() => {
@@ -97,24 +97,11 @@ describe('ToolCache: a failed write that wrote half-way', () => {
 });
 
 describe('ToolCache on Redis: a failed write that wrote half-way, on another replica', () => {
-  let redis: Awaited<ReturnType<typeof sharedRedis>>;
-  const opened: TestStore[] = [];
-  beforeAll(async () => {
-    redis = await sharedRedis();
-  });
-  afterEach(async () => {
-    for (const s of opened.splice(0)) await s.store.close();
-  });
-  afterAll(async () => {
-    await redis.release();
-  });
+  const redis = useSharedRedis();
 
   for (const [what, fail] of FAILURES) {
     it(`leaves no replica the read cached before ${what}`, async () => {
-      const ns = uniqueNamespace('failed-write');
-      const aStore = await openStore(redis.url, ns);
-      const bStore = await openStore(redis.url, ns);
-      opened.push(aStore, bStore);
+      const [aStore, bStore] = await twoStores(redis.url(), uniqueNamespace('failed-write'), redis.opened);
       const a = tools(aStore.store);
       const b = tools(bStore.store);
       await fail(a); // a first failure: v2 is on disk, nothing cached yet
@@ -129,10 +116,7 @@ describe('ToolCache on Redis: a failed write that wrote half-way, on another rep
   }
 
   it('does not cache a read on another replica that overlapped the failed write (its mark lifted, the epoch unmoved)', async () => {
-    const ns = uniqueNamespace('failed-write-overlap');
-    const aStore = await openStore(redis.url, ns);
-    const bStore = await openStore(redis.url, ns);
-    opened.push(aStore, bStore);
+    const [aStore, bStore] = await twoStores(redis.url(), uniqueNamespace('failed-write-overlap'), redis.opened);
     const a = tools(aStore.store);
     const b = tools(bStore.store);
     let release!: () => void;

@@ -6,7 +6,7 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServerHandle, uniqueNamespace } from './redis-fixtures/server.js';
-import { openStore, rawClient, replica, type TestStore, until } from './redis-fixtures/helpers.js';
+import { rawClient, replica, type TestStore, twoStores, until } from './redis-fixtures/helpers.js';
 import { unmark } from './helpers.js';
 
 let redis: RedisServerHandle;
@@ -29,10 +29,7 @@ describe('RedisToolCacheStore: the namespace flushed between a read and a write'
       it(`${how}${frontTier ? ' (front tiers)' : ''}: a write after it leaves no replica the old answer, and a read in flight across it caches nothing stale`, async () => {
         const ns = uniqueNamespace('flush');
         const options = frontTier ? { frontTier: { leaseMs: 200 } } : {};
-        const aStore = await openStore(redis.url, ns, options);
-        const bStore = await openStore(redis.url, ns, options);
-        opened.push(aStore, bStore);
-        if (frontTier) expect(await until(() => aStore.store.frontTierLeased && bStore.store.frontTierLeased)).toBe(true);
+        const [aStore, bStore] = await twoStores(redis.url, ns, opened, options);
         const files = new Map([['a', 'v1']]);
         const a = replica(aStore, files);
         const b = replica(bStore, files);

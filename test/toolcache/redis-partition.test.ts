@@ -5,9 +5,9 @@
  */
 
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, replica, type TestStore, until } from './redis-fixtures/helpers.js';
-import { sharedRedis, uniqueNamespace } from './redis-fixtures/server.js';
+import { describe, expect, it } from 'vitest';
+import { openStore, replica, until, useSharedRedis } from './redis-fixtures/helpers.js';
+import { uniqueNamespace } from './redis-fixtures/server.js';
 
 /** A TCP proxy to `target` that can be cut (every connection dropped, new ones refused) and healed. */
 async function proxy(target: URL): Promise<{ url: string; cut(): void; heal(): void; close(): Promise<void> }> {
@@ -46,18 +46,8 @@ async function proxy(target: URL): Promise<{ url: string; cut(): void; heal(): v
   };
 }
 
-let redis: Awaited<ReturnType<typeof sharedRedis>>;
-const opened: TestStore[] = [];
-
-beforeAll(async () => {
-  redis = await sharedRedis();
-});
-afterEach(async () => {
-  for (const s of opened.splice(0)) await s.store.close();
-});
-afterAll(async () => {
-  await redis.release();
-});
+const shared = useSharedRedis();
+const opened = shared.opened;
 
 describe('RedisToolCacheStore: a replica cut off from Redis in the middle of a write', () => {
   for (const [frontTier, overlap] of [
@@ -67,12 +57,12 @@ describe('RedisToolCacheStore: a replica cut off from Redis in the middle of a w
     [true, true],
   ] as const) {
     it(`does not let another replica serve the entry the write made stale${frontTier ? ' (front tiers)' : ''}${overlap ? ', nor one a read overlapping the write stored' : ''}`, async () => {
-      const p = await proxy(new URL(redis.url));
+      const p = await proxy(new URL(shared.url()));
       try {
         const ns = uniqueNamespace('partition');
         const options = { commandTimeoutMs: 300, maxReconnectDelayMs: 50, ackTimeoutMs: 400, ...(frontTier ? { frontTier: { leaseMs: 200 } } : {}) };
         const aStore = await openStore(p.url, ns, options);
-        const bStore = await openStore(redis.url, ns, options);
+        const bStore = await openStore(shared.url(), ns, options);
         opened.push(aStore, bStore);
         if (frontTier) expect(await until(() => aStore.store.frontTierLeased && bStore.store.frontTierLeased)).toBe(true);
         const files = new Map([['a', 'v1']]);
@@ -119,7 +109,7 @@ describe('RedisToolCacheStore: a replica cut off from Redis in the middle of a w
 
 describe('ToolCache on Redis: a write that fails', () => {
   it('lifts its mark: its tags are cached again at once (thrown, and is_error)', async () => {
-    const ts = await openStore(redis.url, uniqueNamespace('failed-write'));
+    const ts = await openStore(shared.url(), uniqueNamespace('failed-write'));
     opened.push(ts);
     const files = new Map([['a', 'v1']]);
     const r = replica(ts, files);
@@ -147,12 +137,12 @@ describe('ToolCache on Redis: a write that fails', () => {
 
 describe('RedisToolCacheStore: a read in flight on another replica when the writer loses Redis', () => {
   it('is not handed to an identical read that starts after the write returned (singleflight joins by epoch)', async () => {
-    const p = await proxy(new URL(redis.url));
+    const p = await proxy(new URL(shared.url()));
     try {
       const ns = uniqueNamespace('partition-join');
       const options = { commandTimeoutMs: 300, maxReconnectDelayMs: 50, ackTimeoutMs: 400 };
       const aStore = await openStore(p.url, ns, options);
-      const bStore = await openStore(redis.url, ns, options);
+      const bStore = await openStore(shared.url(), ns, options);
       opened.push(aStore, bStore);
       const files = new Map([['a', 'v1']]);
       const a = replica(aStore, files);

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recallTool } from '../../src/recall/recall-tool.js';
 import { Session } from '../../src/session/session.js';
 import { startFakeServer } from '../../src/testing/fake-server.js';
@@ -18,8 +18,8 @@ import { fileTag } from '../../src/toolcache/policy.js';
 import { ToolCache } from '../../src/toolcache/tool-cache.js';
 import { INSTRUCTIONS, TOOLS } from '../helpers/build.js';
 import { unmark } from './helpers.js';
-import { openStore, type TestStore } from './redis-fixtures/helpers.js';
-import { sharedRedis, uniqueNamespace } from './redis-fixtures/server.js';
+import { twoStores, useSharedRedis } from './redis-fixtures/helpers.js';
+import { uniqueNamespace } from './redis-fixtures/server.js';
 
 let dir: string;
 beforeEach(() => {
@@ -183,25 +183,12 @@ describe('Session with a tool cache: tool_use blocks answered from the cache', (
 });
 
 describe('ToolCache on Redis: an undeclared tool on one replica', () => {
-  let redis: Awaited<ReturnType<typeof sharedRedis>>;
-  const opened: TestStore[] = [];
-  beforeAll(async () => {
-    redis = await sharedRedis();
-  });
-  afterEach(async () => {
-    for (const s of opened.splice(0)) await s.store.close();
-  });
-  afterAll(async () => {
-    await redis.release();
-  });
+  const redis = useSharedRedis();
 
   for (const frontTier of [false, true]) {
     it(`leaves no other replica the entry it made stale${frontTier ? ' (front tiers)' : ''}`, async () => {
-      const ns = uniqueNamespace('undeclared');
       const options = frontTier ? { frontTier: { leaseMs: 200 } } : {};
-      const aStore = await openStore(redis.url, ns, options);
-      const bStore = await openStore(redis.url, ns, options);
-      opened.push(aStore, bStore);
+      const [aStore, bStore] = await twoStores(redis.url(), uniqueNamespace('undeclared'), redis.opened, options);
       const a = readsOnly({ store: aStore.store, session: 'conv-1' });
       const b = readsOnly({ store: bStore.store, session: 'conv-1' });
       await b.call('Read', { file_path: 'a.ts' }, read, { scope: '', callId: 'r1' });

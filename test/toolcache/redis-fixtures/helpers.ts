@@ -1,9 +1,11 @@
 /** Test helpers shared by the Redis store tests: entries, stores that record warnings, a raw client. */
 
 import { createClient } from 'redis';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { fileTag } from '../../../src/toolcache/policy.js';
 import type { StoredEntry } from '../../../src/toolcache/store.js';
 import { ToolCache } from '../../../src/toolcache/tool-cache.js';
+import { sharedRedis } from './server.js';
 import {
   createRedisToolCacheStore,
   type CreateRedisToolCacheStoreOptions,
@@ -91,4 +93,42 @@ export function replica(ts: TestStore, files: Map<string, string>) {
       { scope: 's', callId: `w${++n}` },
     );
   return { cache, read, write };
+}
+
+/**
+ * For a describe block: the shared Redis (REDIS_URL, or a private server) and stores opened on it, closed after
+ * each test. `url()` is valid inside tests.
+ */
+export function useSharedRedis() {
+  let redis: Awaited<ReturnType<typeof sharedRedis>> | undefined;
+  const opened: TestStore[] = [];
+  beforeAll(async () => {
+    redis = await sharedRedis();
+  });
+  afterEach(async () => {
+    for (const s of opened.splice(0)) await s.store.close();
+  });
+  afterAll(async () => {
+    await redis?.release();
+  });
+  const url = (): string => {
+    if (redis === undefined) throw new Error('useSharedRedis: url() is valid inside tests only');
+    return redis.url;
+  };
+  return { url, opened };
+}
+
+/** Two stores on one namespace of `url` (two replicas of a fleet), closed via `opened`; with a front tier, once both hold their lease. */
+export async function twoStores(
+  url: string,
+  namespace: string,
+  opened: TestStore[],
+  options: Omit<CreateRedisToolCacheStoreOptions, 'url' | 'namespace' | 'onWarning'> = {},
+): Promise<[TestStore, TestStore]> {
+  const a = await openStore(url, namespace, options);
+  const b = await openStore(url, namespace, options);
+  opened.push(a, b);
+  if (options.frontTier !== undefined && !(await until(() => a.store.frontTierLeased && b.store.frontTierLeased)))
+    throw new Error('twoStores: the front tiers never got their leases');
+  return [a, b];
 }
