@@ -119,6 +119,27 @@ describe('ToolCache: a tool nobody declared is a write to everything (the defaul
     expect(unmark(after.content)).toBe('v2');
   });
 
+  it('an identical read that starts after the undeclared tool returned does not join a run that began before it', async () => {
+    const cache = readsOnly();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let runs = 0;
+    const slowRead = async (a: { file_path: string }) => {
+      runs++;
+      const v = onDisk(a.file_path);
+      if (runs === 1) await gate;
+      return v;
+    };
+    const first = cache.call('Read', { file_path: 'a.ts' }, slowRead, { scope: '', callId: 'r1' });
+    await new Promise((r) => setImmediate(r));
+    await cache.call('Bash', { command: "sed -i 's/v1/v2/' a.ts" }, bash, { scope: '', callId: 'b1' });
+    const second = cache.call('Read', { file_path: 'a.ts' }, slowRead, { scope: '', callId: 'r2' });
+    release();
+    expect((await first).content).toBe('v1');
+    expect(unmark((await second).content)).toBe('v2');
+    expect(runs).toBe(2);
+  });
+
   it('a tool registered with an empty policy is declared harmless: it evicts nothing', async () => {
     const cache = readsOnly();
     cache.register('WebSearch', {});
