@@ -6,6 +6,7 @@
  * The tools are the MCP filesystem server's, tagged by the paths in their arguments; real files in a temp dir.
  */
 
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,4 +136,86 @@ describe('ToolCache: writes to a directory, and listings of a directory written 
       expect(s.cache.stats().hits).toBe(2);
     });
   }
+});
+
+/**
+ * One agent, two kinds of path: the cache does not know the working directory, so it may be the directory an
+ * absolute write names (or anywhere under or above it), and an absolute read may be a listing of it. `cwd` is
+ * where this agent's relative paths start.
+ */
+describe('ToolCache: a directory write or a listing spelled with the other kind of path', () => {
+  function mixed(cwd: string) {
+    const s = server(root);
+    const at = (p: string) => (p.startsWith('/') ? p : join(cwd, p));
+    let n = 0;
+    const call = (tool: string, args: Record<string, string>, run: () => string) => s.cache.call(tool, args, run, { scope: '', callId: `m${++n}` });
+    return {
+      cache: s.cache,
+      readFile: (p: string) =>
+        call('read_file', { path: p }, () => (existsSync(at(p)) ? readFileSync(at(p), 'utf8') : 'missing')).then((r) => unmark(r.content)),
+      list: (p: string) => call('list_directory', { path: p }, () => readdirSync(at(p)).sort().join(' ')).then((r) => unmark(r.content)),
+      write: (p: string) =>
+        call('write_file', { path: p }, () => {
+          writeFileSync(at(p), 'n');
+          return 'ok';
+        }),
+      remove: (p: string) =>
+        call('delete_path', { path: p }, () => {
+          rmSync(at(p), { recursive: true });
+          return 'ok';
+        }),
+    };
+  }
+
+  it('a relative directory write evicts the absolute reads under it', async () => {
+    const s = mixed(root);
+    expect(await s.readFile(`${root}/src/lib/a.ts`)).toBe('v1');
+    expect(await s.readFile(`${root}/src/b.ts`)).toBe('b1');
+    await s.remove('src/lib');
+    expect(await s.readFile(`${root}/src/lib/a.ts`)).toBe('missing');
+    await s.remove('src');
+    expect(await s.readFile(`${root}/src/b.ts`)).toBe('missing');
+  });
+
+  it('a relative `rm -r src` run by bash (a write tagged by its path) evicts an absolute read under it', async () => {
+    const s = mixed(root);
+    s.cache.register('Bash', { writes: ['file'], tags: (a: { command: string; path: string }) => [fileTag(a.path)] });
+    expect(await s.readFile(`${root}/src/lib/a.ts`)).toBe('v1');
+    await s.cache.call('Bash', { command: 'rm -r src', path: 'src' }, () => execFileSync('bash', ['-c', 'rm -r src'], { cwd: root, encoding: 'utf8' }), {
+      scope: '',
+      callId: 'bash',
+    });
+    expect(await s.readFile(`${root}/src/lib/a.ts`)).toBe('missing');
+  });
+
+  for (const [where, cwd] of [
+    ['above it', ''],
+    ['at it', 'src'],
+    ['under it', 'src/lib'],
+  ] as const) {
+    it(`an absolute directory write evicts the relative reads under it (working directory ${where})`, async () => {
+      const s = mixed(join(root, cwd));
+      const rel = join('src/lib/a.ts').slice(cwd === '' ? 0 : cwd.length + 1);
+      expect(await s.readFile(rel)).toBe('v1');
+      await s.remove(`${root}/src`);
+      expect(await s.readFile(rel)).toBe('missing');
+    });
+  }
+
+  it('a relative file write evicts an absolute listing of the working directory', async () => {
+    const s = mixed(root);
+    expect(await s.list(root)).toBe('src');
+    await s.write('new.ts');
+    expect(await s.list(root)).toBe('new.ts src');
+    expect(await s.list(`${root}/src`)).toBe('b.ts lib');
+    await s.write('src/new.ts');
+    expect(await s.list(`${root}/src`)).toBe('b.ts lib new.ts');
+  });
+
+  it('an absolute file write evicts a relative listing of the working directory', async () => {
+    const s = mixed(root);
+    expect(await s.list('.')).toBe('src');
+    await s.write(`${root}/new.ts`);
+    expect(await s.list('.')).toBe('new.ts src');
+  });
 });
