@@ -22,8 +22,14 @@
  * `list_directory` read tagged by its path). So a read of `/r/s/a.ts` also carries `file~dir:/r` and
  * `file~dir:/r/s`, and a write to a path evicts `file~dir:<path>` (the reads under it) and the `file:` tags of
  * the directories above it, in every spelling its kind meets (`file:/r`, `file:/r/s`, and for an absolute
- * write the relative `file:r/s`, `file:s`, …; for a relative write the absolute readers' `file~in:`). Under a
- * directory, only two absolute or two relative spellings meet (see docs/tool-cache.md, "Tags").
+ * write the relative `file:r/s`, `file:s`, …; for a relative write the absolute readers' `file~in:`).
+ *
+ * Across the two kinds, directories bring in the working directory, which may be any absolute directory: at or
+ * under a directory an absolute write names (`rm -r /r/s` changes every relative read), or the one an absolute
+ * read lists (`write_file('new.ts')` changes `list_directory('/r')`). So an absolute write evicts `file~dir:`,
+ * which every relative read carries (the `.` above it), and a relative write evicts `file~dir:/` and `file:/`,
+ * which every absolute read carries: a write of one kind evicts every read of the other. Two absolute (or two
+ * relative) paths still meet only as above; a path that starts with `..` is both, so its read carries both tags.
  */
 
 /** What a path may be equal to: its folded segments without root, drive or leading `..`, and which kind of path it is. */
@@ -111,6 +117,8 @@ function readAliases(f: PathForm): string[] {
   if (f.absolute || f.up) for (const s of suffixes(f.core)) tags.push(`file~in:${s}`);
   if (f.up) tags.push(`file:${f.core.join('/')}`);
   for (let n = 0; n < f.core.length; n++) tags.push(`file~dir:${ancestor(f, n)}`);
+  // `../x` is under the working directory's parent: inside any directory a write of either kind may name.
+  if (f.up) tags.push('file~dir:', 'file~dir:/');
   return tags;
 }
 
@@ -118,6 +126,10 @@ function writeAliases(f: PathForm): string[] {
   const tags = [`file:${f.exact}`, `file~dir:${f.exact}`];
   // The working directory may be anywhere above an absolute path: a relative read of `.` (or a glob from it) lists it.
   if (f.absolute) tags.push('file:');
+  // The working directory may be at or under an absolute path (every relative read is under it), and any
+  // absolute directory may be the working directory a relative path writes into (its absolute listing changes).
+  if (f.absolute || f.up) tags.push('file~dir:');
+  if (!f.absolute) tags.push('file~dir:/', 'file:/');
   if (f.absolute || f.up) for (const s of suffixes(f.core)) tags.push(`file:${s}`);
   if (!f.absolute) tags.push(`file~in:${f.core.join('/')}`);
   // The listings of the directories above it, as each kind of reader spells them.

@@ -202,6 +202,16 @@ describe('ToolCache: a directory write or a listing spelled with the other kind 
     });
   }
 
+  it('a read that starts with `..` is evicted by a directory write of either kind above it', async () => {
+    const s = mixed(join(root, 'src'));
+    expect(await s.readFile('../src/lib/a.ts')).toBe('v1');
+    await s.remove('lib');
+    expect(await s.readFile('../src/lib/a.ts')).toBe('missing');
+    expect(await s.readFile('../src/b.ts')).toBe('b1');
+    await s.remove(`${root}/src`);
+    expect(await s.readFile('../src/b.ts')).toBe('missing');
+  });
+
   it('a relative file write evicts an absolute listing of the working directory', async () => {
     const s = mixed(root);
     expect(await s.list(root)).toBe('src');

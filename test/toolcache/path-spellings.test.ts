@@ -52,7 +52,17 @@ describe('ToolCache: a write evicts the reads of every spelling of its file', ()
     },
   );
 
-  it.each(OTHER_FILES.flatMap((write) => [['/repo/src/café.ts', write] as const, ['src/café.ts', write] as const]))(
+  it('a relative write evicts a listing of `/` (the working directory may be the root)', async () => {
+    const cache = cacheWithTools();
+    await cache.call('Read', { path: '/' }, async () => 'repo', opts('r1'));
+    await cache.call('Edit', { path: 'new.ts' }, async () => 'ok', opts('w'));
+    expect(await cache.call('Read', { path: '/' }, async () => 'new.ts repo', opts('r2'))).toMatchObject({ content: 'new.ts repo', cache: { type: 'miss' } });
+  });
+
+  // Same kind only: across kinds a write evicts every read of the other kind (the working directory may be in or
+  // under the written path, or be the path an absolute read lists: directories.test.ts).
+  const sameKind = (read: string) => OTHER_FILES.filter((w) => w.startsWith('/') === read.startsWith('/')).map((w) => [read, w] as const);
+  it.each([...sameKind('/repo/src/café.ts'), ...sameKind('src/café.ts')])(
     'Read(%j) stays cached after Edit(%j), a file that is not it anywhere',
     async (read, write) => {
       const cache = cacheWithTools();

@@ -72,7 +72,8 @@ describe('tags', () => {
     const checkout = writeInvalidationTags([{ family: 'file' }]);
     // `file~in:a`: a write to relative `a` also reaches reads of absolute paths that end in `/a` (path-tags.ts).
     // `file:` (the listing of `.`, the directory above `a`) and `file~dir:a` (reads under `a`, were it a directory).
-    expect(editA).toEqual(['file:', 'file:*', 'file:a', 'file~dir:a', 'file~in:a']);
+    // `file:/`, `file~dir:/`: every absolute read (one may list the working directory `a` is written into).
+    expect(editA).toEqual(['file:', 'file:*', 'file:/', 'file:a', 'file~dir:/', 'file~dir:a', 'file~in:a']);
     expect(checkout).toEqual(['family:file']);
     expect([hits(editA, readA), hits(editA, glob), hits(editA, user)]).toEqual([true, true, false]);
     expect([hits(editB, readA), hits(editB, glob)]).toEqual([false, true]);
