@@ -123,9 +123,14 @@ function thinkingPrunable(rule: Rule, t: number, round: Round): boolean {
 }
 
 function isCandidate(state: TimelineState, o: Readonly<Required<PruneOptions>>, b: Block, earlierThinking: boolean): boolean {
+  return prunableKind(o, b, earlierThinking) && !hiddenSetOf(state).has(b.path);
+}
+
+/** {@link isCandidate} without its hidden test: a bulky kind (thinking only when `earlierThinking`), not the notice, big enough. */
+function prunableKind(o: Readonly<Required<PruneOptions>>, b: Block, earlierThinking: boolean): boolean {
   const type = b.param.type;
   const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text' || (earlierThinking && isThinking(b));
-  return bulky && b.path !== 'notices/prune' && !hiddenSetOf(state).has(b.path) && sizeOf(b) >= o.minChars;
+  return bulky && b.path !== 'notices/prune' && sizeOf(b) >= o.minChars;
 }
 
 /**
@@ -176,12 +181,10 @@ export function firstChanceCandidates(state: TimelineState, o: Readonly<Required
     const i = blockIndex(round).get(path);
     if (i === undefined) continue;
     const b = i < round.response.length ? round.response[i]! : round.results[i - round.response.length]!;
-    // isCandidate without its hidden test (`only` passed this path against the same set), and the round's thinking
-    // rule read only for a thinking block (the only kind it decides): each look-up reads cold objects, per payload
-    // a write made stale, tens per request late in a long session.
-    const type = b.param.type;
-    const bulky = type === 'tool_result' || type === 'tool_use' || type === 'text' || (isThinking(b) && thinkingPrunable(rule, loc.turn, round));
-    if (bulky && b.path !== 'notices/prune' && sizeOf(b) >= o.minChars) {
+    // No hidden test (`only` passed this path against the same set), and the round's thinking rule read only for a
+    // thinking block (the only kind it decides): each look-up reads cold objects, per payload a write made stale,
+    // tens per request late in a long session.
+    if (prunableKind(o, b, isThinking(b) && thinkingPrunable(rule, loc.turn, round))) {
       taken.add(path);
       found.push({ block: b, t: loc.turn, r: round.index, i });
     }
