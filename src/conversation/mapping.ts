@@ -242,18 +242,20 @@ export function firstMismatchIndexed(
     identical = false;
     if (!sameByContent(m, consumed[i]!)) return { at: i, identical };
   }
+  // In the window the message object is read (its content and role), its blocks are not: compared by reference
+  // (Object.is, as above), each block object stays untouched (cold: nothing else reads the caller's old blocks).
   for (let i = old; i < n; i++) {
     const m = messages[i]!;
-    let same = m === ms[i];
+    let same = Object.is(m, ms[i]);
     if (same) {
       const content = m.content;
-      same = content === contents[i] && m.role === roles[i];
+      same = Object.is(content, contents[i]) && m.role === roles[i];
       if (same && typeof content !== 'string') {
         const s = starts[i]!;
         if (content.length !== starts[i + 1]! - s) same = false;
         else
           for (let j = 0; j < content.length; j++)
-            if (content[j] !== blocks[s + j]) {
+            if (!Object.is(content[j], blocks[s + j])) {
               same = false;
               break;
             }

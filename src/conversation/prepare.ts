@@ -295,6 +295,9 @@ const PREPARE_OPTION_KEYS = optionKeys<PrepareOptions>({
 });
 const REF_KEYS = optionKeys<ConversationRef>({ conversationId: true, store: true, now: true });
 
+/** The last model id found sendable: a loop sends the same one on every request (the check is a regex). */
+let sendableModel: string | undefined;
+
 function validate(params: PrepareParams, options: PrepareOptions): void {
   if (typeof options?.conversationId !== 'string' || options.conversationId.length === 0) {
     throw new InvalidParamsError('options.conversationId', 'a non-empty string is required');
@@ -303,8 +306,11 @@ function validate(params: PrepareParams, options: PrepareOptions): void {
   checkStore(options.store, 'options.store');
   if (params === null || typeof params !== 'object') throw new InvalidParamsError('params', 'expected the Messages API params object');
   if (typeof params.model !== 'string' || params.model.length === 0) throw new InvalidParamsError('model', 'a model id is required');
-  const unsendable = unsendableModelId(params.model);
-  if (unsendable) throw new InvalidParamsError('model', unsendable);
+  if (params.model !== sendableModel) {
+    const unsendable = unsendableModelId(params.model);
+    if (unsendable) throw new InvalidParamsError('model', unsendable);
+    sendableModel = params.model;
+  }
   if (!Array.isArray(params.messages) || params.messages.length === 0) throw new InvalidParamsError('messages', 'at least one message is required');
   if (params.system !== undefined && typeof params.system !== 'string' && !Array.isArray(params.system)) {
     throw new InvalidParamsError('system', 'expected a string or an array of text blocks');
@@ -556,7 +562,10 @@ function split(params: PrepareParams): Split {
  * (its wording in anthropics/claude-code#1237, 2025-05-22, and Kilo-Org/kilocode#5163, 2026-01-17).
  */
 function refuseUnanswered(state: TimelineState, last: number): void {
-  const open = state.turns.at(-1)?.rounds.at(-1)?.open;
+  // Indexed reads, not `.at(-1)`: the state's arrays are frozen, and `at` on a frozen array is V8's generic path.
+  const turns = state.turns;
+  const rounds = turns.length > 0 ? turns[turns.length - 1]!.rounds : undefined;
+  const open = rounds !== undefined && rounds.length > 0 ? rounds[rounds.length - 1]!.open : undefined;
   if (open === undefined || open.length === 0) return;
   throw new InvalidParamsError(
     `messages[${last}]`,
