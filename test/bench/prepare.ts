@@ -14,9 +14,11 @@
  *
  * The drop-in side is a plain loop: one `messages` array it pushes to, the
  * in-memory conversation store, and its `system` / `tools` either kept (the
- * same objects while they do not change, as a loop with `const tools = […]`)
- * or rebuilt for every request (new objects with the same content: no
- * identity shortcut, a structural compare). Both are reported.
+ * same objects while they do not change, as a loop with `const tools = […]`),
+ * rebuilt for every request (every object and string new, as a JSON parse
+ * gives them: no identity shortcut, a structural compare of everything) or
+ * re-mapped for every request (new tool and block objects around the loop's
+ * own schemas and strings). All three are reported (see LOOPS).
  *
  * The machine is shared (5 processes on 2 cores), so the two sides run in
  * lockstep: one replay of the fixture drives both, request by request; a load
@@ -561,6 +563,24 @@ async function aiSdkGrowth(): Promise<Row[]> {
   return rows;
 }
 
+/**
+ * How the plain loop passes its system and tools (fresh objects every run):
+ * - `kept`: the same objects while they do not change (a loop with `const tools = [...]`);
+ * - `rebuilt`: every object and string new for every request (a JSON parse per request, as a proxy that receives
+ *   the body over the wire would see them; no identity hit anywhere, every string compared by its characters);
+ * - `remapped`: new system blocks and tool objects for every request whose values are the loop's own (a loop that
+ *   writes `tools: defs.map((d) => ({ name: d.name, description: d.description, input_schema: d.schema }))` or an
+ *   inline literal of constants: the same strings, each tool's schema the same object every time).
+ * `BENCH_PREPARE_LOOPS=kept,rebuilt` runs only those.
+ */
+const LOOPS = (process.env.BENCH_PREPARE_LOOPS ?? 'kept,rebuilt,remapped').split(',') as ('kept' | 'rebuilt' | 'remapped')[];
+
+/** The envelope as a loop that re-maps its definitions per request passes it: new top-level objects, their values shared. */
+function remapped(e: Envelope): Envelope {
+  const fresh = (xs: unknown) => (Array.isArray(xs) ? xs.map((x: object) => ({ ...x })) : xs);
+  return { system: fresh(e.system), tools: fresh(e.tools) };
+}
+
 export default async function (): Promise<Row[]> {
   const rows: Row[] = [];
   // BENCH_PREPARE_FIXTURES=0: only the growth rows.
@@ -571,16 +591,16 @@ export default async function (): Promise<Row[]> {
     const model = (events.find((e) => e.type === 'envelope') as { model?: string } | undefined)?.model ?? 'claude-sonnet-4-6';
     const requests = events.filter((e) => e.type === 'assistant').length;
     const { envelopes } = await lockstep(events, model);
-    for (const kept of [true, false]) {
-      // Fresh objects every run. `kept`: the loop keeps its system and tools objects while they do not change
-      // (as a loop with `const tools = [...]` does); otherwise it rebuilds them for every request (no identity hits).
+    for (const loop of LOOPS) {
+      // Fresh objects every run (see LOOPS).
       const fresh = () => {
         const copy = JSON.parse(JSON.stringify(envelopes)) as Envelope[];
-        if (!kept) return copy;
-        return copy.map((e, i) => {
+        if (loop === 'rebuilt') return copy;
+        const kept = copy.map((e, i) => {
           const prev = copy[i - 1];
           return prev && JSON.stringify(prev) === JSON.stringify(e) ? (copy[i] = prev) : e;
         });
+        return loop === 'kept' ? kept : kept.map(remapped);
       };
       // Warm-up: replays until both doors' code has run WARMUP requests (see WARMUP).
       const warmups = Math.max(1, Math.ceil(WARMUP / requests));
@@ -596,7 +616,7 @@ export default async function (): Promise<Row[]> {
       const best = { prepare: bestOf(runs.map((r) => r.prepare)), step: bestOf(runs.map((r) => r.step)), render: bestOf(runs.map((r) => r.render)) };
       const mid = { prepare: medianOf(runs.map((r) => r.prepare)), step: medianOf(runs.map((r) => r.step)), render: medianOf(runs.map((r) => r.render)) };
       const us = (ns: number) => `${sig(ns / requests / 1000)} µs`;
-      const how = kept ? 'system/tools kept' : 'system/tools rebuilt per request';
+      const how = { kept: 'system/tools kept', rebuilt: 'system/tools rebuilt per request', remapped: 'system/tools re-mapped per request' }[loop];
       rows.push({
         name: `${name}, ${how}: prepare ÷ Session step`,
         value: times(mid.prepare / mid.step),
