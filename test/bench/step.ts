@@ -627,7 +627,7 @@ function withGc(timings: readonly Timing[], starts: readonly number[]): Set<Timi
   return out;
 }
 
-function figures(timings: readonly Timing[], gc: { minor: number[] }, forks: Map<number, ForkFigures>): RunFigures {
+function figures(timings: readonly Timing[], gc: { minor: number[]; major: number[] }, forks: Map<number, ForkFigures>): RunFigures {
   const at = new Map<number, RunFigures['at'] extends Map<number, infer V> ? V : never>();
   for (const n of LENGTHS) {
     const w = timings.slice(Math.max(0, n - WINDOW), n);
@@ -646,7 +646,7 @@ function figures(timings: readonly Timing[], gc: { minor: number[] }, forks: Map
   const cpu = timings.map((t) => t.cpu);
   const top = timings.filter((t) => t.cpu >= percentile(cpu, 99));
   const scavenged = withGc(timings, gc.minor);
-  if (process.env.BENCH_STEP_TOP) dumpTop(timings, scavenged);
+  if (process.env.BENCH_STEP_TOP) dumpTop(timings, scavenged, withGc(timings, gc.major));
   const forkFigures = new Map<number, { step: number; cpu: number; after: number }>();
   for (const [n, f] of forks)
     forkFigures.set(n, { step: median(f.timings.map((t) => t.append + t.render)), cpu: median(f.timings.map((t) => t.cpu)), after: f.after });
@@ -668,11 +668,12 @@ function figures(timings: readonly Timing[], gc: { minor: number[] }, forks: Map
 /**
  * Diagnostics (BENCH_STEP_TOP=1, to stderr): the CPU percentiles of the step and of the step less its counting
  * (CPU time inside the counter for texts of COUNTED_FROM characters or more: what the step would be with a counter
- * that costs nothing there), the top 1 % by kind (a scavenge started during it; its stream shrank: a compaction or
- * prune; else counting took half of it or more; else other), and for each request at or above the CPU p99 its CPU
- * time, its counting's, the longest new result, whether a scavenge started during it and whether its stream shrank.
+ * that costs nothing there), the top 1 % by kind (a scavenge started during it; a major GC or an incremental marking
+ * step did; its stream shrank: a compaction or prune; else counting took half of it or more; else other), and for
+ * each request at or above the CPU p99 its CPU time, its counting's, the longest new result, whether a scavenge or a
+ * major GC started during it and whether its stream shrank.
  */
-function dumpTop(timings: readonly Timing[], scavenged: Set<Timing>): void {
+function dumpTop(timings: readonly Timing[], scavenged: Set<Timing>, major: Set<Timing>): void {
   const cpu = timings.map((t) => t.cpu);
   const rest = timings.map((t) => t.cpu - t.count);
   const pct = (xs: readonly number[]) => [50, 90, 95, 98, 99, 99.5, 99.9].map((q) => `p${q} ${Math.round(percentile(xs, q) / 1000)}`).join(', ');
@@ -683,7 +684,15 @@ function dumpTop(timings: readonly Timing[], scavenged: Set<Timing>): void {
   const p99 = percentile(cpu, 99);
   const top = timings.map((t, i) => ({ t, i })).filter(({ t }) => t.cpu >= p99);
   const kind = ({ t, i }: { t: Timing; i: number }) =>
-    scavenged.has(t) ? 'scavenge' : i > 0 && t.blocks < timings[i - 1]!.blocks ? 'shrank' : 2 * t.count >= t.cpu ? 'counting' : 'other';
+    scavenged.has(t)
+      ? 'scavenge'
+      : major.has(t)
+        ? 'major GC'
+        : i > 0 && t.blocks < timings[i - 1]!.blocks
+          ? 'shrank'
+          : 2 * t.count >= t.cpu
+            ? 'counting'
+            : 'other';
   const kinds = new Map<string, number>();
   for (const x of top) kinds.set(kind(x), (kinds.get(kind(x)) ?? 0) + 1);
   process.stderr.write(`top 1 % (${top.length}): ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
@@ -691,7 +700,7 @@ function dumpTop(timings: readonly Timing[], scavenged: Set<Timing>): void {
     .sort((a, b) => b.t.cpu - a.t.cpu)
     .map(({ t, i }) => {
       const shrank = i > 0 && t.blocks < timings[i - 1]!.blocks;
-      return `  #${i + 1} ${Math.round(t.cpu / 1000)} µs (counting ${Math.round(t.count / 1000)}), result ${t.newResult}${scavenged.has(t) ? ', scavenge' : ''}${shrank ? ', shrank' : ''}`;
+      return `  #${i + 1} ${Math.round(t.cpu / 1000)} µs (counting ${Math.round(t.count / 1000)}), result ${t.newResult}${scavenged.has(t) ? ', scavenge' : ''}${major.has(t) ? ', major GC' : ''}${shrank ? ', shrank' : ''}`;
     });
   process.stderr.write(`${rows.join('\n')}\n`);
 }
