@@ -35,13 +35,20 @@
 /** What a path may be equal to: its folded segments without root, drive or leading `..`, and which kind of path it is. */
 interface PathForm {
   readonly exact: string;
+  /** What `exact` starts with before its segments: `/`, `../` repeated, or nothing. */
+  readonly root: string;
   readonly core: readonly string[];
   readonly absolute: boolean;
   readonly up: boolean;
 }
 
+/** Printable ASCII (any other name takes the general fold). */
+const ASCII = /^[ -~]*$/;
+
 /** One spelling for names a case- and normalization-insensitive file system treats as one (upper then lower: `ſ`, `K` fold too). */
 function fold(s: string): string {
+  // ASCII folds by lower case alone (NFC leaves it as it is, and no ASCII letter's upper case lowers elsewhere).
+  if (ASCII.test(s)) return s.toLowerCase();
   return s.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
 }
 
@@ -70,19 +77,33 @@ function formOf(normalized: string): PathForm {
   let ups = 0;
   while (!absolute && segments[ups] === '..') ups++;
   const core = segments.slice(ups);
-  return { exact: `${absolute ? '/' : '../'.repeat(ups)}${core.join('/')}`, core, absolute, up: ups > 0 };
+  const root = absolute ? '/' : '../'.repeat(ups);
+  return { exact: root + core.join('/'), root, core, absolute, up: ups > 0 };
 }
 
 /** The suffixes of a path's segments, longest first: `r/s/a.ts`, `s/a.ts`, `a.ts`. */
-function suffixes(core: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < core.length; i++) out.push(core.slice(i).join('/'));
+function suffixes(core: readonly string[], end = core.length): string[] {
+  // Built from the right, each from the next: one concatenation per suffix, not a slice and a join.
+  const out = new Array<string>(end);
+  let s = '';
+  for (let i = end - 1; i >= 0; i--) out[i] = s = i === end - 1 ? (core[i] as string) : `${core[i]}/${s}`;
+  return out;
+}
+
+/** The exact spellings of the directories above a path, outermost first: `/`, `/r`, `/r/s` for `/r/s/a.ts`. */
+function ancestors(f: PathForm): string[] {
+  const out = new Array<string>(f.core.length);
+  let s = '';
+  for (let n = 0; n < f.core.length; n++) {
+    out[n] = f.root + s;
+    s = n === 0 ? (f.core[0] as string) : `${s}/${f.core[n]}`;
+  }
   return out;
 }
 
 /** The exact spelling of the directory made of a path's first `n` segments (its root or leading `..` kept). */
 function ancestor(f: PathForm, n: number): string {
-  return f.exact.slice(0, f.exact.length - f.core.join('/').length) + f.core.slice(0, n).join('/');
+  return f.root + f.core.slice(0, n).join('/');
 }
 
 /** A glob's metacharacters: a segment holding one may stand for many names (a `[id]` file name is over-evicted, safely). */
@@ -116,7 +137,7 @@ function readAliases(f: PathForm): string[] {
   const tags = [`file:${f.exact}`];
   if (f.absolute || f.up) for (const s of suffixes(f.core)) tags.push(`file~in:${s}`);
   if (f.up) tags.push(`file:${f.core.join('/')}`);
-  for (let n = 0; n < f.core.length; n++) tags.push(`file~dir:${ancestor(f, n)}`);
+  for (const a of ancestors(f)) tags.push(`file~dir:${a}`);
   // `../x` is under the working directory's parent: inside any directory a write of either kind may name.
   if (f.up) tags.push('file~dir:', 'file~dir:/');
   return tags;
@@ -133,11 +154,11 @@ function writeAliases(f: PathForm): string[] {
   if (f.absolute || f.up) for (const s of suffixes(f.core)) tags.push(`file:${s}`);
   if (!f.absolute) tags.push(`file~in:${f.core.join('/')}`);
   // The listings of the directories above it, as each kind of reader spells them.
+  const above = ancestors(f);
   for (let n = 0; n < f.core.length; n++) {
-    const above = f.core.slice(0, n);
-    tags.push(`file:${ancestor(f, n)}`);
-    if (f.absolute || f.up) for (const s of suffixes(above)) tags.push(`file:${s}`);
-    if (!f.absolute && n > 0) tags.push(`file~in:${above.join('/')}`);
+    tags.push(`file:${above[n]}`);
+    if (f.absolute || f.up) for (const s of suffixes(f.core, n)) tags.push(`file:${s}`);
+    if (!f.absolute && n > 0) tags.push(`file~in:${(above[n] as string).slice(f.root.length)}`);
   }
   return tags;
 }

@@ -213,6 +213,84 @@ async function smallHits(runs = 9): Promise<Row[]> {
   return rows;
 }
 
+/**
+ * What a miss's insert and a write's invalidation cost with the tags a path brings (race13/dir13: a read of a
+ * 5-segment absolute path stores 13 tags, its write evicts 25): a miss of that path (new arguments each time, one
+ * path) and a write evicting the one read of it cached, each against the small-args Map baseline, alternated batch
+ * by batch; median and range over `runs` runs.
+ */
+async function setCosts(runs = 5): Promise<Row[]> {
+  const path = '/home/user/project/src/services/invoice.ts';
+  const other = '/home/user/project/src/services/refund.ts';
+  const content = 'line of source\n'.repeat(200);
+  const tool = async (_a: unknown) => content;
+  const cache = new ToolCache({ undeclared: 'passthrough', maxEntries: 2000 });
+  cache.register('Read', { cacheable: true, ttl: { turns: 1_000_000 }, reads: ['file'], tags: (a: { file_path: string }) => [fileTag(a.file_path)] });
+  cache.register('Edit', { writes: ['file'], tags: (a: { file_path: string }) => [fileTag(a.file_path)] });
+  const map = new Map(SMALL_ARGS.map((a) => [JSON.stringify(a), content]));
+  let n = 0;
+  const miss = async () => {
+    const r = await cache.call('Read', { file_path: other, offset: ++n }, tool, { scope: 'bench', callId: `m${n}` });
+    if (r.cache.type !== 'miss' || !r.cache.inserted) throw new Error(`bench setup: expected an inserted miss, got ${JSON.stringify(r.cache)}`);
+  };
+  const write = async () => {
+    const r = await cache.call('Edit', { file_path: path }, tool, { scope: 'bench', callId: `w${++n}` });
+    if (r.cache.type !== 'write' || r.cache.evicted.length !== 1) throw new Error(`bench setup: expected one eviction, got ${JSON.stringify(r.cache)}`);
+  };
+  const reread = () => cache.call('Read', { file_path: path }, tool, { scope: 'bench', callId: `r${++n}` });
+  const base = async () => {
+    for (const a of SMALL_ARGS) if ((await map.get(JSON.stringify(a))) === undefined) throw new Error('bench setup: baseline miss');
+  };
+  const time = async (f: () => Promise<unknown>, per: number, between?: () => Promise<unknown>): Promise<number> => {
+    let total = 0;
+    for (let i = 0; i < per; i++) {
+      if (between !== undefined) await between();
+      const t0 = performance.now();
+      await f();
+      total += performance.now() - t0;
+    }
+    return (total * 1000) / per;
+  };
+  for (let i = 0; i < 3000; i++) {
+    await miss();
+    await reread();
+    await write();
+    await base();
+  }
+  const missUs: number[] = [];
+  const writeUs: number[] = [];
+  const baseUs: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const ms: number[] = [];
+    const ws: number[] = [];
+    const bs: number[] = [];
+    for (let p = 0; p < 20; p++) {
+      ms.push(await time(miss, 100));
+      ws.push(await time(write, 100, reread));
+      bs.push((await time(base, 100)) / SMALL_ARGS.length);
+    }
+    missUs.push(median(ms));
+    writeUs.push(median(ws));
+    baseUs.push(median(bs));
+  }
+  const range = (xs: number[], d: number) => `${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)}`;
+  const b = `Map baseline ${median(baseUs).toFixed(3)} µs (${range(baseUs, 3)})`;
+  return [
+    {
+      name: 'toolcache: miss + insert, 5-segment absolute path, median per call',
+      value: Number(median(missUs).toFixed(2)),
+      unit: 'µs',
+      baseline: `range ${range(missUs, 2)} over ${runs} runs; ${b}`,
+    },
+    {
+      name: 'toolcache: write evicting one read, 5-segment absolute path, median per call',
+      value: Number(median(writeUs).toFixed(2)),
+      unit: 'µs',
+      baseline: `range ${range(writeUs, 2)} over ${runs} runs; ${b}`,
+    },
+  ];
+}
+
 // REPLAY
 
 interface Use {
@@ -452,7 +530,7 @@ function sum(rs: readonly ReplayResult[]): ReplayResult {
 }
 
 export default async function bench(): Promise<Row[]> {
-  const rows = [...(await smallHits()), ...(await hitOverhead())];
+  const rows = [...(await smallHits()), ...(await setCosts()), ...(await hitOverhead())];
   const fixtures = fixtureSessions();
   if (fixtures.length > 0) {
     const coding = fixtures.find((f) => f.name === 'coding.jsonl');

@@ -52,6 +52,19 @@ describe('ToolCache: a write evicts the reads of every spelling of its file', ()
     },
   );
 
+  // Plain ASCII names take a shorter way to their folded spelling than `café` does: the same pairs must meet.
+  it.each([
+    ['src/main.ts', 'SRC/Main.TS'],
+    ['/repo/src/main.ts', '/REPO/Src/MAIN.ts'],
+    ['/Repo/SRC/Main.ts', 'src/main.ts'],
+    ['SRC/MAIN.TS', '/repo/src/main.ts'],
+  ])('Read(%j) is not a hit after Edit(%j) (ASCII names differing in case)', async (read, write) => {
+    const cache = cacheWithTools();
+    await cache.call('Read', { path: read }, async () => 'v1', opts('r1'));
+    await cache.call('Edit', { path: write }, async () => 'ok', opts('w'));
+    expect(await cache.call('Read', { path: read }, async () => 'v2', opts('r2'))).toMatchObject({ content: 'v2', cache: { type: 'miss' } });
+  });
+
   it('a relative write evicts a listing of `/` (the working directory may be the root)', async () => {
     const cache = cacheWithTools();
     await cache.call('Read', { path: '/' }, async () => 'repo', opts('r1'));

@@ -66,7 +66,7 @@ describe('tags', () => {
     expect(readA).toEqual(['family:file', 'file:a', 'file~dir:', '~all']);
     expect(glob).toEqual(['family:file', 'file:*', '~all']);
 
-    const hits = (write: string[], entry: string[]) => write.some((t) => entry.includes(t));
+    const hits = (write: readonly string[], entry: readonly string[]) => write.some((t) => entry.includes(t));
     const editA = writeInvalidationTags([{ family: 'file', id: 'a' }]);
     const editB = writeInvalidationTags([{ family: 'file', id: 'b' }]);
     const checkout = writeInvalidationTags([{ family: 'file' }]);
@@ -79,6 +79,25 @@ describe('tags', () => {
     expect([hits(editB, readA), hits(editB, glob)]).toEqual([false, true]);
     expect([hits(checkout, readA), hits(checkout, glob), hits(checkout, user)]).toEqual([true, true, false]);
     expect([hits(['~all'], readA), hits(['~all'], glob), hits(['~all'], user), hits(['~all'], readEntryTags([]))]).toEqual([true, true, true, true]);
+  });
+
+  it('derives each dependency its own tags, however many were derived before (the tag lists are remembered by dependency)', () => {
+    const file = { family: 'file', id: '/repo/src/a.ts' } as const;
+    const read = [...readEntryTags([file])];
+    const write = [...writeInvalidationTags([file])];
+    // Same id in another family, and the whole family: neither may be answered with the file's list.
+    expect(readEntryTags([{ family: 'user', id: '/repo/src/a.ts' }])).toEqual(['family:user', 'user:/repo/src/a.ts', '~all']);
+    expect(writeInvalidationTags([{ family: 'user', id: '/repo/src/a.ts' }])).toEqual(['user:*', 'user:/repo/src/a.ts']);
+    expect(readEntryTags([{ family: 'file' }])).toEqual(['family:file', 'file:*', '~all']);
+    expect(writeInvalidationTags([{ family: 'file' }])).toEqual(['family:file']);
+    // More distinct paths than are remembered, then the first again: the same lists.
+    for (let i = 0; i < 3000; i++) expect(readEntryTags([{ family: 'file', id: `/repo/f${i}.ts` }])).toContain(`file:/repo/f${i}.ts`);
+    expect(readEntryTags([file])).toEqual(read);
+    expect(writeInvalidationTags([file])).toEqual(write);
+    expect(read).toContain('file~dir:/repo/src');
+    expect(write).toContain('file~dir:/repo/src/a.ts');
+    // Two dependencies are not one: both paths' tags.
+    expect(writeInvalidationTags([file, { family: 'file', id: 'b.ts' }])).toEqual(expect.arrayContaining([...write, 'file:b.ts', 'file~in:b.ts']));
   });
 
   it('uses the extractor per call, bounded by the declared families, plus static entity tags', () => {
