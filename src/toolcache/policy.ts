@@ -21,6 +21,7 @@
 
 import { InvalidOptionError } from '../errors.js';
 import { fileReadAliases, fileWriteAliases } from './path-tags.js';
+import { EVERYTHING_TAG } from './store.js';
 
 // TYPES
 
@@ -156,11 +157,7 @@ function fileAliases(d: ParsedTag, of: (normalized: string) => string[]): readon
   return d.family === 'file' && d.id !== undefined ? of(fileTag(d.id).slice('file:'.length)) : [];
 }
 
-/**
- * The tag every read entry carries and a write to everything (a tool the cache was never told about) evicts.
- * The `~` keeps it out of the tags a policy can name.
- */
-export const EVERYTHING_TAG = '~all';
+export { EVERYTHING_TAG };
 
 /**
  * The tag lists of single-dependency calls (most are: one path), by dependency: agents read and write the same few

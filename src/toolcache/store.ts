@@ -6,6 +6,14 @@
  * make `insertIfEpoch` and `invalidate` atomic must not implement this interface.
  */
 
+/**
+ * The tag that names every entry of a store, whether or not the entry lists it: what a write to everything (a
+ * tool the cache was never told about) invalidates. ToolCache adds it to every read entry's tags; a store may
+ * honour it without an index of every entry (the Redis store moves a namespace generation instead, in O(1)).
+ * The `~` keeps it out of the tags a policy can name.
+ */
+export const EVERYTHING_TAG = '~all';
+
 /** A successful tool result as it is replayed: text, or content parts. */
 export type CachedContent =
   | string
@@ -72,8 +80,9 @@ export interface ToolCacheStore {
    */
   insertIfEpoch(entry: StoredEntry, epoch: number): Promise<boolean>;
   /**
-   * Atomically: delete every entry carrying any of `tags` and advance the
-   * epoch (even when nothing was evicted). Returns the evicted keys.
+   * Atomically: delete every entry carrying any of `tags` (every entry, when they hold {@link EVERYTHING_TAG})
+   * and advance the epoch (even when nothing was evicted). Returns the evicted keys: a store may leave out the
+   * entries `EVERYTHING_TAG` made unreachable without deleting them one by one (Redis does).
    * `writes`: the tokens of the writes this invalidation completes, whose marks
    * ({@link beginWrite}) it lifts in the same step.
    */

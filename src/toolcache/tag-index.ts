@@ -11,7 +11,7 @@
  * every hit cost a delete and a set, a fifth of a small hit), and an entry used
  * since it last reached the old end is never the one evicted.
  */
-import type { StoredEntry } from './store.js';
+import { EVERYTHING_TAG, type StoredEntry } from './store.js';
 
 interface Slot {
   readonly entry: StoredEntry;
@@ -59,6 +59,7 @@ export class TaggedEntries {
     }
     this.#entries.set(entry.key, { entry, used: false });
     for (const t of entry.tags) {
+      if (t === EVERYTHING_TAG) continue; // it names every entry: no index to keep (deleteTagged)
       let set = this.#byTag.get(t);
       if (set === undefined) this.#byTag.set(t, (set = new Set()));
       set.add(entry.key);
@@ -66,8 +67,13 @@ export class TaggedEntries {
     return evicted;
   }
 
-  /** Deletes every entry carrying any of `tags`; returns their keys. */
+  /** Deletes every entry carrying any of `tags` (every entry, for {@link EVERYTHING_TAG}); returns their keys. */
   deleteTagged(tags: readonly string[]): string[] {
+    if (tags.includes(EVERYTHING_TAG)) {
+      const all = [...this.#entries.keys()];
+      this.clear();
+      return all;
+    }
     const out: string[] = [];
     for (const t of tags) {
       const keys = this.#byTag.get(t);

@@ -11,7 +11,7 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StoredEntry, ToolCacheStore } from '../../src/toolcache/store.js';
+import { EVERYTHING_TAG, type StoredEntry, type ToolCacheStore } from '../../src/toolcache/store.js';
 import { ToolCache } from '../../src/toolcache/tool-cache.js';
 
 let seq = 0;
@@ -122,6 +122,27 @@ export function describeToolCacheStore(name: string, makeStore: () => Promise<To
 
       const r2 = await s.invalidate([tb, tc]);
       expect([...r2.evicted].sort()).toEqual([b.key, c.key].sort());
+    });
+
+    it('makes every entry unreachable on an invalidation of EVERYTHING_TAG, listed or not; later inserts are served', async () => {
+      const s = await open();
+      const e = await s.epoch();
+      const [ta, tb] = [tag('a'), tag('b')];
+      const listed = makeEntry(k('listed'), [EVERYTHING_TAG, ta]);
+      const unlisted = makeEntry(k('unlisted'), [tb]);
+      const bare = makeEntry(k('bare'), []);
+      for (const x of [listed, unlisted, bare]) expect(await s.insertIfEpoch(x, e)).toBe(true);
+      const r = await s.invalidate([EVERYTHING_TAG]);
+      expect(r.epoch).toBeGreaterThan(e);
+      for (const x of [listed, unlisted, bare]) expect(await s.get(x.key)).toBeUndefined();
+      expect(await s.insertIfEpoch(listed, e)).toBe(false); // guarded by the old epoch
+      expect(await s.insertIfEpoch(listed, r.epoch)).toBe(true);
+      expect(await s.get(listed.key)).toEqual(listed);
+      // A later write to one tag evicts only its entries again.
+      expect(await s.insertIfEpoch(unlisted, r.epoch)).toBe(true);
+      await s.invalidate([ta]);
+      expect(await s.get(listed.key)).toBeUndefined();
+      expect(await s.get(unlisted.key)).toEqual(unlisted);
     });
 
     it('matches tags exactly (no prefix or pattern matching)', async () => {
