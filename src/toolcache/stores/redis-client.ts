@@ -35,6 +35,11 @@ export type RedisMessageListener = (message: string, channel: string) => void;
  */
 export interface RedisLike {
   get(key: string): Promise<string | null>;
+  /**
+   * Optional: MGET, the values of `keys` in one command (null for a missing key). A hit reads its entry and the
+   * namespace's last write to everything together; without `mget` the store sends two GETs at once instead.
+   */
+  mget?(keys: readonly string[]): Promise<ReadonlyArray<string | null>>;
   del(key: string): Promise<number>;
   /** EVALSHA; rejects with an error whose message contains `NOSCRIPT` when the server does not know the script. */
   evalSha(sha1: string, keys: readonly string[], args: readonly string[]): Promise<unknown>;

@@ -4,28 +4,38 @@
  * by another program or an incompatible version) is reported as `undefined`:
  * the store deletes it and answers a miss, never serves it.
  *
- * Two formats, both read:
- * - 1: `{"v":1,"e":<entry>}`, one JSON text (entries whose content is a list of parts);
- * - 2: `{"v":2,"e":<entry without content>}` + `\n` + the content string, raw: a
+ * Two formats written, each with the epoch the entry was inserted at (`g`, right after the version, where the
+ * scripts find it: redis-scripts.ts `live`), which says whether a write to everything made it unreachable since:
+ * - 3: `{"v":3,"g":<epoch>,"e":<entry>}`, one JSON text (entries whose content is a list of parts);
+ * - 4: `{"v":4,"g":<epoch>,"e":<entry without content>}` + `\n` + the content string, raw: a
  *   text result (the common case) is not escaped into JSON and parsed back on
  *   every hit (JSON.parse of a 3 KB result was a fifth of a Redis hit). JSON text
- *   never holds a raw newline, so the first one ends the metadata. Versions that
- *   only know format 1 read a format-2 value as undecodable and drop it (a miss,
- *   never a stale answer).
+ *   never holds a raw newline, so the first one ends the metadata.
+ * Formats 1 and 2 (the same without `g`, written before writes to everything moved a generation) still decode,
+ * as inserted at no known epoch: older than any write to everything, never served once one happened (the
+ * scripts agree: a value without `g` is not live). Versions that know only those read formats 3 and 4 as
+ * undecodable and drop them (a miss, never a stale answer).
  */
 
 import { freeze } from 'immer';
 import type { StoredEntry } from '../store.js';
 
 /** Bumped when the stored shape changes; other versions decode as failures (a miss). */
-const FORMAT = 1;
+const FORMAT = 3;
 /** Text content stored raw after a metadata line. */
-const FORMAT_RAW_TEXT = 2;
+const FORMAT_RAW_TEXT = 4;
+/** The formats before `g`: their entries count as inserted at {@link NO_EPOCH}. */
+const OLD_FORMAT = 1;
+const OLD_FORMAT_RAW_TEXT = 2;
 
-export function encodeEntry(entry: StoredEntry): string {
-  if (typeof entry.content !== 'string') return JSON.stringify({ v: FORMAT, e: entry });
+/** The insert epoch of a value without one: below every epoch a write to everything sets. */
+export const NO_EPOCH = -1;
+
+/** `epoch`: the epoch the insert is guarded by (the namespace's epoch when it succeeds). */
+export function encodeEntry(entry: StoredEntry, epoch: number): string {
+  if (typeof entry.content !== 'string') return JSON.stringify({ v: FORMAT, g: epoch, e: entry });
   const { content, ...meta } = entry;
-  return `${JSON.stringify({ v: FORMAT_RAW_TEXT, e: meta })}\n${content}`;
+  return `${JSON.stringify({ v: FORMAT_RAW_TEXT, g: epoch, e: meta })}\n${content}`;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -43,6 +53,17 @@ function validContent(v: unknown): boolean {
 
 /** Decodes a stored value for `key`; `undefined` when it is not a valid entry for that key. */
 export function decodeEntry(raw: string, key: string): StoredEntry | undefined {
+  return decodeStored(raw, key)?.entry;
+}
+
+/** A decoded value: the entry and the epoch it was inserted at ({@link NO_EPOCH} for formats 1 and 2). */
+export interface Stored {
+  readonly entry: StoredEntry;
+  readonly epoch: number;
+}
+
+/** {@link decodeEntry} with the entry's insert epoch. */
+export function decodeStored(raw: string, key: string): Stored | undefined {
   let parsed: unknown;
   const nl = raw.indexOf('\n');
   try {
@@ -51,7 +72,10 @@ export function decodeEntry(raw: string, key: string): StoredEntry | undefined {
     return undefined;
   }
   if (!isObject(parsed) || !isObject(parsed.e)) return undefined;
-  if (nl === -1 ? parsed.v !== FORMAT : parsed.v !== FORMAT_RAW_TEXT || 'content' in parsed.e) return undefined;
+  const v = parsed.v;
+  if (nl === -1 ? v !== FORMAT && v !== OLD_FORMAT : (v !== FORMAT_RAW_TEXT && v !== OLD_FORMAT_RAW_TEXT) || 'content' in parsed.e) return undefined;
+  const epoch = v === OLD_FORMAT || v === OLD_FORMAT_RAW_TEXT ? NO_EPOCH : parsed.g;
+  if (!Number.isSafeInteger(epoch)) return undefined;
   const e = parsed.e;
   if (nl !== -1) e.content = raw.slice(nl + 1);
   const ok =
@@ -69,5 +93,5 @@ export function decodeEntry(raw: string, key: string): StoredEntry | undefined {
     Array.isArray(e.tags) &&
     e.tags.every((t) => typeof t === 'string');
   // Frozen: a hit may be shared (front tier) and callers must not change it for others.
-  return ok ? freeze(e as unknown as StoredEntry, true) : undefined;
+  return ok ? { entry: freeze(e as unknown as StoredEntry, true), epoch: epoch as number } : undefined;
 }

@@ -28,6 +28,8 @@ export interface FlightHost {
   readonly pollMs: number;
   lockKey(key: string): string;
   entryKey(key: string): string;
+  /** The namespace's last write to everything (an entry older than it is not live: redis-scripts.ts). */
+  readonly allKey: string;
   flightChannel(key: string): string;
   /** Runs a script through the store's error accounting. */
   script(op: string, s: RedisScript, keys: readonly string[], args: readonly string[]): Promise<unknown>;
@@ -48,7 +50,7 @@ export class RedisFlightCoordinator implements FlightCoordinator {
 
   async acquire(key: string, token: string, ttlMs: number): Promise<boolean> {
     const px = String(Math.max(1, Math.ceil(ttlMs)));
-    const keys = [this.#host.lockKey(key), this.#host.entryKey(key)];
+    const keys = [this.#host.lockKey(key), this.#host.entryKey(key), this.#host.allKey];
     return (await this.#host.script('flight.acquire', ACQUIRE_SCRIPT, keys, [token, px])) === 1;
   }
 
@@ -80,7 +82,7 @@ export class RedisFlightCoordinator implements FlightCoordinator {
     try {
       for (;;) {
         notified = false;
-        const reply = (await host.script('flight.wait', PEEK_SCRIPT, [host.entryKey(key), host.lockKey(key)], [])) as [string | null, number];
+        const reply = (await host.script('flight.wait', PEEK_SCRIPT, [host.entryKey(key), host.lockKey(key), host.allKey], [])) as [string | null, number];
         const [raw, locked] = reply;
         if (raw !== null && raw !== undefined) {
           const entry = await host.decode(String(raw), key);

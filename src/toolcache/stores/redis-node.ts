@@ -17,6 +17,8 @@ export interface NodeRedisClientLike {
   readonly isOpen: boolean;
   connect(): Promise<unknown>;
   get(key: string): Promise<unknown>;
+  /** node-redis's MGET (every version the adapter supports has it; optional so a narrower client still fits). */
+  mGet?(keys: string[]): Promise<unknown>;
   del(key: string): Promise<unknown>;
   evalSha(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   eval(source: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
@@ -206,11 +208,20 @@ export function adaptNodeRedis(command: NodeRedisClientLike, subscriber: NodeRed
     }
   }
   let closed = false;
+  const mGet = command.mGet?.bind(command);
   return {
     async get(key) {
       const v = await timed(command.get(key));
       return v === null || v === undefined ? null : String(v);
     },
+    ...(mGet === undefined
+      ? {}
+      : {
+          async mget(keys: readonly string[]) {
+            const vs = (await timed(mGet([...keys]))) as unknown[];
+            return vs.map((v) => (v === null || v === undefined ? null : String(v)));
+          },
+        }),
     async del(key) {
       return Number(await timed(command.del(key)));
     },

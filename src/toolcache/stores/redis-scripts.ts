@@ -15,6 +15,13 @@
  * | `{ns}:t:<tag>`      | set    | bare entry keys carrying `<tag>`              |
  * | `{ns}:l:<key>`      | string | the singleflight lock: owner token, PX expiry |
  * | `{ns}:m:<tag>`      | set    | tokens of writes running on `<tag>`, PX expiry |
+ * | `{ns}:all`          | string | the epoch of the last write to everything     |
+ *
+ * A write to everything (`~all`, {@link EVERYTHING_TAG}: a tool the cache was never told about) deletes nothing:
+ * it sets `{ns}:all` to the epoch it moves to, and an entry is live only while the epoch it was inserted at (the
+ * value's `g`, redis-codec.ts) is not below `{ns}:all`. So it costs O(1) however large the namespace; the entries
+ * it made unreachable expire by their own TTL (or are deleted when a read meets one). No entry is in a `~all`
+ * tag set, and every insert checks the `~all` write mark (every entry carries `~all`, listed or not).
  *
  * The epoch starts at the server's clock in microseconds when the key is
  * missing (first use, or a restart that lost the data). So an epoch read before
@@ -24,6 +31,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import { EVERYTHING_TAG } from '../store.js';
 import type { RedisScript } from './redis-client.js';
 
 function script(source: string): RedisScript {
@@ -41,6 +49,20 @@ local function epoch_of(k)
   return e
 end
 `;
+
+// Whether the raw value \`v\` of an entry is live: inserted at an epoch not below the last write to everything
+// (KEY \`all\`; none yet: everything is live). The epoch is the value's \`g\`, which every format that has one
+// writes right after its version (redis-codec.ts); a value without it is not one this version reads.
+const LIVE = `
+local function live(v, all)
+  local a = tonumber(redis.call('GET', all) or '0')
+  local g = tonumber(string.match(v, '^{"v":%d+,"g":(%d+)') or '')
+  return g ~= nil and g >= a
+end
+`;
+
+// Tags are Lua string literals below: the \`~all\` tag is one.
+const ALL = JSON.stringify(EVERYTHING_TAG);
 
 // Deletes the entries in one tag set (each once per script run: \`seen\`) and the set; appends what it deleted to \`evicted\`.
 const EVICT_TAG = `
@@ -113,9 +135,10 @@ return tonumber(epoch_of(KEYS[1]))
 /**
  * KEYS[1] = epoch key, KEYS[2] = entry key.
  * ARGV: expected epoch, encoded value, px (0 = no expiry), tag-set prefix,
- * bare key, entry prefix, flight channel, write-mark prefix, then the tags.
+ * bare key, entry prefix, flight channel, write-mark prefix, then the tags
+ * (without `~all`: no set holds every key, and its mark is checked for every entry).
  * Returns 1 when stored, 0 when the epoch moved or a write is running on one of
- * the tags (BEGIN_WRITE_SCRIPT's mark; nothing stored).
+ * the tags or on everything (BEGIN_WRITE_SCRIPT's mark; nothing stored).
  *
  * Tag sets expire with the longest-lived entry they point to, and a set that
  * grew large is sampled for members whose entry already expired natively, so
@@ -123,6 +146,7 @@ return tonumber(epoch_of(KEYS[1]))
  */
 export const INSERT_SCRIPT = script(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if redis.call('EXISTS', ARGV[8] .. ${ALL}) == 1 then return 0 end
 for i = 9, #ARGV do
   if redis.call('EXISTS', ARGV[8] .. ARGV[i]) == 1 then return 0 end
 end
@@ -152,23 +176,26 @@ return 1
 `);
 
 /**
- * KEYS[1] = epoch key. ARGV: tag-set prefix, entry prefix, invalidation
+ * KEYS[1] = epoch key, KEYS[2] = the `all` key. ARGV: tag-set prefix, entry prefix, invalidation
  * channel, invalidation message, write-mark prefix, the number n of write
  * tokens, the n tokens, then the tags.
  * Deletes every entry in the tag sets and the sets, lifts the marks of the
  * tokens' writes (BEGIN_WRITE_SCRIPT) from the tags, advances the epoch and
- * publishes the message, all at once. Returns { epoch, receivers, evicted keys }.
+ * publishes the message, all at once. `~all` deletes nothing: the `all` key takes the new epoch, which leaves
+ * every entry inserted before unreachable (see the module comment). Returns { epoch, receivers, evicted keys }.
  */
 export const INVALIDATE_SCRIPT = script(`${EPOCH_OF}${EVICT_TAG}
 local n = tonumber(ARGV[6])
 local seen = {}
 local evicted = {}
+local everything = false
 for i = 7 + n, #ARGV do
-  evict_tag(ARGV[1] .. ARGV[i], ARGV[2], seen, evicted)
+  if ARGV[i] == ${ALL} then everything = true else evict_tag(ARGV[1] .. ARGV[i], ARGV[2], seen, evicted) end
   for j = 7, 6 + n do redis.call('SREM', ARGV[5] .. ARGV[i], ARGV[j]) end
 end
 epoch_of(KEYS[1])
 local e = redis.call('INCR', KEYS[1])
+if everything then redis.call('SET', KEYS[2], string.format('%.0f', e)) end
 local r = redis.call('PUBLISH', ARGV[3], ARGV[4])
 return { e, r, evicted }
 `);
@@ -182,20 +209,23 @@ return { e, r, evicted }
  * is left for another replica to serve: the old ones went here, and reads that overlap the write cannot insert.
  * The epoch advances too: a run that started before the write must not be joined (singleflight joins by epoch) by
  * a call that starts after the write returned, which, with the invalidation lost, nothing else would move.
+ * `~all` deletes nothing, as in INVALIDATE_SCRIPT: the `all` key (KEYS[2]) takes the new epoch.
  * Returns { receivers, evicted keys }.
  */
 export const BEGIN_WRITE_SCRIPT = script(`${EPOCH_OF}${EVICT_TAG}
 local seen = {}
 local evicted = {}
+local everything = false
 local ms = tonumber(ARGV[7])
 for i = 8, #ARGV do
-  evict_tag(ARGV[1] .. ARGV[i], ARGV[2], seen, evicted)
+  if ARGV[i] == ${ALL} then everything = true else evict_tag(ARGV[1] .. ARGV[i], ARGV[2], seen, evicted) end
   local mark = ARGV[5] .. ARGV[i]
   redis.call('SADD', mark, ARGV[6])
   if redis.call('PTTL', mark) < ms then redis.call('PEXPIRE', mark, ms) end
 end
 epoch_of(KEYS[1])
-redis.call('INCR', KEYS[1])
+local e = redis.call('INCR', KEYS[1])
+if everything then redis.call('SET', KEYS[2], string.format('%.0f', e)) end
 local r = redis.call('PUBLISH', ARGV[3], ARGV[4])
 return { r, evicted }
 `);
@@ -207,13 +237,17 @@ return 1
 `);
 
 /**
- * KEYS[1] = lock key, KEYS[2] = entry key. ARGV: token, ttl ms. Returns 1 when acquired.
- * Refuses while the entry exists: a caller that missed just before another
+ * KEYS[1] = lock key, KEYS[2] = entry key, KEYS[3] = the `all` key. ARGV: token, ttl ms. Returns 1 when acquired.
+ * Refuses while a live entry exists: a caller that missed just before another
  * runner stored and released must not start a second run; its `wait` returns
- * the stored entry at once.
+ * the stored entry at once. An entry a write to everything left unreachable is deleted instead.
  */
-export const ACQUIRE_SCRIPT = script(`
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+export const ACQUIRE_SCRIPT = script(`${LIVE}
+local v = redis.call('GET', KEYS[2])
+if v then
+  if live(v, KEYS[3]) then return 0 end
+  redis.call('DEL', KEYS[2])
+end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', tonumber(ARGV[2])) then return 1 end
 return 0
 `);
@@ -229,7 +263,19 @@ redis.call('PUBLISH', ARGV[2], '0')
 return released
 `);
 
-/** KEYS[1] = entry key, KEYS[2] = lock key. Returns { entry or false, lock exists }. */
-export const PEEK_SCRIPT = script(`
-return { redis.call('GET', KEYS[1]), redis.call('EXISTS', KEYS[2]) }
+/** KEYS[1] = entry key, KEYS[2] = lock key, KEYS[3] = the `all` key. Returns { live entry or false, lock exists }. */
+export const PEEK_SCRIPT = script(`${LIVE}
+local v = redis.call('GET', KEYS[1])
+if v and not live(v, KEYS[3]) then v = false end
+return { v, redis.call('EXISTS', KEYS[2]) }
+`);
+
+/**
+ * KEYS[1] = entry key, KEYS[2] = the `all` key. Deletes the entry if a write to everything left it unreachable
+ * (a read met it): not one inserted since, which the read did not see. Returns 1 when deleted.
+ */
+export const DROP_DEAD_SCRIPT = script(`${LIVE}
+local v = redis.call('GET', KEYS[1])
+if v and not live(v, KEYS[2]) then return redis.call('DEL', KEYS[1]) end
+return 0
 `);

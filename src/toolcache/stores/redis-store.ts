@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidOptionError } from '../../errors.js';
 import { optionKeys, refuseUnknownKeys } from '../../internal/option-keys.js';
-import type { FlightCoordinator, StoredEntry, ToolCacheStore } from '../store.js';
+import { EVERYTHING_TAG, type FlightCoordinator, type StoredEntry, type ToolCacheStore } from '../store.js';
 import {
   RedisStoreError,
   type RedisStoreWarning,
@@ -30,10 +30,10 @@ import {
   type RedisToolCacheStoreStats,
 } from './redis-api.js';
 import type { RedisLike, RedisLinkEvent, RedisScript } from './redis-client.js';
-import { decodeEntry, encodeEntry } from './redis-codec.js';
+import { decodeEntry, decodeStored, encodeEntry } from './redis-codec.js';
 import { RedisFlightCoordinator } from './redis-flight.js';
 import { FrontTier } from './redis-front.js';
-import { BEGIN_WRITE_SCRIPT, END_WRITE_SCRIPT, EPOCH_SCRIPT, INSERT_SCRIPT, INVALIDATE_SCRIPT, VERIFY_SCRIPT } from './redis-scripts.js';
+import { BEGIN_WRITE_SCRIPT, DROP_DEAD_SCRIPT, END_WRITE_SCRIPT, EPOCH_SCRIPT, INSERT_SCRIPT, INVALIDATE_SCRIPT, VERIFY_SCRIPT } from './redis-scripts.js';
 
 // TYPES
 
@@ -113,6 +113,8 @@ export class RedisToolCacheStore implements ToolCacheStore {
   };
   readonly #k: {
     readonly epoch: string;
+    /** The epoch of the last write to everything: entries inserted before it are unreachable (redis-scripts.ts). */
+    readonly all: string;
     readonly run: string;
     readonly entryPrefix: string;
     readonly tagPrefix: string;
@@ -144,6 +146,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
     const p = `{${ns}}:`;
     this.#k = {
       epoch: `${p}epoch`,
+      all: `${p}all`,
       run: `${p}run`,
       entryPrefix: `${p}e:`,
       tagPrefix: `${p}t:`,
@@ -178,6 +181,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
       pollMs,
       lockKey: (key) => k.lockPrefix + key,
       entryKey: (key) => k.entryPrefix + key,
+      allKey: k.all,
       flightChannel: (key) => k.flightPrefix + key,
       script: (op, s, keys, args) => this.#run(op, () => this.#script(s, keys, args)),
       decode: (raw, key) => this.#decode(raw, key),
@@ -238,11 +242,28 @@ export class RedisToolCacheStore implements ToolCacheStore {
     const ticket = front?.ticket();
     if (!this.#verified) await this.#verify();
     if (this.#pending.size > 0) await this.#flushPending();
-    const raw = await this.#run('get', () => this.#client.get(this.#k.entryPrefix + key));
-    if (raw === null) return undefined;
-    const entry = await this.#decode(raw, key);
-    if (entry !== undefined && front !== undefined && ticket !== undefined) front.offer(entry, ticket);
-    return entry;
+    const k = this.#k;
+    const entryKey = k.entryPrefix + key;
+    // The entry and the last write to everything, read together (one round trip): an entry inserted before that
+    // write is gone for every read that starts after it returned. (Both reads happen after this call started, so
+    // the two GETs of a client without MGET may be answered in either order.)
+    const client = this.#client;
+    const [all, raw] = await this.#run('get', () =>
+      client.mget === undefined ? Promise.all([client.get(k.all), client.get(entryKey)]) : client.mget([k.all, entryKey]),
+    );
+    if (raw === null || raw === undefined) return undefined;
+    const stored = decodeStored(raw, key);
+    if (stored === undefined) {
+      await this.#decode(raw, key); // counts, warns and deletes
+      return undefined;
+    }
+    if (stored.epoch < (all === null || all === undefined ? 0 : Number(all))) {
+      // Unreachable since a write to everything: deleted unless an entry inserted since took its place.
+      this.#script(DROP_DEAD_SCRIPT, [entryKey, k.all], []).catch(() => undefined);
+      return undefined;
+    }
+    if (front !== undefined && ticket !== undefined) front.offer(stored.entry, ticket);
+    return stored.entry;
   }
 
   async insertIfEpoch(entry: StoredEntry, epoch: number): Promise<boolean> {
@@ -253,15 +274,17 @@ export class RedisToolCacheStore implements ToolCacheStore {
     if (entry.ttlMs !== undefined) px = Math.max(1, Math.ceil(entry.ttlMs));
     else if (entry.expiresAtMs !== undefined) px = Math.max(1, Math.ceil(entry.expiresAtMs - entry.insertedAtMs));
     else px = Number.isFinite(this.#defaultMaxAgeMs) ? Math.ceil(this.#defaultMaxAgeMs) : 0;
-    const value = encodeEntry(entry);
+    const value = encodeEntry(entry, epoch);
     const ticket = this.#front?.ticket();
     const k = this.#k;
+    // `~all` names every entry without a set of them all (INSERT_SCRIPT checks its mark for every entry).
+    const tags = entry.tags.includes(EVERYTHING_TAG) ? entry.tags.filter((t) => t !== EVERYTHING_TAG) : entry.tags;
     const stored =
       (await this.#run('insertIfEpoch', () =>
         this.#script(
           INSERT_SCRIPT,
           [k.epoch, k.entryPrefix + entry.key],
-          [String(epoch), value, String(px), k.tagPrefix, entry.key, k.entryPrefix, k.flightPrefix + entry.key, k.markPrefix, ...entry.tags],
+          [String(epoch), value, String(px), k.tagPrefix, entry.key, k.entryPrefix, k.flightPrefix + entry.key, k.markPrefix, ...tags],
         ),
       )) === 1;
     if (stored && this.#front !== undefined && ticket !== undefined) {
@@ -286,7 +309,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
     this.#front?.evictTags(tags);
     const k = this.#k;
     const reply = await this.#run('beginWrite', () =>
-      this.#script(BEGIN_WRITE_SCRIPT, [k.epoch], [k.tagPrefix, k.entryPrefix, k.inv, message, k.markPrefix, token, String(this.#writeMarkMs), ...tags]),
+      this.#script(BEGIN_WRITE_SCRIPT, [k.epoch, k.all], [k.tagPrefix, k.entryPrefix, k.inv, message, k.markPrefix, token, String(this.#writeMarkMs), ...tags]),
     );
     this.#front?.evictTags(tags);
     const [, evicted] = reply as [number, string[]];
@@ -376,7 +399,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
       reply = await this.#run('invalidate', () =>
         this.#script(
           INVALIDATE_SCRIPT,
-          [this.#k.epoch],
+          [this.#k.epoch, this.#k.all],
           [this.#k.tagPrefix, this.#k.entryPrefix, this.#k.inv, message, this.#k.markPrefix, String(tokens.length), ...tokens, ...all],
         ),
       );
