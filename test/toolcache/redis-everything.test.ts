@@ -40,6 +40,21 @@ function replica(ts: TestStore) {
   return { cache, read, shell };
 }
 
+/** A read on `r` in flight: its tool has read the file and returns once `release` is called. */
+async function readInFlight(r: ReturnType<typeof replica>, path: string) {
+  let release!: () => void;
+  const gate = new Promise<void>((done) => (release = done));
+  let started = false;
+  const result = r.read(path, async (x) => {
+    const v = onDisk(x.file_path);
+    started = true;
+    await gate;
+    return v;
+  });
+  await until(() => started);
+  return { result, release };
+}
+
 describe('RedisToolCacheStore: a write to everything', () => {
   const redis = useSharedRedis();
 
@@ -77,16 +92,7 @@ describe('RedisToolCacheStore: a write to everything', () => {
       const [aStore, bStore] = await twoStores(redis.url(), uniqueNamespace('everything'), redis.opened, options);
       const a = replica(aStore);
       const b = replica(bStore);
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      let started = false;
-      const slow = b.read('f0.ts', async (x) => {
-        const v = onDisk(x.file_path);
-        started = true;
-        await gate;
-        return v;
-      });
-      await until(() => started);
+      const { result: slow, release } = await readInFlight(b, 'f0.ts');
       await a.shell("sed -i 's/v1/v2/' f0.ts");
       release();
       expect((await slow).content).toBe('v1 of f0'); // it overlapped the write: either side is correct
@@ -102,16 +108,7 @@ describe('RedisToolCacheStore: a write to everything', () => {
       const a = replica(aStore);
       const b = replica(bStore);
       const c = replica(cStore);
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      let started = false;
-      const first = b.read('f0.ts', async (x) => {
-        const v = onDisk(x.file_path);
-        started = true;
-        await gate;
-        return v;
-      });
-      await until(() => started);
+      const { result: first, release } = await readInFlight(b, 'f0.ts');
       await a.shell("sed -i 's/v1/v2/' f0.ts");
       const second = c.read('f0.ts'); // B's run holds the flight: C waits for it, then must not take v1
       await until(() => cStore.store.stats.flightWaits === 1);
