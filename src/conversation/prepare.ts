@@ -9,7 +9,7 @@ import type { ContentBlockParam, TextBlockParam, Tool, ToolUnion } from '../prov
 import { ConversationConflictError, ConversationStateError, HideRefusedError, InvalidOptionError, InvalidParamsError, PathNotFoundError } from '../errors.js';
 import { hideBlock, recall } from '../render/hide-block.js';
 import { paths } from '../timeline/paths.js';
-import { canonicalModelId, resolveProfile, unsendableModelId, type ModelProfile } from '../models/profiles.js';
+import { canonicalModelId, diagnosticsUnavailable, resolveProfile, unsendableModelId, type ModelProfile } from '../models/profiles.js';
 import { promptCost, usageTokens, type ReportedUsage } from '../models/pricing.js';
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { defaultTokenCache } from '../render/options.js';
@@ -128,7 +128,8 @@ export interface PrepareOptions {
   /**
    * Ask the API for its cache diagnostics (adds `diagnostics: { previous_message_id }`
    * to the params); pass each response to {@link recordUsage} so its miss reason is
-   * recorded next to the plan's predicted cause. Default false.
+   * recorded next to the plan's predicted cause. The Claude API only: refused (`InvalidParamsError`)
+   * with a Bedrock or Vertex model id. Default false.
    */
   readonly diagnostics?: boolean;
   /**
@@ -319,6 +320,8 @@ function validate(params: PrepareParams, options: PrepareOptions): void {
   // Checked by value, not truthiness: `diagnostics: 'yes'` would ask the API for diagnostics, `onStoreError: 'ignore'` fall back.
   const d = options.diagnostics;
   if (d !== undefined && typeof d !== 'boolean') throw new InvalidParamsError('options.diagnostics', `expected true or false, got ${JSON.stringify(d)}`);
+  const unavailable = d === true ? diagnosticsUnavailable(params.model) : undefined;
+  if (unavailable) throw new InvalidParamsError('options.diagnostics', unavailable);
   const e = options.onStoreError;
   if (e !== undefined && e !== 'fallback' && e !== 'throw') {
     throw new InvalidParamsError('options.onStoreError', `expected 'fallback' or 'throw', got ${JSON.stringify(e)}`);

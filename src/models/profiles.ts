@@ -262,6 +262,35 @@ export function unsendableModelId(model: string): string | undefined {
   return `${JSON.stringify(model)} has leading or trailing whitespace: no model has that id (the request would be refused); pass ${JSON.stringify(model.trim())}`;
 }
 
+/**
+ * The cloud platform a model id names, or undefined for an Anthropic API id (or one that does not say: Vertex also
+ * takes some ids without `@date`). Bedrock: `[region.]anthropic.…` and Bedrock ARNs; Vertex: `…@<date>`.
+ *
+ * @example
+ * cloudPlatformOf('us.anthropic.claude-sonnet-4-5-20250929-v1:0'); // 'Bedrock'
+ * cloudPlatformOf('claude-opus-4-1@20250805'); // 'Vertex'
+ * cloudPlatformOf('claude-sonnet-4-6'); // undefined
+ */
+export function cloudPlatformOf(model: string): 'Bedrock' | 'Vertex' | undefined {
+  const id = model.trim();
+  if (/^arn:aws[a-z-]*:bedrock:/.test(id) || /^(?:[a-z]{2,6}(?:-[a-z]+)?\.)?anthropic\./.test(id)) return 'Bedrock';
+  return /@\d{8}$/.test(id) ? 'Vertex' : undefined;
+}
+
+/**
+ * Why `diagnostics: true` cannot be honoured for `model`, or undefined when it can: the API's cache diagnostics are
+ * "currently available on the Claude API only. It is not supported on Amazon Bedrock or Vertex AI"
+ * (platform.claude.com/docs/en/build-with-claude/cache-diagnostics, 2026-12-01).
+ *
+ * @example
+ * diagnosticsUnavailable('claude-sonnet-4-5@20250929'); // 'the API's cache diagnostics are offered on the Claude API only, …'
+ */
+export function diagnosticsUnavailable(model: string): string | undefined {
+  const platform = cloudPlatformOf(model);
+  if (platform === undefined) return undefined;
+  return `the API's cache diagnostics are offered on the Claude API only, not on ${platform} ("${model}" is a ${platform} model id): set diagnostics to false there`;
+}
+
 /** The model used when none is given: the one most agent sessions run on. */
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 

@@ -5,7 +5,7 @@
  * cache): everything it does can be done by hand with them.
  */
 import type { AnthropicRequestParams, ContentBlock, ContentBlockParam, Message, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
-import { resolveProfile, unsendableModelId, type ModelProfile } from '../models/profiles.js';
+import { diagnosticsUnavailable, resolveProfile, unsendableModelId, type ModelProfile } from '../models/profiles.js';
 import { callCreate, callStream, type CallOptions, type MessageOf, type MessagesClient, type MessageStreamLike, type StreamEventLike } from './client.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type PendingRequest, type RequestRecord, type SessionTotals } from './stats.js';
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
@@ -80,7 +80,8 @@ export interface SessionOptions extends CreateTimelineInput {
    * Ask the API for its cache diagnostics on every request (`diagnostics:
    * { previous_message_id }`); each response's miss reason is recorded next to
    * the plan's predicted cause, and disagreements are counted in the stats.
-   * Only where the API offers them (Anthropic API; not Bedrock/Vertex). Default false.
+   * Only where the API offers them (the Claude API): with a Bedrock or Vertex model id, an
+   * `InvalidOptionError`. Default false.
    */
   readonly diagnostics?: boolean;
 }
@@ -456,6 +457,8 @@ function checkSessionOptions(options: SessionOptions): void {
   if (options.diagnostics !== undefined && typeof options.diagnostics !== 'boolean') {
     throw new InvalidOptionError('diagnostics', `expected true or false, got ${JSON.stringify(options.diagnostics)}`, { value: options.diagnostics });
   }
+  const unavailable = options.diagnostics === true ? diagnosticsUnavailable(options.model) : undefined;
+  if (unavailable) throw new InvalidOptionError('diagnostics', unavailable, { value: true });
   if (!Array.isArray(options.instructions)) {
     throw new InvalidOptionError('instructions', 'required: an array of strings or text blocks (runtime instructions first, then agent/domain; [] for none)', {
       value: options.instructions,
