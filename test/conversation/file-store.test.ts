@@ -1,7 +1,7 @@
 /** FileConversationStore beyond the shared contract: a directory that cannot be created (yet), its lock options. */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { open, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -108,5 +108,45 @@ describe('FileConversationStore', () => {
     expect(thrown).toBeInstanceOf(ConversationStoreError);
     expect((thrown as Error).message).toMatch(/lock on .* was broken as stale .* nothing written/);
     expect(readFileSync(lock, 'utf8')).toBe('another-writer');
+  });
+  it('delete waits for the lock: while another writer holds it, the record stays (lockTimeoutMs 0: a typed error at once)', async () => {
+    // Before, delete removed the file without the lock: a save under way then renamed its record back (the delete
+    // undone, silently) or, had it loaded before the delete, saved a revision over a conversation the caller had removed.
+    const dir = mkdtempSync(join(tmpdir(), 'cachepoint-file-store-'));
+    dirs.push(dir);
+    const store = new FileConversationStore({ dir, lockTimeoutMs: 0 });
+    await prepare({ ...BASE, messages: [{ role: 'user' as const, content: 'Fix the tests.' }] }, { conversationId: 'task-4', store, now: 1000 });
+    const path = join(dir, conversationFileName('task-4'));
+    writeFileSync(`${path}.lock`, 'another-writer'); // a writer is between its load and its rename
+    const thrown = await store.delete('task-4').catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(ConversationStoreError);
+    expect((thrown as Error).message).toMatch(/another writer holds .*\.lock/);
+    expect(existsSync(path)).toBe(true);
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe('another-writer'); // not taken from its holder
+    rmSync(`${path}.lock`); // the writer is done
+    await store.delete('task-4');
+    expect(await store.load('task-4')).toBeUndefined();
+    expect(existsSync(`${path}.lock`)).toBe(false); // its own lock released
+  });
+
+  it('a delete during a save (a real writer stalled under its lock) comes after it: the conversation is gone, not saved back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cachepoint-file-store-'));
+    dirs.push(dir);
+    const store = new FileConversationStore({ dir, lockTimeoutMs: Number.POSITIVE_INFINITY });
+    await prepare({ ...BASE, messages: [{ role: 'user' as const, content: 'Fix the tests.' }] }, { conversationId: 'task-5', store, now: 1000 });
+    const path = join(dir, conversationFileName('task-5'));
+    const stored = readFileSync(path, 'utf8');
+    const record = (await store.load('task-5'))!;
+    renameSync(path, `${path}.kept`);
+    execFileSync('mkfifo', [path]);
+    const saving = store.save({ ...record, revision: 2 }, 1);
+    while (!/^\d+/.test(existsSync(`${path}.lock`) ? readFileSync(`${path}.lock`, 'utf8') : '')) await new Promise((r) => setImmediate(r));
+    const pipe = await open(path, 'w'); // the save's read is open on the pipe, waiting for the record
+    const deleting = store.delete('task-5');
+    await pipe.writeFile(stored);
+    await pipe.close();
+    await saving;
+    await deleting;
+    expect(await store.load('task-5')).toBeUndefined();
   });
 });
