@@ -7,7 +7,8 @@
  * that stalls past `staleLockMs` under its lock (a paused process, a slow
  * volume) may have it broken by another; it then finds the lock no longer its
  * own before the rename and writes nothing (a typed error), and it never
- * removes a lock it does not hold.
+ * removes a lock it does not hold. A delete takes the lock too, so a save under
+ * way is never renamed back over it.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
@@ -165,7 +166,15 @@ export class FileConversationStore implements ConversationStore {
     }
   }
 
+  /** Removes the conversation under its lock: a save under way finishes first, and one that loaded before gets a conflict. */
   async delete(id: string): Promise<void> {
-    await rm(this.#path(id), { force: true });
+    const lock = await this.#lock(id);
+    try {
+      await rm(this.#path(id), { force: true });
+    } catch (err) {
+      throw new ConversationStoreError(id, `cannot delete ${this.#path(id)}: ${(err as Error).message}`, { cause: err });
+    } finally {
+      await lock.release();
+    }
   }
 }
