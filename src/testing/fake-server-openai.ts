@@ -211,6 +211,19 @@ export class ProviderRoutes {
     const scripted = this.script.take(params as MessageCreateParamsBase);
     const n = ++this.#responses;
     const output: Json[] = [];
+    // A scripted thinking block is the reasoning item a reasoning model (GPT-5 family) puts before its answer, summary
+    // and all (openai 6.49's ResponseReasoningItem; its encrypted_content only when `include` asks for it).
+    scripted.content.forEach((b, k) => {
+      if (b.type !== 'thinking') return;
+      const thinking = (b as { thinking: string }).thinking;
+      const encrypted = Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
+      output.push({
+        type: 'reasoning',
+        id: `rs_fake_${n}_${k}`,
+        summary: thinking ? [{ type: 'summary_text', text: thinking }] : [],
+        ...(encrypted ? { encrypted_content: `enc:${Buffer.from(thinking).toString('base64')}` } : {}),
+      });
+    });
     const text = textOf(scripted.content);
     if (text)
       output.push({
@@ -261,10 +274,36 @@ export class ProviderRoutes {
           type: 'response.output_item.added',
           sequence_number: seq++,
           output_index,
-          item: { ...item, status: 'in_progress' },
+          item: { ...item, ...(item.type === 'reasoning' ? { summary: [] } : {}), status: 'in_progress' },
         }),
       );
-      if (item.type === 'message') {
+      if (item.type === 'reasoning') {
+        (item.summary as { text: string }[]).forEach((part, summary_index) => {
+          const at = { item_id: item.id, output_index, summary_index };
+          frames.push(
+            sse('response.reasoning_summary_part.added', {
+              type: 'response.reasoning_summary_part.added',
+              sequence_number: seq++,
+              ...at,
+              part: { type: 'summary_text', text: '' },
+            }),
+          );
+          frames.push(
+            sse('response.reasoning_summary_text.delta', { type: 'response.reasoning_summary_text.delta', sequence_number: seq++, ...at, delta: part.text }),
+          );
+          frames.push(
+            sse('response.reasoning_summary_text.done', { type: 'response.reasoning_summary_text.done', sequence_number: seq++, ...at, text: part.text }),
+          );
+          frames.push(
+            sse('response.reasoning_summary_part.done', {
+              type: 'response.reasoning_summary_part.done',
+              sequence_number: seq++,
+              ...at,
+              part: { type: 'summary_text', text: part.text },
+            }),
+          );
+        });
+      } else if (item.type === 'message') {
         const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };
         frames.push(
           sse('response.content_part.added', {
