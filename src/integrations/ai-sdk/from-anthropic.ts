@@ -14,7 +14,14 @@
  */
 import type { CacheControlEphemeral, ContentBlockParam, TextBlockParam, Tool, ToolResultBlockParam } from '../../providers/anthropic-types.js';
 import { sameData } from '../../internal/same-data.js';
-import { reasoningMetadata, UnmappablePromptError, type AnthropicPrompt } from './to-anthropic.js';
+import {
+  openaiReasoningItem,
+  openaiReasoningOf,
+  openaiReasoningSignature,
+  reasoningMetadata,
+  UnmappablePromptError,
+  type AnthropicPrompt,
+} from './to-anthropic.js';
 import type {
   AssistantPart,
   CallOptions,
@@ -185,11 +192,20 @@ export function indexPrompt(index: PromptIndex, prompt: Prompt, from: number, be
   for (let i = from; i < prompt.length; i++) {
     const m = prompt[i]!;
     if (m.role === 'assistant') {
+      const ordinals = new Map<string, number>();
       for (const p of m.content) {
         if (p.type === 'tool-call') o.calls.set(p.toolCallId, p);
         else if (p.type === 'reasoning') {
           const a = reasoningMetadata(p.providerOptions);
-          const key = a.signature !== undefined ? `s:${a.signature}` : a.redactedData !== undefined ? `r:${a.redactedData}` : undefined;
+          const item = a.signature === undefined && a.redactedData === undefined ? openaiReasoningItem(p.providerOptions) : undefined;
+          const key =
+            a.signature !== undefined
+              ? `s:${a.signature}`
+              : a.redactedData !== undefined
+                ? `r:${a.redactedData}`
+                : item !== undefined
+                  ? `s:${openaiReasoningSignature(item, ordinals)}`
+                  : undefined;
           if (key) o.thinking.set(key, p);
         }
       }
@@ -278,6 +294,8 @@ function assistantPart(b: ContentBlockParam, o: Originals, marker: CacheControlE
       const key = b.type === 'thinking' ? `s:${b.signature}` : `r:${b.data}`;
       const original = o.thinking.get(key);
       if (original) return setOptions(original, unmarked(original.providerOptions));
+      const item = b.type === 'thinking' ? openaiReasoningOf(b.signature) : undefined;
+      if (b.type === 'thinking' && item !== undefined) return { type: 'reasoning', text: b.thinking, providerOptions: { openai: { itemId: item } } };
       return b.type === 'thinking'
         ? { type: 'reasoning', text: b.thinking, providerOptions: { anthropic: { signature: b.signature } } }
         : { type: 'reasoning', text: '', providerOptions: { anthropic: { redactedData: b.data } } };

@@ -55,6 +55,35 @@ export function reasoningMetadata(options: ProviderOptions | undefined): { signa
   return {};
 }
 
+/**
+ * `@ai-sdk/openai`'s reasoning parts: a GPT-5 answer's reasoning item, one part per summary part (one with empty text
+ * when there is no summary), each with `providerOptions.openai.itemId`. The engine carries each as a thinking block
+ * whose signature names the item and the part's place among that item's parts in its message (so the same part gets
+ * the same bytes every call); the middleware hands the original part back to the provider, which sends the item.
+ */
+const OPENAI_REASONING = 'openai-reasoning:';
+
+/** The OpenAI reasoning item id a part's options name, or undefined. */
+export function openaiReasoningItem(options: ProviderOptions | undefined): string | undefined {
+  const o = options?.['openai'] as { itemId?: unknown } | null | undefined;
+  return o !== null && typeof o === 'object' && typeof o.itemId === 'string' ? o.itemId : undefined;
+}
+
+/**
+ * The signature of the thinking block carrying an OpenAI reasoning part: `ordinals` counts the parts of each item
+ * seen so far in the message (updated here).
+ */
+export function openaiReasoningSignature(itemId: string, ordinals: Map<string, number>): string {
+  const k = ordinals.get(itemId) ?? 0;
+  ordinals.set(itemId, k + 1);
+  return `${OPENAI_REASONING}${itemId}:${k}`;
+}
+
+/** The item id an {@link openaiReasoningSignature} names, or undefined for any other signature. */
+export function openaiReasoningOf(signature: string): string | undefined {
+  return signature.startsWith(OPENAI_REASONING) ? signature.slice(OPENAI_REASONING.length, signature.lastIndexOf(':')) : undefined;
+}
+
 /** Whether the call streams with eager tool input (the provider then adds `eager_input_streaming: true` to every function tool). */
 function eagerToolInput(call: CallOptions, type: 'generate' | 'stream'): boolean {
   return type === 'stream' && anthropicOptions(call.providerOptions)?.['toolStreaming'] !== false;
@@ -107,7 +136,7 @@ function toolInput(input: unknown): Record<string, unknown> {
   return input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : { rawInvalidInput: input };
 }
 
-function assistantBlock(part: AssistantPart, sendReasoning: boolean): ContentBlockParam | undefined {
+function assistantBlock(part: AssistantPart, sendReasoning: boolean, ordinals: Map<string, number>): ContentBlockParam | undefined {
   switch (part.type) {
     case 'text': {
       const a = anthropicOptions(part.providerOptions);
@@ -119,7 +148,9 @@ function assistantBlock(part: AssistantPart, sendReasoning: boolean): ContentBlo
       const { signature, redactedData } = reasoningMetadata(part.providerOptions);
       if (signature !== undefined) return { type: 'thinking', thinking: part.text, signature };
       if (redactedData !== undefined) return { type: 'redacted_thinking', data: redactedData };
-      throw new UnmappablePromptError('a reasoning part without an Anthropic signature');
+      const item = openaiReasoningItem(part.providerOptions);
+      if (item !== undefined) return { type: 'thinking', thinking: part.text, signature: openaiReasoningSignature(item, ordinals) };
+      throw new UnmappablePromptError('a reasoning part without an Anthropic signature or an OpenAI item id');
     }
     case 'tool-call': {
       if (part.providerExecuted === true) throw new UnmappablePromptError(`provider-executed tool call "${part.toolName}"`);
@@ -298,9 +329,10 @@ export function mapPrompt(
       ends.push(i + 1);
     } else ends[ends.length - 1] = i + 1;
     if (m.role === 'assistant') {
+      const ordinals = new Map<string, number>();
       for (const part of m.content) {
         if (part.type === 'text' && part.text.length === 0) continue;
-        const b = assistantBlock(part, sendReasoning);
+        const b = assistantBlock(part, sendReasoning, ordinals);
         if (b) target.push(b);
       }
     } else target.push(...userBlocks(m));
