@@ -7,6 +7,7 @@ import { jsonSchema, tool } from 'ai';
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
 import { startFakeServer, type FakeMessagesServer, type FakeServerOptions } from '../../../src/testing/fake-server.js';
 import type { ScriptEntry } from '../../../src/testing/fake-server-script.js';
+import { afterEach } from 'vitest';
 import { text } from '../../helpers/build.js';
 
 // The warnings under test are asserted through onWarning and result.warnings; keep the AI SDK's console copy quiet.
@@ -22,6 +23,22 @@ export async function fakeAnthropic(options: FakeServerOptions = {}) {
   const provider = createAnthropic({ baseURL: `${server.url}/v1`, apiKey: 'test-key' });
   return { server, provider };
 }
+
+/** A list for the fake servers a test file starts: each is closed after its test. */
+export function closedAfterEach(): FakeMessagesServer[] {
+  const servers: FakeMessagesServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return servers;
+}
+
+/** A `Read` tool whose result is large enough to be worth caching (`content of <path>` 200 times). */
+export const bigRead = tool({
+  description: 'Reads a file',
+  inputSchema: jsonSchema<{ path: string }>({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }),
+  execute: async ({ path }) => `content of ${path} `.repeat(200),
+});
 
 /** The bodies of the model requests the server received (POST /v1/messages), in order. */
 export function bodies(server: FakeMessagesServer): MessageCreateParamsBase[] {

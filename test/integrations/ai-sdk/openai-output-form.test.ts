@@ -7,22 +7,16 @@
  */
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../../src/conversation/memory-store.js';
 import { cachepointMiddleware, type CachepointWarning } from '../../../src/integrations/ai-sdk/index.js';
-import { startFakeServer, type FakeMessagesServer } from '../../../src/testing/fake-server.js';
+import { startFakeServer } from '../../../src/testing/fake-server.js';
+import { bigRead, closedAfterEach } from './harness.js';
 
-const servers: FakeMessagesServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const servers = closedAfterEach();
 
 const tools = {
-  Read: tool({
-    description: 'Reads a file',
-    inputSchema: jsonSchema<{ path: string }>({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }),
-    execute: async ({ path }) => `content of ${path} `.repeat(200),
-  }),
+  Read: bigRead,
   Stat: tool({
     description: 'Stats a file',
     inputSchema: jsonSchema<{ path: string }>({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }),
