@@ -15,6 +15,8 @@
 import type { CacheControlEphemeral, ContentBlockParam, TextBlockParam, Tool, ToolResultBlockParam } from '../../providers/anthropic-types.js';
 import { sameData } from '../../internal/same-data.js';
 import {
+  fileBlock,
+  mediaKey,
   openaiReasoningItem,
   openaiReasoningOf,
   openaiReasoningSignature,
@@ -174,12 +176,14 @@ export interface PromptIndex {
   readonly calls: Map<string, ToolCallPart>;
   readonly results: Map<string, ToolResultPart>;
   readonly thinking: Map<string, ReasoningPart>;
+  /** User file parts by the {@link mediaKey} of the block they map to. */
+  readonly files: Map<string, UserPart>;
   readonly given: Map<string, ToolResultBlockParam['content']>;
 }
 
 /** An empty {@link PromptIndex}. */
 export function emptyIndex(): PromptIndex {
-  return { calls: new Map(), results: new Map(), thinking: new Map(), given: new Map() };
+  return { calls: new Map(), results: new Map(), thinking: new Map(), files: new Map(), given: new Map() };
 }
 
 /**
@@ -211,6 +215,8 @@ export function indexPrompt(index: PromptIndex, prompt: Prompt, from: number, be
       }
     } else if (m.role === 'tool') {
       for (const p of m.content) if (p.type === 'tool-result') o.results.set(p.toolCallId, p);
+    } else if (m.role === 'user') {
+      for (const p of m.content) if (p.type === 'file') o.files.set(mediaKey(fileBlock(p))!, p);
     }
   }
   const messages = before.messages;
@@ -368,8 +374,12 @@ export function fromAnthropicPrompt(
         const part = target.listOutputs ? listed(base, marker, target) : setOptions(base, withMarker(base.providerOptions, marker, target, 'part'));
         if (last?.role === 'tool') last.content.push(part);
         else prompt.push({ role: 'tool', content: [part] });
-      } else if (b.type === 'text') {
-        const part: UserPart = setOptions({ type: 'text', text: b.text }, withMarker(undefined, marker, target, 'part'));
+      } else if (b.type === 'text' || b.type === 'image' || b.type === 'document') {
+        const original = b.type === 'text' ? undefined : o.files.get(mediaKey(b)!);
+        if (b.type !== 'text' && !original) throw new UnmappablePromptError(`a rendered user ${b.type} block that no file part of the call made`);
+        const part: UserPart = original
+          ? setOptions(original, withMarker(original.providerOptions, marker, target, 'part'))
+          : setOptions({ type: 'text', text: (b as TextBlockParam).text }, withMarker(undefined, marker, target, 'part'));
         if (last?.role === 'user') last.content.push(part);
         else prompt.push({ role: 'user', content: [part] });
       } else throw new UnmappablePromptError(`a rendered user ${b.type} block`);

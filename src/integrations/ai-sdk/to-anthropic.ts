@@ -7,7 +7,7 @@
  * then sees the bytes the provider will send. Cache markers are not copied:
  * the engine decides them.
  *
- * Anything this mapping does not cover (files and images, provider-executed
+ * Anything this mapping does not cover (files by provider reference, media inside tool results, provider-executed
  * tools, provider tools, mid-conversation system messages, a trailing
  * assistant prefill, …) throws {@link UnmappablePromptError}: the middleware
  * then lets the call through unchanged, with one warning.
@@ -189,12 +189,80 @@ function toolUseLast(content: ContentBlockParam[]): ContentBlockParam[] {
   return out;
 }
 
+/** Base64 of bytes, without Buffer (the entry runs on edge runtimes too). */
+function base64Of(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/** What a file part holds: base64 bytes, a URL or text. ai 5 and 6 give bytes, base64 or a URL; ai 7 a tagged object. */
+function fileData(data: unknown): { base64?: string; url?: string; text?: string } | undefined {
+  if (data instanceof Uint8Array) return { base64: base64Of(data) };
+  if (typeof data === 'string') return { base64: data };
+  if (data instanceof URL) return { url: data.toString() };
+  const d = data as { type?: unknown; data?: unknown; url?: unknown; text?: unknown } | null;
+  if (d === null || typeof d !== 'object') return undefined;
+  if (d.type === 'data') return fileData(d.data);
+  if (d.type === 'url' && (d.url instanceof URL || typeof d.url === 'string')) return { url: String(d.url) };
+  if (d.type === 'text' && typeof d.text === 'string') return { text: d.text };
+  return undefined; // a provider file reference: the Files API, not mapped
+}
+
+/** An image's media type from its first bytes (the AI SDK passes `image/*` when it could not tell). */
+function sniffImage(base64: string): string | undefined {
+  const head: Record<string, string> = { iVBORw0KGgo: 'image/png', '/9j/': 'image/jpeg', R0lGOD: 'image/gif', UklGR: 'image/webp' };
+  for (const [prefix, type] of Object.entries(head)) if (base64.startsWith(prefix)) return type;
+  return undefined;
+}
+
+/** UTF-8 text of base64 bytes. */
+function textOf(base64: string): string {
+  return new TextDecoder().decode(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
+}
+
+/**
+ * The image or document block `@ai-sdk/anthropic` makes of a user file part (images, PDFs and plain text, by bytes
+ * or URL; the title is the file name). The engine reads it for its bytes; the middleware sends the part itself back
+ * (see {@link mediaKey}), so the provider serializes it as it would have.
+ */
+export function fileBlock(part: { mediaType?: unknown; data?: unknown; filename?: unknown }): ContentBlockParam {
+  const media = typeof part.mediaType === 'string' ? part.mediaType : '';
+  const data = fileData(part.data);
+  if (!data) throw new UnmappablePromptError(`a user file part (${media || 'no media type'}) given by provider reference`);
+  const title = typeof part.filename === 'string' ? { title: part.filename } : {};
+  if (media.startsWith('image/')) {
+    if (data.url !== undefined) return { type: 'image', source: { type: 'url', url: data.url } };
+    const type = media === 'image/*' && data.base64 !== undefined ? sniffImage(data.base64) : media;
+    if (type === undefined || data.base64 === undefined) throw new UnmappablePromptError(`a user image part (${media}) whose type cannot be told`);
+    return { type: 'image', source: { type: 'base64', media_type: type, data: data.base64 } } as ContentBlockParam;
+  }
+  if (media === 'application/pdf' && data.text === undefined) {
+    const source = data.url !== undefined ? { type: 'url', url: data.url } : { type: 'base64', media_type: 'application/pdf', data: data.base64 };
+    return { type: 'document', source, ...title } as ContentBlockParam;
+  }
+  if (media === 'text/plain') {
+    const source =
+      data.url !== undefined ? { type: 'url', url: data.url } : { type: 'text', media_type: 'text/plain', data: data.text ?? textOf(data.base64!) };
+    return { type: 'document', source, ...title } as ContentBlockParam;
+  }
+  throw new UnmappablePromptError(`a user file part of media type ${media || '(none)'}`);
+}
+
+/** The key an image or document block is known by: the same for the block made of a part and any copy of it. */
+export function mediaKey(block: ContentBlockParam): string | undefined {
+  if (block.type !== 'image' && block.type !== 'document') return undefined;
+  const s = block.source as { type?: string; media_type?: string; data?: string; url?: string };
+  return `${block.type}|${s.type}|${s.media_type ?? ''}|${s.data ?? s.url ?? ''}`;
+}
+
 function userBlocks(message: Extract<PromptMessage, { role: 'user' | 'tool' }>): ContentBlockParam[] {
   const out: ContentBlockParam[] = [];
   if (message.role === 'user') {
     for (const part of message.content) {
-      if (part.type !== 'text') throw new UnmappablePromptError(`a user ${part.type} part (files and images are not mapped yet)`);
-      out.push({ type: 'text', text: part.text });
+      if (part.type === 'text') out.push({ type: 'text', text: part.text });
+      else if (part.type === 'file') out.push(fileBlock(part));
+      else throw new UnmappablePromptError(`a user ${(part as { type: string }).type} part`);
     }
     return out;
   }

@@ -122,7 +122,11 @@ describe('AI SDK prompt ⇄ Anthropic params', () => {
     const base = { prompt: [] as never[] };
     const call = (prompt: unknown, extra: object = {}) => ({ ...base, ...extra, prompt }) as unknown as Parameters<typeof toAnthropicPrompt>[0];
     const cases: [unknown, string][] = [
-      [[{ role: 'user', content: [{ type: 'file', data: { type: 'url', url: new URL('https://x/y.png') }, mediaType: 'image/png' }] }], 'user file part'],
+      [
+        [{ role: 'user', content: [{ type: 'file', data: { type: 'reference', reference: { anthropic: 'file_1' } }, mediaType: 'application/pdf' }] }],
+        'given by provider reference',
+      ],
+      [[{ role: 'user', content: [{ type: 'file', data: { type: 'data', data: 'AAAA' }, mediaType: 'audio/wav' }] }], 'user file part of media type audio/wav'],
       [
         [
           { role: 'user', content: [{ type: 'text', text: 'a' }] },
