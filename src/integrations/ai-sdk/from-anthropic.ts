@@ -204,11 +204,11 @@ export function indexPrompt(index: PromptIndex, prompt: Prompt, from: number, be
           const item = a.signature === undefined && a.redactedData === undefined ? openaiReasoningItem(p.providerOptions) : undefined;
           const key =
             a.signature !== undefined
-              ? `s:${a.signature}`
+              ? thinkingKey(a.signature, p.text)
               : a.redactedData !== undefined
                 ? `r:${a.redactedData}`
                 : item !== undefined
-                  ? `s:${openaiReasoningSignature(item, ordinals)}`
+                  ? thinkingKey(openaiReasoningSignature(item, ordinals), p.text)
                   : undefined;
           if (key) o.thinking.set(key, p);
         }
@@ -224,6 +224,14 @@ export function indexPrompt(index: PromptIndex, prompt: Prompt, from: number, be
     for (const b of messages[i]!.content as ContentBlockParam[]) if (b.type === 'tool_result') o.given.set(b.tool_use_id, b.content);
   }
   return o;
+}
+
+/**
+ * A thinking part's key: its signature and its text. A signature alone is not unique (the fake server signs every
+ * block alike; nothing says a provider never repeats one), and a shared key handed one step's part back for another.
+ */
+function thinkingKey(signature: string, text: string): string {
+  return `s:${signature}\u0000${text}`;
 }
 
 /** Parts of the original prompt by payload identity, and its tools by name. */
@@ -297,7 +305,7 @@ function assistantPart(b: ContentBlockParam, o: Originals, marker: CacheControlE
     }
     case 'thinking':
     case 'redacted_thinking': {
-      const key = b.type === 'thinking' ? `s:${b.signature}` : `r:${b.data}`;
+      const key = b.type === 'thinking' ? thinkingKey(b.signature, b.thinking) : `r:${b.data}`;
       const original = o.thinking.get(key);
       if (original) return setOptions(original, unmarked(original.providerOptions));
       const item = b.type === 'thinking' ? openaiReasoningOf(b.signature) : undefined;
