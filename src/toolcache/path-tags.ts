@@ -32,6 +32,21 @@
  * relative) paths still meet only as above; a path that starts with `..` is both, so its read carries both tags.
  */
 
+/**
+ * A relative path (as `fileTag` writes it, without `file:`) resolved against `cwd`, an absolute directory as
+ * `fileTag` writes it; `undefined` when the path is not relative (absolute, a drive letter, a `file:` URI).
+ * The caller normalizes the result (`..` folded) with `fileTag`.
+ */
+export function resolveAgainst(cwd: string, normalized: string): string | undefined {
+  if (normalized.startsWith('/') || /^[A-Za-z]:/.test(normalized) || /^file:\//i.test(normalized)) return undefined;
+  return normalized === '.' ? cwd : `${cwd}/${normalized}`;
+}
+
+/** Whether `path` is absolute: `/…`, a drive letter (`C:\…`, `C:/…`). */
+export function isAbsolutePath(path: string): boolean {
+  return path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:[\\/]/.test(path);
+}
+
 /** What a path may be equal to: its folded segments without root, drive or leading `..`, and which kind of path it is. */
 interface PathForm {
   readonly exact: string;

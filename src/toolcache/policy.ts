@@ -20,7 +20,7 @@
  */
 
 import { InvalidOptionError } from '../errors.js';
-import { fileReadAliases, fileWriteAliases } from './path-tags.js';
+import { fileReadAliases, fileWriteAliases, resolveAgainst } from './path-tags.js';
 import { EVERYTHING_TAG } from './store.js';
 
 // TYPES
@@ -279,6 +279,20 @@ export function resolvePolicy(tool: string, policy: ToolPolicy<never>): Resolved
     throw new InvalidOptionError(`tools.${tool}.ttl`, 'a TTL without `cacheable: true` does nothing; add `cacheable: true` or remove it');
   }
   return { tool, kind: 'passthrough', families: new Set(reads.map((r) => r.family)), staticTags: reads, ...base };
+}
+
+/**
+ * `deps` with every relative `file:` path resolved against `cwd` (absolute, as `fileTag` writes it without
+ * `file:`), so a write and a read of one file meet by their absolute spelling only (see ToolCacheOptions.cwd).
+ */
+export function resolveFileDependencies(deps: ParsedTag[], cwd: string): ParsedTag[] {
+  for (let i = 0; i < deps.length; i++) {
+    const d = deps[i] as ParsedTag;
+    if (d.family !== 'file' || d.id === undefined) continue;
+    const resolved = resolveAgainst(cwd, fileTag(d.id).slice('file:'.length));
+    if (resolved !== undefined) deps[i] = { family: 'file', id: fileTag(resolved).slice('file:'.length) };
+  }
+  return deps;
 }
 
 /**

@@ -36,7 +36,19 @@ import { type FillContext, type FillResult, fill, type ReadCall, type RunOutput 
 import { agedOut, belongsTo, type Clocks, expiredByOwnTtl, isExpired } from './freshness.js';
 import { flatText, hashArgs, memoryKeyPart, toolOfKey } from './key.js';
 import { MemoryToolCacheStore } from './memory-store.js';
-import { callDependencies, EVERYTHING_TAG, readEntryTags, type ResolvedPolicy, resolvePolicy, writeInvalidationTags, type ToolPolicy } from './policy.js';
+import {
+  callDependencies,
+  EVERYTHING_TAG,
+  fileTag,
+  type ParsedTag,
+  readEntryTags,
+  type ResolvedPolicy,
+  resolveFileDependencies,
+  resolvePolicy,
+  writeInvalidationTags,
+  type ToolPolicy,
+} from './policy.js';
+import { isAbsolutePath } from './path-tags.js';
 import { SingleFlight, TIMED_OUT } from './singleflight.js';
 import { formatStats, StatsRecorder, type ToolCacheStats } from './stats.js';
 import type { StoredEntry, ToolCacheStore } from './store.js';
@@ -69,6 +81,10 @@ function checkOptionTypes(options: ToolCacheOptions): void {
   if (options.now !== undefined && typeof options.now !== 'function')
     throw new InvalidOptionError('now', 'must be a function returning milliseconds', { value: options.now });
   if (options.marker !== undefined && typeof options.marker !== 'string') throw new InvalidOptionError('marker', 'must be a string', { value: options.marker });
+  if (options.cwd !== undefined && (typeof options.cwd !== 'string' || !isAbsolutePath(options.cwd)))
+    throw new InvalidOptionError('cwd', `must be an absolute directory (the agent's working directory), got ${JSON.stringify(options.cwd)}`, {
+      value: options.cwd,
+    });
   if (options.undeclared !== undefined && options.undeclared !== 'write' && options.undeclared !== 'passthrough')
     throw new InvalidOptionError('undeclared', `must be 'write' (the default) or 'passthrough', got ${JSON.stringify(options.undeclared)}`, {
       value: options.undeclared,
@@ -102,6 +118,8 @@ export class ToolCache {
   readonly #flightTimeoutMs: number;
   /** A tool never registered is a write to everything (see {@link ToolCacheOptions.undeclared}). */
   readonly #undeclaredWrites: boolean;
+  /** The working directory relative paths are resolved against, as `fileTag` writes it (see {@link ToolCacheOptions.cwd}). */
+  readonly #cwd: string | undefined;
   readonly #fill: FillContext;
   /**
    * Tags of successful writes whose invalidation the store refused, each with the number of the failure that
@@ -148,6 +166,7 @@ export class ToolCache {
     this.#now = options.now ?? defaultNow;
     this.#marker = options.marker ?? '[cached]';
     this.#undeclaredWrites = options.undeclared !== 'passthrough';
+    this.#cwd = options.cwd === undefined ? undefined : fileTag(options.cwd).slice('file:'.length);
     this.#flightTimeoutMs = options.flightTimeoutMs ?? 30_000;
     if (!Number.isFinite(this.#flightTimeoutMs) || this.#flightTimeoutMs <= 0) {
       throw new InvalidOptionError('flightTimeoutMs', `must be a positive number, got ${String(options.flightTimeoutMs)}`);
@@ -321,7 +340,7 @@ export class ToolCache {
       return { tool: name, callId: options.callId, ...out, cache: { type: 'bypass', reason: policy === undefined ? 'undeclared' : 'not_cacheable' } };
     }
     // Computed before the run so a bad extractor fails before any side effect.
-    if (policy.kind === 'write') return this.#write(name, writeInvalidationTags(callDependencies(policy, args)), args, runner, options.callId);
+    if (policy.kind === 'write') return this.#write(name, writeInvalidationTags(this.#dependencies(policy, args)), args, runner, options.callId);
 
     const key = knownKey ?? this.keyOf(name, args, options.scope);
     return this.#read({ name, policy, key, scope: options.scope, args, run: runner, callId: options.callId });
@@ -419,6 +438,12 @@ export class ToolCache {
     }
   }
 
+  /** What a call depends on, its relative paths resolved when the working directory is known. */
+  #dependencies(policy: ResolvedPolicy, args: unknown): ParsedTag[] {
+    const deps = callDependencies(policy, args);
+    return this.#cwd === undefined ? deps : resolveFileDependencies(deps, this.#cwd);
+  }
+
   /** Looks `key` up; removes expired and malformed entries on sight. */
   async #lookup(call: ReadCall): Promise<{ entry?: StoredEntry; expired: boolean }> {
     const entry = await this.store.get(call.key);
@@ -473,7 +498,7 @@ export class ToolCache {
     }
     if (found.entry !== undefined) return this.#hit(name, callId, found.entry);
     // Only a miss needs the tags (to insert); an extractor error is the caller's bug, not a store error.
-    const tags = readEntryTags(callDependencies(policy, call.args));
+    const tags = readEntryTags(this.#dependencies(policy, call.args));
     let epoch: number;
     try {
       epoch = await this.store.epoch();
@@ -529,6 +554,7 @@ const TOOL_CACHE_OPTION_KEYS = optionKeys<ToolCacheOptions>({
   marker: true,
   flightTimeoutMs: true,
   undeclared: true,
+  cwd: true,
 });
 
 /**

@@ -99,6 +99,23 @@ export interface ToolCacheOptions {
    * an empty policy (`register('WebSearch', {})`) to keep it from evicting.
    */
   readonly undeclared?: 'write' | 'passthrough';
+  /**
+   * The absolute directory the agent's tools resolve relative paths against (the agent's working directory).
+   * Without it the cache cannot tell which absolute path a relative one names, so a write of one kind of path
+   * (absolute, or relative) evicts every read of the other kind (docs/tool-cache.md, "Tags"). With it, a
+   * relative `file:` path is resolved against it before its tags are derived, so `Edit('src/a.ts')` evicts
+   * `Read('/repo/src/a.ts')` and the listing `LS('/repo/src')`, but no longer `Read('/repo/lib/b.ts')`.
+   * It must be the directory the tools really use: a wrong one leaves stale answers. Leave it unset when tools
+   * run in different directories (a shell that `cd`s). Default: unset.
+   *
+   * @example
+   * ```ts
+   * const cache = new ToolCache({ cwd: process.cwd() });
+   * cache.register('Read', { cacheable: true, ttl: { turns: 5 }, reads: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
+   * cache.register('Edit', { writes: ['file'], tags: (a: { path: string }) => [fileTag(a.path)] });
+   * ```
+   */
+  readonly cwd?: string;
 }
 
 /** A `tool_use` block as it comes from a model response (or a trace). */
