@@ -392,17 +392,45 @@ interface ReplayResult {
   savedMs: number;
 }
 
+/** The working directory of the synthetic agent: its relative paths name files under it. */
+const SYNTHETIC_ROOT = '/repo';
+
 /**
- * Replays `session` against an in-memory file system. `bash`: 'passthrough'
- * leaves Bash and the other tools of the traces undeclared and evicting nothing
- * (`undeclared: 'passthrough'`: they cannot change the in-memory files here);
- * 'family-write' declares it as a write of the whole `file` family, the
- * conservative policy for an agent whose shell may edit files.
+ * The same session with each file path spelled absolute (under {@link SYNTHETIC_ROOT}) or relative at random
+ * (seeded): an agent whose tools mix the two kinds, which a cache without `cwd` cannot join exactly.
  */
-async function replay(session: Session, bash: 'passthrough' | 'family-write' = 'passthrough'): Promise<ReplayResult> {
+function mixedSpellings(session: Session, seed = 11): Session {
+  const r = rng(seed);
+  const respell = (u: Use): Use => {
+    const p = u.input.file_path;
+    if (typeof p !== 'string' || p.startsWith('/') || r() < 0.5) return u;
+    return { ...u, input: { ...u.input, file_path: `${SYNTHETIC_ROOT}/${p}` } };
+  };
+  return session.map((turn) => turn.map((wave) => wave.map(respell)));
+}
+
+/**
+ * How a replay's cache is set up. `tools`: 'passthrough' leaves Bash and the other tools of the traces undeclared
+ * and evicting nothing (`undeclared: 'passthrough'`: they cannot change the in-memory files here); 'family-write'
+ * also declares Bash a write of the whole `file` family, the conservative policy for an agent whose shell may
+ * edit files; 'default' is what a user who registers only the file tools gets (`undeclared: 'write'`: every other
+ * tool, Bash, TodoWrite, Task…, is a write to everything). `cwd`: the cache's working directory (relative paths
+ * of the replay name files under {@link SYNTHETIC_ROOT}).
+ */
+interface ReplaySetup {
+  readonly tools?: 'passthrough' | 'family-write' | 'default';
+  readonly cwd?: string;
+}
+
+/** Replays `session` against an in-memory file system (see {@link ReplaySetup}). */
+async function replay(session: Session, setup: ReplaySetup = {}): Promise<ReplayResult> {
   const fs = new Map<string, number>();
-  const cache = new ToolCache({ undeclared: 'passthrough' });
-  if (bash === 'family-write') cache.register('Bash', { writes: ['file'] });
+  const tools = setup.tools ?? 'passthrough';
+  const cache = new ToolCache({
+    ...(tools === 'default' ? {} : { undeclared: 'passthrough' as const }),
+    ...(setup.cwd === undefined ? {} : { cwd: setup.cwd }),
+  });
+  if (tools === 'family-write') cache.register('Bash', { writes: ['file'] });
   // Web tools: cached by URL/query; the replay's web never changes, so they cannot be stale.
   cache.register('WebFetch', { cacheable: true, ttl: { turns: 5 }, reads: ['web:*'] });
   cache.register('WebSearch', { cacheable: true, ttl: { turns: 5 }, reads: ['web:*'] });
@@ -412,7 +440,8 @@ async function replay(session: Session, bash: 'passthrough' | 'family-write' = '
   cache.register('Grep', { cacheable: true, ttl: { turns: 5 }, reads: ['file:*'] });
   for (const w of WRITE_TOOLS) cache.register(w, { writes: ['file'], tags: (a: Record<string, unknown>) => [fileTag(pathOf(a))] });
 
-  const norm = (p: string) => fileTag(p).slice('file:'.length);
+  // One name per file, whichever kind of path spells it (the replay's working directory is SYNTHETIC_ROOT).
+  const norm = (p: string) => fileTag(p.startsWith('/') ? p : `${SYNTHETIC_ROOT}/${p}`).slice('file:'.length);
   const truth = (u: Use): string => {
     switch (u.name) {
       case 'Read':
@@ -538,10 +567,15 @@ export default async function bench(): Promise<Row[]> {
     const all = `fixtures/*.jsonl (${fixtures.length} traces)`;
     const results = await Promise.all(fixtures.map((f) => replay(f.session)));
     rows.push(...replayRows(all, sum(results)));
-    const conservative = await Promise.all(fixtures.map((f) => replay(f.session, 'family-write')));
+    const conservative = await Promise.all(fixtures.map((f) => replay(f.session, { tools: 'family-write' })));
     rows.push(...replayRows(`${all}, Bash declared a family write`, sum(conservative)).slice(1, 4));
+    const undeclared = await Promise.all(fixtures.map((f) => replay(f.session, { tools: 'default' })));
+    rows.push(...replayRows(`${all}, other tools left undeclared (the default: writes to everything)`, sum(undeclared)).slice(1, 4));
   }
   rows.push(...replayRows('synthetic (seed 7, 120 turns)', await replay(syntheticSession())));
+  const mixed = mixedSpellings(syntheticSession());
+  rows.push(...replayRows('synthetic, paths spelled absolute or relative at random', await replay(mixed)).slice(1, 4));
+  rows.push(...replayRows(`synthetic, paths spelled absolute or relative, cwd ${SYNTHETIC_ROOT}`, await replay(mixed, { cwd: SYNTHETIC_ROOT })).slice(1, 4));
   return rows;
 }
 
