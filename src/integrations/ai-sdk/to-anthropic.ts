@@ -7,7 +7,7 @@
  * then sees the bytes the provider will send. Cache markers are not copied:
  * the engine decides them.
  *
- * Anything this mapping does not cover (files by provider reference, media inside tool results, provider-executed
+ * Anything this mapping does not cover (files by provider reference, other media than images and PDFs, provider-executed
  * tools, provider tools, mid-conversation system messages, a trailing
  * assistant prefill, …) throws {@link UnmappablePromptError}: the middleware
  * then lets the call through unchanged, with one warning.
@@ -116,11 +116,24 @@ function toolResultContent(output: ToolResultOutput, tool: string): NonNullable<
     case 'error-json':
       return JSON.stringify(output.value);
     case 'content':
-      return output.value.map((p) => {
-        if (p.type !== 'text') throw new UnmappablePromptError(`a ${p.type} part in the result of tool "${tool}"`);
-        return { type: 'text' as const, text: p.text };
-      });
+      return output.value.map((p) => (p.type === 'text' ? { type: 'text' as const, text: p.text } : (resultMedia(p, tool) as TextBlockParam)));
   }
+}
+
+/**
+ * An image or PDF part of a tool result as the block the provider makes of it: ai 7's `file` part (tagged data, as a
+ * user file part), ai 6's `image-data` / `file-data` (base64) and `image-url` / `file-url`, ai 5's `media` (base64).
+ */
+function resultMedia(part: { type: string; [k: string]: unknown }, tool: string): ContentBlockParam {
+  const { type, mediaType, data, url } = part as { type: string; mediaType?: unknown; data?: unknown; url?: unknown };
+  if ((type === 'image-url' || type === 'file-url') && typeof url === 'string') {
+    return { type: type === 'image-url' ? 'image' : 'document', source: { type: 'url', url } } as ContentBlockParam;
+  }
+  const media = typeof mediaType === 'string' ? mediaType : '';
+  if ((type === 'file' || type === 'image-data' || type === 'file-data' || type === 'media') && (media.startsWith('image/') || media === 'application/pdf')) {
+    return fileBlock({ mediaType: media, data });
+  }
+  throw new UnmappablePromptError(`a ${type} part${media ? ` (${media})` : ''} in the result of tool "${tool}"`);
 }
 
 /** tool_use input must be an object; the provider parses a JSON string and wraps anything else. */

@@ -78,7 +78,7 @@ describe('input the middleware cannot handle goes through unchanged, with one wa
     return { result, warnings, sent: bodies(wrapped.server), unwrapped: bodies(plain.server), status: wrapped.server.requests.map((r) => r.status) };
   }
 
-  it('an unmappable prompt (an image in a tool result)', async () => {
+  it('an unmappable prompt (audio in a tool result)', async () => {
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
     const messages: ModelMessage[] = [
       { role: 'user', content: 'Take a screenshot.' },
@@ -90,7 +90,7 @@ describe('input the middleware cannot handle goes through unchanged, with one wa
             type: 'tool-result',
             toolCallId: 'toolu_1',
             toolName: 'Read',
-            output: { type: 'content', value: [{ type: 'image-data', data: png, mediaType: 'image/png' }] },
+            output: { type: 'content', value: [{ type: 'file-data', data: png, mediaType: 'audio/wav' }] },
           },
         ],
       },
@@ -99,7 +99,7 @@ describe('input the middleware cannot handle goes through unchanged, with one wa
     expect(r.status).toEqual([200]);
     expect(r.sent).toEqual(r.unwrapped);
     expect(r.warnings.map((w) => w.code)).toEqual(['unmappable_prompt']);
-    expect(r.warnings[0]!.message).toContain('file part in the result of tool "Read"');
+    expect(r.warnings[0]!.message).toContain('file part (audio/wav) in the result of tool "Read"');
     // the warning also reaches the AI SDK's own warnings
     expect(r.result.warnings?.some((w) => w.type === 'other' && w.message.includes('cachepoint'))).toBe(true);
   });
