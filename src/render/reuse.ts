@@ -867,41 +867,90 @@ function chanceOf(state: TimelineState, path: BlockPath): number {
   return p;
 }
 
-const duplicates = new WeakMap<HiddenSet, Map<BlockPath, BlockPath[]>>();
+/** The newest level of a {@link Duplicates} is copied on an update while it holds fewer targets than this. */
+const DUP_TOP = 16;
+/** A level merges into the one below it once it holds at least 1/DUP_RATIO of that level's targets. */
+const DUP_RATIO = 8;
+const NO_PATHS: readonly BlockPath[] = Object.freeze([]);
 
-/** Paths of the hidden blocks pointed at `path` (`sameAs`), in the hidden map's order; indexed once per hidden map. */
-function duplicatesOf(hidden: HiddenSet, path: BlockPath): readonly BlockPath[] {
-  let index = duplicates.get(hidden) ?? derivedDuplicates(hidden);
-  if (!index) {
-    index = new Map();
+/**
+ * The paths of the hidden blocks pointed at each path (`sameAs`), persistent: levels oldest first, each holding,
+ * per target, the paths its stretch of updates added, in order (the lists of a target concatenated are its paths
+ * in the hidden set's order). An update copies only the newest level while it is small, and a level merges into
+ * the one below once it reaches 1/DUP_RATIO of it (hidden.ts keeps the hidden set itself the same way): a copy of
+ * the whole index per update was O(duplicates) on every request that added one, most late in a long session.
+ */
+export class Duplicates {
+  readonly #levels: readonly ReadonlyMap<BlockPath, readonly BlockPath[]>[];
+
+  private constructor(levels: readonly ReadonlyMap<BlockPath, readonly BlockPath[]>[]) {
+    this.#levels = levels;
+  }
+
+  /** The index of a whole hidden set, in its order. */
+  static of(hidden: HiddenSet): Duplicates {
+    const index = new Map<BlockPath, BlockPath[]>();
     for (const h of hidden.values()) {
       if (h.sameAs === undefined) continue;
       const list = index.get(h.sameAs);
       if (list) list.push(h.path);
       else index.set(h.sameAs, [h.path]);
     }
-    duplicates.set(hidden, index);
+    return new Duplicates(index.size > 0 ? [index] : []);
   }
-  return index.get(path) ?? [];
+
+  /** The paths pointed at `path`, in the hidden set's order. */
+  get(path: BlockPath): readonly BlockPath[] {
+    let out: readonly BlockPath[] | undefined;
+    for (const level of this.#levels) {
+      const list = level.get(path);
+      if (list !== undefined) out = out === undefined ? list : [...out, ...list];
+    }
+    return out ?? NO_PATHS;
+  }
+
+  /** The index with `added` (target, path) appended in order; this one is not changed. */
+  with(added: readonly (readonly [BlockPath, BlockPath])[]): Duplicates {
+    if (added.length === 0) return this;
+    const levels = this.#levels.slice();
+    const last = levels.at(-1);
+    const top = last !== undefined && last.size < DUP_TOP ? new Map(levels.pop()) : new Map<BlockPath, readonly BlockPath[]>();
+    for (const [to, path] of added) top.set(to, [...(top.get(to) ?? NO_PATHS), path]);
+    levels.push(top);
+    for (let n = levels.length; n >= 2 && levels[n - 1]!.size * DUP_RATIO >= levels[n - 2]!.size; n--) {
+      const merged = new Map(levels[n - 2]!);
+      for (const [to, list] of levels[n - 1]!) merged.set(to, [...(merged.get(to) ?? NO_PATHS), ...list]);
+      levels.splice(n - 2, 2, merged);
+    }
+    return new Duplicates(levels);
+  }
+}
+
+const duplicates = new WeakMap<HiddenSet, Duplicates>();
+
+/** Paths of the hidden blocks pointed at `path` (`sameAs`), in the hidden map's order; indexed once per hidden map. */
+export function duplicatesOf(hidden: HiddenSet, path: BlockPath): readonly BlockPath[] {
+  let index = duplicates.get(hidden) ?? derivedDuplicates(hidden);
+  if (!index) duplicates.set(hidden, (index = Duplicates.of(hidden)));
+  return index.get(path);
 }
 
 /**
  * The duplicates index of a set the prune pass made from one already indexed (hidden-set.ts), from the paths it
- * added: the same index when none points anywhere (most prunes), else a copy with them appended (added keys come
+ * added: the same index when none points anywhere (most prunes), else one with them appended (added keys come
  * last in the set's order, as in the lists). Undefined when the set was not made that way, or replaced a path.
  */
-function derivedDuplicates(hidden: HiddenSet, depth = 0): Map<BlockPath, BlockPath[]> | undefined {
+function derivedDuplicates(hidden: HiddenSet, depth = 0): Duplicates | undefined {
   const from = hidden.base;
   const base = from && (duplicates.get(from) ?? (depth < 4 ? derivedDuplicates(from, depth + 1) : undefined));
   if (!from || !base) return undefined;
-  let index = base;
+  const added: [BlockPath, BlockPath][] = [];
   for (const p of hidden.paths) {
     if (from.has(p)) return undefined;
     const to = hidden.get(p)!.sameAs;
-    if (to === undefined) continue;
-    if (index === base) index = new Map(base);
-    index.set(to, [...(index.get(to) ?? []), p]);
+    if (to !== undefined) added.push([to, p]);
   }
+  const index = base.with(added);
   duplicates.set(hidden, index);
   return index;
 }
