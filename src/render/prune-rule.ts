@@ -172,8 +172,10 @@ export function firstChanceCandidates(state: TimelineState, o: Readonly<Required
       if (roundOpen(state, rule, t, rounds[r]!)) collect(t, rounds[r]!);
     }
   }
-  // Hidden payloads are no candidates: left out before their weighing (most of what a write made stale is).
-  for (const path of supersededSince(state, since, (path) => !taken.has(path) && !hidden.has(path), o.minChars)) {
+  // Hidden payloads are no candidates: left out before their weighing (most of what a write made stale is). A path
+  // supersededSince just found visible in this hidden set (a live key's result) is not looked up again: a miss reads
+  // every level of the set, for each visible result of a file-less call after every write.
+  for (const path of supersededSince(state, since, (path, visible) => !taken.has(path) && (visible || !hidden.has(path)), o.minChars)) {
     const loc = locOf(path);
     if (loc?.round === undefined) continue;
     const round = turns[loc.turn - 1]?.rounds[loc.round - 1];

@@ -112,15 +112,24 @@ export function reuseEstimates(state: TimelineState): ReadonlyMap<BlockPath, Reu
  * a caller that wants only visible payloads skips the weighing of the others).
  * With `minChars`, the caller wants only visible payloads of at least that
  * many characters (`only` must leave out hidden ones): what a write made stale
- * is then read from the keys that may still have one (the prune pass).
+ * is then read from the keys that may still have one (the prune pass), and
+ * `only` is told when a path was just found visible in the state's hidden set
+ * (its second argument), so it need not look it up again.
  */
-export function supersededAfter(state: TimelineState, afterRound: number, only?: (path: BlockPath) => boolean, minChars?: number): ReadonlySet<BlockPath> {
+export function supersededAfter(
+  state: TimelineState,
+  afterRound: number,
+  only?: (path: BlockPath, visible: boolean) => boolean,
+  minChars?: number,
+): ReadonlySet<BlockPath> {
   const w = analyze(state).walk();
   // What can have become superseded after the round: a payload replaced since, or the newest result of a call
   // key a write since made stale (the files it names; naming none, any write). Each is then checked as the whole
   // analysis would (wholeAnalysis: p = 0, and superseded at max(replaced, stale) > afterRound): the work follows
   // the rounds since, not the session.
   const maybe = new Set<BlockPath>();
+  /** Paths of live keys' results found visible in the state's hidden set by this call (see `only`). */
+  let visibleNow: Set<BlockPath> | undefined;
   const replaced = w.replacedLog;
   for (let i = replaced.length - 1; i >= 0 && replaced[i]!.at > afterRound; i--) maybe.add(replaced[i]!.path);
   if (w.anyWrite > afterRound) {
@@ -163,13 +172,16 @@ export function supersededAfter(state: TimelineState, afterRound: number, only?:
           continue;
         }
         seen.set(k, src);
-        if (!w.external.has(k)) maybe.add(src.path);
+        if (!w.external.has(k)) {
+          maybe.add(src.path);
+          (visibleNow ??= new Set()).add(src.path);
+        }
       }
     }
   }
   const out: BlockPath[] = [];
   for (const path of maybe) {
-    if (only && !only(path)) continue;
+    if (only && !only(path, visibleNow?.has(path) === true)) continue;
     const at = supersededAtOf(w, path);
     if (at !== undefined && at > afterRound) out.push(path);
   }
@@ -192,7 +204,12 @@ export function supersededAfterScan(state: TimelineState, afterRound: number): R
  * {@link supersededAfter} the round `since` rounds before the state's last (the round count read from the walk:
  * the caller counts back from the end, not from the session's start).
  */
-export function supersededSince(state: TimelineState, since: number, only?: (path: BlockPath) => boolean, minChars?: number): ReadonlySet<BlockPath> {
+export function supersededSince(
+  state: TimelineState,
+  since: number,
+  only?: (path: BlockPath, visible: boolean) => boolean,
+  minChars?: number,
+): ReadonlySet<BlockPath> {
   return supersededAfter(state, analyze(state).walk().request - since, only, minChars);
 }
 
