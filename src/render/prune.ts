@@ -15,7 +15,7 @@
  * a pruned block stays pruned in every later render. Idempotent.
  */
 import { castDraft, produce } from 'immer';
-import type { Block, BlockPath, CacheEntryRecord, HiddenRecord, Round, StreamBlock, TimelineState } from '../timeline/types.js';
+import type { Block, CacheEntryRecord, HiddenRecord, Round, StreamBlock, TimelineState } from '../timeline/types.js';
 import { isThinkingBlock } from './bind.js';
 import type { Pass, PassContext } from './context.js';
 import { expectedRemaining, noticePrice, priceChange } from './gate.js';
@@ -53,24 +53,54 @@ function noteTextTokens(ctx: PassContext, note: string): number {
   return n;
 }
 
-const records = new WeakMap<Round, { economy?: Map<BlockPath, HiddenRecord>; prune?: Map<BlockPath, HiddenRecord> }>();
+/** A candidate's hidden record and its note's tokens, for one reason (see {@link candidateRecord}). */
+interface Weighed {
+  readonly record: HiddenRecord;
+  /** The counter `noteTokens` was counted with: another counter counts the note again. */
+  counter: object;
+  noteTokens: number;
+}
+
+/** What the gate prepared of a round payload, by block, with the round it was found in (checked on use). */
+interface Prepared {
+  readonly round: Round;
+  economy?: Weighed;
+  prune?: Weighed;
+}
+
+const prepared = new WeakMap<Block, Prepared>();
 
 /**
- * {@link hiddenRecord} of a round's payload, remembered per round (a round never changes, and the record reads
- * only that round: the payload and the call that names its tool). A payload the gate keeps visible is weighed
- * again on later requests (after every write, each visible result of a file-less call), with the same record.
- * Paths outside a round, and the agent's own hides (their note), are built each time.
+ * {@link hiddenRecord} of a round's payload and the tokens of its note (0 for thinking, which leaves no note),
+ * remembered by block while it is found in the same round (a round never changes, and the record reads only that
+ * round: the payload and the call that names its tool), the note's tokens for the counter they were counted with.
+ * A payload the gate keeps visible is weighed again on later requests (after every write, each visible result of a
+ * file-less call), with the same record and note: one look-up by block instead of one by round, reason and path,
+ * then one by counter and note. Paths outside a round are built each time.
  */
-function candidateRecord(state: TimelineState, path: BlockPath, reason: 'economy' | 'prune'): HiddenRecord {
-  const loc = locOf(path);
+function candidateRecord(state: TimelineState, ctx: PassContext, b: Block, reason: 'economy' | 'prune'): Weighed {
+  const loc = locOf(b.path);
   const round = loc?.round === undefined ? undefined : state.turns[loc.turn - 1]?.rounds[loc.round - 1];
-  if (!round) return hiddenRecord(state, path, reason);
-  let byReason = records.get(round);
-  if (!byReason) records.set(round, (byReason = {}));
-  const memo = (byReason[reason] ??= new Map());
-  let record = memo.get(path);
-  if (!record) memo.set(path, (record = Object.freeze(hiddenRecord(state, path, reason))));
-  return record;
+  if (!round) {
+    const record = hiddenRecord(state, b.path, reason);
+    return { record, counter: ctx.tokens, noteTokens: noteTokensOf(ctx, b, record.note) };
+  }
+  let p = prepared.get(b);
+  if (p?.round !== round) prepared.set(b, (p = { round }));
+  let w = p[reason];
+  if (!w) {
+    const record = Object.freeze(hiddenRecord(state, b.path, reason));
+    w = p[reason] = { record, counter: ctx.tokens, noteTokens: noteTokensOf(ctx, b, record.note) };
+  } else if (w.counter !== ctx.tokens) {
+    w.counter = ctx.tokens;
+    w.noteTokens = noteTokensOf(ctx, b, w.record.note);
+  }
+  return w;
+}
+
+/** The tokens a block's note adds in its place: none for thinking (left out, no note). */
+function noteTokensOf(ctx: PassContext, b: Block, note: string): number {
+  return isThinking(b) ? 0 : noteTextTokens(ctx, note);
 }
 
 /** Adds the one-time notice to the newest user message, if there is one to carry it. */
@@ -122,7 +152,6 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   // Economy also prunes earlier turns' thinking on models that keep it: left out of the request, not replaced by a note.
   // Not on models that bind thinking to its prefix: leaving one out invalidates every later one (render/bind.ts).
   const thinking = options.policy === 'economy' && ctx.profile.keepsThinking && !ctx.profile.bindsThinking;
-  const noteTokens = (b: Block, note: string): number => (isThinking(b) ? 0 : noteTextTokens(ctx, note));
   // While warm, each payload is weighed once, when it leaves the keepRounds window (its
   // removal then re-writes only the newest rounds); what the gate keeps then stays
   // until the cache is cold (a free prune) or compaction rewrites it.
@@ -157,10 +186,14 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   const all = candidates
     .map((b) => {
       const reason = deferred.has(b.path) ? ('agent' as const) : timelineWarm ? ('economy' as const) : ('prune' as const);
-      const record =
-        reason === 'agent' ? hiddenRecord(state, b.path, reason, state.deferred.find((d) => d.path === b.path)?.note) : candidateRecord(state, b.path, reason);
+      let record: HiddenRecord;
+      let note: number;
+      if (reason === 'agent') {
+        record = hiddenRecord(state, b.path, reason, state.deferred.find((d) => d.path === b.path)?.note);
+        note = noteTokensOf(ctx, b, record.note);
+      } else ({ record, noteTokens: note } = candidateRecord(state, ctx, b, reason));
       const at = index.get(b.path)!;
-      const removed = Math.max(0, stream[at]!.tokens - noteTokens(b, record.note));
+      const removed = Math.max(0, stream[at]!.tokens - note);
       // The agent's own hides are its decision: no re-use weighing.
       const reuse = reason === 'agent' || at < bound ? undefined : weigh(b.path, removed);
       return { path: b.path, at, record, removed, reuse, thinking: isThinking(b) };
@@ -198,8 +231,8 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
     for (const b of candidatesFrom(state, o, thinking, items[chosen.from]!.path) ?? pruneCandidates(state, o, thinking)) {
       const at = index.get(b.path);
       if (at === undefined || at <= from || at < bound || taken.has(b.path)) continue;
-      const record = candidateRecord(state, b.path, 'economy');
-      const removed = Math.max(0, stream[at]!.tokens - noteTokens(b, record.note));
+      const { record, noteTokens } = candidateRecord(state, ctx, b, 'economy');
+      const removed = Math.max(0, stream[at]!.tokens - noteTokens);
       const reuse = weigh(b.path, removed);
       if (removed > 0 && !reuse?.keep) items.push({ path: b.path, at, record, removed, reuse, thinking: isThinking(b) });
     }
