@@ -66,7 +66,9 @@ describe('RedisToolCacheStore faults', () => {
         ['a', 'a0'],
         ['b', 'b0'],
       ]);
-      const ts = await open({ frontTier: frontTier ? { leaseMs: 200 } : false, ackTimeoutMs: 400 });
+      // A command timeout well above a loaded machine's stalls: a 200 ms one once timed a command out before the
+      // outage (at load 20), which counted as a second outage. The stopped server refuses at once, timeout or not.
+      const ts = await open({ frontTier: frontTier ? { leaseMs: 200 } : false, ackTimeoutMs: 400, commandTimeoutMs: 2000 });
       if (frontTier) expect(await until(() => ts.store.frontTierLeased)).toBe(true);
       const r = replica(ts, files);
       expect((await r.read('a')).cache.type).toBe('miss');
