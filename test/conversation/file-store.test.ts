@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { conversationFileName, FileConversationStore } from '../../src/conversation/file-store.js';
 import { prepare } from '../../src/conversation/prepare.js';
-import { ConversationStoreError, InvalidOptionError } from '../../src/errors.js';
+import { ConversationStateError, ConversationStoreError, InvalidOptionError } from '../../src/errors.js';
 import { BASE } from './store-contract.js';
 
 const dirs: string[] = [];
@@ -148,5 +148,23 @@ describe('FileConversationStore', () => {
     await saving;
     await deleting;
     expect(await store.load('task-5')).toBeUndefined();
+  });
+  it('a damaged record names its file, so the user knows what to delete (review13, found and left 4)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cachepoint-file-store-'));
+    dirs.push(dir);
+    const store = new FileConversationStore({ dir });
+    const params = { ...BASE, messages: [{ role: 'user' as const, content: 'Fix the tests.' }] };
+    await prepare(params, { conversationId: 'task-6', store, now: 1000 });
+    const path = join(dir, conversationFileName('task-6'));
+    writeFileSync(path, '{"format": "cachepoint.conversation", "vers');
+    for (const thrown of [
+      await store.load('task-6').catch((e: unknown) => e),
+      await prepare(params, { conversationId: 'task-6', store, now: 2000 }).catch((e: unknown) => e),
+    ]) {
+      expect(thrown).toBeInstanceOf(ConversationStateError);
+      expect((thrown as ConversationStateError).reason).toBe('corrupt');
+      expect((thrown as Error).message).toContain('conversation "task-6"');
+      expect((thrown as Error).message).toContain(path);
+    }
   });
 });
