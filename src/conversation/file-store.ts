@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConversationConflictError, ConversationStoreError, InvalidOptionError } from '../errors.js';
+import { ConversationConflictError, ConversationStateError, ConversationStoreError, InvalidOptionError } from '../errors.js';
 import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 import { exportState, importState } from './state.js';
 import type { ConversationRecord, ConversationStore } from './types.js';
@@ -84,7 +84,14 @@ export class FileConversationStore implements ConversationStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw new ConversationStoreError(id, `cannot read ${this.#path(id)}: ${(err as Error).message}`, { cause: err });
     }
-    return importState(text, id);
+    try {
+      return importState(text, id);
+    } catch (err) {
+      // Which file: the id is encoded or hashed into its name (conversationFileName), so say it.
+      if (!(err instanceof ConversationStateError)) throw err;
+      const detail = err.message.slice(`conversation "${id}": `.length);
+      throw new ConversationStateError(id, err.reason, `${detail} (the file ${this.#path(id)})`, { cause: err });
+    }
   }
 
   async #lock(id: string): Promise<{ held: () => Promise<boolean>; release: () => Promise<void> }> {
