@@ -15,6 +15,16 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/** A store in a fresh directory holding one prepared conversation `id`, the params it was prepared with, and its file. */
+async function storedConversation(id: string, options: { lockTimeoutMs?: number } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'cachepoint-file-store-'));
+  dirs.push(dir);
+  const store = new FileConversationStore({ dir, ...options });
+  const params = { ...BASE, messages: [{ role: 'user' as const, content: 'Fix the tests.' }] };
+  await prepare(params, { conversationId: id, store, now: 1000 });
+  return { store, params, path: join(dir, conversationFileName(id)) };
+}
+
 describe('FileConversationStore', () => {
   it('a directory it cannot create is a typed error naming the conversation, and the store works once the directory can be made', async () => {
     // The store's directory is a link to a volume that is not there yet (a mount not ready at start):
@@ -88,12 +98,7 @@ describe('FileConversationStore', () => {
     // test writes the record into it. Meanwhile another writer takes the lock over, as a waiter does once the lock is
     // older than staleLockMs. Before, the stalled save renamed its record over whatever that writer had saved (a lost
     // update, silently) and then deleted that writer's lock.
-    const dir = mkdtempSync(join(tmpdir(), 'cachepoint-file-store-'));
-    dirs.push(dir);
-    const store = new FileConversationStore({ dir });
-    const params = { ...BASE, messages: [{ role: 'user' as const, content: 'Fix the tests.' }] };
-    await prepare(params, { conversationId: 'task-3', store, now: 1000 });
-    const path = join(dir, conversationFileName('task-3'));
+    const { store, path } = await storedConversation('task-3');
     const lock = `${path}.lock`;
     const stored = readFileSync(path, 'utf8');
     const record = (await store.load('task-3'))!;
@@ -112,11 +117,7 @@ describe('FileConversationStore', () => {
   it('delete waits for the lock: while another writer holds it, the record stays (lockTimeoutMs 0: a typed error at once)', async () => {
     // Before, delete removed the file without the lock: a save under way then renamed its record back (the delete
     // undone, silently) or, had it loaded before the delete, saved a revision over a conversation the caller had removed.
-    const dir = mkdtempSync(join(tmpdir(), 'cachepoint-file-store-'));
-    dirs.push(dir);
-    const store = new FileConversationStore({ dir, lockTimeoutMs: 0 });
-    await prepare({ ...BASE, messages: [{ role: 'user' as const, content: 'Fix the tests.' }] }, { conversationId: 'task-4', store, now: 1000 });
-    const path = join(dir, conversationFileName('task-4'));
+    const { store, path } = await storedConversation('task-4', { lockTimeoutMs: 0 });
     writeFileSync(`${path}.lock`, 'another-writer'); // a writer is between its load and its rename
     const thrown = await store.delete('task-4').catch((e: unknown) => e);
     expect(thrown).toBeInstanceOf(ConversationStoreError);
@@ -130,11 +131,7 @@ describe('FileConversationStore', () => {
   });
 
   it('a delete during a save (a real writer stalled under its lock) comes after it: the conversation is gone, not saved back', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cachepoint-file-store-'));
-    dirs.push(dir);
-    const store = new FileConversationStore({ dir, lockTimeoutMs: Number.POSITIVE_INFINITY });
-    await prepare({ ...BASE, messages: [{ role: 'user' as const, content: 'Fix the tests.' }] }, { conversationId: 'task-5', store, now: 1000 });
-    const path = join(dir, conversationFileName('task-5'));
+    const { store, path } = await storedConversation('task-5', { lockTimeoutMs: Number.POSITIVE_INFINITY });
     const stored = readFileSync(path, 'utf8');
     const record = (await store.load('task-5'))!;
     renameSync(path, `${path}.kept`);
@@ -150,12 +147,7 @@ describe('FileConversationStore', () => {
     expect(await store.load('task-5')).toBeUndefined();
   });
   it('a damaged record names its file, so the user knows what to delete (review13, found and left 4)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cachepoint-file-store-'));
-    dirs.push(dir);
-    const store = new FileConversationStore({ dir });
-    const params = { ...BASE, messages: [{ role: 'user' as const, content: 'Fix the tests.' }] };
-    await prepare(params, { conversationId: 'task-6', store, now: 1000 });
-    const path = join(dir, conversationFileName('task-6'));
+    const { store, params, path } = await storedConversation('task-6');
     writeFileSync(path, '{"format": "cachepoint.conversation", "vers');
     for (const thrown of [
       await store.load('task-6').catch((e: unknown) => e),
