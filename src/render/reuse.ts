@@ -160,21 +160,24 @@ export function supersededAfter(
       const hiddenSince = changed !== undefined && changed.length > 8 ? new Set(changed) : changed;
       const seen = w.liveSeen;
       for (const k of w.live) {
-        const src = w.filelessKeys.has(k) ? w.newest.get(keyTarget(w, k)) : undefined;
-        const visible =
-          src !== undefined &&
-          (seen.get(k) === src
-            ? !(hiddenSince instanceof Set ? hiddenSince.has(src.path) : hiddenSince!.includes(src.path))
-            : !hidden.has(src.path) && src.chars >= minChars);
+        // A key seen visible still has that newest result (setNewest and its roll-back drop the entry): it is
+        // visible unless this set hid it since, read without the session's maps. Any other key is looked up.
+        let src = seen.get(k);
+        let visible: boolean;
+        if (src !== undefined) visible = !(hiddenSince instanceof Set ? hiddenSince.has(src.path) : hiddenSince!.includes(src.path));
+        else {
+          src = w.filelessKeys.has(k) ? w.newest.get(keyTarget(w, k)) : undefined;
+          visible = src !== undefined && !hidden.has(src.path) && src.chars >= minChars;
+          if (visible) seen.set(k, src!);
+        }
         if (!visible) {
           w.live.delete(k);
           seen.delete(k);
           continue;
         }
-        seen.set(k, src);
         if (!w.external.has(k)) {
-          maybe.add(src.path);
-          (visibleNow ??= new Set()).add(src.path);
+          maybe.add(src!.path);
+          (visibleNow ??= new Set()).add(src!.path);
         }
       }
     }
@@ -277,9 +280,10 @@ interface Walk {
   live: Set<string>;
   liveAgainst: HiddenSet | undefined;
   /**
-   * The newest result each live key had when it was last found visible (and of at least liveMinChars) in
-   * `liveAgainst`: while it is still the key's newest, it is visible in a set made from that one unless the set
-   * hid its path since. Not logged: a key whose newest result changed (or changed back) is looked up again.
+   * The newest result of each live key found visible (and of at least liveMinChars) in `liveAgainst`: visible
+   * in a set made from that one unless the set hid its path since. Always the key's newest: a key whose newest
+   * result changes, or changes back in a roll-back, or stops being a file-less key, loses its entry (and is
+   * looked up again).
    */
   readonly liveSeen: Map<string, Source>;
   /** The caller's minChars when it asked for visible payloads only: a result under it is never one (retired too). */
@@ -404,7 +408,11 @@ function setNewest(w: Walk, target: string, src: { path: BlockPath; at: number; 
   if (target.startsWith('k:')) {
     const key = targetKey(w, target);
     w.live.add(key);
-    w.log?.push(() => w.live.add(key));
+    w.liveSeen.delete(key);
+    w.log?.push(() => {
+      w.live.add(key);
+      w.liveSeen.delete(key);
+    });
   }
 }
 
@@ -527,7 +535,10 @@ function walkRound(w: Walk, round: Turn['rounds'][number]): void {
       if (call.files.length === 0) {
         w.filelessKeys.add(call.key);
         w.live.add(call.key);
-        w.log?.push(() => w.filelessKeys.delete(call.key));
+        w.log?.push(() => {
+          w.filelessKeys.delete(call.key);
+          w.liveSeen.delete(call.key);
+        });
       }
       for (const f of call.files) {
         const keys = w.keysByFile.get(f);

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { withHidden } from '../../src/render/hidden-set.js';
 import { hiddenRecord } from '../../src/render/notes.js';
 import { supersededAfter } from '../../src/render/reuse.js';
-import { appendResponse } from '../../src/timeline/edit.js';
+import { appendResponse, appendToolResults } from '../../src/timeline/edit.js';
 import { hiddenSetOf } from '../../src/timeline/hidden.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { parseTrace } from '../../src/trace/reader.js';
@@ -32,24 +32,35 @@ const ENV_OUT = 'turns/1/rounds/3/results/toolu_2';
 const READ = 'turns/1/rounds/4/results/toolu_3';
 const MIN_CHARS = 200;
 
-/** The state after every call of CALLS (each request's response appended, no render). */
+/** The state after every call of CALLS (each request's response appended, no render; the turn left open). */
 function session(): TimelineState {
   const at = { model: 'claude-sonnet-4-6', options: {}, now: 0, shift: 0, seen: new Set<string>() };
   let state: TimelineState | undefined;
-  for (const e of parseTrace(oneTurnTrace(CALLS))) {
+  for (const e of parseTrace(oneTurnTrace(CALLS)).slice(0, -1)) {
     if (e.type === 'assistant') state = appendResponse(state!, e.content as never, e.at);
     else state = applyEvent(state, e, at);
   }
   return state!;
 }
 
-/** supersededAfter round 4 (before the write) for a caller that wants visible payloads; what `only` was told. */
-function ask(state: TimelineState): { out: string[]; told: Map<string, boolean> } {
+/** `state` with one more round per call (ids `toolu_<tag><i>`), as the session's next requests append them. */
+function extend(state: TimelineState, calls: readonly Call[], tag: string): TimelineState {
+  let s = state;
+  calls.forEach(([name, input, result], i) => {
+    const id = `toolu_${tag}${i}`;
+    s = appendResponse(s, [{ type: 'tool_use', id, name, input }] as never, 1_000 * i);
+    s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: id, content: result }] as never, [], 1_000 * i + 500);
+  });
+  return s;
+}
+
+/** supersededAfter `after` (default: round 4, before the write) for a caller that wants visible payloads; what `only` was told. */
+function ask(state: TimelineState, after = 4): { out: string[]; told: Map<string, boolean> } {
   const hidden = hiddenSetOf(state);
   const told = new Map<string, boolean>();
   const out = supersededAfter(
     state,
-    4,
+    after,
     (path, visible) => {
       told.set(path, visible);
       return visible || !hidden.has(path);
@@ -82,5 +93,20 @@ describe('supersededAfter tells the caller which results it found visible', () =
     const third = ask(copy);
     expect(third.out).toEqual([LS, ENV_OUT]);
     expect(third.told.get(LOG)).not.toBe(true);
+  });
+
+  it('a command run again: its new result, not the one seen before; and after a roll-back, the one taken back to', () => {
+    const base = session();
+    ask(base); // `ls -la`'s first result seen visible
+    const again: Call[] = [
+      ['Bash', { command: 'ls -la' }, lines('ls two', 40)],
+      ['Edit', { file_path: '/repo/a.ts', old_string: 'b', new_string: 'c' }, 'The file was updated.'],
+    ];
+    const rerun = extend(base, again, 'r');
+    const LS2 = 'turns/1/rounds/7/results/toolu_r0';
+    expect(ask(rerun, 7).out).toEqual([LOG, ENV_OUT, LS2]);
+    // A branch of the first state (the walk takes the re-run back): `ls -la`'s newest result is the first again.
+    const branch = extend(base, [['Bash', { command: 'pwd' }, '/repo'], again[1]!], 'b');
+    expect(ask(branch, 7).out).toEqual([LS, LOG, ENV_OUT]);
   });
 });
