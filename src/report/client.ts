@@ -37,6 +37,7 @@ export const CLIENT_JS = String.raw`
     return s;
   }
   function usageLine(name, u) {
+    if (!u) return name + ': did not send it (a recall round only cachepoint inserts)';
     if (u.rejected) return name + ': rejected (' + u.rejected + ')';
     return name + ': read ' + int(u.read) + ', write ' + int(u.write5m + u.write1h) + ', uncached ' + int(u.input) +
       ', ' + usd(u.cost) + (u.bust ? ', BUST (' + int(u.missedTokens) + ' warm tokens unread)' : '');
@@ -73,6 +74,7 @@ export const CLIENT_JS = String.raw`
     else if (r.cause || r.firstChange < prevLen) change = 'changed since #' + (i - 1) + ': first changed block ' + (r.firstChangePath || ('#' + r.firstChange)) + (r.cause ? ' (' + r.cause + ')' : '');
     else change = 'only appended since #' + (i - 1);
     facts.appendChild(el('li', { class: 'change' }, change));
+    if (r.recall) facts.appendChild(el('li', { class: 'recall' }, 'recall round: an extra request after the agent read back ' + r.recall.join(', ')));
     facts.appendChild(el('li', null, usageLine('cachepoint', r.cp)));
     facts.appendChild(el('li', null, 'plan predicted a read of ' + int(r.predictedRead) + ' tokens; the simulator read ' + int(r.cp.read)));
     facts.appendChild(el('li', null, usageLine(data.peer.id, r.peer)));

@@ -76,10 +76,15 @@ export interface ReportRequest {
   readonly totalTokens: number;
   /** cachepoint's request in the simulator. */
   readonly cp: ReportUsage;
-  /** The peer strategy's request in the simulator. */
-  readonly peer: ReportUsage;
-  /** The ideal bound's cost of the plain request (the line in the cost chart). */
-  readonly ideal: number;
+  /** The peer strategy's request for the same trace request; null on a request only cachepoint sent ({@link recall}). */
+  readonly peer: ReportUsage | null;
+  /** The ideal bound's cost of the same plain request (the line in the cost chart); null with {@link recall}. */
+  readonly ideal: number | null;
+  /**
+   * Set on a request the trace does not have: the one after a recall round cachepoint's removals forced
+   * (the paths it read back). The peers never send it, so it has no peer or ideal counterpart.
+   */
+  readonly recall?: readonly string[];
   /** The block list as [first table id, count] runs. */
   readonly runs: readonly (readonly [number, number])[];
   readonly points: readonly ReportPoint[];
@@ -102,7 +107,7 @@ export interface ReportRequest {
 /** Something worth a look, tied to a request. */
 export interface ReportEvent {
   readonly request: number;
-  readonly type: 'bust' | 'miss' | 'idle' | 'compact' | 'prune' | 'hide' | 'defer' | 'rejected';
+  readonly type: 'bust' | 'miss' | 'idle' | 'compact' | 'prune' | 'hide' | 'defer' | 'rejected' | 'recall';
   readonly text: string;
 }
 
@@ -221,16 +226,24 @@ export function buildReportData(c: TraceComparison, options: ReportDataOptions):
   const t0 = c.engine[0]?.at ?? 0;
   const ttl5m = c.engine[0]?.rendered.profile.ttlMs['5m'] ?? 300_000;
   const events: ReportEvent[] = [];
+  // The peers and the ideal bound price the trace's requests only: the k-th request cachepoint sent that is not an
+  // inserted one (after a forced recall round) is their k-th.
+  let traceIndex = -1;
   const requests = c.engine.map((r, i): ReportRequest => {
     const rendered = r.rendered;
     const cp = usageOf(cpRun[i]);
-    const peer = usageOf(peerRun[i]);
+    if (!r.forced) traceIndex++;
+    const peer = r.forced ? null : usageOf(peerRun[traceIndex]);
     const gapMs = i === 0 ? 0 : r.at - c.engine[i - 1]!.at;
     // The zone as DESIGN.md draws it: after ③, or ② while there is no ③, or ① (see editableZoneStart).
     const by = (label: CachePointLabel) => rendered.cachePoints.find((p) => p.labels.includes(label));
     const pre = by(3) ?? by(2) ?? by(1);
     const decisions = rendered.decisions.filter((d) => d.type !== 'notice').map(decisionOf);
 
+    if (r.forced) {
+      const what = r.forced.map((f) => `${f.path} (removed by ${f.removedBy}, needed by ${f.by} ${f.target})`).join(', ');
+      events.push({ request: i, type: 'recall', text: `recall round: the agent had to read back ${what}; this extra request is cachepoint's only` });
+    }
     if (gapMs > ttl5m) events.push({ request: i, type: 'idle', text: `idle ${(gapMs / 60_000).toFixed(1)} min before this request (past the 5-minute TTL)` });
     if (cp.rejected) events.push({ request: i, type: 'rejected', text: `rejected by the API: ${cp.rejected}` });
     if (cp.bust) events.push({ request: i, type: 'bust', text: `bust: a warm entry held ${int(cp.missedTokens)} more tokens than were read` });
@@ -263,7 +276,8 @@ export function buildReportData(c: TraceComparison, options: ReportDataOptions):
       totalTokens: rendered.tokens.total,
       cp,
       peer,
-      ideal: c.ideal.requests[i]?.cost ?? 0,
+      ideal: r.forced ? null : (c.ideal.requests[traceIndex]?.cost ?? 0),
+      ...(r.forced ? { recall: r.forced.map((f) => f.path) } : {}),
       runs: toRuns(rendered.stream.map(idOf)),
       points: rendered.cachePoints.map((p) => ({ labels: p.labels, index: p.index, ttl: p.ttl, ...(p.moved ? { moved: p.moved } : {}) })),
       tailStart: rendered.tailStart,

@@ -77,9 +77,10 @@ function charts(d: ReportData): string {
   const tokenH = 180;
   const costH = 140;
   const sumU = (u: ReportUsage): number => u.read + u.write5m + u.write1h + u.input;
-  const maxTokens = Math.max(1, ...d.requests.flatMap((r) => [sumU(r.cp), sumU(r.peer)]));
-  const maxCost = Math.max(1e-9, ...d.requests.flatMap((r) => [r.cp.cost, r.peer.cost, r.ideal]));
-  const stack = (u: ReportUsage, x: number, cls: string): string => {
+  const maxTokens = Math.max(1, ...d.requests.flatMap((r) => [sumU(r.cp), r.peer ? sumU(r.peer) : 0]));
+  const maxCost = Math.max(1e-9, ...d.requests.flatMap((r) => [r.cp.cost, r.peer?.cost ?? 0, r.ideal ?? 0]));
+  const stack = (u: ReportUsage | null, x: number, cls: string): string => {
+    if (!u) return '';
     let y = tokenH;
     let out = '';
     for (const [k, v] of [
@@ -98,7 +99,9 @@ function charts(d: ReportData): string {
   };
   const tip = (r: ReportRequest): string =>
     `#${r.index} turn ${r.turn} round ${r.round} +${r.t}s — cachepoint: read ${int(r.cp.read)}, write ${int(r.cp.write5m + r.cp.write1h)}, uncached ${int(r.cp.input)}, ${usd(r.cp.cost)}; ` +
-    `${d.peer.id}: read ${int(r.peer.read)}, write ${int(r.peer.write5m + r.peer.write1h)}, uncached ${int(r.peer.input)}, ${usd(r.peer.cost)}; ideal ${usd(r.ideal)}`;
+    (r.peer
+      ? `${d.peer.id}: read ${int(r.peer.read)}, write ${int(r.peer.write5m + r.peer.write1h)}, uncached ${int(r.peer.input)}, ${usd(r.peer.cost)}; ideal ${usd(r.ideal ?? 0)}`
+      : `recall round: an extra request only cachepoint sends (no ${d.peer.id} or ideal counterpart)`);
   let tokens = '';
   let costs = '';
   let ideal = '';
@@ -109,8 +112,9 @@ function charts(d: ReportData): string {
     costs +=
       `<g class="req" data-i="${r.index}"><title>${e(tip(r))}</title><rect class="hit" x="${px(x - 1)}" y="0" width="${slot}" height="${costH}"/>` +
       `<rect class="read" x="${px(x)}" y="${px(costH - ch(r.cp.cost))}" width="${px(bar)}" height="${px(ch(r.cp.cost))}"/>` +
-      `<rect class="input peer" x="${px(x + bar)}" y="${px(costH - ch(r.peer.cost))}" width="${px(bar)}" height="${px(ch(r.peer.cost))}"/></g>`;
-    ideal += `${ideal ? ' ' : ''}${px(x + bar)},${px(costH - ch(r.ideal))}`;
+      (r.peer ? `<rect class="input peer" x="${px(x + bar)}" y="${px(costH - ch(r.peer.cost))}" width="${px(bar)}" height="${px(ch(r.peer.cost))}"/>` : '') +
+      '</g>';
+    if (r.ideal !== null) ideal += `${ideal ? ' ' : ''}${px(x + bar)},${px(costH - ch(r.ideal))}`;
   }
   const axis = (h: number, label: string): string =>
     `<line x1="${left - 4}" y1="${h}" x2="${width - 8}" y2="${h}" stroke="#dde3ea"/><text x="4" y="12">${e(label)}</text>`;

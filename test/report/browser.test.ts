@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../cli/run.js';
-import { hostileTrace, reportOf } from './helpers.js';
+import { hostileTrace, recallRoundReport, reportOf } from './helpers.js';
 
 const CHROMIUM = process.env.CACHEPOINT_CHROMIUM ?? '/usr/bin/chromium';
 const FLAGS = [
@@ -137,6 +137,24 @@ describe.runIf(HAVE_CHROMIUM)('report in headless Chromium', { timeout: 120_000 
     const shot = process.env.CACHEPOINT_REPORT_SCREENSHOT ?? join(dir, 'report.png');
     await page.screenshot({ path: shot, fullPage: true });
     expect(readFileSync(shot).subarray(1, 4).toString()).toBe('PNG');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('draws a recall round cachepoint inserted: its map says so, the peer did not send it, no script error', async () => {
+    const html = await recallRoundReport();
+    const file = join(dir, 'recall.html');
+    writeFileSync(file, html.html);
+    const { page, problems } = await open(pathToFileURL(file).href);
+    const i = html.recallIndex;
+    await page.click(`#chart-tokens .req[data-i="${i}"]`);
+    await page.waitForSelector(`#blockmap[data-request="${i}"]`);
+    expect(await page.locator('#blockmap li.recall').textContent()).toContain('recall round');
+    expect(await page.locator('#blockmap .facts').textContent()).toContain('system_last: did not send it');
+    // The requests around it still draw the peer's own request.
+    await page.keyboard.press('ArrowRight');
+    await page.waitForSelector(`#blockmap[data-request="${i + 1}"]`);
+    expect(await page.locator('#blockmap .facts').textContent()).toMatch(/system_last: read [\d,]+/);
     expect(problems).toEqual([]);
     await page.close();
   });

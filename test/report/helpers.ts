@@ -8,6 +8,7 @@ import { compareTrace } from '../../src/replay/compare.js';
 import { parseTrace } from '../../src/trace/reader.js';
 import { readTrace } from '../../src/trace/reader.js';
 import type { TraceEvent } from '../../src/trace/types.js';
+import { type Call, lines, oneTurnTrace } from '../helpers/one-turn-trace.js';
 
 export const GENERATED_AT = '2026-03-02T09:00:00.000Z';
 
@@ -58,4 +59,21 @@ export function hostileTrace(): string {
     { type: 'tool_results', at: at(33), content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: HOSTILE.repeat(20), duration_ms: 40 }] },
     { type: 'assistant', at: at(35), content: [{ type: 'text', text: 'Same.' }] },
   );
+}
+
+const A = '/repo/src/a.ts';
+/** A Read, three Greps, an Edit of the file read: economy with a short prune window prunes the Read, the Edit forces its recall. */
+export const RECALL_CALLS: readonly Call[] = [
+  ['Read', { file_path: A }, lines('alpha', 80)],
+  ...[1, 2, 3].map((k): Call => ['Grep', { pattern: `p${k}`, path: '/repo/src' }, lines(`grep${k}`, 30)]),
+  ['Edit', { file_path: A, old_string: 'alpha line 3', new_string: 'alpha line three' }, 'The file was updated.'],
+];
+export const RECALL_OPTIONS = { policy: 'economy', recalls: true, prune: { keepRounds: 1, minChars: 300, reuse: false } } as never;
+
+/** The report (peer system_last) of a session with one forced recall round, and the index of the request it inserted. */
+export async function recallRoundReport(): Promise<{ data: ReportData; html: string; recallIndex: number }> {
+  const events = parseTrace(oneTurnTrace(RECALL_CALLS));
+  const comparison = await compareTrace(() => events, RECALL_OPTIONS);
+  const data = buildReportData(comparison, { title: 'recall', peer: 'system_last', policy: 'economy' });
+  return { data, html: renderReport(data, { generatedAt: GENERATED_AT }), recallIndex: comparison.engine.findIndex((r) => r.forced) };
 }

@@ -30,7 +30,7 @@ describe('renderReport', () => {
     );
     const peer = data.totals.find((s) => s.id === data.peer.id)!;
     expect(peer.cost).toBeCloseTo(
-      data.requests.reduce((n, r) => n + r.peer.cost, 0),
+      data.requests.reduce((n, r) => n + (r.peer?.cost ?? 0), 0),
       12,
     );
     // The default peer is the cheapest baseline that caches.
