@@ -28,9 +28,8 @@
  * tokens) minus the first messages, or 15,000 tokens without usage; half goes
  * to one instruction text, half to one tool definition per tool name used.
  */
-import { tiktokenCounter } from '../tokens/counter.js';
 import { blockText } from '../tokens/counter.js';
-import { describe, estimatedEnvelope, isObj, withoutMarker, TraceBuilder, timeOf, type Obj } from './common.js';
+import { describe, engineTextTokens, estimatedEnvelope, isObj, withoutMarker, TraceBuilder, timeOf, type Obj } from './common.js';
 import { ImportError } from './errors.js';
 import type { ImportedTrace, ImportFormat, ImportResult, SourceLine } from './types.js';
 
@@ -86,7 +85,6 @@ function promptTokens(usage: unknown): number | undefined {
 
 /** The envelope size of a thread: the first reported prompt minus the messages before it. */
 function envelopeTokens(recs: readonly Rec[]): { tokens: number; basis: string } {
-  const counter = tiktokenCounter();
   let before = 0;
   for (const r of recs) {
     if (r.type === 'assistant') {
@@ -97,7 +95,11 @@ function envelopeTokens(recs: readonly Rec[]): { tokens: number; basis: string }
         basis: `the first response's reported prompt (${reported} tokens) minus the ${before} tokens of the messages before it (line ${r.line})`,
       };
     }
-    for (const b of blocksOf(r.message.content)) before += counter.count(blockText(b).text);
+    // As the engine counts a block: its text, plus the fixed tokens of an image.
+    for (const b of blocksOf(r.message.content)) {
+      const { text, extra } = blockText(b);
+      before += engineTextTokens(text) + extra;
+    }
   }
   return { tokens: DEFAULT_ENVELOPE_TOKENS, basis: `no reported usage before the first response: the default ${DEFAULT_ENVELOPE_TOKENS} tokens` };
 }

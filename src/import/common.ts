@@ -8,7 +8,7 @@
 import { TraceParseError } from '../trace/errors.js';
 import { parseTrace } from '../trace/parse.js';
 import { describe } from '../trace/validate.js';
-import { tiktokenCounter } from '../tokens/counter.js';
+import { HUGE_TEXT, tiktokenCounter } from '../tokens/counter.js';
 import { ImportError } from './errors.js';
 import type { ImportedTrace, SourceLine, WireEvent } from './types.js';
 
@@ -200,13 +200,34 @@ const WORDS =
     ' ',
   );
 
+/**
+ * A text's tokens as the engine counts them (BlockTokenCache): exact cl100k up to HUGE_TEXT characters, the
+ * counter's sampled estimate above. The envelope estimate is measured this way so that the replayed request has the
+ * size the log reported.
+ */
+export function engineTextTokens(text: string): number {
+  const counter = tiktokenCounter();
+  return text.length > HUGE_TEXT && counter.estimate ? counter.estimate(text) : counter.count(text);
+}
+
 /** Deterministic filler text of about `tokens` cl100k tokens (measured, not guessed). */
 export function fillerText(tokens: number, label: string): string {
-  const counter = tiktokenCounter();
   const head = `[${label}: placeholder of about ${tokens} tokens; the log does not record the real text]`;
   let text = head;
-  let n = counter.count(text);
-  let i = 0;
+  // Paragraphs counted one by one are not the whole text's count as the engine takes it (tokens merge across the
+  // joins; a long text is estimated): measure the whole that way and top it up (it converges in a few rounds).
+  for (let round = 0; round < 6; round++) {
+    const whole = engineTextTokens(text);
+    if (whole >= tokens) break;
+    text = fill(text, whole, tokens, round * 1000);
+  }
+  return text;
+}
+
+/** Appends filler paragraphs to `text` (which counts `n` tokens) until about `tokens`, counting each paragraph alone. */
+function fill(text: string, n: number, tokens: number, start: number): string {
+  const counter = tiktokenCounter();
+  let i = start;
   while (n < tokens) {
     const words: string[] = [];
     for (let k = 0; k < 60; k++) words.push(WORDS[(i++ * 7 + k * 13) % WORDS.length]!);
