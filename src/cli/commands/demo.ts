@@ -5,8 +5,16 @@ import { compareTrace } from '../../replay/compare.js';
 import { formatTotals } from '../../sim/format.js';
 import { formatRendered } from '../../testing/snapshot.js';
 import { type CliIo, traceSource, warner } from '../io.js';
-import { ENGINE_FLAGS, engineOptions } from '../options.js';
-import { UsageError } from '../output.js';
+import { ENGINE_FLAGS, ENGINE_HELP, engineOptions } from '../options.js';
+import { UsageError, usageError } from '../output.js';
+
+export const DEMO_HELP = `Usage: cachepoint demo [TRACE] [engine options]
+
+Replays the bundled example session (or TRACE), prints its last request as
+rendered, and compares the simulated cost under cachepoint, the peer
+strategies and the ideal bound (what 'npm start' runs).
+
+${ENGINE_HELP}`;
 
 /** The bundled example session (fixtures/demo.jsonl), found from the source or the built file. */
 export function demoTrace(): string {
@@ -14,7 +22,12 @@ export function demoTrace(): string {
 }
 
 export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: ENGINE_FLAGS });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { ...ENGINE_FLAGS, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) return usageError(io, DEMO_HELP, 0);
   if (positionals.length > 1) throw new UsageError(`expected at most one TRACE, got ${positionals.length}`);
   const file = positionals[0] ?? demoTrace();
   const result = await compareTrace(traceSource(io, file), { ...engineOptions(values), source: file, onWarning: warner(io, 'demo') });
