@@ -4,7 +4,7 @@
  * working directory relative paths resolve against, and the environment.
  */
 import { once } from 'node:events';
-import { open, readFile, stat } from 'node:fs/promises';
+import { lstat, open, readFile, rm, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { InvalidOptionError } from '../errors.js';
@@ -113,19 +113,40 @@ export async function refuseOverwritingInput(io: CliIo, input: string, out: stri
   }
 }
 
+/** An output opened by {@link openOutput}. */
+export interface Output {
+  readonly writer: CliWriter;
+  close(): Promise<void>;
+  /**
+   * With `keep`: empties a regular file before the first write (a FIFO or a device has nothing to empty). Without
+   * `keep` the file was emptied when it was opened.
+   */
+  truncate(): Promise<void>;
+  /**
+   * After a failure, with `keep`: closes, and removes the file only if this run created it (nothing was there
+   * before). Whatever the path named before (a previous file, a link, a FIFO, /dev/null) stays as it was.
+   */
+  discard(): Promise<void>;
+}
+
 /**
  * Opens an output file before any work is done, so a directory, a missing
  * folder or a read-only place is one error up front (with the path), never an
- * unhandled stream 'error' event later.
+ * unhandled stream 'error' event later. With `keep`, the file is opened without
+ * emptying it (for a command that writes only once its work succeeded: a
+ * failure then leaves the path as it found it, see {@link Output.discard}).
  */
 export async function openOutput(
   io: CliIo,
   file: string,
   input?: { readonly file: string; readonly what: string },
-): Promise<{ writer: CliWriter; close(): Promise<void> }> {
+  { keep = false }: { readonly keep?: boolean } = {},
+): Promise<Output> {
   if (input) await refuseOverwritingInput(io, input.file, file, input.what);
   const path = resolvePath(io, file);
-  const handle = await open(path, 'w').catch((err: NodeJS.ErrnoException) => {
+  const existed = (await lstat(path).catch(() => undefined)) !== undefined;
+  // 'a' creates a missing file but empties nothing; every write goes to the end (the start, once truncated).
+  const handle = await open(path, keep ? 'a' : 'w').catch((err: NodeJS.ErrnoException) => {
     throw Object.assign(err, { path: file });
   });
   const stream = handle.createWriteStream({ encoding: 'utf8' });
@@ -134,7 +155,27 @@ export async function openOutput(
   stream.on('error', (err: NodeJS.ErrnoException) => {
     failure ??= Object.assign(err, { path: err.path ?? file });
   });
+  const close = async (): Promise<void> => {
+    stream.end();
+    try {
+      await finished(stream);
+    } catch (err) {
+      throw failure ?? Object.assign(err as NodeJS.ErrnoException, { path: file });
+    }
+    if (failure) throw failure;
+  };
   return {
+    async truncate() {
+      if ((await handle.stat()).isFile()) await handle.truncate(0);
+    },
+    async discard() {
+      await close().catch(() => undefined);
+      if (existed) return;
+      // Created by this run: a regular file (a FIFO or a device node is never one we made).
+      const now = await lstat(path).catch(() => undefined);
+      if (now?.isFile()) await rm(path, { force: true }).catch(() => undefined);
+    },
+    close,
     writer: {
       write(chunk) {
         if (failure) throw failure;
@@ -144,15 +185,6 @@ export async function openOutput(
         if (failure) throw failure;
         await once(stream, 'drain');
       },
-    },
-    async close() {
-      stream.end();
-      try {
-        await finished(stream);
-      } catch (err) {
-        throw failure ?? Object.assign(err as NodeJS.ErrnoException, { path: file });
-      }
-      if (failure) throw failure;
     },
   };
 }

@@ -43,6 +43,17 @@ describe('cachepoint report that fails', { timeout: 120_000 }, () => {
     expect(existsSync(fresh)).toBe(false);
   });
 
+  it('a report that succeeds replaces a longer file whole (the file is emptied before the write)', async () => {
+    const out = join(dir, 'long.html');
+    writeFileSync(out, 'x'.repeat(3_000_000));
+    const r = await cliIn(process.cwd(), 'report', 'fixtures/demo.jsonl', '--out', out);
+    expect(r.code).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html.endsWith('</html>\n')).toBe(true);
+    expect(html).not.toContain('xxxx');
+  });
+
   it.runIf(process.platform !== 'win32')('does not delete a FIFO given as --out', async () => {
     const trace = brokenTrace();
     const fifo = join(dir, 'out.fifo');

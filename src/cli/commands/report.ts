@@ -1,5 +1,4 @@
 /** `cachepoint report TRACE --out report.html`: the session's cache, request by request, in one self-contained HTML file. */
-import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InvalidOptionError } from '../../errors.js';
@@ -9,7 +8,7 @@ import { renderReport } from '../../report/render-report.js';
 import { toolCacheSavings } from '../../report/tool-savings.js';
 import { compareTrace } from '../../replay/compare.js';
 import { BASELINES } from '../../sim/strategies.js';
-import { type CliIo, openOutput, resolvePath, traceSource, warner } from '../io.js';
+import { type CliIo, openOutput, traceSource, warner } from '../io.js';
 import { ENGINE_FLAGS, ENGINE_HELP, engineOptions, providerFlag } from '../options.js';
 import { onePositional, progress, usageError } from '../output.js';
 
@@ -61,8 +60,8 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
   }
   const options = { ...engineOptions(values), provider, source: file, onWarning: warner(io, 'report') };
   const load = traceSource(io, file);
-  // Opened before the work: a bad --out fails at once, naming the path.
-  const output = await openOutput(io, values.out, { file, what: 'trace' });
+  // Opened before the work, so a bad --out fails at once naming the path; emptied only when the report is ready.
+  const output = await openOutput(io, values.out, { file, what: 'trace' }, { keep: true });
   const bar = progress(io, 'report');
   let html: string;
   let requests: number;
@@ -84,13 +83,13 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
     });
     html = renderReport(data, { generatedAt: values['generated-at'] ?? new Date().toISOString() });
     requests = comparison.engine.length;
-    output.writer.write(html);
   } catch (err) {
-    await output.close().catch(() => undefined);
-    // No half-written or empty report is left behind.
-    await rm(resolvePath(io, values.out), { force: true }).catch(() => undefined);
+    // Nothing was written: --out stays as it was (a file this run created is removed, never what was there).
+    await output.discard();
     throw err;
   }
+  await output.truncate();
+  output.writer.write(html);
   await output.close();
   bar.done(`${requests} requests`);
   io.stdout.write(`wrote ${values.out} (${(Buffer.byteLength(html) / 1024).toFixed(0)} KiB, ${requests} requests)\n`);
