@@ -45,11 +45,21 @@ export function parseLines(text: string, file: string, onIncomplete?: (line: num
   return out;
 }
 
-/** Parses an ISO-8601 time; undefined when absent or unreadable. */
+/** A date-time with no zone (`isoformat()`, `str(datetime)`): Date.parse would read it in the machine's zone. */
+const ZONELESS = /^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d(?::\d\d(?:\.\d+)?)?)$/;
+
+/** Whether `v` is a date-time string without a zone (read as UTC by {@link timeOf}). */
+export const isZoneless = (v: unknown): v is string => typeof v === 'string' && ZONELESS.test(v.trim());
+
+/**
+ * Parses an ISO-8601 time; undefined when absent or unreadable. A date-time without a zone is read as UTC, so
+ * the same log gives the same trace on every machine (callers warn, see {@link isZoneless}).
+ */
 export function timeOf(v: unknown): number | undefined {
   if (typeof v === 'number' && Number.isFinite(v)) return v > 1e12 ? v : v * 1000; // epoch ms or s
   if (typeof v !== 'string') return undefined;
-  const t = Date.parse(v);
+  const bare = ZONELESS.exec(v.trim());
+  const t = Date.parse(bare ? `${bare[1]}T${bare[2]}Z` : v);
   return Number.isNaN(t) ? undefined : t;
 }
 

@@ -22,7 +22,7 @@
  * of type `error`, or an `error` and no `response`) is skipped: the retry after
  * it continues the conversation.
  */
-import { describe, isObj, withoutMarker, TraceBuilder, timeOf, type Obj } from './common.js';
+import { describe, isObj, isZoneless, withoutMarker, TraceBuilder, timeOf, type Obj } from './common.js';
 import { ImportError } from './errors.js';
 import type { ImportFormat, ImportResult, SourceLine } from './types.js';
 
@@ -107,6 +107,7 @@ function convert(lines: readonly SourceLine[], file: string): ImportResult {
   let lastAt = Date.parse('2026-01-01T00:00:00.000Z') - STEP_MS;
   const errors: string[] = [];
   const repeats: string[] = [];
+  const zoneless = { count: 0, first: '' };
   for (const { line, value } of lines) {
     const error = apiError(value);
     if (error !== undefined) {
@@ -115,6 +116,10 @@ function convert(lines: readonly SourceLine[], file: string): ImportResult {
     }
     const { request, response } = check(file, line, value);
     const v = value as Obj;
+    for (const k of [...REQUEST_TIME, ...RESPONSE_TIME]) {
+      if (!isZoneless(v[k])) continue;
+      if (zoneless.count++ === 0) zoneless.first = `line ${line}: ${JSON.stringify(v[k])}`;
+    }
     let start = REQUEST_TIME.map((k) => timeOf(v[k])).find((t) => t !== undefined);
     if (start === undefined) {
       synthetic++;
@@ -193,6 +198,9 @@ function convert(lines: readonly SourceLine[], file: string): ImportResult {
     warnings.push(
       `${n} ${n === 1 ? 'line repeated the request' : 'lines repeated the request'} before it (a retry or regenerate: ${repeats.slice(0, 3).join(', ')}${n > 3 ? ', …' : ''}): the trace keeps the later response`,
     );
+  }
+  if (zoneless.count > 0) {
+    warnings.push(`${zoneless.count} time stamps have no zone (${zoneless.first}): read as UTC; log times with a zone (Z or ±hh:mm)`);
   }
   if (synthetic > 0)
     warnings.push(
