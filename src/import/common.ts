@@ -222,37 +222,28 @@ export function engineTextTokens(text: string): number {
 
 /** Deterministic filler text of about `tokens` cl100k tokens (measured, not guessed). */
 export function fillerText(tokens: number, label: string): string {
-  const head = `[${label}: placeholder of about ${tokens} tokens; the log does not record the real text]`;
-  let text = head;
-  // Paragraphs counted one by one are not the whole text's count as the engine takes it (tokens merge across the
-  // joins; a long text is estimated): measure the whole that way and top it up (it converges in a few rounds).
-  for (let round = 0; round < 6; round++) {
-    const whole = engineTextTokens(text);
-    if (whole >= tokens) break;
-    text = fill(text, whole, tokens, round * 1000);
-  }
-  return text;
-}
-
-/** Appends filler paragraphs to `text` (which counts `n` tokens) until about `tokens`, counting each paragraph alone. */
-function fill(text: string, n: number, tokens: number, start: number): string {
   const counter = tiktokenCounter();
-  let i = start;
-  while (n < tokens) {
+  const head = `[${label}: placeholder of about ${tokens} tokens; the log does not record the real text]`;
+  // Paragraphs counted one by one are not the whole text as the engine takes it (tokens merge across the joins; a
+  // long text is estimated from samples, which moves in steps as it grows): write a little more than needed, then
+  // keep the longest prefix the engine counts at most `tokens` (a binary search over its length).
+  let text = head;
+  let n = counter.count(text);
+  for (let i = 0; n < tokens * 1.1 + 20 || engineTextTokens(text) < tokens; ) {
     const words: string[] = [];
     for (let k = 0; k < 60; k++) words.push(WORDS[(i++ * 7 + k * 13) % WORDS.length]!);
     const para = `\n${words.join(' ')}.`;
-    const t = counter.count(para);
-    if (n + t > tokens) {
-      // Last partial paragraph: cut by the measured ratio.
-      const keep = Math.floor(para.length * ((tokens - n) / t));
-      if (keep > 0) text += para.slice(0, keep);
-      break;
-    }
     text += para;
-    n += t;
+    n += counter.count(para);
   }
-  return text;
+  let lo = Math.min(head.length, text.length);
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (engineTextTokens(text.slice(0, mid)) <= tokens) lo = mid;
+    else hi = mid - 1;
+  }
+  return text.slice(0, lo);
 }
 
 /** How an envelope the log does not carry was filled in (written on the envelope event as `estimated`). */
