@@ -158,6 +158,7 @@ export type { CachingRules, ProviderId, ProviderProfile, Sourced } from './provi
 export {
   canonicalJson,
   CanonicalKeyError,
+  claudeCodeTools,
   fileTag,
   formatStats,
   hashArgs,
@@ -171,6 +172,7 @@ export {
 export type {
   CachedContent,
   CacheStatus,
+  ClaudeCodeToolsOptions,
   EvictionReason,
   FlightCoordinator,
   FlightTicket,

@@ -9,6 +9,8 @@ export type {
   ToolRunResult,
   ToolUseLike,
 } from './types.js';
+export { claudeCodeTools } from './claude-code.js';
+export type { ClaudeCodeToolsOptions } from './claude-code.js';
 export { fileTag, parseTag, resolvePolicy } from './policy.js';
 export type { ParsedTag, ResolvedPolicy, TagExtractor, ToolPolicy, ToolTtl } from './policy.js';
 export { canonicalJson, CanonicalKeyError, hashArgs, toolCacheKey } from './key.js';

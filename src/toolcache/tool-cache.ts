@@ -195,6 +195,21 @@ export class ToolCache {
     return this;
   }
 
+  /**
+   * Declares several tools at once, e.g. a preset such as {@link claudeCodeTools}: `register` for each entry, in
+   * order (a tool already registered throws, naming it).
+   *
+   * @example
+   * ```ts
+   * const cache = new ToolCache().registerAll(claudeCodeTools()).registerAll({ Deploy: { writes: ['file'] } });
+   * ```
+   */
+  registerAll(policies: Readonly<Record<string, ToolPolicy<never>>>): this {
+    if (typeof policies !== 'object' || policies === null) throw new InvalidOptionError('tools', 'must be an object of policies by tool name');
+    for (const [name, policy] of Object.entries(policies)) this.register(name, policy);
+    return this;
+  }
+
   /** The resolved policy of a tool, or undefined when it was not registered. */
   policy(name: string): ResolvedPolicy | undefined {
     return this.#policies.get(name);
