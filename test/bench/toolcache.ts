@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { claudeCodeTools } from '../../src/toolcache/claude-code.js';
 import { canonicalJson } from '../../src/toolcache/key.js';
 import { fileTag } from '../../src/toolcache/policy.js';
 import { MemoryToolCacheStore } from '../../src/toolcache/memory-store.js';
@@ -306,6 +307,17 @@ type Session = Use[][][];
 const READ_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch']);
 const WRITE_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
 
+/** The directory a search or listing reads: Grep/LS `path`; a Glob's pattern up to its first glob segment, under `path`. */
+function searchBase(input: Record<string, unknown>, glob: boolean): string {
+  const dir = typeof input.path === 'string' ? input.path : '.';
+  if (!glob) return dir;
+  const pattern = String(input.pattern ?? '');
+  const full = pattern.startsWith('/') ? pattern : `${dir}/${pattern}`;
+  const segments = full.split('/');
+  const first = segments.findIndex((x) => /[*?[{]/.test(x));
+  return (first === -1 ? segments : segments.slice(0, first)).join('/') || '/';
+}
+
 function pathOf(input: Record<string, unknown>): string {
   const p = input.file_path ?? input.path ?? input.notebook_path ?? '.';
   return String(p);
@@ -414,22 +426,17 @@ function mixedSpellings(session: Session, seed = 11): Session {
  * and evicting nothing (`undeclared: 'passthrough'`: they cannot change the in-memory files here); 'family-write'
  * also declares Bash a write of the whole `file` family, the conservative policy for an agent whose shell may
  * edit files; 'default' is what a user who registers only the file tools gets (`undeclared: 'write'`: every other
- * tool, Bash, TodoWrite, Task…, is a write to everything). `cwd`: the cache's working directory (relative paths
+ * tool, Bash, TodoWrite, Task…, is a write to everything); 'claude-code' is `registerAll(claudeCodeTools())` alone
+ * (the default for Bash and the rest; Grep/Glob/LS tagged by their base directory). `cwd`: the cache's working directory (relative paths
  * of the replay name files under {@link SYNTHETIC_ROOT}).
  */
 interface ReplaySetup {
-  readonly tools?: 'passthrough' | 'family-write' | 'default';
+  readonly tools?: 'passthrough' | 'family-write' | 'default' | 'claude-code';
   readonly cwd?: string;
 }
 
-/** Replays `session` against an in-memory file system (see {@link ReplaySetup}). */
-async function replay(session: Session, setup: ReplaySetup = {}): Promise<ReplayResult> {
-  const fs = new Map<string, number>();
-  const tools = setup.tools ?? 'passthrough';
-  const cache = new ToolCache({
-    ...(tools === 'default' ? {} : { undeclared: 'passthrough' as const }),
-    ...(setup.cwd === undefined ? {} : { cwd: setup.cwd }),
-  });
+/** The replay's own policies (every setup but 'claude-code'). */
+function registerReplayTools(cache: ToolCache, tools: ReplaySetup['tools']): void {
   if (tools === 'family-write') cache.register('Bash', { writes: ['file'] });
   // Web tools: cached by URL/query; the replay's web never changes, so they cannot be stale.
   cache.register('WebFetch', { cacheable: true, ttl: { turns: 5 }, reads: ['web:*'] });
@@ -439,23 +446,44 @@ async function replay(session: Session, setup: ReplaySetup = {}): Promise<Replay
   cache.register('Glob', { cacheable: true, ttl: { turns: 5 }, reads: ['file:*'] });
   cache.register('Grep', { cacheable: true, ttl: { turns: 5 }, reads: ['file:*'] });
   for (const w of WRITE_TOOLS) cache.register(w, { writes: ['file'], tags: (a: Record<string, unknown>) => [fileTag(pathOf(a))] });
+}
+
+/** Replays `session` against an in-memory file system (see {@link ReplaySetup}). */
+async function replay(session: Session, setup: ReplaySetup = {}): Promise<ReplayResult> {
+  const fs = new Map<string, number>();
+  const tools = setup.tools ?? 'passthrough';
+  const cache = new ToolCache({
+    ...(tools === 'default' || tools === 'claude-code' ? {} : { undeclared: 'passthrough' as const }),
+    ...(setup.cwd === undefined ? {} : { cwd: setup.cwd }),
+  });
+  if (tools === 'claude-code') cache.registerAll(claudeCodeTools());
+  else registerReplayTools(cache, tools);
 
   // One name per file, whichever kind of path spells it (the replay's working directory is SYNTHETIC_ROOT).
   const norm = (p: string) => fileTag(p.startsWith('/') ? p : `${SYNTHETIC_ROOT}/${p}`).slice('file:'.length);
+  // What a listing or search sees: the files under its base directory when that is absolute (Grep/LS: `path`;
+  // Glob: its pattern's directory part, under `path`), so a hit is judged against the files it could have seen.
+  // A relative base is judged against every file unless the cache is told the working directory (the traces'
+  // is not recorded).
+  const under = (u: Use): string[] => {
+    const base = searchBase(u.input, u.name === 'Glob');
+    if (!base.startsWith('/') && setup.cwd === undefined) return [...fs.keys()].sort();
+    const dir = norm(base);
+    return [...fs.keys()].filter((p) => p === dir || p.startsWith(dir === '/' ? '/' : `${dir}/`)).sort();
+  };
   const truth = (u: Use): string => {
     switch (u.name) {
       case 'Read':
         return `${norm(pathOf(u.input))}@${fs.get(norm(pathOf(u.input))) ?? 'missing'}`;
       case 'Glob':
       case 'LS':
-        return `${String(u.input.pattern ?? '')}: ${[...fs.keys()].sort().join(' ')}`;
+        return `${String(u.input.pattern ?? '')}: ${under(u).join(' ')}`;
       case 'WebFetch':
       case 'WebSearch':
         return `${u.name} ${canonicalJson(u.input)}: fixed`;
       case 'Grep':
-        return `${String(u.input.pattern ?? '')}: ${[...fs.entries()]
-          .sort()
-          .map(([p, v]) => `${p}@${v}`)
+        return `${String(u.input.pattern ?? '')}: ${under(u)
+          .map((p) => `${p}@${fs.get(p)}`)
           .join(' ')}`;
       default:
         return 'ok';
@@ -483,10 +511,10 @@ async function replay(session: Session, setup: ReplaySetup = {}): Promise<Replay
       .filter(Boolean);
     if (u.name === 'Grep') {
       const seen = new Map(listed.map((t) => t.split('@') as [string, string]).map(([p, v]) => [p, Number(v)]));
-      return [...atStart].some(([p, v]) => (seen.get(p) ?? 0) < v);
+      return under(u).some((p) => (seen.get(p) ?? 0) < (atStart.get(p) ?? 0));
     }
     const present = new Set(listed);
-    return [...atStart.keys()].some((p) => !present.has(p)); // Glob/LS: every committed file is listed
+    return under(u).some((p) => atStart.has(p) && !present.has(p)); // Glob/LS: every committed file under its base is listed
   };
 
   let calls = 0;
@@ -571,11 +599,15 @@ export default async function bench(): Promise<Row[]> {
     rows.push(...replayRows(`${all}, Bash declared a family write`, sum(conservative)).slice(1, 4));
     const undeclared = await Promise.all(fixtures.map((f) => replay(f.session, { tools: 'default' })));
     rows.push(...replayRows(`${all}, other tools left undeclared (the default: writes to everything)`, sum(undeclared)).slice(1, 4));
+    const preset = await Promise.all(fixtures.map((f) => replay(f.session, { tools: 'claude-code' })));
+    rows.push(...replayRows(`${all}, registerAll(claudeCodeTools()) (Bash and the rest undeclared)`, sum(preset)).slice(1, 4));
   }
   rows.push(...replayRows('synthetic (seed 7, 120 turns)', await replay(syntheticSession())));
   const mixed = mixedSpellings(syntheticSession());
   rows.push(...replayRows('synthetic, paths spelled absolute or relative at random', await replay(mixed)).slice(1, 4));
   rows.push(...replayRows(`synthetic, paths spelled absolute or relative, cwd ${SYNTHETIC_ROOT}`, await replay(mixed, { cwd: SYNTHETIC_ROOT })).slice(1, 4));
+  const withPreset = await replay(mixed, { cwd: SYNTHETIC_ROOT, tools: 'claude-code' });
+  rows.push(...replayRows(`synthetic, paths spelled absolute or relative, cwd ${SYNTHETIC_ROOT}, registerAll(claudeCodeTools())`, withPreset).slice(1, 4));
   return rows;
 }
 
