@@ -11,6 +11,7 @@ import { InvalidOptionError } from '../errors.js';
 import { parseTrace } from '../trace/parse.js';
 import { readTrace } from '../trace/reader.js';
 import type { TraceEvent } from '../trace/types.js';
+import { printable } from './printable.js';
 
 /** A place to write text (process.stdout, a file stream, a test's buffer). */
 export interface CliWriter {
@@ -98,7 +99,7 @@ export function traceSource(io: CliIo, file: string): TraceSource {
 /** A warning from the engine during a command: one line on stderr. */
 export function warner(io: CliIo, command: string): (message: string) => void {
   return (message) => {
-    io.stderr.write(`cachepoint ${command}: warning: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+    io.stderr.write(`cachepoint ${command}: warning: ${printable(message.replace(/\s*\n\s*/g, ' '))}\n`);
   };
 }
 

@@ -19,6 +19,7 @@ import { reportCommand } from './commands/report.js';
 import { simulateCommand } from './commands/simulate.js';
 import { type CliIo, processIo } from './io.js';
 import { UsageError } from './output.js';
+import { printable } from './printable.js';
 
 export type { CliIo, CliWriter } from './io.js';
 
@@ -82,7 +83,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     return await command(rest, io);
   } catch (err) {
     const { status, message } = describeError(err, io);
-    io.stderr.write(`cachepoint ${name}: ${message}\n`);
+    io.stderr.write(`cachepoint ${name}: ${printable(message)}\n`);
     return status;
   }
 }

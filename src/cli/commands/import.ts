@@ -5,6 +5,7 @@ import { formatImported } from '../../import/common.js';
 import { IMPORT_FORMATS, importLog } from '../../import/formats.js';
 import { type CliIo, refuseOverwritingInput, resolvePath } from '../io.js';
 import { onePositional, usageError, UsageError } from '../output.js';
+import { printable } from '../printable.js';
 
 export const IMPORT_HELP = `Usage: cachepoint import LOG [--from FORMAT] [--out TRACE.jsonl]
 
@@ -48,7 +49,7 @@ export async function importCommand(argv: string[], io: CliIo): Promise<number> 
   const base = values.out;
   const outs = base === undefined ? [] : result.traces.map((t, k) => (k === 0 ? base : sibling(base, t.name)));
   for (const out of outs) await refuseOverwritingInput(io, file, out, 'log');
-  for (const w of result.warnings) io.stderr.write(`cachepoint import: warning: ${w}\n`);
+  for (const w of result.warnings) io.stderr.write(`cachepoint import: warning: ${printable(w)}\n`);
   if (!values.out) {
     io.stdout.write(formatImported(result.traces[0]!));
     return 0;
