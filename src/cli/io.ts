@@ -4,7 +4,7 @@
  * working directory relative paths resolve against, and the environment.
  */
 import { once } from 'node:events';
-import { lstat, open, readFile, rm, stat } from 'node:fs/promises';
+import { lstat, open, readFile, rm, stat, truncate } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { InvalidOptionError } from '../errors.js';
@@ -125,9 +125,10 @@ export interface Output {
   truncate(): Promise<void>;
   /**
    * After a failure, with `keep`: closes, and removes the file only if this run created it (nothing was there
-   * before). Whatever the path named before (a previous file, a link, a FIFO, /dev/null) stays as it was.
+   * before). Whatever the path named before (a previous file, a link, a FIFO, /dev/null) stays as it was, unless
+   * `written`: then a regular file there is emptied (part of an output is not left as if it were the whole).
    */
-  discard(): Promise<void>;
+  discard(options?: { readonly written?: boolean }): Promise<void>;
 }
 
 /**
@@ -169,9 +170,12 @@ export async function openOutput(
     async truncate() {
       if ((await handle.stat()).isFile()) await handle.truncate(0);
     },
-    async discard() {
+    async discard({ written = false } = {}) {
       await close().catch(() => undefined);
-      if (existed) return;
+      if (existed) {
+        if (written && (await stat(path).catch(() => undefined))?.isFile()) await truncate(path, 0).catch(() => undefined);
+        return;
+      }
       // Created by this run: a regular file (a FIFO or a device node is never one we made).
       const now = await lstat(path).catch(() => undefined);
       if (now?.isFile()) await rm(path, { force: true }).catch(() => undefined);

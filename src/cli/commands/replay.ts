@@ -37,20 +37,21 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
   const load = traceSource(io, file);
   const options = await providerReplayOptions(provider, load, { ...engineOptions(values), source: file, onWarning: warner(io, 'replay') });
   const key = values['cache-key'];
-  // Opened before the work: a bad --out fails at once, naming the path.
-  const output = values.out ? await openOutput(io, values.out, { file, what: 'trace' }) : undefined;
+  // Opened before the work, so a bad --out fails at once naming the path; emptied at the first request.
+  const output = values.out ? await openOutput(io, values.out, { file, what: 'trace' }, { keep: true }) : undefined;
   const out: CliWriter = output?.writer ?? io.stdout;
   const bar = progress(io, 'replay');
   let n = 0;
   try {
     for await (const r of replay(load(), options)) {
+      if (n === 0) await output?.truncate();
       const request = provider === 'anthropic' ? r.request : toProviderRequest(provider, r.rendered, key !== undefined ? { conversationId: key } : {});
       await writeOut(out, `${JSON.stringify({ index: r.index, at: r.atIso, turn: r.turn, round: r.round, request })}\n`);
       bar.tick(++n);
     }
   } catch (err) {
-    // The replay's error is the one to report, not a failure to close after it.
-    await output?.close().catch(() => undefined);
+    // The replay's error is the one to report; no partial --out is left (a file this run made is removed).
+    await output?.discard({ written: n > 0 });
     throw err;
   }
   await output?.close();
