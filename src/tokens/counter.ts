@@ -9,6 +9,7 @@
  * blocks are counted.
  */
 import { cl100kCount, cl100kEstimate } from './bpe.js';
+import { PDF_PAGE_TEXT_TOKENS, pdfPages, UNSEEN_DOCUMENT_PAGES } from './document.js';
 
 /** Counts tokens of a text. Implementations must be pure (same text → same count). */
 export interface TokenCounter {
@@ -80,9 +81,37 @@ export function blockText(block: unknown): { text: string; extra: number } {
     }
     case 'image':
       return { text: '', extra: IMAGE_TOKENS };
+    case 'document':
+      return documentText(b);
     default:
       // Tool definitions (no `type`, or custom types) and anything else: its JSON form.
       return { text: JSON.stringify(b), extra: 0 };
+  }
+}
+
+/**
+ * A document block: text sources by their text, content sources by their parts, a base64 PDF by its pages, url and
+ * file sources by an estimate (see document.ts); title and context are text the model reads too.
+ */
+function documentText(b: Record<string, unknown>): { text: string; extra: number } {
+  const source = (b.source ?? {}) as Record<string, unknown>;
+  const heading = [b.title, b.context].filter((s): s is string => typeof s === 'string' && s !== '').join('\n');
+  const withHeading = (text: string, extra: number) => ({ text: heading === '' ? text : text === '' ? heading : `${heading}\n${text}`, extra });
+  const perPage = PDF_PAGE_TEXT_TOKENS + IMAGE_TOKENS;
+  switch (source.type) {
+    case 'text':
+      return withHeading(String(source.data ?? ''), 0);
+    case 'content': {
+      // A string or text and image blocks, counted as a tool result's content is.
+      const c = source.content;
+      const parts = blockText({ type: 'tool_result', content: typeof c === 'string' || Array.isArray(c) ? c : undefined });
+      return withHeading(parts.text, parts.extra);
+    }
+    case 'base64':
+      return withHeading('', pdfPages(String(source.data ?? '')) * perPage);
+    default:
+      // url, file and sources we do not know: the bytes are not here (estimate).
+      return withHeading('', UNSEEN_DOCUMENT_PAGES * perPage);
   }
 }
 
