@@ -143,4 +143,19 @@ describe('generateTrace', () => {
       `[InvalidOptionError: rounds: needs 1 ≤ min ≤ median ≤ max, got {"median":5,"min":10,"max":60}]`,
     );
   });
+
+  it('says what a count option takes and carries the refused value (an array is not a count)', () => {
+    let err: unknown;
+    try {
+      generateTrace({ seed: 1, hugeResults: [870_000] as never });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InvalidOptionError);
+    expect((err as InvalidOptionError).value).toEqual([870_000]);
+    expect(String(err)).toBe('InvalidOptionError: hugeResults: must be a non-negative integer (a count), got [870000]');
+    expect(() => generateTrace({ seed: 1, requests: 2.5 })).toThrowErrorMatchingInlineSnapshot(
+      `[InvalidOptionError: requests: must be a positive integer, got 2.5]`,
+    );
+  });
 });
