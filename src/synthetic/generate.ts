@@ -100,8 +100,12 @@ function settings(o: GenerateOptions, rng: Rng): Settings {
     ['minChars', o.minChars],
     ['hugeResults', o.hugeResults],
   ] as const) {
-    if (v !== undefined && (!Number.isInteger(v) || (v < 1 && name !== 'hugeResults') || v < 0))
-      throw new InvalidOptionError(name, `must be a positive integer, got ${String(v)}`);
+    // hugeResults is a count that may be 0; the others need at least 1. JSON names the value: `String([870000])` reads as a number.
+    const least = name === 'hugeResults' ? 0 : 1;
+    if (v !== undefined && (!Number.isInteger(v) || v < least)) {
+      const takes = least === 0 ? 'a non-negative integer (a count)' : 'a positive integer';
+      throw new InvalidOptionError(name, `must be ${takes}, got ${typeof v === 'number' ? String(v) : JSON.stringify(v)}`, { value: v });
+    }
   }
   for (const [name, v] of [
     ['thinkingRate', o.thinkingRate],
