@@ -1,7 +1,8 @@
 /**
  * A replay that fails half-way (a broken line after some requests were written) exits 1; its --out must not be left
  * holding the first requests as if they were the whole replay. A file the run created is removed; a file that was
- * there is emptied once writing had begun (untouched when the failure came before the first request).
+ * there is emptied once writing had begun (untouched when the failure came before the first request). A replay that
+ * succeeds leaves exactly its requests, none when the trace has none.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,5 +43,15 @@ describe('cachepoint replay that fails', { timeout: 120_000 }, () => {
     const r = await cliIn(dir, 'replay', early, '--out', previous);
     expect(r.code).toBe(1);
     expect(readFileSync(previous, 'utf8')).toBe('last week\n');
+  });
+
+  it('empties a file that was there when a replay succeeds with no request to write', async () => {
+    const envelopeOnly = join(dir, 'envelope-only.jsonl');
+    writeFileSync(envelopeOnly, `${readFileSync('fixtures/demo.jsonl', 'utf8').split('\n')[0]}\n`);
+    const previous = join(dir, 'stale.jsonl');
+    writeFileSync(previous, 'last week\n');
+    const r = await cliIn(dir, 'replay', envelopeOnly, '--out', previous);
+    expect(r.code).toBe(0);
+    expect(readFileSync(previous, 'utf8')).toBe('');
   });
 });
