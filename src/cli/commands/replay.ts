@@ -54,6 +54,8 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
     await output?.discard({ written: n > 0 });
     throw err;
   }
+  // A trace with no request wrote nothing: the output is the empty replay, not what the file held before.
+  if (n === 0) await output?.truncate();
   await output?.close();
   bar.done(`${n} requests`);
   return 0;
