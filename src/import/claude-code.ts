@@ -28,8 +28,8 @@
  * tokens) minus the first messages, or 15,000 tokens without usage; half goes
  * to one instruction text, half to one tool definition per tool name used.
  */
-import { blockText } from '../tokens/counter.js';
-import { describe, engineTextTokens, estimatedEnvelope, isObj, withoutMarker, TraceBuilder, timeOf, type Obj } from './common.js';
+import { blockText, engineTextTokens, tiktokenCounter } from '../tokens/counter.js';
+import { describe, estimatedEnvelope, isObj, withoutMarker, TraceBuilder, timeOf, type Obj } from './common.js';
 import { ImportError } from './errors.js';
 import type { ImportedTrace, ImportFormat, ImportResult, SourceLine } from './types.js';
 
@@ -98,7 +98,7 @@ function envelopeTokens(recs: readonly Rec[]): { tokens: number; basis: string }
     // As the engine counts a block: its text, plus the fixed tokens of an image.
     for (const b of blocksOf(r.message.content)) {
       const { text, extra } = blockText(b);
-      before += engineTextTokens(text) + extra;
+      before += engineTextTokens(tiktokenCounter(), text) + extra;
     }
   }
   return { tokens: DEFAULT_ENVELOPE_TOKENS, basis: `no reported usage before the first response: the default ${DEFAULT_ENVELOPE_TOKENS} tokens` };

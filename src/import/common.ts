@@ -8,7 +8,7 @@
 import { TraceParseError } from '../trace/errors.js';
 import { parseTrace } from '../trace/parse.js';
 import { describe } from '../trace/validate.js';
-import { HUGE_TEXT, tiktokenCounter } from '../tokens/counter.js';
+import { engineTextTokens, tiktokenCounter } from '../tokens/counter.js';
 import { ImportError } from './errors.js';
 import type { ImportedTrace, SourceLine, WireEvent } from './types.js';
 
@@ -210,16 +210,6 @@ const WORDS =
     ' ',
   );
 
-/**
- * A text's tokens as the engine counts them (BlockTokenCache): exact cl100k up to HUGE_TEXT characters, the
- * counter's sampled estimate above. The envelope estimate is measured this way so that the replayed request has the
- * size the log reported.
- */
-export function engineTextTokens(text: string): number {
-  const counter = tiktokenCounter();
-  return text.length > HUGE_TEXT && counter.estimate ? counter.estimate(text) : counter.count(text);
-}
-
 /** Deterministic filler text of about `tokens` cl100k tokens (measured, not guessed). */
 export function fillerText(tokens: number, label: string): string {
   const counter = tiktokenCounter();
@@ -229,7 +219,7 @@ export function fillerText(tokens: number, label: string): string {
   // keep the longest prefix the engine counts at most `tokens` (a binary search over its length).
   let text = head;
   let n = counter.count(text);
-  for (let i = 0; n < tokens * 1.1 + 20 || engineTextTokens(text) < tokens; ) {
+  for (let i = 0; n < tokens * 1.1 + 20 || engineTextTokens(counter, text) < tokens; ) {
     const words: string[] = [];
     for (let k = 0; k < 60; k++) words.push(WORDS[(i++ * 7 + k * 13) % WORDS.length]!);
     const para = `\n${words.join(' ')}.`;
@@ -240,7 +230,7 @@ export function fillerText(tokens: number, label: string): string {
   let hi = text.length;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (engineTextTokens(text.slice(0, mid)) <= tokens) lo = mid;
+    if (engineTextTokens(counter, text.slice(0, mid)) <= tokens) lo = mid;
     else hi = mid - 1;
   }
   return text.slice(0, lo);

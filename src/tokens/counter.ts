@@ -183,11 +183,22 @@ export class BlockTokenCache {
   }
 
   #fresh(text: string): number {
-    if (text.length <= HUGE_TEXT) return this.#counter.count(text);
-    if (this.#counter.estimate) return this.#counter.estimate(text);
-    const n = SAMPLE;
-    const mid = Math.floor(text.length / 2 - n / 2);
-    const sampled = this.#counter.count(text.slice(0, n)) + this.#counter.count(text.slice(mid, mid + n)) + this.#counter.count(text.slice(-n));
-    return Math.ceil((sampled / (3 * n)) * text.length);
+    return engineTextTokens(this.#counter, text);
   }
+}
+
+/**
+ * A text's tokens as the engine counts them ({@link BlockTokenCache}, without its memo): exact up to
+ * {@link HUGE_TEXT} characters, above it the counter's own estimate, else three samples scaled by length.
+ *
+ * @example
+ * engineTextTokens(tiktokenCounter(), 'hello world'); // 2
+ */
+export function engineTextTokens(counter: TokenCounter, text: string): number {
+  if (text.length <= HUGE_TEXT) return counter.count(text);
+  if (counter.estimate) return counter.estimate(text);
+  const n = SAMPLE;
+  const mid = Math.floor(text.length / 2 - n / 2);
+  const sampled = counter.count(text.slice(0, n)) + counter.count(text.slice(mid, mid + n)) + counter.count(text.slice(-n));
+  return Math.ceil((sampled / (3 * n)) * text.length);
 }
