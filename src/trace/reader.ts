@@ -27,8 +27,10 @@ import type { TraceEvent } from './types.js';
 export async function* readTrace(file: string, options: { readonly name?: string } = {}): AsyncGenerator<TraceEvent, void, undefined> {
   const name = options.name ?? file;
   // Opening first turns a missing file into an ordinary rejected promise (ENOENT)
-  // instead of a stream error that readline would surface late.
-  const handle = await open(file, 'r');
+  // instead of a stream error that readline would surface late; it names the file as `name` (as typed).
+  const handle = await open(file, 'r').catch((err: NodeJS.ErrnoException) => {
+    throw Object.assign(err, { path: name });
+  });
   // A directory opens fine on Linux and fails on the first read with an EISDIR that names no path.
   // Checked before readline starts: lines it emits before the loop below begins would be lost.
   const isDirectory = await handle.stat().then(
