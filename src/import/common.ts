@@ -21,9 +21,10 @@ export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== nu
 /**
  * Parses every non-blank line as JSON; a line that is not is an ImportError naming it (and the column), except
  * a last line with no newline after it: a log still being written (a live Claude Code session) ends in half a
- * record. That one is left out and passed to `onIncomplete`.
+ * record. That one is left out and passed to `onIncomplete`. `firstHint` ends the message when the very first
+ * record is not JSON (the file is likely not a log at all: say what is read).
  */
-export function parseLines(text: string, file: string, onIncomplete?: (line: number) => void): SourceLine[] {
+export function parseLines(text: string, file: string, onIncomplete?: (line: number) => void, firstHint = ''): SourceLine[] {
   const out: SourceLine[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -39,7 +40,8 @@ export function parseLines(text: string, file: string, onIncomplete?: (line: num
       }
       const msg = (e as Error).message;
       const pos = /at position (\d+)/.exec(msg);
-      throw new ImportError(file, i + 1, `not valid JSON${pos ? ` at column ${Number(pos[1]) + 1}` : ''} (${msg}); each line must be one JSON object`);
+      const hint = out.length === 0 ? firstHint : '';
+      throw new ImportError(file, i + 1, `not valid JSON${pos ? ` at column ${Number(pos[1]) + 1}` : ''} (${msg}); each line must be one JSON object${hint}`);
     }
   }
   return out;
