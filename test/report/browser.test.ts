@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RecallTally, StrategySummary } from '../../src/sim/summary.js';
 import { cli } from '../cli/run.js';
 import { hostileTrace, recallRoundReport, reportOf } from './helpers.js';
 
@@ -49,7 +50,9 @@ describe.runIf(HAVE_CHROMIUM)('report in headless Chromium', { timeout: 120_000 
   let dir: string;
   let context: BrowserContext;
   let demoUrl: string;
-  let simulated: { totals: { id: string; cost: number }[] };
+  let simulated: { totals: StrategySummary[] };
+  let recallsUrl: string;
+  let recallsSimulated: { totals: StrategySummary[]; recalls: RecallTally };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cachepoint-report-'));
@@ -62,9 +65,13 @@ describe.runIf(HAVE_CHROMIUM)('report in headless Chromium', { timeout: 120_000 
       viewport: { width: 1280, height: 900 },
     });
     const out = join(dir, 'demo.html');
-    const [report, simulate] = await Promise.all([
+    // compaction.jsonl: a session whose removals force recall rounds (the totals' recall columns are not all 0).
+    const recallsOut = join(dir, 'compaction.html');
+    const [report, simulate, recallsReport, recallsSimulate] = await Promise.all([
       cli('report', 'fixtures/demo.jsonl', '--out', out, '--generated-at', '2026-03-02T09:00:00.000Z'),
       cli('simulate', 'fixtures/demo.jsonl', '--json'),
+      cli('report', 'fixtures/compaction.jsonl', '--out', recallsOut),
+      cli('simulate', 'fixtures/compaction.jsonl', '--json'),
     ]);
     expect(report.stderr).toBe('');
     expect(report.code).toBe(0);
@@ -72,6 +79,10 @@ describe.runIf(HAVE_CHROMIUM)('report in headless Chromium', { timeout: 120_000 
     expect(simulate.code).toBe(0);
     simulated = JSON.parse(simulate.stdout);
     demoUrl = pathToFileURL(out).href;
+    expect(recallsReport.code, recallsReport.stderr).toBe(0);
+    expect(recallsSimulate.code).toBe(0);
+    recallsSimulated = JSON.parse(recallsSimulate.stdout);
+    recallsUrl = pathToFileURL(recallsOut).href;
   }, 180_000);
 
   afterAll(async () => {
@@ -111,6 +122,33 @@ describe.runIf(HAVE_CHROMIUM)('report in headless Chromium', { timeout: 120_000 
     }
     // The first request's map is drawn on load.
     expect(await page.getAttribute('#blockmap', 'data-request')).toBe('0');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("shows simulate's recall columns: forced recalls per 100 and their cost, inside the total, on every row", async () => {
+    const { page, problems } = await open(recallsUrl);
+    const header = await page.$$eval('#totals tr:first-child th', (ths) => ths.map((th) => th.textContent));
+    expect(header).toEqual(['strategy', 'label', 'cost', 'vs none', 'vs ideal', 'busts', 'rejected', 'recalls', 'recall cost', 'cachepoint saves']);
+    const rows = await page.$$eval('#totals tr[data-strategy]', (trs) =>
+      trs.map((tr) => ({ id: tr.getAttribute('data-strategy'), cells: [...tr.querySelectorAll('td')].map((td) => td.textContent) })),
+    );
+    expect(rows.map((r) => r.id)).toEqual(recallsSimulated.totals.map((t) => t.id));
+    expect(recallsSimulated.recalls.count).toBeGreaterThan(0);
+    for (const [i, t] of recallsSimulated.totals.entries()) {
+      const shown = rows[i]!.cells.slice(7, 9);
+      const want = t.recalls
+        ? [`${t.recalls.count} (${t.recalls.per100.toFixed(1)}/100)`, `$${t.recalls.cost.toFixed(4)}`]
+        : t.id.startsWith('ideal')
+          ? ['—', '—']
+          : ['0', '$0.0000'];
+      expect(shown, t.id).toEqual(want);
+      expect(rows[i]!.cells[2], t.id).toBe(`$${t.cost.toFixed(4)}`);
+    }
+    const r = recallsSimulated.recalls;
+    expect(await page.locator('#headline').textContent()).toContain(
+      `${r.count} forced recalls in ${r.rounds} extra rounds (${r.per100.toFixed(1)} per 100 requests), $${r.cost.toFixed(4)}, included`,
+    );
     expect(problems).toEqual([]);
     await page.close();
   });
