@@ -8,6 +8,7 @@
  * Every trace-derived string goes through {@link escapeHtml}; the data block
  * has every `<` escaped as `\u003c`.
  */
+import { recallCells } from '../sim/format.js';
 import { CLIENT_JS } from './client.js';
 import type { ReportData, ReportRequest, ReportUsage } from './data.js';
 import { escapeHtml as e, jsonForScript } from './escape-html.js';
@@ -129,16 +130,30 @@ function totals(d: ReportData): string {
   const cp = d.totals.find((s) => s.id === 'cachepoint');
   const none = d.totals.find((s) => s.id === 'none');
   const ideal = d.totals.find((s) => s.id === 'ideal');
+  // simulate's columns, shown when simulate shows them (a run that counted forced recalls).
+  const withRecalls = d.totals.some((s) => s.recalls);
   const rows = d.totals
     .map((s) => {
       // Against a bound a saving means nothing: blank for the ideal rows.
       const pct = cp && s.id !== 'cachepoint' && !s.id.startsWith('ideal') && s.cost > 0 ? ((s.cost - cp.cost) / s.cost) * 100 : undefined;
       const delta = pct === undefined ? '' : `${Math.abs(pct) < 0.05 ? '0.0' : pct.toFixed(1)}%`;
-      return `<tr class="${s.id === 'cachepoint' ? 'cachepoint' : ''}" data-strategy="${e(s.id)}" data-cost="${s.cost}"><td>${e(s.id)}</td><td>${e(s.label)}</td><td class="num">${usd(s.cost)}</td><td class="num">${times(s.vsNone)}</td><td class="num">${times(s.vsIdeal)}</td><td class="num">${s.busts}</td><td class="num">${s.rejected}</td><td class="num">${delta}</td></tr>`;
+      const r = s.recalls;
+      const attrs = r ? ` data-recalls="${r.count}" data-recalls-per100="${r.per100}" data-recall-cost="${r.cost}"` : '';
+      const cells = withRecalls
+        ? recallCells(s)
+            .map((c) => `<td class="num">${c}</td>`)
+            .join('')
+        : '';
+      return `<tr class="${s.id === 'cachepoint' ? 'cachepoint' : ''}" data-strategy="${e(s.id)}" data-cost="${s.cost}"${attrs}><td>${e(s.id)}</td><td>${e(s.label)}</td><td class="num">${usd(s.cost)}</td><td class="num">${times(s.vsNone)}</td><td class="num">${times(s.vsIdeal)}</td><td class="num">${s.busts}</td><td class="num">${s.rejected}</td>${cells}<td class="num">${delta}</td></tr>`;
     })
     .join('\n');
+  const forced = cp?.recalls;
+  const recalls =
+    forced && forced.count > 0
+      ? `; ${forced.count} forced recalls in ${forced.rounds} extra rounds (${forced.per100.toFixed(1)} per 100 requests), ${usd(forced.cost)}, included`
+      : '';
   const headline = cp
-    ? `<p class="headline" id="headline">cachepoint: <b>${usd(cp.cost)}</b>${none ? ` vs ${usd(none.cost)} without caching (${times(cp.vsNone)})` : ''}${ideal ? `; ideal bound ${usd(ideal.cost)} (${times(cp.vsIdeal)})` : ''}${d.engineIdeal > 0 ? `; vs the ideal bound of its own requests ×${(cp.cost / d.engineIdeal).toFixed(4)}` : ''}.</p>`
+    ? `<p class="headline" id="headline">cachepoint: <b>${usd(cp.cost)}</b>${none ? ` vs ${usd(none.cost)} without caching (${times(cp.vsNone)})` : ''}${ideal ? `; ideal bound ${usd(ideal.cost)} (${times(cp.vsIdeal)})` : ''}${d.engineIdeal > 0 ? `; vs the ideal bound of its own requests ×${(cp.cost / d.engineIdeal).toFixed(4)}` : ''}${recalls}.</p>`
     : '';
   const r = d.recorded;
   const recorded =
@@ -147,9 +162,9 @@ function totals(d: ReportData): string {
       : '';
   return `${headline}
 ${recorded}
-<table id="totals"><tr><th>strategy</th><th>label</th><th class="num">cost</th><th class="num">vs none</th><th class="num">vs ideal</th><th class="num">busts</th><th class="num">rejected</th><th class="num">cachepoint saves</th></tr>
+<table id="totals"><tr><th>strategy</th><th>label</th><th class="num">cost</th><th class="num">vs none</th><th class="num">vs ideal</th><th class="num">busts</th><th class="num">rejected</th>${withRecalls ? '<th class="num">recalls</th><th class="num">recall cost</th>' : ''}<th class="num">cachepoint saves</th></tr>
 ${rows}
-</table>`;
+</table>${withRecalls ? '\n<p class="meta" id="recalls-note">recalls: payloads a later call needed after cachepoint removed them, each read back in an extra round (per 100 requests of the trace); recall cost: those rounds\' requests and output, already inside cost.</p>' : ''}`;
 }
 
 function toolCache(d: ReportData): string {

@@ -63,15 +63,19 @@ export function formatTotals(summaries: readonly StrategySummary[]): string {
     times(s.vsIdeal),
     `${s.busts}`,
     `${s.rejected}`,
-    ...(recalls
-      ? s.recalls
-        ? [`${s.recalls.count} (${s.recalls.per100.toFixed(1)}/100)`, usd(s.recalls.cost)]
-        : s.id.startsWith('ideal')
-          ? ['—', '—']
-          : ['0', usd(0)]
-      : []),
+    ...(recalls ? recallCells(s) : []),
   ]);
   return table(['strategy', 'label', 'cost', 'vs none', 'vs ideal', 'busts', 'rejected', ...(recalls ? ['recalls', 'recall cost'] : [])], rows, [0, 1]);
+}
+
+/**
+ * The `recalls` and `recall cost` cells of a totals row (simulate's table and the HTML report draw the same):
+ * `3 (1.7/100)` and its dollars for a run that counted forced recalls; `0` for a peer that forces none; `—` for
+ * an ideal bound (it has no requests to recall in).
+ */
+export function recallCells(s: StrategySummary): readonly [string, string] {
+  if (s.recalls) return [`${s.recalls.count} (${s.recalls.per100.toFixed(1)}/100)`, usd(s.recalls.cost)];
+  return s.id.startsWith('ideal') ? ['—', '—'] : ['0', usd(0)];
 }
 
 /** The per-request plan, several lines per request (`simulate --explain`). */
