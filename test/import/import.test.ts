@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { formatImported } from '../../src/import/common.js';
-import { ImportError } from '../../src/import/errors.js';
 import { importLog } from '../../src/import/formats.js';
+import { importError } from './import-error.js';
 import type { ImportedTrace } from '../../src/import/types.js';
 import { compareTrace } from '../../src/replay/compare.js';
 import { parseTrace } from '../../src/trace/reader.js';
@@ -28,16 +28,6 @@ function outline(t: ImportedTrace): string[] {
         : '';
     return `${e.type}${e.at ? ` ${String(e.at).slice(11, 19)}` : ''}${content ? ` [${content}]` : ''}${e.usage ? ' +usage' : ''}`;
   });
-}
-
-function importError(fn: () => unknown): ImportError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ImportError) return e;
-    throw e;
-  }
-  throw new Error('expected an ImportError');
 }
 
 describe('importLog: messages-log', () => {

@@ -7,24 +7,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ImportError } from '../../src/import/errors.js';
 import { importLog } from '../../src/import/formats.js';
+import { importError } from './import-error.js';
 import { cli, cliIn } from '../cli/run.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cachepoint-not-a-log-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const TRACE_HINT = 'already a cachepoint trace (its first line is an envelope event): nothing to import; read it directly with simulate, replay or report';
-
-function importError(f: () => unknown): ImportError {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof ImportError) return err;
-    throw err;
-  }
-  throw new Error('expected an ImportError');
-}
 
 describe('import of a cachepoint trace', { timeout: 120_000 }, () => {
   it('says it is already a trace, with or without --from, at line 1 (a BOM and CRLF too)', () => {
