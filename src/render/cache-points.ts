@@ -18,10 +18,16 @@
  * marks the last tool while one of the four slots is free (turn 1, early
  * rounds), so an edit of the system prompt re-writes only the system part.
  * docs/cache-points.md has both refinements with their figures.
+ *
+ * One exception to "never marks the tail": on a model that binds thinking, the
+ * tail a request sends stays in the history once answered (render/bind.ts
+ * foldSentTail), so it is the newest stable block of the next request. ④ goes
+ * on its last markable block: written where it is sent, read by the next
+ * request, instead of sent uncached and then written by the next one.
  */
 import type { CacheEntryRecord, StreamBlock, TimelineState } from '../timeline/types.js';
 import type { Pass, PassContext } from './context.js';
-import { cacheStanding, prefixOf, type StreamLayout, streamLayout } from './projection.js';
+import { cacheStanding, prefixOf, type StreamLayout, streamLayout, tailStream } from './projection.js';
 import { doomedFrom } from './prune-rule.js';
 import type { CachePoint, CachePointLabel, CacheTtl } from './types.js';
 
@@ -30,7 +36,9 @@ export const cachePointsPass: Pass = {
   name: 'cache-points',
   run(work, ctx) {
     const { entries } = cacheStanding(work.state, ctx);
-    return { ...work, cachePoints: placeCachePoints(work.stream, work.state, ctx, entries, doomedFrom(work.stream, work.state, ctx)) };
+    // A model that binds thinking keeps the sent tail in the history (bind.ts): ④ may go on it.
+    const kept = ctx.profile.bindsThinking && work.state.tail.length > 0 ? tailStream(work.state, ctx) : undefined;
+    return { ...work, cachePoints: placeCachePoints(work.stream, work.state, ctx, entries, doomedFrom(work.stream, work.state, ctx), kept) };
   },
 };
 
@@ -66,6 +74,8 @@ export function placeCachePoints(
   entries: readonly CacheEntryRecord[] = [],
   /** ④ stays before this index: blocks from here on are pruned by the next request, so writing them is waste. */
   doomedFrom?: number,
+  /** The tail, when the next request keeps it in the history (a model that binds thinking): ④ goes on it. */
+  keptTail?: readonly StreamBlock[],
 ): CachePoint[] {
   const options = ctx.options;
   const ttls: Record<CachePointLabel, CacheTtl> = options.ttl ? { ...options.ttl } : { 0: '5m', 1: '5m', 2: '5m', 3: '5m', 4: '5m' };
@@ -109,7 +119,9 @@ export function placeCachePoints(
       if (last >= turnStart) place(placements, stream, 3, last, turnStart);
     }
   }
-  place(placements, stream, 4, (doomedFrom ?? stream.length) - 1);
+  const onTail = doomedFrom === undefined || doomedFrom >= stream.length ? lastMarkable(keptTail) : undefined;
+  if (onTail !== undefined) placements.push({ label: 4, index: stream.length + onTail });
+  else place(placements, stream, 4, (doomedFrom ?? stream.length) - 1);
 
   bridge(stream, ctx, placements, entries);
   // ⓪ on the last tool, only in a free slot: never at the expense of ①–④.
@@ -120,7 +132,13 @@ export function placeCachePoints(
     place(placements, stream, 0, lastTool);
   }
   if (!options.ttl && options.adaptiveTtl) adaptTtls(stream, state, ctx, placements, entries, ttls);
-  return collapse(stream, placements, ttls);
+  return collapse(stream, placements, ttls, keptTail);
+}
+
+function lastMarkable(blocks: readonly StreamBlock[] | undefined): number | undefined {
+  if (!blocks) return undefined;
+  for (let k = blocks.length - 1; k >= 0; k--) if (blocks[k]!.markable) return k;
+  return undefined;
 }
 
 /**
@@ -220,10 +238,26 @@ function hourAtMinimum(stream: readonly StreamBlock[], ctx: PassContext, placeme
 const byIndex = (a: Placement, b: Placement): number => a.index - b.index;
 const byNumber = (a: number, b: number): number => a - b;
 
-function collapse(stream: readonly StreamBlock[], placements: readonly Placement[], ttls: Record<CachePointLabel, CacheTtl>): CachePoint[] {
+function collapse(
+  stream: readonly StreamBlock[],
+  placements: readonly Placement[],
+  ttls: Record<CachePointLabel, CacheTtl>,
+  tail: readonly StreamBlock[] = [],
+): CachePoint[] {
   // Grouped by index in stream order; a group keeps the placements' order (the sort is stable).
   const sorted = placements.slice().sort(byIndex);
-  const prefix = prefixTokensUpTo(stream, sorted.length > 0 ? Math.max(-1, sorted.at(-1)!.index) : -1);
+  const last = sorted.length > 0 ? Math.max(-1, sorted.at(-1)!.index) : -1;
+  const stable = prefixTokensUpTo(stream, Math.min(last, stream.length - 1));
+  // A point on the kept tail (indexes past the stable stream) counts the stable stream, then the tail up to it.
+  let prefix: ArrayLike<number> = stable;
+  if (last >= stream.length) {
+    const all = new Float64Array(last + 1);
+    all.set(stable);
+    let sum = stream.length > 0 ? stable[stream.length - 1]! : 0;
+    for (let i = stream.length; i <= last; i++) all[i] = sum += tail[i - stream.length]!.tokens;
+    prefix = all;
+  }
+  const blockAt = (i: number): StreamBlock => (i < stream.length ? stream[i]! : tail[i - stream.length]!);
   const points: CachePoint[] = [];
   for (let i = 0; i < sorted.length; ) {
     const index = sorted[i]!.index;
@@ -238,7 +272,7 @@ function collapse(stream: readonly StreamBlock[], placements: readonly Placement
     points.push({
       labels,
       index,
-      path: stream[index]!.path,
+      path: blockAt(index).path,
       ttl,
       prefixTokens: prefix[index]!,
       ...(moved ? { moved } : {}),

@@ -60,7 +60,8 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
   const model = input.model ?? profile.id;
   const stream = input.stream;
   const tail = input.tail ?? stream.slice(stableLength);
-  const pos = positionsOf(stream, stableLength);
+  // A point may sit on the tail (a model that binds thinking keeps it, cache-points.ts): one position per tail block.
+  const pos = withTailPositions(positionsOf(stream, stableLength), (points.at(-1)?.index ?? -1) + 1);
   // The ledger is kept sorted by index, one entry per index (see below), so lookups walk it instead of building a
   // map per request; one that is not (a hand-made import) is put in that form first (the last entry of an index kept).
   const entries = ascending(input.entries, (e) => e.index) ? input.entries : byIndexOnce(input.entries);
@@ -146,6 +147,14 @@ function refresh(e: CacheEntryRecord, now: number, profile: ModelProfile): Cache
 }
 
 /** The ledger entry a point writes (replacing `old`, the entry at its index, if any). */
+function withTailPositions(stable: Int32Array, length: number): Int32Array {
+  if (length <= stable.length) return stable;
+  const out = new Int32Array(length);
+  out.set(stable);
+  for (let i = stable.length; i < length; i++) out[i] = (i > 0 ? out[i - 1]! : -1) + 1;
+  return out;
+}
+
 function writeRecord(
   p: CachePoint,
   old: CacheEntryRecord | undefined,

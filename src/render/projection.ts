@@ -986,8 +986,33 @@ function entriesOf(
   const before = prev.stripBoundary ?? 0;
   const from = boundary === undefined || before === boundary ? change : Math.min(change, before, boundary);
   const valid = prev.entries.filter((e) => e.index < from && stream[e.index] === e.block && e.expiresAt > now);
+  if (prev.tail && prev.tail.length > 0) valid.push(...onFoldedTail(prev, prev.tail, stream, change, now));
   if (boundary === undefined || !prev.entries.some((e) => e.index >= from && e.expiresAt > now)) return valid;
   return valid.concat(sameForProvider(prev, stream, from, before, boundary, now, rest));
+}
+
+/**
+ * Entries the previous request wrote on its tail (a model that binds thinking: cache-points.ts puts ④ there), still
+ * valid when this stream holds that tail folded into the history (bind.ts foldSentTail: new blocks, the same
+ * payloads) right after the previous stable stream, unchanged up to the entry. Each is moved onto its folded block.
+ */
+function onFoldedTail(prev: LastRender, sent: readonly StreamBlock[], stream: readonly StreamBlock[], change: number, now: number): CacheEntryRecord[] {
+  const start = previousLength(prev);
+  if (change < start) return [];
+  const out: CacheEntryRecord[] = [];
+  let same = start;
+  for (const e of prev.entries) {
+    if (e.index < start || e.index >= start + sent.length || e.expiresAt <= now) continue;
+    while (same <= e.index && stream[same] !== undefined && samePayload(stream[same]!.param, sent[same - start]!.param)) same++;
+    if (same <= e.index) break;
+    out.push({ ...e, block: stream[e.index]! });
+  }
+  return out;
+}
+
+/** The same payload: the very object (a fold keeps it) or the same JSON (a state read back from a store). */
+function samePayload(a: object, b: object): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**
