@@ -1,0 +1,445 @@
+/**
+ * The judge's sweep: replays the engine on generated sessions drawn over the
+ * distribution of real agent sessions and over every built-in model profile,
+ * the way the product is judged (an independent model of the provider's cache
+ * prices each request), and counts every defect:
+ *
+ * - **refused**: a request the API would answer with a 400: the simulator's
+ *   rules (markers, TTL order, marker on thinking or empty text, thinking
+ *   bound to a changed prefix), the request checks of the fake server
+ *   (`validateRequest`: shapes, tool pairing, prefill, marker placement) and the
+ *   context window (`prompt is too long`, counted as the simulator counts);
+ * - **bust**: a request that misses a warm entry of a longer prefix of itself;
+ * - **crash**: the replay, the comparison or the drop-in door threw;
+ * - **excess**: conservative over the ideal bound of its own requests by more
+ *   than 0.2 %, not counting what only clairvoyance buys (the requests after
+ *   a 5–60 min idle gap, the session's last request; reported apart);
+ * - **recalls**: economy forcing more than 2 recalls per 100 requests;
+ * - **door**: `prepare` fed the plain message arrays a loop would send
+ *   produces other bytes than the Session path (the replay), under either policy.
+ *
+ * Economy ÷ best peer (forced recalls counted on both sides) is reported per
+ * session and as a range; it is a target, not a defect count.
+ *
+ * Run: `npm run bench -- judge` (JUDGE_SESSIONS, default 200; JUDGE_FROM, default 0),
+ * or `npx tsx test/bench/judge.ts [--sessions N] [--from K] [--all]` (per-session
+ * lines; `--all` prints every session, not only those with a defect).
+ * A session's seed is `judge-<k>`; the same k always gives the same session.
+ */
+import type { MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
+import { prepare, type HideRequest } from '../../src/conversation/prepare.js';
+import { MODEL_PROFILES } from '../../src/models/profiles.js';
+import { stripCacheControl } from '../../src/providers/anthropic.js';
+import { compareTrace, type TraceComparison } from '../../src/replay/compare.js';
+import { replay } from '../../src/replay/replay.js';
+import { idealBound } from '../../src/sim/ideal.js';
+import type { StrategySummary } from '../../src/sim/summary.js';
+import { generateTrace, type GenerateOptions } from '../../src/synthetic/generate.js';
+import { Rng } from '../../src/synthetic/rng.js';
+import { validateRequest } from '../../src/testing/fake-server-validate.js';
+import type { TraceEvent } from '../../src/trace/types.js';
+import { formatRows, isMain, percentile, type Row } from './util.js';
+
+// TYPES
+
+type Policy = 'conservative' | 'economy';
+
+/** One policy's verdict on one session. */
+interface PolicyVerdict {
+  readonly requests: number;
+  readonly refused: readonly string[];
+  readonly busts: number;
+  readonly cost: number;
+  readonly ownIdeal: number;
+  /** Excess over the own ideal: after 5–60 min idle gaps, at the last request, elsewhere (dollars; the split docs/benchmarks.md uses). */
+  readonly gap: { readonly afterIdle: number; readonly last: number; readonly other: number };
+  /**
+   * The defect measure: excess over the own 5-minute ideal on the requests that
+   * neither end the session nor border an idle gap of 5 minutes or more (before
+   * one, the ideal does not write what the gap lets expire; after one, it wrote
+   * an hour's entry before it), nor end a turn on a model that strips earlier
+   * thinking (the next turn drops it: the ideal does not write past it). Per-request attribution against the 1-hour
+   * ideal moves its 1h writes' premium onto the requests before a gap (a
+   * negative "other" that can hide a real excess); this one cannot.
+   */
+  readonly steady: number;
+  readonly recallsPer100: number;
+  readonly recalls: number;
+}
+
+/** One session's verdict. */
+export interface SessionVerdict {
+  readonly k: number;
+  /**
+   * Requests of the trace itself (the plain full history) over the model's window: the provider refuses them
+   * whatever the engine does, so the session could not have happened as generated (a huge result forced on a
+   * 200k-window model). The engine's refusals there are reported apart, not counted as defects.
+   */
+  readonly plainOverflow: number;
+  readonly options: GenerateOptions;
+  readonly requests: number;
+  readonly conservative?: PolicyVerdict;
+  readonly economy?: PolicyVerdict;
+  readonly bestPeer?: { readonly id: string; readonly cost: number };
+  /** The drop-in door's first difference from the Session path, per policy (undefined: identical). */
+  readonly door: Partial<Record<Policy, string>>;
+  readonly crash?: string;
+  readonly defects: readonly string[];
+}
+
+// DISTRIBUTION
+
+const MODELS = Object.keys(MODEL_PROFILES);
+const NON_PEERS = new Set(['cachepoint', 'ideal', 'ideal_5m']);
+/** Non-clairvoyant excess over the own ideal allowed (the target). */
+export const EXCESS_LIMIT = 0.002;
+/** Forced recalls per 100 requests allowed (the target). */
+export const RECALLS_LIMIT = 2;
+
+/**
+ * Generator options of session k, drawn over the real distribution: requests a
+ * log-normal around 29 with one session in ten long (150–220); idle gaps over
+ * 5 min in ~30 % and over an hour in ~12 %; parallel fan-outs; huge results
+ * (forced in 8 %, spontaneous at 0–0.5 % per call); result sizes ×0.5–2;
+ * thinking 0–90 % (redacted 0–20 % of it); errors 0–10 %; volatile tails in a
+ * quarter, agent hides in half, an envelope change in one in ten, revisits
+ * (Edit after Read, re-run after a fix) in most; the model cycles through every
+ * built-in profile.
+ */
+export function sessionOptions(k: number): GenerateOptions {
+  const r = new Rng(`judge-options-${k}`);
+  const long = r.chance(0.1);
+  const requests = long ? r.int(150, 220) : Math.min(120, Math.max(4, Math.round(r.logNormal(29, 0.7))));
+  const fan = r.chance(0.2) ? (r.chance(0.3) ? { rounds: r.int(1, 2), min: 20, max: 30 } : { rounds: r.int(1, 3), min: 3, max: 12 }) : { rounds: 0 };
+  return {
+    seed: `judge-${k}`,
+    profile: r.chance(0.2) ? 'research' : 'coding',
+    requests,
+    rounds: { median: r.pick([4, 6, 8, 12]), min: 1, max: 60 },
+    idleGaps: { over5m: r.chance(0.3) ? r.int(1, long ? 4 : 2) : 0, over1h: r.chance(0.12) ? r.int(1, long ? 2 : 1) : 0 },
+    fanout: fan,
+    hugeResults: r.chance(0.08) ? 1 : 0,
+    hugeRate: r.pick([0, 0.002, 0.005]),
+    resultScale: r.pick([0.5, 1, 1, 1, 2]),
+    thinkingRate: r.pick([0, 0.3, 0.65, 0.9]),
+    redactedRate: r.pick([0, 0.05, 0.2]),
+    errorRate: r.pick([0, 0.04, 0.1]),
+    tail: r.chance(0.25),
+    hides: r.chance(0.5),
+    envelopeChange: r.chance(0.1),
+    revisits: r.chance(0.7),
+    model: MODELS[k % MODELS.length]!,
+  };
+}
+
+// CHECKS
+
+function bestPeer(c: TraceComparison): StrategySummary | undefined {
+  const peers = c.summaries.filter((s) => !NON_PEERS.has(s.id) && s.rejected === 0);
+  return peers.reduce<StrategySummary | undefined>((best, s) => (!best || s.cost < best.cost ? s : best), undefined);
+}
+
+function verdict(c: TraceComparison): PolicyVerdict {
+  const refused: string[] = [];
+  c.engine.forEach((r, i) => {
+    const sim = c.engineResults[i]!;
+    const issue = sim.rejected?.message ?? validateRequest(r.request)?.message;
+    const window = r.rendered.profile.contextWindow;
+    const tokens = sim.explain?.totalTokens ?? 0;
+    if (issue) refused.push(`#${i}: ${issue}`);
+    else if (tokens > window) refused.push(`#${i}: prompt is too long: ${tokens} tokens > ${window} maximum`);
+  });
+  const requests = c.engine.map((r) => ({ at: r.at, params: r.request }));
+  const bound = idealBound(requests);
+  const ideal = bound.ideal.requests;
+  const ideal5m = bound.ideal5m.requests;
+  const gap = { afterIdle: 0, last: 0, other: 0 };
+  let steady = 0;
+  const n = c.engine.length;
+  c.engineResults.forEach((r, i) => {
+    const cost = r.cost?.total ?? 0;
+    const d = cost - (ideal[i]?.cost ?? 0);
+    const ttl = c.engine[i]!.rendered.profile.ttlMs;
+    const idle = i > 0 ? c.engine[i]!.at - c.engine[i - 1]!.at : 0;
+    const idleNext = i < n - 1 ? c.engine[i + 1]!.at - c.engine[i]!.at : 0;
+    if (idle >= ttl['5m'] && idle < ttl['1h']) gap.afterIdle += d;
+    else if (i === n - 1) gap.last += d;
+    else gap.other += d;
+    // On a model that strips earlier thinking, the next turn's first request drops this turn's thinking: what the
+    // turn's last request wrote past it is never read. Only the ideal knows which request ends a turn.
+    const turnEnd = !c.engine[i]!.rendered.profile.keepsThinking && i < n - 1 && c.engine[i + 1]!.turn !== c.engine[i]!.turn;
+    if (i < n - 1 && idle < ttl['5m'] && idleNext < ttl['5m'] && !turnEnd) steady += cost - (ideal5m[i]?.cost ?? 0);
+  });
+  const e = c.summaries.find((s) => s.id === 'cachepoint')!;
+  return {
+    requests: c.engine.length,
+    refused,
+    busts: e.busts,
+    cost: e.cost,
+    ownIdeal: c.engineIdeal,
+    gap,
+    steady,
+    recallsPer100: c.recalls.per100,
+    recalls: c.recalls.count,
+  };
+}
+
+function withoutDuration(b: object): object {
+  if (!('duration_ms' in b)) return b;
+  const { duration_ms: _d, ...rest } = b as { duration_ms: number };
+  return rest;
+}
+
+/**
+ * Feeds the session through `prepare` as a plain loop would (its own system and
+ * tools, the whole history, hides as `options.hide`) and returns the first
+ * request whose bytes differ from the Session path's replay, or undefined.
+ */
+export async function doorDifference(events: readonly TraceEvent[], policy: Policy, name: string): Promise<string | undefined> {
+  const render = policy === 'economy' ? { policy } : undefined;
+  const expected = [];
+  for await (const r of replay(events, { extras: { max_tokens: 2048 }, ...(render ?? {}), onWarning: () => {} })) expected.push(r);
+  const store = new MemoryConversationStore();
+  const messages: MessageParam[] = [];
+  let tail: MessageParam['content'] | undefined;
+  let lastAt = 0;
+  let k = 0;
+  let envelope: Pick<MessageCreateParamsNonStreaming, 'system' | 'tools'> | undefined;
+  let hide: HideRequest[] = [];
+  for (const e of events) {
+    if (e.type === 'envelope') envelope = undefined;
+    else if (e.type === 'hide') hide.push({ ...(e.path ? { path: e.path } : { toolUseId: e.tool_use_id! }), ...(e.note ? { note: e.note } : {}), defer: true });
+    else if (e.type === 'user') messages.push({ role: 'user', content: e.content as MessageParam['content'] });
+    else if (e.type === 'tail') tail = e.content as MessageParam['content'];
+    else if (e.type === 'tool_results') {
+      const results = e.content.filter((b) => b.type === 'tool_result').map((b) => withoutDuration(b) as ToolResultBlockParam);
+      const texts = e.content.filter((b) => b.type === 'text') as TextBlockParam[];
+      messages.push({ role: 'user', content: [...results, ...texts] });
+    } else if (e.type === 'assistant') {
+      const want = expected[k++];
+      if (!want) return `request ${k - 1}: the replay has no such request`;
+      if (!envelope) {
+        const { system, tools } = stripCacheControl({ system: want.request.system, tools: want.request.tools });
+        envelope = { ...(system ? { system } : {}), ...(tools ? { tools } : {}) };
+      }
+      const { params } = await prepare(
+        { model: want.request.model, max_tokens: 2048, ...envelope, messages: [...messages] },
+        {
+          conversationId: name,
+          store,
+          now: lastAt,
+          ...(render ? { render } : {}),
+          ...(tail !== undefined ? { tail: tail as never } : {}),
+          ...(hide.length > 0 ? { hide } : {}),
+        },
+      );
+      hide = [];
+      const got = JSON.stringify(params);
+      const exp = JSON.stringify(want.request);
+      if (got !== exp) {
+        let i = 0;
+        while (i < got.length && got[i] === exp[i]) i++;
+        return `request ${k - 1}: differs at char ${i}: door …${got.slice(Math.max(0, i - 60), i + 60)}… session …${exp.slice(Math.max(0, i - 60), i + 60)}…`;
+      }
+      messages.push({ role: 'assistant', content: e.content as MessageParam['content'] });
+    }
+    if ('at' in e && typeof e.at === 'number') lastAt = e.at;
+  }
+  return k === expected.length ? undefined : `the replay has ${expected.length} requests, the door ${k}`;
+}
+
+/** Generates session k and judges it. */
+export async function judgeSession(k: number, options: GenerateOptions = sessionOptions(k)): Promise<SessionVerdict> {
+  const defects: string[] = [];
+  let events: TraceEvent[];
+  try {
+    events = generateTrace(options);
+  } catch (e) {
+    return { k, options, requests: 0, plainOverflow: 0, door: {}, crash: `generate: ${String(e)}`, defects: ['crash'] };
+  }
+  const requests = events.filter((e) => e.type === 'assistant').length;
+  const door: Partial<Record<Policy, string>> = {};
+  let plainOverflow = 0;
+  const out: { conservative?: PolicyVerdict; economy?: PolicyVerdict; bestPeer?: { id: string; cost: number } } = {};
+  let crash: string | undefined;
+  try {
+    for (const policy of ['conservative', 'economy'] as const) {
+      const c = await compareTrace(() => events, { policy, onWarning: () => {} });
+      const v = verdict(c);
+      out[policy] = v;
+      if (policy === 'conservative') {
+        const p = bestPeer(c);
+        if (p) out.bestPeer = { id: p.id, cost: p.cost };
+        const window = c.engine[0]?.rendered.profile.contextWindow ?? Number.POSITIVE_INFINITY;
+        plainOverflow = (c.runs.none ?? []).filter((r) => (r.explain?.totalTokens ?? 0) > window).length;
+      }
+      if (v.refused.length > 0 && plainOverflow === 0) defects.push(`${policy}: refused`);
+      if (v.busts > 0) defects.push(`${policy}: bust`);
+      if (policy === 'conservative' && v.ownIdeal > 0 && v.steady / v.ownIdeal > EXCESS_LIMIT) defects.push('conservative: excess');
+      if (policy === 'economy' && v.recallsPer100 > RECALLS_LIMIT) defects.push('economy: recalls');
+      // The door refuses a request over the window with a typed error (ContextOverflowError), where the replay warns.
+      const d = plainOverflow > 0 ? undefined : await doorDifference(events, policy, `judge-${k}-${policy}`);
+      if (d !== undefined) {
+        door[policy] = d;
+        defects.push(`${policy}: door`);
+      }
+    }
+  } catch (e) {
+    crash = e instanceof Error ? (e.stack ?? e.message).split('\n').slice(0, 4).join(' | ') : String(e);
+    defects.push('crash');
+  }
+  return { k, options, requests, plainOverflow, ...out, door, ...(crash ? { crash } : {}), defects };
+}
+
+// REPORT
+
+const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;
+
+/** One line per session. */
+export function sessionLine(v: SessionVerdict): string {
+  const o = v.options;
+  const shape = [
+    o.model,
+    o.profile,
+    `${v.requests} req`,
+    o.idleGaps?.over5m ? `${o.idleGaps.over5m}×>5m` : '',
+    o.idleGaps?.over1h ? `${o.idleGaps.over1h}×>1h` : '',
+    o.fanout?.rounds ? `fan ${o.fanout.rounds}×${o.fanout.min}-${o.fanout.max}` : '',
+    o.hugeResults ? 'huge' : '',
+    o.tail ? 'tail' : '',
+    o.hides ? 'hides' : '',
+    o.envelopeChange ? 'env±' : '',
+    o.revisits ? 'revisits' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const c = v.conservative;
+  const e = v.economy;
+  const cons = c
+    ? `cons ÷own ${(c.cost / c.ownIdeal).toFixed(4)} (idle ${pct(c.gap.afterIdle / c.ownIdeal)}, last ${pct(c.gap.last / c.ownIdeal)}, other ${pct(c.gap.other / c.ownIdeal)}; steady ${pct(c.steady / c.ownIdeal)}) busts ${c.busts} refused ${c.refused.length}`
+    : '';
+  const econ =
+    e && v.bestPeer
+      ? `econ ÷peer ${(e.cost / v.bestPeer.cost).toFixed(3)} recalls ${e.recallsPer100.toFixed(1)}/100 busts ${e.busts} refused ${e.refused.length}`
+      : '';
+  const extra = [
+    ...(c?.refused.slice(0, 2).map((m) => `cons ${m}`) ?? []),
+    ...(e?.refused.slice(0, 2).map((m) => `econ ${m}`) ?? []),
+    ...Object.entries(v.door).map(([p, d]) => `door ${p}: ${d}`),
+    ...(v.crash ? [`crash: ${v.crash}`] : []),
+  ];
+  const over = v.plainOverflow > 0 ? ` · the trace's own requests over the window: ${v.plainOverflow}` : '';
+  return [`k=${v.k} [${shape}] ${cons} · ${econ}${over}${v.defects.length ? ` · DEFECTS ${v.defects.join(', ')}` : ''}`, ...extra.map((x) => `    ${x}`)].join(
+    '\n',
+  );
+}
+
+/** Totals over a sweep, as bench rows. */
+export function summaryRows(vs: readonly SessionVerdict[], first: number): Row[] {
+  const count = (d: string): number => vs.filter((v) => v.defects.includes(d)).length;
+  const cons = vs.flatMap((v) => (v.conservative && v.conservative.ownIdeal > 0 ? [v.conservative] : []));
+  const econ = vs.flatMap((v) => (v.economy && v.bestPeer ? [{ e: v.economy, peer: v.bestPeer.cost }] : []));
+  const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
+  const own = sum(cons.map((c) => c.ownIdeal));
+  const other = cons.map((c) => c.steady / c.ownIdeal);
+  const ratio = econ.map(({ e, peer }) => e.cost / peer);
+  const per100 = econ.map(({ e }) => e.recallsPer100);
+  const requests = sum(vs.map((v) => v.requests));
+  const range = (xs: readonly number[], d = 3): string =>
+    xs.length
+      ? `min ${Math.min(...xs).toFixed(d)}, p10 ${percentile(xs, 10).toFixed(d)}, median ${percentile(xs, 50).toFixed(d)}, p90 ${percentile(xs, 90).toFixed(d)}, max ${Math.max(...xs).toFixed(d)}`
+      : '—';
+  return [
+    {
+      name: 'sessions',
+      value: vs.length,
+      baseline: `seeds judge-${first}…judge-${first + vs.length - 1}, ${requests} trace requests, ${MODELS.length} model profiles`,
+    },
+    ...(['conservative', 'economy'] as const).flatMap((p): Row[] => [
+      {
+        name: `${p}: sessions with refused requests`,
+        value: count(`${p}: refused`),
+        baseline: `requests refused: ${sum(vs.map((v) => v[p]?.refused.length ?? 0))}`,
+      },
+      { name: `${p}: sessions with busts`, value: count(`${p}: bust`), baseline: `busts: ${sum(vs.map((v) => v[p]?.busts ?? 0))}` },
+      { name: `${p}: door ≠ Session path`, value: count(`${p}: door`) },
+    ]),
+    { name: 'crashes', value: count('crash') },
+    {
+      name: 'sessions whose own requests overflow the window',
+      value: vs.filter((v) => v.plainOverflow > 0).length,
+      baseline: 'not real sessions (the provider refuses the plain history too); their refusals are not counted above',
+    },
+    {
+      name: 'conservative: sessions over 0.2 % non-clairvoyant excess',
+      value: count('conservative: excess'),
+      baseline: `steady excess (over the 5m ideal, away from gaps and the last request) per session: ${range(
+        other.map((x) => 100 * x),
+        3,
+      )} (%)`,
+    },
+    {
+      name: 'conservative ÷ own ideal, all sessions',
+      value: own > 0 ? (sum(cons.map((c) => c.cost)) / own).toFixed(4) : '—',
+      unit: 'ratio',
+      baseline: `of the excess: after 5–60 min gaps ${pct(sum(cons.map((c) => c.gap.afterIdle)) / own)}, last requests ${pct(sum(cons.map((c) => c.gap.last)) / own)}, other ${pct(sum(cons.map((c) => c.gap.other)) / own)} of the own ideal`,
+    },
+    { name: 'economy ÷ best peer', value: ratio.length ? percentile(ratio, 50).toFixed(3) : '—', unit: 'median', baseline: range(ratio) },
+    {
+      name: 'economy: sessions over 2 forced recalls / 100',
+      value: count('economy: recalls'),
+      baseline: `per 100: ${range(per100, 1)}; all sessions: ${((100 * sum(econ.map(({ e }) => e.recalls))) / Math.max(1, requests)).toFixed(2)}/100`,
+    },
+    {
+      name: 'economy ÷ best peer, all sessions',
+      value: econ.length ? (sum(econ.map(({ e }) => e.cost)) / sum(econ.map(({ peer }) => peer))).toFixed(3) : '—',
+      unit: 'ratio',
+      baseline: `sessions at or under 0.60: ${ratio.filter((x) => x <= 0.6).length} of ${ratio.length}`,
+    },
+  ];
+}
+
+/** Judges sessions first … first + n − 1 in order, calling `onSession` after each. */
+export async function sweep(n: number, first = 0, onSession?: (v: SessionVerdict) => void): Promise<SessionVerdict[]> {
+  const out: SessionVerdict[] = [];
+  for (let k = first; k < first + n; k++) {
+    const v = await judgeSession(k);
+    out.push(v);
+    onSession?.(v);
+  }
+  return out;
+}
+
+let lastDetails = '';
+
+/** The sessions with a defect, one line each (printed by the runner after the rows). */
+export function details(): string {
+  return lastDetails;
+}
+
+export default async function bench(): Promise<Row[]> {
+  const n = Number(process.env.JUDGE_SESSIONS ?? 200);
+  const first = Number(process.env.JUDGE_FROM ?? 0);
+  const vs = await sweep(n, first);
+  lastDetails = vs
+    .filter((v) => v.defects.length > 0)
+    .map(sessionLine)
+    .join('\n');
+  return summaryRows(vs, first);
+}
+
+if (isMain(import.meta.url)) {
+  const arg = (name: string, d: number): number => {
+    const i = process.argv.indexOf(name);
+    return i >= 0 ? Number(process.argv[i + 1]) : d;
+  };
+  const all = process.argv.includes('--all');
+  const first = arg('--from', 0);
+  const t0 = performance.now();
+  const vs = await sweep(arg('--sessions', 200), first, (v) => {
+    if (all || v.defects.length > 0) console.log(sessionLine(v));
+  });
+  console.log(formatRows(summaryRows(vs, first)));
+  console.log(`(${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+}
