@@ -281,6 +281,8 @@ export function indexOfPath(stream: readonly StreamBlock[], path: BlockPath): nu
   return undefined;
 }
 
+const THINKING_TYPES = new Set(['thinking', 'redacted_thinking']);
+
 /**
  * Under `economy` with `keepRounds: 1`, the newest round's bulky payloads the
  * re-use gate will not keep are pruned by the very next request, so they are never read from cache: ④ stops
@@ -295,6 +297,9 @@ export function doomedFrom(stable: readonly StreamBlock[], state: TimelineState,
   const turn = state.turns.at(-1);
   const round = turn?.rounds.at(-1);
   if (!turn || !round) return undefined;
+  // A model that binds thinking: the next request defers the prune when the response in between thinks (it would
+  // invalidate that thinking), and the payload stays to be read. A response thinks when the one before it did.
+  if (ctx.profile.bindsThinking && round.response.some((b) => THINKING_TYPES.has((b.param as { type?: string }).type ?? ''))) return undefined;
   // The gate's own verdict for the next request (warm, the same remaining): what it keeps is read again.
   const weigh = reuseWeigher(state, stable, ctx, true, expectedRemaining(state, options.expectedRemaining));
   for (let i = stable.length - 1; i >= 0; i--) {
