@@ -92,6 +92,22 @@ describe('generateTrace', () => {
     expect(Math.max(...s.resultSizes)).toBeLessThanOrEqual(870_000);
   });
 
+  it('with distinctSearches, never repeats a web search query of the session (without it, long research sessions do by chance)', () => {
+    const queries = (events: readonly TraceEvent[]): string[] =>
+      events.flatMap((e) =>
+        e.type === 'assistant'
+          ? e.content.flatMap((b) => (b.type === 'tool_use' && b.name === 'WebSearch' ? [String((b.input as { query: string }).query)] : []))
+          : [],
+      );
+    const options = { seed: 'judge-23', profile: 'research', requests: 195 } as const;
+    const chance = queries(generateTrace(options));
+    expect(chance.length).toBeGreaterThan(40);
+    expect(new Set(chance).size).toBeLessThan(chance.length);
+    const distinct = queries(generateTrace({ ...options, distinctSearches: true }));
+    expect(distinct.length).toBeGreaterThan(40);
+    expect(new Set(distinct).size).toBe(distinct.length);
+  });
+
   it('emits a tail that changes every request in the volatile-tail profile', () => {
     const s = shape(generateTrace({ seed: 6, profile: 'volatile-tail', requests: 25 }));
     expect(s.tails).toHaveLength(25);
