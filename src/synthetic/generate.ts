@@ -79,6 +79,13 @@ export interface GenerateOptions {
    * false (the committed fixtures before it keep their bytes; `revisits.jsonl` has it).
    */
   readonly revisits?: boolean;
+  /**
+   * Web searches never repeat an earlier query of the session by chance (a repeat drawn is redrawn or refined with
+   * a word). Without it the queries come from a few dozen word spans, so a long research session repeats many
+   * while the earlier result is in view, and each repeat of a pruned result counts as a forced recall. Default
+   * false (the committed fixtures keep their bytes).
+   */
+  readonly distinctSearches?: boolean;
   /** Envelope model id (default `claude-sonnet-4-6`; `compaction`: `claude-opus-4-5`). */
   readonly model?: string;
   /** Time of the first user message (ISO-8601). Default: derived from the seed, in March 2026. */
@@ -150,6 +157,7 @@ function settings(o: GenerateOptions, rng: Rng): Settings {
     hides: o.hides ?? flavor === 'coding',
     envelopeChange: o.envelopeChange ?? false,
     revisits: o.revisits ?? false,
+    distinctSearches: o.distinctSearches ?? false,
     model: o.model ?? (profile === 'compaction' ? 'claude-opus-4-5' : 'claude-sonnet-4-6'),
     start,
   };

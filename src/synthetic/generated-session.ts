@@ -36,6 +36,7 @@ export interface Settings {
   readonly hides: boolean;
   readonly envelopeChange: boolean;
   readonly revisits: boolean;
+  readonly distinctSearches: boolean;
   readonly model: string;
   readonly start: number;
 }
@@ -148,6 +149,8 @@ export class GeneratedSession {
   /** The test command run last, and whether a file was edited since (a fix: the same command is re-run). */
   lastTest: string | undefined;
   editedSinceTest = false;
+  /** Web search queries issued so far (with `distinctSearches`, a query is not asked twice by chance). */
+  readonly queries = new Set<string>();
 
   constructor(rng: Rng, s: Settings, totalRequests: number) {
     this.rng = rng;
@@ -514,8 +517,16 @@ function bashCall(ss: GeneratedSession, phase: number, huge?: readonly [number, 
 function searchCall(ss: GeneratedSession): Call {
   const { rng } = ss;
   const [topic, question, domains] = ss.topic;
-  const query =
+  const draw = (): string =>
     `${question.split(' ').slice(rng.int(0, 2), rng.int(5, 9)).join(' ').toLowerCase()} ${rng.pick(['2026', 'benchmark', 'documentation', 'pricing', 'explained', ''])}`.trim();
+  let query = draw();
+  if (ss.s.distinctSearches) {
+    // The drawn queries come from a few dozen word spans: a long session repeats one by chance, while the earlier
+    // result is in view, which agents do not do. A repeat is refined the way an agent narrows a search instead.
+    for (let n = 0; ss.queries.has(query) && n < 8; n++) query = draw();
+    while (ss.queries.has(query)) query = `${query} ${rng.pick(C.NOUNS)}`;
+    ss.queries.add(query);
+  }
   const links = Array.from({ length: rng.int(3, 8) }, () => {
     const d = rng.pick(domains);
     return {
