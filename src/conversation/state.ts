@@ -325,7 +325,11 @@ export function rehydrate(record: ConversationRecord, profile: ModelProfile, tok
     } as StreamBlock);
   };
   const stream: StreamBlock[] = imported.stream.map(attach);
-  const entries: CacheEntryRecord[] = imported.entries.filter((e) => e.index < stream.length).map((e) => ({ ...e, block: stream[e.index]! }));
+  // An entry may sit on the tail the request sent (a model that binds thinking keeps it: render/cache-points.ts).
+  const sent = imported.tail?.map(sentTailBlock);
+  const entries: CacheEntryRecord[] = imported.entries
+    .filter((e) => e.index < stream.length + (sent?.length ?? 0))
+    .map((e) => ({ ...e, block: e.index < stream.length ? stream[e.index]! : sent![e.index - stream.length]! }));
   const other = imported.otherView;
   let otherView: OtherView | undefined;
   if (other && other.from <= stream.length) {
@@ -357,7 +361,7 @@ export function rehydrate(record: ConversationRecord, profile: ModelProfile, tok
         round: imported.round,
         requests: imported.requests,
         idleGaps: imported.idleGaps,
-        ...(imported.tail ? { tail: imported.tail.map(sentTailBlock) } : {}),
+        ...(sent ? { tail: sent } : {}),
         ...stripBoundaryOf(imported, stream.length),
         ...(otherView ? { otherView } : {}),
       },

@@ -12,7 +12,8 @@
  *
  * Checks, every render: no throw; the request passes our validator (the fake
  * server's: pairing, ≤ 4 markers, TTL order, no empty or blank text, no marker
- * on thinking); no marker on the tail; when only rounds were appended since the
+ * on thinking); no marker on the tail (but ④ on its last markable block on a
+ * model that binds thinking, which keeps the sent tail); when only rounds were appended since the
  * previous render (no prune, hide or compaction), its bytes up to ④ are a
  * prefix of this one's; every hidden, pruned or compacted payload is recalled
  * byte-identical, from the state and from a payload store. Every third request,
@@ -390,7 +391,17 @@ export function runScript(script: SessionScript, stats: RunStats = emptyStats(),
     }
     const issue = validateRequest(params);
     if (issue) throw new Error(`${label}: request refused by the validator: ${issue.message}`);
-    for (const p of r.cachePoints) if (p.index >= r.tailStart) throw new Error(`${label}: a cache marker on the tail (${p.path})`);
+    // On a model that binds thinking the sent tail stays in the history once answered (render/bind.ts): ④ may sit on
+    // its last markable block (cache-points.ts), and no other marker on the tail.
+    const stream = r.stream;
+    let tailPoint = -1;
+    for (let i = stream.length - 1; binds && i >= r.tailStart; i--)
+      if (stream[i]!.markable) {
+        tailPoint = i;
+        break;
+      }
+    for (const p of r.cachePoints)
+      if (p.index >= r.tailStart && !(p.index === tailPoint && p.labels.includes(4))) throw new Error(`${label}: a cache marker on the tail (${p.path})`);
     // (Binding models leave the loop's thinking out after an immediate hide or a compaction: the ledger checks them.)
     if (script.keepsThinking && !binds) checkCurrentThinking(r.state, params, label);
     const changed = r.decisions.some((d) => d.type !== 'defer');
