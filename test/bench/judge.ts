@@ -59,7 +59,9 @@ interface PolicyVerdict {
    * neither end the session nor border an idle gap of 5 minutes or more (before
    * one, the ideal does not write what the gap lets expire; after one, it wrote
    * an hour's entry before it), nor end a turn on a model that strips earlier
-   * thinking (the next turn drops it: the ideal does not write past it). Per-request attribution against the 1-hour
+   * thinking (the next turn drops it: the ideal does not write past it), nor
+   * apply or precede an edit of the trace's own (an agent's hide, an envelope
+   * change: the ideal does not write what it discards). Per-request attribution against the 1-hour
    * ideal moves its 1h writes' premium onto the requests before a gap (a
    * negative "other" that can hide a real excess); this one cannot.
    */
@@ -104,8 +106,8 @@ export const RECALLS_LIMIT = 2;
  * (forced in 8 %, spontaneous at 0–0.5 % per call); result sizes ×0.5–2;
  * thinking 0–90 % (redacted 0–20 % of it); errors 0–10 %; volatile tails in a
  * quarter, agent hides in half, an envelope change in one in ten, revisits
- * (Edit after Read, re-run after a fix) in most; the model cycles through every
- * built-in profile.
+ * (Edit after Read, re-run after a fix) in most; web searches that do not repeat
+ * a query by chance; the model cycles through every built-in profile.
  */
 export function sessionOptions(k: number): GenerateOptions {
   const r = new Rng(`judge-options-${k}`);
@@ -129,6 +131,8 @@ export function sessionOptions(k: number): GenerateOptions {
     hides: r.chance(0.5),
     envelopeChange: r.chance(0.1),
     revisits: r.chance(0.7),
+    // Agents do not repeat a search while its result is in view (the generator's chance repeats: src/synthetic/generate.ts).
+    distinctSearches: true,
     model: MODELS[k % MODELS.length]!,
   };
 }
@@ -169,7 +173,10 @@ function verdict(c: TraceComparison): PolicyVerdict {
     // On a model that strips earlier thinking, the next turn's first request drops this turn's thinking: what the
     // turn's last request wrote past it is never read. Only the ideal knows which request ends a turn.
     const turnEnd = !c.engine[i]!.rendered.profile.keepsThinking && i < n - 1 && c.engine[i + 1]!.turn !== c.engine[i]!.turn;
-    if (i < n - 1 && idle < ttl['5m'] && idleNext < ttl['5m'] && !turnEnd) steady += cost - (ideal5m[i]?.cost ?? 0);
+    // The trace's own edits (an agent's hide, an envelope change) change bytes inside the cached prefix: the ideal
+    // knows the one coming and does not write what it discards; the request applying it re-writes from there.
+    const edit = traceEdit(c, i) || (i < n - 1 && traceEdit(c, i + 1));
+    if (i < n - 1 && idle < ttl['5m'] && idleNext < ttl['5m'] && !turnEnd && !edit) steady += cost - (ideal5m[i]?.cost ?? 0);
   });
   const e = c.summaries.find((s) => s.id === 'cachepoint')!;
   return {
@@ -183,6 +190,13 @@ function verdict(c: TraceComparison): PolicyVerdict {
     recallsPer100: c.recalls.per100,
     recalls: c.recalls.count,
   };
+}
+
+/** Whether request i applies an edit of the trace's own: an agent's hide, or an envelope change. */
+function traceEdit(c: TraceComparison, i: number): boolean {
+  const cause = c.engineResults[i]?.explain?.change?.cause;
+  if (cause === 'tools_changed' || cause === 'system_changed') return true;
+  return c.engine[i]!.rendered.decisions.some((d) => d.type === 'hide' && d.reason === 'agent');
 }
 
 function withoutDuration(b: object): object {
@@ -276,7 +290,7 @@ export async function judgeSession(k: number, options: GenerateOptions = session
       }
       if (v.refused.length > 0 && plainOverflow === 0) defects.push(`${policy}: refused`);
       if (v.busts > 0) defects.push(`${policy}: bust`);
-      if (policy === 'conservative' && v.ownIdeal > 0 && v.steady / v.ownIdeal > EXCESS_LIMIT) defects.push('conservative: excess');
+      if (policy === 'conservative' && plainOverflow === 0 && v.ownIdeal > 0 && v.steady / v.ownIdeal > EXCESS_LIMIT) defects.push('conservative: excess');
       if (policy === 'economy' && v.recallsPer100 > RECALLS_LIMIT) defects.push('economy: recalls');
       // The door refuses a request over the window with a typed error (ContextOverflowError), where the replay warns.
       const d = plainOverflow > 0 ? undefined : await doorDifference(events, policy, `judge-${k}-${policy}`);
@@ -321,7 +335,7 @@ export function sessionLine(v: SessionVerdict): string {
     : '';
   const econ =
     e && v.bestPeer
-      ? `econ ÷peer ${(e.cost / v.bestPeer.cost).toFixed(3)} recalls ${e.recallsPer100.toFixed(1)}/100 busts ${e.busts} refused ${e.refused.length}`
+      ? `econ ÷peer ${(e.cost / v.bestPeer.cost).toFixed(3)} (cons ${c ? (c.cost / v.bestPeer.cost).toFixed(3) : '—'}, peer ${v.bestPeer.id}) recalls ${e.recallsPer100.toFixed(1)}/100 busts ${e.busts} refused ${e.refused.length}`
       : '';
   const extra = [
     ...(c?.refused.slice(0, 2).map((m) => `cons ${m}`) ?? []),
