@@ -26,19 +26,16 @@
  * lines; `--all` prints every session, not only those with a defect).
  * A session's seed is `judge-<k>`; the same k always gives the same session.
  */
-import type { MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
-import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
-import { prepare, type HideRequest } from '../../src/conversation/prepare.js';
 import { MODEL_PROFILES } from '../../src/models/profiles.js';
-import { stripCacheControl } from '../../src/providers/anthropic.js';
 import { compareTrace, type TraceComparison } from '../../src/replay/compare.js';
-import { replay } from '../../src/replay/replay.js';
+import { replay, type ReplayedRequest } from '../../src/replay/replay.js';
 import { idealBound } from '../../src/sim/ideal.js';
 import type { StrategySummary } from '../../src/sim/summary.js';
 import { generateTrace, type GenerateOptions } from '../../src/synthetic/generate.js';
 import { Rng } from '../../src/synthetic/rng.js';
 import { validateRequest } from '../../src/testing/fake-server-validate.js';
 import type { TraceEvent } from '../../src/trace/types.js';
+import { throughPrepare } from '../helpers/plain-loop.js';
 import { formatRows, isMain, percentile, type Row } from './util.js';
 
 // TYPES
@@ -199,68 +196,24 @@ function traceEdit(c: TraceComparison, i: number): boolean {
   return c.engine[i]!.rendered.decisions.some((d) => d.type === 'hide' && d.reason === 'agent');
 }
 
-function withoutDuration(b: object): object {
-  if (!('duration_ms' in b)) return b;
-  const { duration_ms: _d, ...rest } = b as { duration_ms: number };
-  return rest;
-}
-
 /**
- * Feeds the session through `prepare` as a plain loop would (its own system and
- * tools, the whole history, hides as `options.hide`) and returns the first
+ * Feeds the session through `prepare` as a plain loop would (test/helpers/plain-loop.ts) and returns the first
  * request whose bytes differ from the Session path's replay, or undefined.
  */
 export async function doorDifference(events: readonly TraceEvent[], policy: Policy, name: string): Promise<string | undefined> {
   const render = policy === 'economy' ? { policy } : undefined;
-  const expected = [];
+  const expected: ReplayedRequest[] = [];
   for await (const r of replay(events, { extras: { max_tokens: 2048 }, ...(render ?? {}), onWarning: () => {} })) expected.push(r);
-  const store = new MemoryConversationStore();
-  const messages: MessageParam[] = [];
-  let tail: MessageParam['content'] | undefined;
-  let lastAt = 0;
-  let k = 0;
-  let envelope: Pick<MessageCreateParamsNonStreaming, 'system' | 'tools'> | undefined;
-  let hide: HideRequest[] = [];
-  for (const e of events) {
-    if (e.type === 'envelope') envelope = undefined;
-    else if (e.type === 'hide') hide.push({ ...(e.path ? { path: e.path } : { toolUseId: e.tool_use_id! }), ...(e.note ? { note: e.note } : {}), defer: true });
-    else if (e.type === 'user') messages.push({ role: 'user', content: e.content as MessageParam['content'] });
-    else if (e.type === 'tail') tail = e.content as MessageParam['content'];
-    else if (e.type === 'tool_results') {
-      const results = e.content.filter((b) => b.type === 'tool_result').map((b) => withoutDuration(b) as ToolResultBlockParam);
-      const texts = e.content.filter((b) => b.type === 'text') as TextBlockParam[];
-      messages.push({ role: 'user', content: [...results, ...texts] });
-    } else if (e.type === 'assistant') {
-      const want = expected[k++];
-      if (!want) return `request ${k - 1}: the replay has no such request`;
-      if (!envelope) {
-        const { system, tools } = stripCacheControl({ system: want.request.system, tools: want.request.tools });
-        envelope = { ...(system ? { system } : {}), ...(tools ? { tools } : {}) };
-      }
-      const { params } = await prepare(
-        { model: want.request.model, max_tokens: 2048, ...envelope, messages: [...messages] },
-        {
-          conversationId: name,
-          store,
-          now: lastAt,
-          ...(render ? { render } : {}),
-          ...(tail !== undefined ? { tail: tail as never } : {}),
-          ...(hide.length > 0 ? { hide } : {}),
-        },
-      );
-      hide = [];
-      const got = JSON.stringify(params);
-      const exp = JSON.stringify(want.request);
-      if (got !== exp) {
-        let i = 0;
-        while (i < got.length && got[i] === exp[i]) i++;
-        return `request ${k - 1}: differs at char ${i}: door …${got.slice(Math.max(0, i - 60), i + 60)}… session …${exp.slice(Math.max(0, i - 60), i + 60)}…`;
-      }
-      messages.push({ role: 'assistant', content: e.content as MessageParam['content'] });
-    }
-    if ('at' in e && typeof e.at === 'number') lastAt = e.at;
+  const prepared = await throughPrepare(events, expected, { conversationId: name, ...(render ? { render } : {}) });
+  for (const [k, { params }] of prepared.entries()) {
+    const got = JSON.stringify(params);
+    const exp = JSON.stringify(expected[k]!.request);
+    if (got === exp) continue;
+    let i = 0;
+    while (i < got.length && got[i] === exp[i]) i++;
+    return `request ${k}: differs at char ${i}: door …${got.slice(Math.max(0, i - 60), i + 60)}… session …${exp.slice(Math.max(0, i - 60), i + 60)}…`;
   }
-  return k === expected.length ? undefined : `the replay has ${expected.length} requests, the door ${k}`;
+  return prepared.length === expected.length ? undefined : `the replay has ${expected.length} requests, the door ${prepared.length}`;
 }
 
 /** Generates session k and judges it. */

@@ -10,16 +10,13 @@
  */
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
-import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
-import { prepare, type HideRequest } from '../../src/conversation/prepare.js';
-import { stripCacheControl } from '../../src/providers/anthropic.js';
-import { replay } from '../../src/replay/replay.js';
+import { replay, type ReplayedRequest } from '../../src/replay/replay.js';
 import { parseTrace } from '../../src/trace/reader.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { readFileSync } from 'node:fs';
 import { formatImported } from '../../src/import/common.js';
 import { importLog } from '../../src/import/formats.js';
+import { throughPrepare } from '../helpers/plain-loop.js';
 
 /** [name, trace text]: every fixture, then each trace of each import sample. */
 const FIXTURES: [string, string][] = [
@@ -31,56 +28,20 @@ const FIXTURES: [string, string][] = [
   ),
 ];
 
-function withoutDuration(b: object): object {
-  if (!('duration_ms' in b)) return b;
-  const { duration_ms: _d, ...rest } = b as { duration_ms: number };
-  return rest;
-}
-
 describe('prepare ≡ Session path, byte for byte', () => {
   for (const [file, text] of FIXTURES) {
     it(file, async () => {
       const events: TraceEvent[] = parseTrace(text, file);
-      const expected = [];
+      const expected: ReplayedRequest[] = [];
       for await (const r of replay(events, { extras: { max_tokens: 2048 } })) expected.push(r);
 
-      const store = new MemoryConversationStore();
-      const messages: MessageParam[] = [];
-      let tail: MessageParam['content'] | undefined;
-      let lastAt = 0;
-      let k = 0;
-      let envelope: Pick<MessageCreateParamsNonStreaming, 'system' | 'tools'> | undefined;
-      let hide: HideRequest[] = [];
-      let hidden = 0;
-      for (const e of events) {
-        if (e.type === 'envelope') envelope = undefined;
-        else if (e.type === 'hide')
-          hide.push({ ...(e.path ? { path: e.path } : { toolUseId: e.tool_use_id! }), ...(e.note ? { note: e.note } : {}), defer: true });
-        else if (e.type === 'user') messages.push({ role: 'user', content: e.content as MessageParam['content'] });
-        else if (e.type === 'tail') tail = e.content as MessageParam['content'];
-        else if (e.type === 'tool_results') {
-          const results = e.content.filter((b) => b.type === 'tool_result').map((b) => withoutDuration(b) as ToolResultBlockParam);
-          const texts = e.content.filter((b) => b.type === 'text') as TextBlockParam[];
-          messages.push({ role: 'user', content: [...results, ...texts] });
-        } else if (e.type === 'assistant') {
-          const want = expected[k++]!;
-          // What a plain loop sends: its own system and tools (no markers), the whole history.
-          if (!envelope) {
-            const { system, tools } = stripCacheControl({ system: want.request.system, tools: want.request.tools });
-            envelope = { ...(system ? { system } : {}), ...(tools ? { tools } : {}) };
-          }
-          const { params, plan } = await prepare(
-            { model: want.request.model, max_tokens: 2048, ...envelope, messages: [...messages] },
-            { conversationId: file, store, now: lastAt, ...(tail !== undefined ? { tail: tail as never } : {}), ...(hide.length > 0 ? { hide } : {}) },
-          );
-          hidden += plan.hides?.length ?? 0;
-          hide = [];
-          expect(JSON.stringify(params), `${file} request ${k - 1}`).toBe(JSON.stringify(want.request));
-          expect(plan.resync === undefined || plan.resync.reason.endsWith('_changed')).toBe(true);
-          messages.push({ role: 'assistant', content: e.content as MessageParam['content'] });
-        }
-        if ('at' in e && typeof e.at === 'number') lastAt = e.at;
-      }
+      const prepared = await throughPrepare(events, expected, { conversationId: file });
+      prepared.forEach(({ params, plan }, k) => {
+        expect(JSON.stringify(params), `${file} request ${k}`).toBe(JSON.stringify(expected[k]!.request));
+        expect(plan.resync === undefined || plan.resync.reason.endsWith('_changed')).toBe(true);
+      });
+      const k = prepared.length;
+      const hidden = prepared.reduce((n, { plan }) => n + (plan.hides?.length ?? 0), 0);
       expect(k).toBe(expected.length);
       expect(hidden).toBe(events.filter((e) => e.type === 'hide').length);
     });
