@@ -297,8 +297,14 @@ export function toParam(block: ContentBlock | ContentBlockParam): ContentBlockPa
  *   the turn already ended, or a tool_use id repeats
  */
 export function appendResponse(state: TimelineState, response: Message | readonly (ContentBlock | ContentBlockParam)[], at?: number): TimelineState {
-  const built = buildResponse(state, response, at);
-  return commitRound(state, built.turn, built.round, built.known);
+  const built = buildResponse(state, response);
+  const open = Object.freeze(built.ids);
+  const round: Round = Object.freeze(
+    at === undefined
+      ? { index: built.index, response: built.response, results: Object.freeze([]), open }
+      : { index: built.index, response: built.response, results: Object.freeze([]), open, at },
+  );
+  return commitRound(state, built.turn, round, built.known);
 }
 
 /**
@@ -317,27 +323,35 @@ export function appendRound(
   at?: number,
   resultsAt?: number,
 ): TimelineState {
-  const built = buildResponse(state, response, at);
+  const built = buildResponse(state, response);
   let answered: Round;
   try {
-    answered = answerRound(built.turn, built.round, results, injected, resultsAt);
+    // The response's round is never a state's here: answered at once, without the response-only round literal.
+    answered = answerRound(built.turn, built.index, built.response, NO_BLOCKS, built.ids, at, results, injected, resultsAt);
   } catch (err) {
     // The response's ids leave the chain's index again, as when a response is refused.
-    for (let i = 0; i < built.round.open.length; i++) built.known.delete(built.round.open[i]!);
+    for (let i = 0; i < built.ids.length; i++) built.known.delete(built.ids[i]!);
     throw err;
   }
   return commitRound(state, built.turn, answered, built.known);
 }
 
-/** A response checked and built as the current turn's next round, not yet part of a state. */
+/** A response checked and built as the current turn's next round (its parts), not yet part of a state. */
 interface BuiltResponse {
   readonly turn: Turn;
-  readonly round: Round;
+  /** The round's index in the turn. */
+  readonly index: number;
+  /** The round's response blocks, frozen. */
+  readonly response: readonly Block[];
+  /** Its tool_use ids, in order (not frozen: the caller freezes what it keeps). */
+  readonly ids: string[];
   /** The chain's tool_use index, with the round's ids added (taken out again if the round is not committed). */
   readonly known: Set<string>;
 }
 
-function buildResponse(state: TimelineState, response: Message | readonly (ContentBlock | ContentBlockParam)[], at: number | undefined): BuiltResponse {
+const NO_BLOCKS: readonly Block[] = Object.freeze([]);
+
+function buildResponse(state: TimelineState, response: Message | readonly (ContentBlock | ContentBlockParam)[]): BuiltResponse {
   const turn = lastOf(state.turns);
   if (!turn) throw new TimelineError('turns', 'no turn is open: call startTurn with the user message first');
   const rounds = turn.rounds;
@@ -385,12 +399,7 @@ function buildResponse(state: TimelineState, response: Message | readonly (Conte
     for (let i = 0; i < ids.length; i++) known.delete(ids[i]!);
     throw err;
   }
-  const round: Round = Object.freeze(
-    at === undefined
-      ? { index, response: Object.freeze(blocks), results: Object.freeze([]), open: Object.freeze(ids) }
-      : { index, response: Object.freeze(blocks), results: Object.freeze([]), open: Object.freeze(ids), at },
-  );
-  return { turn, round, known };
+  return { turn, index, response: Object.freeze(blocks), ids, known };
 }
 
 /** The state with `round` appended to its current turn, and the chain's tool_use index handed on to it. */
@@ -412,7 +421,7 @@ function hasToolUse(blocks: readonly Block[]): boolean {
  * A tool_result without the blank text parts of its content: the API refuses
  * empty and whitespace-only text blocks inside a tool_result as anywhere else,
  * so they are dropped, as top-level blank text is. A result left with no part
- * at all is sent without content (the field is optional).
+ * at all is sent without content (the field is optional). Frozen, as the copy it is given.
  */
 function withoutBlankParts(result: ToolResultBlockParam): ToolResultBlockParam {
   const content = result.content;
@@ -424,9 +433,9 @@ function withoutBlankParts(result: ToolResultBlockParam): ToolResultBlockParam {
   if (!blank) return result;
   const kept: (typeof content)[number][] = [];
   for (let i = 0; i < content.length; i++) if (!isBlankText(content[i]!)) kept.push(content[i]!);
-  if (kept.length > 0) return { ...result, content: kept };
+  if (kept.length > 0) return Object.freeze({ ...result, content: Object.freeze(kept) as typeof kept });
   const { content: _blank, ...rest } = result;
-  return rest;
+  return Object.freeze(rest);
 }
 
 /**
@@ -664,7 +673,7 @@ export function appendToolResults(
   const turn = lastOf(state.turns);
   const round = turn && lastOf(turn.rounds);
   if (!turn || !round) throw new TimelineError('turns', 'no round to answer: append the model response first');
-  const answeredRound = answerRound(turn, round, results, injected, at);
+  const answeredRound = answerRound(turn, round.index, round.response, round.results, round.open, round.at, results, injected, at);
   const rounds = [...turn.rounds];
   rounds[rounds.length - 1] = answeredRound;
   noteRounds(rounds, turn.rounds, rounds.length - 1);
@@ -672,25 +681,30 @@ export function appendToolResults(
   return carryIndex(state, next);
 }
 
-/** `round` (the last of `turn`) with these results and injected text added, frozen; checked as {@link appendToolResults} says. */
+/**
+ * The last round of `turn` (given by its parts: its index, response, results so far, open ids and stamp) with these
+ * results and injected text added, frozen; checked as {@link appendToolResults} says.
+ */
 function answerRound(
   turn: Turn,
-  round: Round,
+  roundIndex: number,
+  response: readonly Block[],
+  before: readonly Block[],
+  wasOpen: readonly string[],
+  roundAt: number | undefined,
   results: readonly ToolResultBlockParam[],
   injected: readonly (string | TextBlockParam)[],
   at: number | undefined,
 ): Round {
-  if (!Array.isArray(results)) throw new TimelineError(`turns/${turn.index}/rounds/${round.index}/results`, 'expected an array of tool_result blocks');
-  checkBlocks(results, turn.index, round.index, 'results');
-  const before = round.results;
+  if (!Array.isArray(results)) throw new TimelineError(`turns/${turn.index}/rounds/${roundIndex}/results`, 'expected an array of tool_result blocks');
+  checkBlocks(results, turn.index, roundIndex, 'results');
   // Plain arrays, not Sets: a round has a few open calls and results, and this runs on every append. An id is
   // open when the round's open list has it and this batch has not answered it yet (checked just before).
-  const wasOpen = round.open;
   const added: Block[] = [];
   for (let i = 0; i < results.length; i++) {
     const r = results[i]!;
     const id = r.tool_use_id;
-    const path = paths.result(turn.index, round.index, id);
+    const path = paths.result(turn.index, roundIndex, id);
     if ((r as { type?: string }).type !== 'tool_result') throw new TimelineError(path, 'expected a tool_result block');
     if (hasId(before, id) || hasId(added, id)) throw new TimelineError(path, `tool_use "${id}" is already answered`);
     if (!wasOpen.includes(id)) {
@@ -707,25 +721,27 @@ function answerRound(
   for (let i = 0; i < injected.length; i++) {
     const param = textParam(injected[i]!);
     if (isBlankText(param)) continue;
-    const path = paths.injected(turn.index, round.index, textCount + texts.length);
+    const path = paths.injected(turn.index, roundIndex, textCount + texts.length);
     texts.push({ id: path, path, param });
   }
-  if (added.length === 0 && texts.length === 0) throw new TimelineError(`turns/${turn.index}/rounds/${round.index}`, 'nothing to append');
+  if (added.length === 0 && texts.length === 0) throw new TimelineError(`turns/${turn.index}/rounds/${roundIndex}`, 'nothing to append');
   // Results before any injected text, new text last (loops, not slices: slice of a frozen array is V8's slow path).
   const merged: Block[] = [];
   let k = 0;
   while (k < before.length && before[k]!.param.type === 'tool_result') merged.push(before[k++]!);
-  for (let i = 0; i < added.length; i++) merged.push(deepFreeze(added[i]!));
+  // Each result's param is frozen (stripMarker's copy; withoutBlankParts freezes what it makes): only the block is new.
+  for (let i = 0; i < added.length; i++) merged.push(Object.freeze(added[i]!));
   while (k < before.length) merged.push(before[k++]!);
   for (let i = 0; i < texts.length; i++) merged.push(deepFreeze(texts[i]!));
   // The round's keys in appendResponse's order, `at` last (the round's own, else this append's).
   const results2 = Object.freeze(merged);
-  const open2 = Object.freeze(open);
-  const stamp = round.at ?? at;
+  // All answered (the usual batch): the shared empty list, one freeze less per round.
+  const open2 = open.length === 0 ? NO_IDS : Object.freeze(open);
+  const stamp = roundAt ?? at;
   const answeredRound: Round =
     stamp === undefined
-      ? { index: round.index, response: round.response, results: results2, open: open2 }
-      : { index: round.index, response: round.response, results: results2, open: open2, at: stamp };
+      ? { index: roundIndex, response, results: results2, open: open2 }
+      : { index: roundIndex, response, results: results2, open: open2, at: stamp };
   return Object.freeze(answeredRound);
 }
 
