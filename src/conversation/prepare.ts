@@ -421,7 +421,7 @@ function prefillUnsupported(modelId: string): boolean {
  * further back is seen by recognition, which re-maps from the edit). Without it each request read every message's
  * role: ~3 µs per 1,000 messages, the one step of prepare left linear in the history besides recognition's reads.
  */
-const runFree = new WeakMap<readonly MessageLike[], { readonly length: number; readonly last: MessageLike | undefined }>();
+const runFree = new WeakMap<readonly MessageLike[], { length: number; last: MessageLike | undefined }>();
 
 /**
  * Consecutive assistant messages as one, as the API takes them: the Messages API reference on `messages` says
@@ -441,7 +441,11 @@ function mergeAssistantRuns(messages: readonly MessageLike[]): readonly MessageL
   if (seen && seen.length <= n && messages[seen.length - 1] === seen.last) k = seen.length;
   while (k < n && !(messages[k]?.role === 'assistant' && messages[k - 1]?.role === 'assistant')) k++;
   if (k >= n) {
-    if (n > 0) runFree.set(messages, { length: n, last: messages[n - 1] });
+    // The entry is updated in place: a WeakMap write on every request cost more than the rest of this scan.
+    if (seen) {
+      seen.length = n;
+      seen.last = messages[n - 1];
+    } else if (n > 0) runFree.set(messages, { length: n, last: messages[n - 1] });
     return messages;
   }
   const out: MessageLike[] = messages.slice(0, k - 1);
