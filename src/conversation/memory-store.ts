@@ -13,7 +13,7 @@ import type { ConversationRecord, ConversationStore } from './types.js';
 export interface MemoryConversationStoreOptions {
   /** Most conversations kept; the least recently used one is dropped beyond (default 1,000). */
   readonly maxConversations?: number;
-  /** A conversation not loaded or saved for this long is dropped (ms, default 24 h). */
+  /** A conversation not loaded or saved for this long is dropped (ms, default 24 h; a save of what the latest load returned counts from that load). */
   readonly idleMs?: number;
   /** The clock (ms), for tests. Default Date.now. */
   readonly now?: () => number;
@@ -26,6 +26,10 @@ export interface MemoryConversationStoreOptions {
 /**
  * Conversations in this process's memory.
  *
+ * Idle expiry is judged when a conversation is loaded or saved; a save of the conversation the latest load
+ * returned (`prepare`'s load, render, save) is judged by that load: one clock read per request, and a
+ * conversation found live when its request started is not dropped under it before its save.
+ *
  * @example
  * const store = new MemoryConversationStore({ maxConversations: 200, idleMs: 60 * 60_000 });
  * const { params } = await prepare(body, { conversationId: 'chat-42', store });
@@ -34,6 +38,12 @@ export class MemoryConversationStore implements ConversationStore {
   readonly #entries = new Map<string, { record: ConversationRecord; touched: number }>();
   /** The id last in the map's order (the most recently used), if known. */
   #last: string | undefined;
+  /**
+   * The entry the latest {@link loadSync} returned, until another load: its save ({@link saveSync}, `prepare`'s
+   * load–save pair) is judged live without a second clock read: the load judged it, and moved and touched it.
+   */
+  #held: { record: ConversationRecord; touched: number } | undefined;
+  #heldId: string | undefined;
   readonly #max: number;
   readonly #idleMs: number;
   readonly #now: () => number;
@@ -86,17 +96,23 @@ export class MemoryConversationStore implements ConversationStore {
 
   /** {@link load} without the promise (what `prepare` uses for this store). */
   loadSync(id: string): ConversationRecord | undefined {
-    return this.#live(id)?.record;
+    const e = this.#live(id);
+    this.#held = e;
+    this.#heldId = id;
+    return e?.record;
   }
 
   /** {@link save} without the promise (what `prepare` uses for this store). */
   saveSync(record: ConversationRecord, expected: number | null): void {
-    const current = this.#live(record.id);
+    const held = this.#held;
+    this.#held = undefined;
+    // Still the most recent one (a delete or an idle drop clears #last; any other load or save clears #held).
+    const current = held !== undefined && this.#heldId === record.id && this.#last === record.id ? held : this.#live(record.id);
     const actual = current?.record.revision ?? null;
     if (actual !== expected) throw new ConversationConflictError(record.id, expected, actual);
     if (current) {
-      // Already the most recent one (#live moved it last and touched it now): replaced in place, no Map delete
-      // and re-insert, no second clock read.
+      // Already the most recent one (#live moved it last and touched it, here or at its load): replaced in place,
+      // no Map delete and re-insert.
       current.record = record;
       return;
     }

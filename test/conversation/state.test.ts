@@ -1,6 +1,7 @@
 /** Versioned state, the memory store's bounds, and stores that fail. */
 import { describe, expect, it } from 'vitest';
-import { ConversationStateError, ConversationStoreError } from '../../src/errors.js';
+import { ConversationConflictError, ConversationStateError, ConversationStoreError } from '../../src/errors.js';
+import type { ConversationRecord } from '../../src/conversation/types.js';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
 import { prepare } from '../../src/conversation/prepare.js';
 import { exportState, importState, STATE_VERSION } from '../../src/conversation/state.js';
@@ -111,6 +112,48 @@ describe('MemoryConversationStore bounds', () => {
     expect(await store.load('c')).toBeUndefined();
     expect(evicted).toEqual(['b:lru', 'c:idle']);
     expect(() => new MemoryConversationStore({ maxConversations: 0 })).toThrow(/maxConversations/);
+  });
+
+  it('judges a save by the load just before it (one clock read per request), and any other save by the clock', () => {
+    let now = 0;
+    let reads = 0;
+    const evicted: string[] = [];
+    const store = new MemoryConversationStore({
+      idleMs: 1000,
+      now: () => {
+        reads++;
+        return now;
+      },
+      onEvict: (id, why) => evicted.push(`${id}:${why}`),
+    });
+    const record = (id: string, revision: number) => ({ id, revision }) as unknown as ConversationRecord;
+    store.saveSync(record('a', 1), null);
+    store.saveSync(record('b', 1), null);
+    // prepare's pair: the load reads the clock, the save of what it loaded does not, however late it comes.
+    now = 500;
+    reads = 0;
+    const a = store.loadSync('a')!;
+    now = 1600;
+    store.saveSync({ ...a, revision: 2 }, 1);
+    expect(reads).toBe(1);
+    expect(evicted).toEqual([]);
+    // The pair counts from its load: idle since 500 (b since 0).
+    now = 1400;
+    expect(store.loadSync('a')?.revision).toBe(2);
+    // Another conversation loaded in between: the save is judged by the clock again (b idle since 0: dropped).
+    const b = store.loadSync('b');
+    expect(b).toBeUndefined();
+    expect(evicted).toEqual(['b:idle']);
+    reads = 0;
+    now = 2500;
+    expect(() => store.saveSync({ ...a, revision: 3 }, 2)).toThrow(ConversationConflictError);
+    expect(reads).toBe(1);
+    expect(evicted).toEqual(['b:idle', 'a:idle']);
+    // The load's entry gone meanwhile (deleted): a save is a conflict, as before.
+    store.saveSync({ ...a, revision: 1 }, null);
+    const again = store.loadSync('a')!;
+    void store.delete('a');
+    expect(() => store.saveSync({ ...again, revision: 2 }, 1)).toThrow(ConversationConflictError);
   });
 });
 
