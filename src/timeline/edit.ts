@@ -7,6 +7,7 @@
 import type { ContentBlock, ContentBlockParam, Message, TextBlockParam, Tool, ToolResultBlockParam, ToolUnion } from '../providers/anthropic-types.js';
 import { TimelineError } from '../errors.js';
 import { toolSchemaProblem, withoutMarker } from '../internal/blocks.js';
+import { sameData } from '../internal/same-data.js';
 import { paths } from './paths.js';
 import type { Block, Envelope, Round, Skill, TimelineState, ToolBlock, Turn } from './types.js';
 import { hasPersistentHidden, stateWith } from './hidden.js';
@@ -769,14 +770,27 @@ export function setTail(state: TimelineState, content: string | readonly Content
   checkBlocks(given, 0, 0, 'tail');
   // One pass, each block frozen as built (stripMarker's copy is frozen already) and the state as a literal: a loop
   // with a volatile tail sets a new one on every request (filter + map + a deep freeze + the generic state copy
-  // cost about twice as much).
+  // cost about twice as much). A block equal to the one the tail held at its place is that block again: no copy,
+  // and the render's per-block memos (its tokens, its stream block) still hold for it. A tail usually keeps most of
+  // its blocks (instructions, a workspace listing) and changes one (the clock, the budget).
+  const kept = state.tail;
   const tail: Block[] = [];
   for (let i = 0; i < given.length; i++) {
     const b = given[i]!;
     if (isBlankText(b)) continue;
     const path = paths.tail(tail.length);
     if (b.type === 'tool_result' || b.type === 'tool_use') throw new TimelineError(path, `a ${b.type} cannot be part of the tail`);
-    tail.push(Object.freeze({ id: path, path, param: stripMarker(b) }));
+    const was = tail.length < kept.length ? kept[tail.length]! : undefined;
+    tail.push(was !== undefined && sameAsKept(was.param, b) ? was : Object.freeze({ id: path, path, param: stripMarker(b) }));
   }
   return withSpine(state, state.turns, Object.freeze(tail));
+}
+
+/**
+ * Whether a given block is the kept one's param again: the same JSON once its marker is stripped (what
+ * {@link stripMarker} would copy). A text block whose text differs is told at once (the usual changed tail block).
+ */
+function sameAsKept(param: ContentBlockParam, given: { readonly type: string }): boolean {
+  if (param.type === 'text' && given.type === 'text' && param.text !== (given as TextBlockParam).text) return false;
+  return sameData(param, withoutMarker(given));
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TimelineError } from '../../src/errors.js';
 import { appendResponse, appendToolResults, createTimeline, setTail, startTurn } from '../../src/timeline/edit.js';
 import { render } from '../../src/render/render.js';
+import { toAnthropic } from '../../src/providers/anthropic.js';
 import { findBlock } from '../../src/timeline/paths.js';
 import { hiddenSetOf, stateWith } from '../../src/timeline/hidden.js';
 import { answerAll, newSession, session, toolResponse, toolRound } from '../helpers/build.js';
@@ -287,6 +288,45 @@ describe('timeline edits', () => {
       expect(() => setTail(base, [{ type: 'text', text: '' }, tool])).toThrow(expect.objectContaining({ path: 'tail/0' }));
       expect(setTail(s, []).tail).toEqual([]);
     }
+  });
+
+  it('setTail keeps a block equal to the one at its place (the same object), and copies the others', () => {
+    const listing = { type: 'text' as const, text: 'workspace: 3 files modified' };
+    const image = { type: 'image' as const, source: { type: 'url' as const, url: 'https://example.com/a.png' } };
+    const first = setTail(startTurn(newSession(), 'go'), [listing, image, { type: 'text', text: 'now 10:42' }]);
+    // New objects with the same content (a marker on one: the renderer's business), the clock changed.
+    const next = setTail(first, [
+      { ...listing, cache_control: { type: 'ephemeral' } },
+      { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
+      { type: 'text', text: 'now 10:43' },
+    ]);
+    expect(next.tail[0]).toBe(first.tail[0]);
+    expect(next.tail[1]).toBe(first.tail[1]);
+    expect(next.tail[2]).not.toBe(first.tail[2]);
+    expect(next.tail.map((b) => [b.path, b.param])).toEqual([
+      ['tail/0', { type: 'text', text: 'workspace: 3 files modified' }],
+      ['tail/1', image],
+      ['tail/2', { type: 'text', text: 'now 10:43' }],
+    ]);
+    // Another key order is other bytes; a block that moved is at another path: both copied.
+    const moved = setTail(next, [{ type: 'image', source: { url: 'https://example.com/a.png', type: 'url' } }, listing]);
+    expect(moved.tail[0]).not.toBe(next.tail[1]);
+    expect(JSON.stringify(moved.tail[0]!.param)).toBe('{"type":"image","source":{"url":"https://example.com/a.png","type":"url"}}');
+    expect(moved.tail[1]).not.toBe(next.tail[0]);
+    expect(moved.tail.map((b) => b.path)).toEqual(['tail/0', 'tail/1']);
+    // Places count the kept blocks: after a dropped blank block, the listing is at tail/0 again.
+    expect(setTail(next, [{ type: 'text', text: ' ' }, listing]).tail[0]).toBe(next.tail[0]);
+    // A nested key named cache_control is content, not a marker: not the same block.
+    const nested = { type: 'search_result' as const, source: 's', title: 't', content: [{ type: 'text' as const, text: 'x' }] };
+    const withNested = setTail(first, [nested]);
+    const again = setTail(withNested, [{ ...nested, content: [{ type: 'text' as const, text: 'x', cache_control: { type: 'ephemeral' as const } }] }]);
+    expect(again.tail[0]).not.toBe(withNested.tail[0]);
+    expect(again.tail[0]!.param).toEqual({ ...nested, content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }] });
+    // The same request bytes as a tail set from scratch.
+    const fresh = setTail(startTurn(newSession(), 'go'), [listing, image, { type: 'text', text: 'now 10:43' }]);
+    expect(JSON.stringify(toAnthropic(render(next, { now: 1_000 }), { max_tokens: 10 }))).toBe(
+      JSON.stringify(toAnthropic(render(fresh, { now: 1_000 }), { max_tokens: 10 })),
+    );
   });
 
   it('keeps tool_result blocks before injected text, whatever order they arrive in', () => {
