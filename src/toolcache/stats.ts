@@ -18,7 +18,11 @@ export interface ToolStats {
   readonly bypassed: number;
   /** Misses whose result was not inserted because an invalidation happened while the tool ran (epoch moved). */
   readonly staleDrops: number;
-  /** Evicted entries by reason (attributed to the tool of the evicted entry). */
+  /**
+   * Evicted entries by reason (attributed to the tool of the evicted entry). On Redis a write to everything deletes
+   * no entry itself: each one it made unreachable counts under `write` when a read meets and deletes it (once across
+   * a fleet); one never read again is never counted.
+   */
   readonly evictions: { readonly [R in EvictionReason]: number };
   /** Successful write-tool calls. */
   readonly writes: number;

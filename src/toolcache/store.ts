@@ -6,6 +6,8 @@
  * make `insertIfEpoch` and `invalidate` atomic must not implement this interface.
  */
 
+import type { EvictionReason } from './stats.js';
+
 /**
  * The tag that names every entry of a store, whether or not the entry lists it: what a write to everything (a
  * tool the cache was never told about) invalidates. ToolCache adds it to every read entry's tags; a store may
@@ -103,6 +105,13 @@ export interface ToolCacheStore {
   endWrite?(tags: readonly string[], token: string): Promise<void>;
   /** Deletes one entry (expired on sight, decode failure, LRU). */
   delete(key: string): Promise<boolean>;
+  /**
+   * Optional: subscribes to entries the store deletes on its own, not as the answer to a call: the memory store's
+   * LRU bound (`capacity`); the Redis store deleting an entry a write to everything made unreachable when a read
+   * meets it (`write`: that write deletes nothing itself, so it is counted then, once across the fleet). ToolCache
+   * counts them in `evictions`. Returns the unsubscribe function.
+   */
+  onEvict?(listener: (key: string, reason: EvictionReason) => void): () => void;
   /** Present on stores shared across processes. */
   readonly flight?: FlightCoordinator;
   /** Releases connections and timers. */

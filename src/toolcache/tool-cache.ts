@@ -154,9 +154,7 @@ export class ToolCache {
     }
     const store = options.store ?? new MemoryToolCacheStore(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries });
     this.store = store;
-    if (store instanceof MemoryToolCacheStore) {
-      store.onEvict((key, reason) => this.#stats.evicted(toolOfKey(key), reason));
-    }
+    store.onEvict?.((key, reason) => this.#stats.evicted(toolOfKey(key), reason));
     if (options.session !== undefined && (typeof options.session !== 'string' || options.session === '')) {
       throw new InvalidOptionError('session', `must be a non-empty string, got ${JSON.stringify(options.session)}`);
     }

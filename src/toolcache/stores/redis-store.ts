@@ -29,6 +29,7 @@ import {
   type RedisToolCacheStoreOptions,
   type RedisToolCacheStoreStats,
 } from './redis-api.js';
+import type { EvictionReason } from '../stats.js';
 import type { RedisLike, RedisLinkEvent, RedisScript } from './redis-client.js';
 import { decodeEntry, decodeStored, encodeEntry } from './redis-codec.js';
 import { RedisFlightCoordinator } from './redis-flight.js';
@@ -84,6 +85,7 @@ export class RedisToolCacheStore implements ToolCacheStore {
   readonly #closeClient: boolean;
   readonly #acks = new Map<string, AckWaiter>();
   readonly #pending = new Set<string>();
+  readonly #evictListeners = new Set<(key: string, reason: EvictionReason) => void>();
   /** Tokens of writes whose invalidation (which lifts their marks) is pending with {@link #pending}. */
   readonly #pendingWrites = new Set<string>();
   #flushing: Promise<void> | undefined;
@@ -219,6 +221,16 @@ export class RedisToolCacheStore implements ToolCacheStore {
     return this.#front?.leased() ?? false;
   }
 
+  /**
+   * Subscribes to the entries this store deletes on its own: one a write to everything made unreachable, deleted
+   * when a read of this process met it (`write`; counted by the replica whose delete removed it, so once in all).
+   * ToolCache subscribes itself. Returns the unsubscribe function.
+   */
+  onEvict(listener: (key: string, reason: EvictionReason) => void): () => void {
+    this.#evictListeners.add(listener);
+    return () => this.#evictListeners.delete(listener);
+  }
+
   async epoch(): Promise<number> {
     if (!this.#verified) await this.#verify();
     await this.#flushPending();
@@ -258,8 +270,13 @@ export class RedisToolCacheStore implements ToolCacheStore {
       return undefined;
     }
     if (stored.epoch < (all === null || all === undefined ? 0 : Number(all))) {
-      // Unreachable since a write to everything: deleted unless an entry inserted since took its place.
-      this.#script(DROP_DEAD_SCRIPT, [entryKey, k.all], []).catch(() => undefined);
+      // Unreachable since a write to everything: deleted unless an entry inserted since took its place. That write
+      // deleted nothing, so this is where its eviction is counted: by whichever read's DEL removed it (once).
+      this.#script(DROP_DEAD_SCRIPT, [entryKey, k.all], [])
+        .then((deleted) => {
+          if (deleted === 1) for (const l of this.#evictListeners) l(key, 'write');
+        })
+        .catch(() => undefined);
       return undefined;
     }
     if (front !== undefined && ticket !== undefined) front.offer(stored.entry, ticket);
