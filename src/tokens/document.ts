@@ -30,17 +30,90 @@ export const UNSEEN_DOCUMENT_PAGES = 5;
 const PAGE_OBJECT = /\/Type\s*\/Page(?![A-Za-z0-9])/g;
 
 /**
- * Pages of a base64 PDF: its page objects counted in the decoded bytes, else (none visible, or not base64) the
- * decoded size at {@link FALLBACK_BYTES_PER_PAGE}, at least one. An incremental update that rewrites a page counts
- * it twice: an overestimate, the safe side for window checks.
+ * The start of a page object a chunk's end may cut: any prefix of `/Type\s*\/Page` up to the end, or all of it
+ * (the byte after it decides whether it is `/Pages`). The scan keeps that much for the next chunk.
  */
-export function pdfPages(base64: string): number {
-  let bytes: string;
-  try {
-    bytes = atob(base64);
-  } catch {
-    return Math.max(1, Math.ceil((base64.length * 3) / 4 / FALLBACK_BYTES_PER_PAGE));
+const OPEN_AT_END = /\/(?:T(?:y(?:p(?:e(?:\s*(?:\/(?:P(?:a(?:g(?:e)?)?)?)?)?)?)?)?)?)?$/;
+
+/**
+ * Base64 characters decoded at a time (a multiple of 4: whole 3-byte groups): 192 KB of bytes, so counting a
+ * 30 MB PDF holds about that much, not the whole decoded payload (~22 MB per block, once decoded at once).
+ */
+export const PDF_SCAN_CHUNK_CHARS = 256 * 1024;
+
+/** What `atob` skips (the forgiving-base64 ASCII whitespace) and what it refuses. */
+const BASE64_SPACES = /[\t\n\f\r ]/g;
+const NOT_BASE64 = /[^A-Za-z0-9+/=\t\n\f\r ]/;
+/** From the first `=` on: one or two `=` and whitespace, else atob refuses the text. */
+const PADDING = /^(?:=[\t\n\f\r ]*){1,2}$/;
+
+/** Page objects confirmed in `text`, and the part of it a page object may still continue into the next chunk. */
+function scan(text: string, last: boolean): { readonly pages: number; readonly open: string } {
+  const keep = last ? text.length : (OPEN_AT_END.exec(text)?.index ?? text.length);
+  let pages = 0;
+  // A match that ends exactly at a chunk's end starts at `keep`: it is counted with the byte after it.
+  for (PAGE_OBJECT.lastIndex = 0; PAGE_OBJECT.exec(text) !== null && PAGE_OBJECT.lastIndex <= keep; ) pages++;
+  return { pages, open: text.slice(keep) };
+}
+
+/**
+ * Pages of a base64 PDF: its page objects counted in the decoded bytes, else (none visible, or not base64 as
+ * `atob` reads it) the decoded size at {@link FALLBACK_BYTES_PER_PAGE}, at least one. An incremental update that
+ * rewrites a page counts it twice: an overestimate, the safe side for window checks. Decoded and scanned
+ * `chunkChars` base64 characters at a time (a page object cut by a chunk's end is completed from the next), with
+ * the counts of decoding the whole payload at once.
+ *
+ * @example
+ * pdfPages(readFileSync('report.pdf').toString('base64')); // 12
+ */
+export function pdfPages(base64: string, chunkChars = PDF_SCAN_CHUNK_CHARS): number {
+  if (!Number.isInteger(chunkChars) || chunkChars < 4 || chunkChars % 4 !== 0) {
+    throw new RangeError(`chunkChars must be a positive multiple of 4 (whole base64 groups), got ${chunkChars}`);
   }
-  const pages = bytes.match(PAGE_OBJECT)?.length ?? 0;
-  return pages > 0 ? pages : Math.max(1, Math.ceil(bytes.length / FALLBACK_BYTES_PER_PAGE));
+  const unreadable = (): number => Math.max(1, Math.ceil((base64.length * 3) / 4 / FALLBACK_BYTES_PER_PAGE));
+  // atob's rules for `=`: only at the end, one or two (whitespace around them aside).
+  const eq = base64.indexOf('=');
+  if (eq >= 0 && !PADDING.test(base64.slice(eq))) return unreadable();
+  const end = eq >= 0 ? eq : base64.length;
+  let carry = ''; // base64 characters short of a whole group (whitespace left out), decoded with the next chunk
+  let open = '';
+  let bytes = 0;
+  let pages = 0;
+  for (let at = 0; at < end; at += chunkChars) {
+    const slice = base64.slice(at, Math.min(end, at + chunkChars));
+    let piece = carry + slice;
+    let decoded: string | undefined;
+    // Usually whole groups and no whitespace: decoded as is (whitespace or a bad character shows as fewer bytes or a throw).
+    if (piece.length % 4 === 0) {
+      try {
+        decoded = atob(piece);
+      } catch {
+        // not clean base64 here: the careful path below says whether it is base64 at all
+      }
+      if (decoded !== undefined && decoded.length * 4 !== piece.length * 3) decoded = undefined;
+    }
+    if (decoded === undefined) {
+      if (NOT_BASE64.test(slice)) return unreadable();
+      const clean = slice.replace(BASE64_SPACES, '');
+      piece = carry + clean;
+      const whole = piece.length - (piece.length % 4);
+      carry = piece.slice(whole);
+      if (whole === 0) continue;
+      decoded = atob(piece.slice(0, whole));
+    } else {
+      carry = ''; // it was part of `piece`
+    }
+    bytes += decoded.length;
+    const found = scan(open + decoded, false);
+    pages += found.pages;
+    open = found.open;
+  }
+  const padding = eq >= 0 ? base64.slice(eq).replace(BASE64_SPACES, '').length : 0;
+  // As atob: `=` only where it completes a group, and never a lone character left over (every chunk decoded
+  // whole groups, so what is left over is `carry`).
+  if ((padding > 0 && (carry.length + padding) % 4 !== 0) || carry.length === 1) return unreadable();
+  const tail = carry === '' ? '' : atob(carry);
+  bytes += tail.length;
+  pages += scan(open + tail, true).pages;
+  return pages > 0 ? pages : Math.max(1, Math.ceil(bytes / FALLBACK_BYTES_PER_PAGE));
 }
