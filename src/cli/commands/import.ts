@@ -1,9 +1,9 @@
 /** `cachepoint import LOG --out TRACE`: converts a log teams already have into a session trace. */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { formatImported } from '../../import/common.js';
 import { IMPORT_FORMATS, importLog } from '../../import/formats.js';
-import { type CliIo, refuseOverwritingInput, resolvePath } from '../io.js';
+import { type CliIo, type Output, openOutput, refuseOverwritingInput, resolvePath, writeOut } from '../io.js';
 import { onePositional, usageError, UsageError } from '../output.js';
 import { printable } from '../printable.js';
 
@@ -47,20 +47,33 @@ export async function importCommand(argv: string[], io: CliIo): Promise<number> 
     throw new UsageError(`${file} holds ${result.traces.length} traces (${result.traces.map((t) => t.name).join(', ')}): give --out FILE to write them`);
   }
   const base = values.out;
-  const outs = base === undefined ? [] : result.traces.map((t, k) => (k === 0 ? base : sibling(base, t.name)));
-  for (const out of outs) await refuseOverwritingInput(io, file, out, 'log');
+  const names = base === undefined ? [] : result.traces.map((t, k) => (k === 0 ? base : sibling(base, t.name)));
+  for (const out of names) await refuseOverwritingInput(io, file, out, 'log');
   for (const w of result.warnings) io.stderr.write(`cachepoint import: warning: ${printable(w)}\n`);
   if (!values.out) {
     io.stdout.write(formatImported(result.traces[0]!));
     return 0;
   }
+  // All or nothing: every output is opened (without emptying) before any is written, and a failure takes back
+  // what this run wrote, so a log's traces are never left half imported.
+  const outputs: Output[] = [];
+  let written = 0;
+  try {
+    for (const out of names) outputs.push(await openOutput(io, out, undefined, { keep: true }));
+    for (const [k, t] of result.traces.entries()) {
+      const output = outputs[k]!;
+      await output.truncate();
+      written = k + 1;
+      await writeOut(output.writer, formatImported(t));
+      await output.close();
+    }
+  } catch (err) {
+    await Promise.all(outputs.map((o, k) => o.discard({ written: k < written })));
+    throw err;
+  }
   for (const [k, t] of result.traces.entries()) {
-    const out = outs[k]!;
-    await writeFile(resolvePath(io, out), formatImported(t)).catch((err: NodeJS.ErrnoException) => {
-      throw Object.assign(err, { path: out });
-    });
     const requests = t.events.filter((e) => e.type === 'assistant').length;
-    io.stdout.write(`wrote ${out} (${t.name}: ${requests} requests, ${t.events.length} events, from ${result.format})\n`);
+    io.stdout.write(`wrote ${names[k]} (${t.name}: ${requests} requests, ${t.events.length} events, from ${result.format})\n`);
   }
   return 0;
 }
