@@ -8,7 +8,7 @@ import { renderReport } from '../../report/render-report.js';
 import { toolCacheSavings } from '../../report/tool-savings.js';
 import { compareTrace } from '../../replay/compare.js';
 import { BASELINES } from '../../sim/strategies.js';
-import { type CliIo, openOutput, traceSource, warner } from '../io.js';
+import { type CliIo, openOutput, traceSource, warner, writeOut } from '../io.js';
 import { ENGINE_FLAGS, ENGINE_HELP, engineOptions, providerFlag } from '../options.js';
 import { onePositional, progress, usageError } from '../output.js';
 
@@ -88,9 +88,15 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
     await output.discard();
     throw err;
   }
-  await output.truncate();
-  output.writer.write(html);
-  await output.close();
+  try {
+    await output.truncate();
+    await writeOut(output.writer, html);
+    await output.close();
+  } catch (err) {
+    // A full disk half-way: no cut-off page is left as if it were the report (a file this run made is removed).
+    await output.discard({ written: true });
+    throw err;
+  }
   bar.done(`${requests} requests`);
   io.stdout.write(`wrote ${values.out} (${(Buffer.byteLength(html) / 1024).toFixed(0)} KiB, ${requests} requests)\n`);
   return 0;
