@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliIn } from './run.js';
+import { baseEvents, lines } from './malformed.js';
+import { cliIn, spawnCliLimited } from './run.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cachepoint-replay-fail-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,6 +53,22 @@ describe('cachepoint replay that fails', { timeout: 120_000 }, () => {
     writeFileSync(previous, 'last week\n');
     const r = await cliIn(dir, 'replay', envelopeOnly, '--out', previous);
     expect(r.code).toBe(0);
+    expect(readFileSync(previous, 'utf8')).toBe('');
+  });
+
+  // A full disk at the very end: every request fits the stream's buffer, so the failure surfaces when --out closes.
+  it.runIf(process.platform === 'linux')('a write that fails at the end (a 4 KiB file-size limit) leaves no partial replay', async () => {
+    const small = join(dir, 'small.jsonl');
+    writeFileSync(small, lines(baseEvents()));
+    const fresh = join(dir, 'limited-fresh.jsonl');
+    const previous = join(dir, 'limited-previous.jsonl');
+    writeFileSync(previous, 'last week\n');
+    for (const out of [fresh, previous]) {
+      const r = await spawnCliLimited(4, 'replay', small, '--out', out);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toBe(`cachepoint replay: cannot write ${out}: EFBIG\n`);
+    }
+    expect(existsSync(fresh)).toBe(false);
     expect(readFileSync(previous, 'utf8')).toBe('');
   });
 });

@@ -50,6 +50,25 @@ export async function runNode(entry: string, args: readonly string[] = []): Prom
   });
 }
 
+/**
+ * Runs the `cachepoint` executable as a child process under a file-size limit of `kib` KiB (RLIMIT_FSIZE, with
+ * SIGXFSZ ignored so a write past it fails with EFBIG): a full disk, reproducibly and unprivileged. Linux (bash).
+ */
+export async function spawnCliLimited(kib: number, ...args: string[]): Promise<RunResult> {
+  const file = await bundled(join(ROOT, 'src/cli/bin.ts'));
+  return new Promise((resolve, reject) => {
+    execFile(
+      'bash',
+      ['-c', `trap '' XFSZ; ulimit -f ${kib}; exec "$0" "$@"`, process.execPath, file, ...args],
+      { cwd: ROOT, timeout: SPAWN_TIMEOUT_MS, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } },
+      (err, stdout, stderr) => {
+        if (err && typeof err.code !== 'number') reject(new Error(`cachepoint ${args.join(' ')} did not exit normally: ${err.message}\n${stderr}`));
+        else resolve({ code: err ? (err.code as number) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
 /** Runs the `cachepoint` executable (src/cli/bin.ts) as a child process: for the smoke tests. */
 export function spawnCli(...args: string[]): Promise<RunResult> {
   return runNode('src/cli/bin.ts', args);

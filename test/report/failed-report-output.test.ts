@@ -4,13 +4,12 @@
  * given as --out was deleted (as root, `--out /dev/null` or `/dev/stdout` would be too), a link's target was
  * left empty, and the previous report in its place was lost. Only a file the failed run itself created is removed.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundled } from '../helpers/bundle.js';
-import { cliIn, ROOT } from '../cli/run.js';
+import { cliIn, spawnCliLimited } from '../cli/run.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cachepoint-report-fail-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -77,19 +76,11 @@ describe('cachepoint report that fails', { timeout: 120_000 }, () => {
 
   // A full disk, as a file-size limit (RLIMIT_FSIZE; SIGXFSZ ignored so the write fails with EFBIG instead).
   it.runIf(process.platform === 'linux')('a write that fails half-way (a file-size limit) leaves no partial report', async () => {
-    const bin = await bundled(join(ROOT, 'src/cli/bin.ts'));
     const previous = join(dir, 'limited-previous.html');
     writeFileSync(previous, '<p>last week</p>');
     const fresh = join(dir, 'limited-fresh.html');
     for (const out of [previous, fresh]) {
-      const r = await new Promise<{ code: number; stderr: string }>((done) => {
-        execFile(
-          'bash',
-          ['-c', `trap '' XFSZ; ulimit -f 20; exec "$0" "$@"`, process.execPath, bin, 'report', 'fixtures/demo.jsonl', '--out', out],
-          { cwd: ROOT },
-          (err, _stdout, stderr) => done({ code: typeof err?.code === 'number' ? err.code : err ? -1 : 0, stderr }),
-        );
-      });
+      const r = await spawnCliLimited(20, 'report', 'fixtures/demo.jsonl', '--out', out);
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toBe(`cachepoint report: cannot write ${out}: EFBIG\n`);
     }
