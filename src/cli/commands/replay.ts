@@ -49,14 +49,15 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
       await writeOut(out, `${JSON.stringify({ index: r.index, at: r.atIso, turn: r.turn, round: r.round, request })}\n`);
       bar.tick(++n);
     }
+    // A trace with no request wrote nothing: the output is the empty replay, not what the file held before.
+    if (n === 0) await output?.truncate();
+    // Inside: the last writes can fail only now (a full disk), and must not leave the part written.
+    await output?.close();
   } catch (err) {
     // The replay's error is the one to report; no partial --out is left (a file this run made is removed).
     await output?.discard({ written: n > 0 });
     throw err;
   }
-  // A trace with no request wrote nothing: the output is the empty replay, not what the file held before.
-  if (n === 0) await output?.truncate();
-  await output?.close();
   bar.done(`${n} requests`);
   return 0;
 }
