@@ -35,6 +35,8 @@ import { generateTrace, type GenerateOptions } from '../../src/synthetic/generat
 import { Rng } from '../../src/synthetic/rng.js';
 import { validateRequest } from '../../src/testing/fake-server-validate.js';
 import type { TraceEvent } from '../../src/trace/types.js';
+import { hiddenSetOf } from '../../src/timeline/hidden.js';
+import type { TimelineState } from '../../src/timeline/types.js';
 import { throughPrepare } from '../helpers/plain-loop.js';
 import { formatRows, isMain, percentile, type Row } from './util.js';
 
@@ -55,8 +57,9 @@ interface PolicyVerdict {
    * The defect measure: excess over the own 5-minute ideal on the requests that
    * neither end the session nor border an idle gap of 5 minutes or more (before
    * one, the ideal does not write what the gap lets expire; after one, it wrote
-   * an hour's entry before it), nor end a turn on a model that strips earlier
-   * thinking (the next turn drops it: the ideal does not write past it), nor
+   * an hour's entry before it), nor precede a user block other than a tool
+   * result on a model that strips earlier thinking (a new turn, text the
+   * runtime injects: the ideal does not write past the thinking it drops), nor
    * apply or precede an edit of the trace's own (an agent's hide, an envelope
    * change: the ideal does not write what it discards). Per-request attribution against the 1-hour
    * ideal moves its 1h writes' premium onto the requests before a gap (a
@@ -167,9 +170,10 @@ function verdict(c: TraceComparison): PolicyVerdict {
     if (idle >= ttl['5m'] && idle < ttl['1h']) gap.afterIdle += d;
     else if (i === n - 1) gap.last += d;
     else gap.other += d;
-    // On a model that strips earlier thinking, the next turn's first request drops this turn's thinking: what the
-    // turn's last request wrote past it is never read. Only the ideal knows which request ends a turn.
-    const turnEnd = !c.engine[i]!.rendered.profile.keepsThinking && i < n - 1 && c.engine[i + 1]!.turn !== c.engine[i]!.turn;
+    // On a model that strips earlier thinking, a user block other than a tool result (the next turn's message, text
+    // the runtime injects with the results) drops the thinking before it: what this request wrote past that thinking
+    // is never read. Only the ideal knows what the next request appends.
+    const turnEnd = !c.engine[i]!.rendered.profile.keepsThinking && i < n - 1 && stripsNext(c, i);
     // The trace's own edits (an agent's hide, an envelope change) change bytes inside the cached prefix: the ideal
     // knows the one coming and does not write what it discards; the request applying it re-writes from there.
     const edit = traceEdit(c, i) || (i < n - 1 && traceEdit(c, i + 1));
@@ -189,11 +193,35 @@ function verdict(c: TraceComparison): PolicyVerdict {
   };
 }
 
-/** Whether request i applies an edit of the trace's own: an agent's hide, or an envelope change. */
+/** Whether request i applies an edit of the trace's own: an agent's hide (applied before the render, or deferred to it), or an envelope change. */
 function traceEdit(c: TraceComparison, i: number): boolean {
   const cause = c.engineResults[i]?.explain?.change?.cause;
   if (cause === 'tools_changed' || cause === 'system_changed') return true;
-  return c.engine[i]!.rendered.decisions.some((d) => d.type === 'hide' && d.reason === 'agent');
+  if (c.engine[i]!.rendered.decisions.some((d) => d.type === 'hide' && d.reason === 'agent')) return true;
+  return i > 0 && agentHides(c.engine[i]!.rendered.state) > agentHides(c.engine[i - 1]!.rendered.state);
+}
+
+/** Whether request i + 1 appends a user block other than a tool result (a new turn, injected text): the API then strips earlier thinking. */
+function stripsNext(c: TraceComparison, i: number): boolean {
+  if (c.engine[i + 1]!.turn !== c.engine[i]!.turn) return true;
+  const from = c.engine[i]!.rendered.tailStart;
+  const next = c.engine[i + 1]!.rendered;
+  for (let j = from; j < next.tailStart; j++) {
+    const b = next.stream[j]!;
+    if (b.role === 'user' && (b.param as { type?: string }).type !== 'tool_result') return true;
+  }
+  return false;
+}
+
+const agentHideCounts = new WeakMap<TimelineState, number>();
+
+function agentHides(state: TimelineState): number {
+  let n = agentHideCounts.get(state);
+  if (n === undefined) {
+    n = Object.values(hiddenSetOf(state).plain()).filter((r) => r.reason === 'agent').length;
+    agentHideCounts.set(state, n);
+  }
+  return n;
 }
 
 /**
