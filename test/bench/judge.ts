@@ -21,7 +21,7 @@
  * Economy ÷ best peer (forced recalls counted on both sides) is reported per
  * session and as a range; it is a target, not a defect count.
  *
- * Run: `npm run bench -- judge` (JUDGE_SESSIONS, default 200; JUDGE_FROM, default 0),
+ * Run: `npm run bench -- judge` (JUDGE_SESSIONS, default 40 so the whole bench stays short; JUDGE_FROM, default 0),
  * or `npx tsx test/bench/judge.ts [--sessions N] [--from K] [--all]` (per-session
  * lines; `--all` prints every session, not only those with a defect).
  * A session's seed is `judge-<k>`; the same k always gives the same session.
@@ -337,7 +337,10 @@ export function summaryRows(vs: readonly SessionVerdict[], first: number): Row[]
   const econ = vs.flatMap((v) => (v.economy && v.bestPeer ? [{ e: v.economy, peer: v.bestPeer.cost }] : []));
   const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
   const own = sum(cons.map((c) => c.ownIdeal));
-  const other = cons.map((c) => c.steady / c.ownIdeal);
+  // Sessions whose own requests overflow the window are not real sessions (their excess is the overflow's).
+  const other = vs.flatMap((v) =>
+    v.plainOverflow === 0 && v.conservative && v.conservative.ownIdeal > 0 ? [v.conservative.steady / v.conservative.ownIdeal] : [],
+  );
   const ratio = econ.map(({ e, peer }) => e.cost / peer);
   const per100 = econ.map(({ e }) => e.recallsPer100);
   const requests = sum(vs.map((v) => v.requests));
@@ -414,7 +417,7 @@ export function details(): string {
 }
 
 export default async function bench(): Promise<Row[]> {
-  const n = Number(process.env.JUDGE_SESSIONS ?? 200);
+  const n = Number(process.env.JUDGE_SESSIONS ?? 40);
   const first = Number(process.env.JUDGE_FROM ?? 0);
   const vs = await sweep(n, first);
   lastDetails = vs
