@@ -11,7 +11,7 @@ import { hiddenRecord, payloadChars, PRUNE_NOTICE } from './notes.js';
 import type { PassContext } from './context.js';
 import { expectedRemaining, noticePrice } from './gate.js';
 import { isCompacted, isThinking, streamLayout } from './projection.js';
-import { reuseWeigher, supersededSince } from './reuse.js';
+import { reuseWeigher, supersededFoundSince } from './reuse.js';
 import type { PruneOptions } from './types.js';
 
 const chars = new WeakMap<Block, number>();
@@ -141,6 +141,26 @@ function prunableKind(o: Readonly<Required<PruneOptions>>, b: Block, earlierThin
  * there is no previous render (the caller filters the whole list).
  */
 export function firstChanceCandidates(state: TimelineState, o: Readonly<Required<PruneOptions>>, thinking = false): Block[] | undefined {
+  return firstChanceFound(state, o, thinking)?.map((x) => x.block);
+}
+
+/** A first-chance candidate, with its round when it was read from one, and whether it is a stale result (chance 0). */
+export interface FirstChance {
+  readonly block: Block;
+  readonly t: number;
+  readonly r: number;
+  readonly i: number;
+  /** Its round in the state (the caller need not find it again). */
+  readonly round: Round;
+  /**
+   * The visible result of a file-less call a write made stale, the newest source of nothing else: nothing a
+   * later call targets is in it (its own chance is 0; a duplicate pointed at it may still carry one).
+   */
+  readonly stale: boolean;
+}
+
+/** {@link firstChanceCandidates} with each candidate's place and staleness (see {@link FirstChance}). */
+export function firstChanceFound(state: TimelineState, o: Readonly<Required<PruneOptions>>, thinking = false): FirstChance[] | undefined {
   if (!o.enabled) return [];
   const prev = state.lastRender;
   if (!prev) return undefined;
@@ -152,7 +172,7 @@ export function firstChanceCandidates(state: TimelineState, o: Readonly<Required
   if (prev.turn >= 1 && prev.turn <= turns.length) for (let t = turns.length; t >= prev.turn; t--) since += turns[t - 1]!.rounds.length;
   // A round passes when its ordinal ≥ prevRounds − keepRounds + 1, i.e. when at most `since + keepRounds − 1` rounds follow it.
   const maxAfter = since + o.keepRounds - 1;
-  const found: { block: Block; t: number; r: number; i: number }[] = [];
+  const found: FirstChance[] = [];
   const taken = new Set<BlockPath>();
   const hidden = hiddenSetOf(state);
   const collect = (t: number, round: Round): void => {
@@ -161,7 +181,7 @@ export function firstChanceCandidates(state: TimelineState, o: Readonly<Required
     for (let i = 0; i < out.length; i++) {
       if (taken.has(out[i]!.path)) continue;
       taken.add(out[i]!.path);
-      found.push({ block: out[i]!, t, r: round.index, i: positionIn(round, out[i]!) });
+      found.push({ block: out[i]!, t, r: round.index, i: positionIn(round, out[i]!), round, stale: false });
     }
   };
   let after = 0;
@@ -173,9 +193,23 @@ export function firstChanceCandidates(state: TimelineState, o: Readonly<Required
     }
   }
   // Hidden payloads are no candidates: left out before their weighing (most of what a write made stale is). A path
-  // supersededSince just found visible in this hidden set (a live key's result) is not looked up again: a miss reads
+  // the walk just found visible in this hidden set (a live key's result) is not looked up again: a miss reads
   // every level of the set, for each visible result of a file-less call after every write.
-  for (const path of supersededSince(state, since, (path, visible) => !taken.has(path) && (visible || !hidden.has(path)), o.minChars)) {
+  const superseded = supersededFoundSince(state, since, (path, live) => !taken.has(path) && (live !== undefined || !hidden.has(path)), o.minChars);
+  for (let k = 0; k < superseded.paths.length; k++) {
+    const path = superseded.paths[k]!;
+    const live = superseded.live[k];
+    const place = live?.place;
+    // A live result's place, found when the walk first saw it visible: still this state's when its round is.
+    if (place !== undefined && turns[place.turn - 1]?.rounds[place.roundNo - 1] === place.round) {
+      if (!roundOpen(state, rule, place.turn, place.round)) continue;
+      const b = place.block;
+      if (prunableKind(o, b, isThinking(b) && thinkingPrunable(rule, place.turn, place.round))) {
+        taken.add(path);
+        found.push({ block: b, t: place.turn, r: place.round.index, i: place.index, round: place.round, stale: live!.simple });
+      }
+      continue;
+    }
     const loc = locOf(path);
     if (loc?.round === undefined) continue;
     const round = turns[loc.turn - 1]?.rounds[loc.round - 1];
@@ -188,11 +222,11 @@ export function firstChanceCandidates(state: TimelineState, o: Readonly<Required
     // tens per request late in a long session.
     if (prunableKind(o, b, isThinking(b) && thinkingPrunable(rule, loc.turn, round))) {
       taken.add(path);
-      found.push({ block: b, t: loc.turn, r: round.index, i });
+      found.push({ block: b, t: loc.turn, r: round.index, i, round, stale: live?.simple === true });
     }
   }
   found.sort((a, b) => a.t - b.t || a.r - b.r || a.i - b.i);
-  return found.map((x) => x.block);
+  return found;
 }
 
 const blockIndexes = new WeakMap<Round, ReadonlyMap<BlockPath, number>>();

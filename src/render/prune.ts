@@ -24,7 +24,7 @@ import { dedupe } from './dedupe.js';
 import { withHidden } from './hidden-set.js';
 import { hiddenSetOf } from '../timeline/hidden.js';
 import { cacheStanding, isThinking } from './projection.js';
-import { candidatesFrom, firstChanceCandidates, indexOfPath, locOf, pruneCandidates } from './prune-rule.js';
+import { candidatesFrom, firstChanceFound, indexOfPath, locOf, pruneCandidates } from './prune-rule.js';
 import { firstChance, reuseWeigher, type ReuseVerdict } from './reuse.js';
 import type { Decision } from './types.js';
 
@@ -70,17 +70,26 @@ interface Prepared {
 
 const prepared = new WeakMap<Block, Prepared>();
 
+/** A block the gate weighs: with its round and staleness when read from its round (see FirstChance in prune-rule.ts). */
+interface Candidate {
+  readonly block: Block;
+  readonly round?: Round;
+  readonly stale?: boolean;
+}
+
 /**
  * {@link hiddenRecord} of a round's payload and the tokens of its note (0 for thinking, which leaves no note),
  * remembered by block while it is found in the same round (a round never changes, and the record reads only that
  * round: the payload and the call that names its tool), the note's tokens for the counter they were counted with.
  * A payload the gate keeps visible is weighed again on later requests (after every write, each visible result of a
  * file-less call), with the same record and note: one look-up by block instead of one by round, reason and path,
- * then one by counter and note. Paths outside a round are built each time.
+ * then one by counter and note. Paths outside a round are built each time. `found`: the block's round in the state,
+ * when the caller read the block from it.
  */
-function candidateRecord(state: TimelineState, ctx: PassContext, b: Block, reason: 'economy' | 'prune'): Weighed {
-  const loc = locOf(b.path);
-  const round = loc?.round === undefined ? undefined : state.turns[loc.turn - 1]?.rounds[loc.round - 1];
+function candidateRecord(state: TimelineState, ctx: PassContext, b: Block, reason: 'economy' | 'prune', found?: Round): Weighed {
+  // A candidate read from its round (firstChanceFound) comes with it: not found by its path again.
+  const loc = found ? undefined : locOf(b.path);
+  const round = found ?? (loc?.round === undefined ? undefined : state.turns[loc.turn - 1]?.rounds[loc.round - 1]);
   if (!round) {
     const record = hiddenRecord(state, b.path, reason);
     return { record, counter: ctx.tokens, noteTokens: noteTokensOf(ctx, b, record.note) };
@@ -157,15 +166,15 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   // until the cache is cold (a free prune) or compaction rewrites it.
   // (Found from the rounds since the previous render and the payloads superseded since, not by filtering every round's.)
   const first = timelineWarm && o.reuse;
-  const candidates =
-    (first && firstChanceCandidates(state, o, thinking)) ||
-    (first ? pruneCandidates(state, o, thinking).filter(firstChance(state, o.keepRounds)) : pruneCandidates(state, o, thinking));
+  const candidates: Candidate[] =
+    (first && firstChanceFound(state, o, thinking)) ||
+    (first ? pruneCandidates(state, o, thinking).filter(firstChance(state, o.keepRounds)) : pruneCandidates(state, o, thinking)).map((block) => ({ block }));
   const hiddenNow = hiddenSetOf(state);
   for (const d of state.deferred) {
-    if (!candidates.some((c) => c.path === d.path) && !hiddenNow.has(d.path)) {
+    if (!candidates.some((c) => c.block.path === d.path) && !hiddenNow.has(d.path)) {
       const at = indexOfPath(stream, d.path);
       const b = at === undefined ? undefined : stream[at]!;
-      if (b) candidates.push({ id: b.id, path: b.path, param: b.param as Block['param'] });
+      if (b) candidates.push({ block: { id: b.id, path: b.path, param: b.param as Block['param'] } });
     }
   }
   if (candidates.length === 0) return { state, decisions: [] };
@@ -184,18 +193,19 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   // not weighed: only its path is reported. Late in a long session those are most candidates, on every request.
   const bound = ctx.profile.bindsThinking ? lastThinking(stream) : -1;
   const all = candidates
-    .map((b) => {
+    .map((c) => {
+      const b = c.block;
       const reason = deferred.has(b.path) ? ('agent' as const) : timelineWarm ? ('economy' as const) : ('prune' as const);
       let record: HiddenRecord;
       let note: number;
       if (reason === 'agent') {
         record = hiddenRecord(state, b.path, reason, state.deferred.find((d) => d.path === b.path)?.note);
         note = noteTokensOf(ctx, b, record.note);
-      } else ({ record, noteTokens: note } = candidateRecord(state, ctx, b, reason));
+      } else ({ record, noteTokens: note } = candidateRecord(state, ctx, b, reason, c.round));
       const at = index.get(b.path)!;
       const removed = Math.max(0, stream[at]!.tokens - note);
       // The agent's own hides are its decision: no re-use weighing.
-      const reuse = reason === 'agent' || at < bound ? undefined : weigh(b.path, removed);
+      const reuse = reason === 'agent' || at < bound ? undefined : weigh(b.path, removed, c.stale);
       return { path: b.path, at, record, removed, reuse, thinking: isThinking(b) };
     })
     .filter((x) => x.at !== undefined && x.removed > 0)

@@ -122,14 +122,40 @@ export function supersededAfter(
   only?: (path: BlockPath, visible: boolean) => boolean,
   minChars?: number,
 ): ReadonlySet<BlockPath> {
+  const found = supersededFound(state, afterRound, only && ((path, live) => only(path, live !== undefined)), minChars);
+  // In one order whatever the walk's history (the sets above are filled in the order things happened to it).
+  return new Set(found.paths.sort());
+}
+
+/** What {@link supersededFound} found: the paths, in no particular order, and the live result of each that is one. */
+export interface SupersededFound {
+  readonly paths: BlockPath[];
+  /** Per path (same index): the live key's result it is, found visible in the state's hidden set; else undefined. */
+  readonly live: (LiveResult | undefined)[];
+}
+
+/**
+ * {@link supersededAfter} in no particular order, and with the live keys' results it found visible (`only` is
+ * given the result instead of `true`): the prune pass sorts its candidates by their place anyway, and reads a
+ * live result's place and staleness from the result instead of looking its path up again (after every write,
+ * each visible result of a file-less call: a hundred per request late in a long session that keeps them).
+ */
+export function supersededFound(
+  state: TimelineState,
+  afterRound: number,
+  only?: (path: BlockPath, live: LiveResult | undefined) => boolean,
+  minChars?: number,
+): SupersededFound {
   const w = analyze(state).walk();
   // What can have become superseded after the round: a payload replaced since, or the newest result of a call
   // key a write since made stale (the files it names; naming none, any write). Each is then checked as the whole
   // analysis would (wholeAnalysis: p = 0, and superseded at max(replaced, stale) > afterRound): the work follows
   // the rounds since, not the session.
   const maybe = new Set<BlockPath>();
-  /** Paths of live keys' results found visible in the state's hidden set by this call (see `only`). */
-  let visibleNow: Set<BlockPath> | undefined;
+  const paths: BlockPath[] = [];
+  const live: (LiveResult | undefined)[] = [];
+  /** Live keys' results found visible by this call that share a path with `maybe` (see `only`). */
+  let visibleNow: Map<BlockPath, LiveResult> | undefined;
   const replaced = w.replacedLog;
   for (let i = replaced.length - 1; i >= 0 && replaced[i]!.at > afterRound; i--) maybe.add(replaced[i]!.path);
   if (w.anyWrite > afterRound) {
@@ -141,8 +167,8 @@ export function supersededAfter(
     for (let i = writes.length - 1; i >= 0 && writes[i]!.at > afterRound; i--)
       for (const f of writes[i]!.files) for (const k of w.keysByFile.get(f) ?? []) key(k);
     // Every write makes the results of the keys naming no file stale. A caller that wants only visible payloads
-    // of at least minChars reads them from the keys whose newest result may still be one (see Walk.live), not
-    // from every such key of the session.
+    // of at least minChars reads them from the keys whose newest result may still be one (see Walk.liveSeen),
+    // not from every such key of the session.
     if (minChars === undefined) {
       for (const k of w.filelessKeys) if (!w.external.has(k)) key(k);
     } else {
@@ -150,7 +176,7 @@ export function supersededAfter(
       const from = w.liveAgainst;
       const changed = from === undefined || w.liveMinChars !== minChars ? undefined : hiddenChanges(from, hidden);
       if (changed === undefined) {
-        w.live = new Set(w.filelessKeys);
+        w.liveUnseen = new Set(w.filelessKeys);
         w.liveSeen.clear();
       }
       w.liveAgainst = hidden;
@@ -159,37 +185,47 @@ export function supersededAfter(
       // what changed is looked up (a miss in the hidden set reads each of its levels).
       const hiddenSince = changed !== undefined && changed.length > 8 ? new Set(changed) : changed;
       const seen = w.liveSeen;
-      for (const k of w.live) {
-        // A key seen visible still has that newest result (setNewest and its roll-back drop the entry): it is
-        // visible unless this set hid it since, read without the session's maps. Any other key is looked up.
-        let src = seen.get(k);
-        let visible: boolean;
-        if (src !== undefined) visible = !(hiddenSince instanceof Set ? hiddenSince.has(src.path) : hiddenSince!.includes(src.path));
-        else {
-          src = w.filelessKeys.has(k) ? w.newest.get(keyTarget(w, k)) : undefined;
-          visible = src !== undefined && !hidden.has(src.path) && src.chars >= minChars;
-          if (visible) seen.set(k, src!);
+      const stale: LiveResult[] = [];
+      // A key seen visible still has that newest result (setNewest and its roll-back drop the entry): it is
+      // visible unless this set hid it since, read from the entry without the session's maps.
+      for (const [k, r] of seen) {
+        if (hiddenSince instanceof Set ? hiddenSince.has(r.path) : hiddenSince!.includes(r.path)) seen.delete(k);
+        else if (!r.external) stale.push(r);
+      }
+      // Any other key is looked up.
+      for (const k of w.liveUnseen) {
+        const src = w.filelessKeys.has(k) ? w.newest.get(keyTarget(w, k)) : undefined;
+        if (src !== undefined && !hidden.has(src.path) && src.chars >= minChars) {
+          const r = liveResult(w, state, k, src);
+          seen.set(k, r);
+          if (!r.external) stale.push(r);
         }
-        if (!visible) {
-          w.live.delete(k);
-          seen.delete(k);
-          continue;
-        }
-        if (!w.external.has(k)) {
-          maybe.add(src!.path);
-          (visibleNow ??= new Set()).add(src!.path);
+      }
+      w.liveUnseen.clear();
+      for (const r of stale) {
+        // A result that is only its key's newest source is superseded at the last write (see LiveResult.simple).
+        if (r.simple && !maybe.has(r.path)) {
+          if ((!only || only(r.path, r)) && w.anyWrite > r.at) {
+            paths.push(r.path);
+            live.push(r);
+          }
+        } else {
+          maybe.add(r.path);
+          (visibleNow ??= new Map()).set(r.path, r);
         }
       }
     }
   }
-  const out: BlockPath[] = [];
   for (const path of maybe) {
-    if (only && !only(path, visibleNow?.has(path) === true)) continue;
+    const r = visibleNow?.get(path);
+    if (only && !only(path, r)) continue;
     const at = supersededAtOf(w, path);
-    if (at !== undefined && at > afterRound) out.push(path);
+    if (at !== undefined && at > afterRound) {
+      paths.push(path);
+      live.push(r);
+    }
   }
-  // In one order whatever the walk's history (the sets above are filled in the order things happened to it).
-  return new Set(out.sort());
+  return { paths, live };
 }
 
 /**
@@ -214,6 +250,16 @@ export function supersededSince(
   minChars?: number,
 ): ReadonlySet<BlockPath> {
   return supersededAfter(state, analyze(state).walk().request - since, only, minChars);
+}
+
+/** {@link supersededFound} the round `since` rounds before the state's last (see {@link supersededSince}). */
+export function supersededFoundSince(
+  state: TimelineState,
+  since: number,
+  only?: (path: BlockPath, live: LiveResult | undefined) => boolean,
+  minChars?: number,
+): SupersededFound {
+  return supersededFound(state, analyze(state).walk().request - since, only, minChars);
 }
 
 /**
@@ -245,6 +291,60 @@ interface Source {
   readonly chars: number;
 }
 
+/**
+ * Where a payload sits in a state: its turn and round as its path names them (1-based), the round, its place in
+ * the round (the response's blocks, then the results), the block.
+ */
+export interface ResultPlace {
+  readonly turn: number;
+  readonly roundNo: number;
+  readonly round: Round;
+  readonly index: number;
+  readonly block: Block;
+}
+
+/**
+ * A key naming no file whose newest result was found visible (a {@link Walk.liveSeen} entry), with what the
+ * prune pass reads of it after every write, found once: the walk drops the entry whenever the key's newest
+ * result changes, so what is kept here stays true while the entry does.
+ */
+export interface LiveResult {
+  readonly path: BlockPath;
+  /** The round its call was made in. */
+  readonly at: number;
+  /** A call of a tool whose results never go stale (web lookups): never superseded by a write. */
+  readonly external: boolean;
+  /**
+   * The result is the newest source of its key alone and never replaced as another's: when superseded, it was
+   * at the last write ({@link supersededAtOf} gives `anyWrite` when that is after `at`, else undefined), and its
+   * chance is 0 from then on (a stale result). It stays so: a payload gains targets only while its own round is
+   * walked, and loses its key's only when that key's newest changes (which drops the entry).
+   */
+  readonly simple: boolean;
+  /** Where it sat in the state it was found in (undefined when not found there): checked by the reader. */
+  readonly place: ResultPlace | undefined;
+}
+
+/** The {@link LiveResult} of key `k`, whose newest result `src` was just found visible in `state`. */
+function liveResult(w: Walk, state: TimelineState, k: string, src: Source): LiveResult {
+  const targets = w.byPath.get(src.path);
+  const simple = targets !== undefined && targets.length === 1 && targets[0] === keyTarget(w, k) && !w.replacedAt.has(src.path);
+  return Object.freeze({ path: src.path, at: src.at, external: w.external.has(k), simple, place: placeOf(state, src.path) });
+}
+
+/** Where `path` sits in a round of `state` (the first block with it, the response's before the results), or undefined. */
+function placeOf(state: TimelineState, path: BlockPath): ResultPlace | undefined {
+  const loc = parseTimelinePath(path);
+  const round = loc?.round === undefined ? undefined : state.turns[loc.turn - 1]?.rounds[loc.round - 1];
+  if (!loc || loc.round === undefined || !round) return undefined;
+  const n = round.response.length;
+  for (let i = 0; i < n; i++)
+    if (round.response[i]!.path === path) return Object.freeze({ turn: loc.turn, roundNo: loc.round, round, index: i, block: round.response[i]! });
+  for (let i = 0; i < round.results.length; i++)
+    if (round.results[i]!.path === path) return Object.freeze({ turn: loc.turn, roundNo: loc.round, round, index: n + i, block: round.results[i]! });
+  return undefined;
+}
+
 /** The walk over the rounds, oldest first, that the estimates are read from (a fold: each round updates it). */
 interface Walk {
   /** Newest source per target: `f:<file>` or `k:<call key>`. */
@@ -272,12 +372,12 @@ interface Walk {
   readonly keysByFile: Map<string, string[]>;
   readonly filelessKeys: Set<string>;
   /**
-   * The keys naming no file whose newest result may be visible: every such key but those whose result was hidden
-   * in `liveAgainst` or a set made from it (hidden-set.ts: such a set only grows, so a result hidden there is
-   * hidden in it). A key goes back in whenever its newest result changes (set, or taken back by a roll-back); any
-   * other hidden set starts from every key again.
+   * The keys naming no file whose newest result may be visible and was not seen so ({@link liveSeen}): every
+   * such key but those whose result was hidden in `liveAgainst` or a set made from it (hidden-set.ts: such a set
+   * only grows, so a result hidden there is hidden in it). A key goes back in whenever its newest result changes
+   * (set, or taken back by a roll-back); any other hidden set starts from every key again.
    */
-  live: Set<string>;
+  liveUnseen: Set<string>;
   liveAgainst: HiddenSet | undefined;
   /**
    * The newest result of each live key found visible (and of at least liveMinChars) in `liveAgainst`: visible
@@ -285,7 +385,7 @@ interface Walk {
    * result changes, or changes back in a roll-back, or stops being a file-less key, loses its entry (and is
    * looked up again).
    */
-  readonly liveSeen: Map<string, Source>;
+  readonly liveSeen: Map<string, LiveResult>;
   /** The caller's minChars when it asked for visible payloads only: a result under it is never one (retired too). */
   liveMinChars: number | undefined;
   /**
@@ -325,7 +425,7 @@ function newWalk(): Walk {
     writeLog: [],
     keysByFile: new Map(),
     filelessKeys: new Set(),
-    live: new Set(),
+    liveUnseen: new Set(),
     liveAgainst: undefined,
     liveSeen: new Map(),
     liveMinChars: undefined,
@@ -407,10 +507,10 @@ function setNewest(w: Walk, target: string, src: { path: BlockPath; at: number; 
   // A key's newest result changed (and changes back if this is taken back): it may be visible again.
   if (target.startsWith('k:')) {
     const key = targetKey(w, target);
-    w.live.add(key);
+    w.liveUnseen.add(key);
     w.liveSeen.delete(key);
     w.log?.push(() => {
-      w.live.add(key);
+      w.liveUnseen.add(key);
       w.liveSeen.delete(key);
     });
   }
@@ -423,6 +523,7 @@ function targetsOf(w: Walk, path: BlockPath): string[] {
 }
 
 type Turn = TimelineState['turns'][number];
+type Round = Turn['rounds'][number];
 
 /** Walks one turn's rounds. */
 function walkTurn(w: Walk, turn: Turn): void {
@@ -534,7 +635,7 @@ function walkRound(w: Walk, round: Turn['rounds'][number]): void {
       // A key names the same files every time (they come from its arguments): indexed once.
       if (call.files.length === 0) {
         w.filelessKeys.add(call.key);
-        w.live.add(call.key);
+        w.liveUnseen.add(call.key);
         w.log?.push(() => {
           w.filelessKeys.delete(call.key);
           w.liveSeen.delete(call.key);
@@ -889,9 +990,16 @@ export function reuseOf(state: TimelineState, path: BlockPath): ReuseEstimate {
  * the estimates' texts: the weigher asks it of every candidate, and most late in a long session have none.
  */
 function chanceOf(state: TimelineState, path: BlockPath): number {
+  return Math.max(analyze(state).chance(path), duplicatesChance(state, path));
+}
+
+/** The highest chance among the hidden duplicates pointed at `path` (0 when there is none). */
+function duplicatesChance(state: TimelineState, path: BlockPath): number {
+  const dups = duplicatesOf(hiddenSetOf(state), path);
+  if (dups.length === 0) return 0;
   const e = analyze(state);
-  let p = e.chance(path);
-  for (const dupPath of duplicatesOf(hiddenSetOf(state), path)) p = Math.max(p, e.chance(dupPath));
+  let p = 0;
+  for (const dupPath of dups) p = Math.max(p, e.chance(dupPath));
   return p;
 }
 
@@ -1029,16 +1137,17 @@ export function reuseWeigher(
   ctx: PassContext,
   warm: boolean,
   remaining: number,
-): (path: BlockPath, removedTokens: number) => ReuseVerdict | undefined {
+): (path: BlockPath, removedTokens: number, stale?: boolean) => ReuseVerdict | undefined {
   const o = ctx.options.prune;
   if (!o.reuse) return () => undefined;
   const prices = ctx.profile.prices;
   // The same figure a loop over the blocks gives (the layout's prefix sums are summed in order), without the loop.
   const context = tokensOf(stream);
-  return (path, removed) => {
+  return (path, removed, stale) => {
     // Most payloads weighed late in a long session are stale results (p = 0): their chance is read without the
-    // estimate's words (see chanceOf).
-    if (chanceOf(state, path) <= 0) return undefined;
+    // estimate's words (see chanceOf); a result the caller knows is stale (its own chance 0: LiveResult.simple)
+    // only through the duplicates pointed at it.
+    if ((stale ? duplicatesChance(state, path) : chanceOf(state, path)) <= 0) return undefined;
     const { p, why, file = false } = reuseOf(state, path);
     if (p <= 0) return undefined;
     const saving = (removed * ((warm ? prices.cacheRead : prices.cacheWrite5m) + prices.cacheRead * remaining)) / 1e6;
