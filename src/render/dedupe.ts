@@ -91,6 +91,60 @@ function hiddenPrefix(list: readonly Block[], hidden: HiddenSet, rollbacks: numb
   return n;
 }
 
+/** What {@link visibleAt} remembers of a list: against what it was read, how far, and the visible positions. */
+interface VisibleAt {
+  readonly rollbacks: number;
+  readonly against: HiddenSet;
+  readonly summaries: readonly Summary[];
+  readonly minChars: number;
+  /** Entries of the list read so far. */
+  readonly covered: number;
+  /** Positions, ascending, of those `visible` passed in `against`. */
+  readonly at: readonly number[];
+}
+
+const visibleAts = new WeakMap<readonly Block[], VisibleAt>();
+
+/**
+ * Positions, in order, of the entries of a result list that `visible` passes (a result the pass may point at:
+ * not an error, over minChars, not hidden, not summarized), remembered per list against the hidden set, the
+ * summaries and minChars it was read with: a set made from that one (hidden-set.ts) only hides more, so only its
+ * changed paths are dropped, and the list only grows at its end until the walk rolls back, so only its new
+ * entries are read. A new partial read of a file is compared with every earlier visible read of the file: late in
+ * a long session most of those are hidden, and each was looked up in the hidden set (every level) on every such
+ * request.
+ */
+function visibleAt(
+  list: readonly Block[],
+  hidden: HiddenSet,
+  rollbacks: number,
+  summaries: readonly Summary[],
+  minChars: number,
+  visible: (b: Block) => boolean,
+): readonly number[] {
+  const was = visibleAts.get(list);
+  const same = was && was.rollbacks === rollbacks && was.summaries === summaries && was.minChars === minChars && was.covered <= list.length;
+  const changed = same ? hiddenChanges(was.against, hidden) : undefined;
+  let at: readonly number[] = [];
+  let from = 0;
+  if (was && changed !== undefined) {
+    at = was.at;
+    from = was.covered;
+    if (changed.length > 0) {
+      const gone = new Set(changed);
+      at = at.filter((i) => !gone.has(list[i]!.path));
+    }
+  }
+  if (from < list.length) {
+    const more = at.slice();
+    for (let i = from; i < list.length; i++) if (visible(list[i]!)) more.push(i);
+    at = more;
+  }
+  if (!was || was.against !== hidden || was.at !== at || was.covered !== list.length)
+    visibleAts.set(list, { rollbacks, against: hidden, summaries, minChars, covered: list.length, at });
+  return at;
+}
+
 /**
  * Replaces every new tool result that repeats a visible earlier one by a note
  * pointing at it (economy only).
@@ -157,10 +211,11 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
     let container: Block | undefined;
     for (const f of files) {
       const list = byFile.get(f) ?? [];
-      for (let i = hiddenPrefix(list, hidden, rollbacks); i < list.length; i++) {
+      // The visible entries only (`b`, a new result, is one of them): the hidden ones are not looked up again.
+      for (const i of visibleAt(list, hidden, rollbacks, state.summaries, o.prune.minChars, visible)) {
         const x = list[i]!;
         if (x === b) break;
-        if (!visible(x) || pointed.has(x)) continue;
+        if (pointed.has(x)) continue;
         const own = textOf(x.param as { content?: unknown });
         if (own === undefined || !(own.length > text.length) || firstCopy(byContent.get(contentKey(x.param as { content?: unknown })), x) !== undefined)
           continue;
