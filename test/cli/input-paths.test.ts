@@ -4,11 +4,13 @@
  * Every command that reads a file, every way a path can fail: missing, a missing folder, a directory, a path
  * under a plain file, empty. One error line, exit 1, no stack.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliIn, type RunResult, spawnCli } from './run.js';
+import { bundled } from '../helpers/bundle.js';
+import { cliIn, ROOT, type RunResult, spawnCli } from './run.js';
 
 let dir: string;
 beforeAll(() => {
@@ -88,6 +90,29 @@ describe('an unreadable input is named as typed', { timeout: 120_000 }, () => {
     for (const command of READERS) {
       const line = expectOneLine(await run(command, 'locked.jsonl'), command.join(' '));
       expect(line).toBe(`cachepoint ${command[0]}: cannot open locked.jsonl: EACCES (permission denied)`);
+    }
+  });
+
+  // As root (CI containers) the same, through the built executable run as nobody (setpriv drops to uid 65534).
+  const SETPRIV = '/usr/bin/setpriv';
+  it.runIf(process.getuid?.() === 0 && existsSync(SETPRIV))('an unreadable file, as root: the CLI run as nobody names it as typed', async () => {
+    const bin = await bundled(join(ROOT, 'src/cli/bin.ts'));
+    const open = join(dir, 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o777); // nobody may write the outputs here, not read the trace
+    writeFileSync(join(open, 'locked.jsonl'), '{}\n');
+    chmodSync(join(open, 'locked.jsonl'), 0o000);
+    chmodSync(dir, 0o755);
+    for (const [name, ...flags] of READERS) {
+      const r = await new Promise<RunResult>((done) => {
+        execFile(
+          SETPRIV,
+          ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, bin, name!, 'locked.jsonl', ...flags],
+          { cwd: open, env: { ...process.env, NO_COLOR: '1' } },
+          (err, stdout, stderr) => done({ code: typeof err?.code === 'number' ? err.code : err ? -1 : 0, stdout, stderr }),
+        );
+      });
+      expect(expectOneLine(r, name!)).toBe(`cachepoint ${name}: cannot open locked.jsonl: EACCES (permission denied)`);
     }
   });
 
