@@ -986,7 +986,7 @@ function entriesOf(
   const before = prev.stripBoundary ?? 0;
   const from = boundary === undefined || before === boundary ? change : Math.min(change, before, boundary);
   const valid = prev.entries.filter((e) => e.index < from && stream[e.index] === e.block && e.expiresAt > now);
-  if (prev.tail && prev.tail.length > 0) valid.push(...onFoldedTail(prev, prev.tail, stream, change, now));
+  if (prev.tail && prev.tail.length > 0) valid.push(...onFoldedTail(prev, prev.tail, stream, change, now, from, boundary));
   if (boundary === undefined || !prev.entries.some((e) => e.index >= from && e.expiresAt > now)) return valid;
   return valid.concat(sameForProvider(prev, stream, from, before, boundary, now, rest));
 }
@@ -995,19 +995,57 @@ function entriesOf(
  * Entries the previous request wrote on its tail (a model that binds thinking: cache-points.ts puts ④ there), still
  * valid when this stream holds that tail folded into the history (bind.ts foldSentTail: new blocks, the same
  * payloads) right after the previous stable stream, unchanged up to the entry. Each is moved onto its folded block.
+ * A model that strips thinking (`boundary` defined) may have dropped thinking before it (a new turn): the provider
+ * prefix is the same, so the tail is looked for after the same blocks less the stripped thinking (see
+ * {@link foldedAt}), and the entries' prefix tokens lose that thinking's.
  */
-function onFoldedTail(prev: LastRender, sent: readonly StreamBlock[], stream: readonly StreamBlock[], change: number, now: number): CacheEntryRecord[] {
+function onFoldedTail(
+  prev: LastRender,
+  sent: readonly StreamBlock[],
+  stream: readonly StreamBlock[],
+  change: number,
+  now: number,
+  from: number,
+  boundary: number | undefined,
+): CacheEntryRecord[] {
   const start = previousLength(prev);
-  if (change < start) return [];
+  if (!prev.entries.some((e) => e.index >= start && e.expiresAt > now)) return [];
+  const at = change >= start ? { index: start, delta: 0 } : boundary === undefined ? undefined : foldedAt(prev, stream, from, boundary);
+  if (!at) return [];
   const out: CacheEntryRecord[] = [];
-  let same = start;
+  let same = 0;
   for (const e of prev.entries) {
-    if (e.index < start || e.index >= start + sent.length || e.expiresAt <= now) continue;
-    while (same <= e.index && stream[same] !== undefined && samePayload(stream[same]!.param, sent[same - start]!.param)) same++;
-    if (same <= e.index) break;
-    out.push({ ...e, block: stream[e.index]! });
+    const k = e.index - start;
+    if (k < 0 || k >= sent.length || e.expiresAt <= now) continue;
+    while (same <= k && stream[at.index + same] !== undefined && samePayload(stream[at.index + same]!.param, sent[same]!.param)) same++;
+    if (same <= k) break;
+    const index = at.index + k;
+    out.push(
+      at.delta === 0 && index === e.index ? { ...e, block: stream[index]! } : { ...e, index, block: stream[index]!, prefixTokens: e.prefixTokens + at.delta },
+    );
   }
   return out;
+}
+
+/**
+ * Where the previous stable stream ends in this one (a model that strips thinking), walking both from `from` with
+ * each side's stripped thinking skipped (as {@link sameForProvider}), and this stream's prefix tokens less the
+ * previous one's there; undefined when a kept block differs.
+ */
+function foldedAt(prev: LastRender, stream: readonly StreamBlock[], from: number, boundary: number): { index: number; delta: number } | undefined {
+  const n = previousLength(prev);
+  const before = prev.stripBoundary ?? 0;
+  let i = from;
+  let j = from;
+  let delta = 0;
+  for (;;) {
+    while (i < n && stripped(previousBlock(prev, i), i, before)) delta -= previousBlock(prev, i++).tokens;
+    while (j < stream.length && stripped(stream[j]!, j, boundary)) delta += stream[j++]!.tokens;
+    if (i >= n) return { index: j, delta };
+    if (j >= stream.length || previousBlock(prev, i) !== stream[j]) return undefined;
+    i++;
+    j++;
+  }
 }
 
 /** The same payload: the very object (a fold keeps it) or the same JSON (a state read back from a store). */
