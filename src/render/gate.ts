@@ -8,7 +8,7 @@
  * remaining ones. Cold, nothing is read anyway, so a removal only saves.
  */
 import type { ModelProfile } from '../models/profiles.js';
-import type { CacheEntryRecord, TimelineState } from '../timeline/types.js';
+import type { CacheEntryRecord, StreamBlock, TimelineState } from '../timeline/types.js';
 import type { GatePrice } from './types.js';
 
 /**
@@ -22,6 +22,47 @@ import type { GatePrice } from './types.js';
 export function noticePrice(profile: ModelProfile, state: TimelineState, noticeTokens: number, remaining: number): number {
   if (state.pruneNotice) return 0;
   return (noticeTokens * profile.prices.cacheRead * remaining) / 1e6;
+}
+
+/**
+ * What adding the one-time prune notice (a text block in a user message) costs on a model that strips earlier
+ * thinking, for a batch whose first change is at stream index `at`: the API then drops every thinking block before
+ * the notice, so the history from the first thinking block still sent is re-written instead of read; a batch re-writes
+ * from `at` on anyway, so only the stretch before it counts, less the reads of that thinking the strip saves.
+ * Undefined when the model keeps thinking, the notice is already there, or nothing is left to strip (the tail already
+ * holds a user block other than a tool result, or no thinking follows the last one).
+ */
+export function noticeStripPrice(
+  profile: ModelProfile,
+  state: TimelineState,
+  stream: readonly StreamBlock[],
+  remaining: number,
+): ((at: number) => number) | undefined {
+  if (profile.keepsThinking || state.pruneNotice) return undefined;
+  if (state.tail.some((b) => (b.param as { type?: string }).type !== 'tool_result')) return undefined;
+  const thinkingAt = (b: StreamBlock): boolean => {
+    const type = (b.param as { type?: string }).type;
+    return b.role === 'assistant' && !b.hidden && (type === 'thinking' || type === 'redacted_thinking');
+  };
+  let first = -1;
+  for (let i = stream.length - 1; i >= 0; i--) {
+    const b = stream[i]!;
+    if (b.role === 'user' && (b.param as { type?: string }).type !== 'tool_result') break;
+    if (thinkingAt(b)) first = i;
+  }
+  if (first < 0) return undefined;
+  // before[j]: tokens of stream[first .. first + j); thinking: the thinking from `first` on (all of it is stripped).
+  const before = new Float64Array(stream.length - first + 1);
+  let thinking = 0;
+  for (let i = first; i < stream.length; i++) {
+    before[i - first + 1] = before[i - first]! + stream[i]!.tokens;
+    if (thinkingAt(stream[i]!)) thinking += stream[i]!.tokens;
+  }
+  const p = profile.prices;
+  return (at) => {
+    const rewritten = before[Math.max(0, Math.min(at, stream.length) - first)]!;
+    return Math.max(0, (rewritten * (p.cacheWrite5m - p.cacheRead) - thinking * p.cacheRead * remaining) / 1e6);
+  };
 }
 
 /** Expected requests left in the session: the caller's figure, or as many as were made so far (Lindy), within [4, 100]. */

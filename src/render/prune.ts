@@ -18,7 +18,7 @@ import { castDraft, produce } from 'immer';
 import type { Block, CacheEntryRecord, HiddenRecord, Round, StreamBlock, TimelineState } from '../timeline/types.js';
 import { isThinkingBlock } from './bind.js';
 import type { Pass, PassContext } from './context.js';
-import { expectedRemaining, noticePrice, priceChange } from './gate.js';
+import { expectedRemaining, noticePrice, noticeStripPrice, priceChange } from './gate.js';
 import { hiddenRecord, PRUNE_NOTICE } from './notes.js';
 import { dedupe } from './dedupe.js';
 import { withHidden } from './hidden-set.js';
@@ -220,7 +220,14 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   const items = free.filter((x) => !x.reuse?.keep);
 
   const chosen = timelineWarm
-    ? chooseWarmBatch(items, entries, ctx, remaining, noticePrice(ctx.profile, state, ctx.tokens.tokens(NOTICE_PARAM), remaining))
+    ? chooseWarmBatch(
+        items,
+        entries,
+        ctx,
+        remaining,
+        noticePrice(ctx.profile, state, ctx.tokens.tokens(NOTICE_PARAM), remaining),
+        noticeStripPrice(ctx.profile, state, stream, remaining),
+      )
     : {
         from: 0,
         price: priceChange(
@@ -310,6 +317,8 @@ function chooseWarmBatch(
   ctx: PassContext,
   remaining: number,
   notice: number,
+  /** On a model that strips earlier thinking: what the notice's strip adds for a batch starting at a stream index. */
+  strip?: (at: number) => number,
 ): { from: number; price?: ReturnType<typeof priceChange> } {
   let best = { from: items.length, net: 0, price: undefined as ReturnType<typeof priceChange> | undefined };
   let suffix = 0;
@@ -320,7 +329,7 @@ function chooseWarmBatch(
     recalls += items[k]!.reuse?.expectedRecall ?? 0;
     notes ||= !items[k]!.thinking;
     const price = priceChange(ctx.profile, entries, items[k]!.at, suffix, remaining);
-    const net = price.saving - recalls - price.rewrite - (notes ? notice : 0);
+    const net = price.saving - recalls - price.rewrite - (notes ? notice + (strip?.(items[k]!.at) ?? 0) : 0);
     if (net > best.net) best = { from: k, net, price };
   }
   return best.price ? { from: best.from, price: best.price } : { from: best.from };
