@@ -154,7 +154,7 @@ export class ToolCache {
     }
     const store = options.store ?? new MemoryToolCacheStore(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries });
     this.store = store;
-    store.onEvict?.((key, reason) => this.#stats.evicted(toolOfKey(key), reason));
+    countEvictions(store, this.#stats);
     if (options.session !== undefined && (typeof options.session !== 'string' || options.session === '')) {
       throw new InvalidOptionError('session', `must be a non-empty string, got ${JSON.stringify(options.session)}`);
     }
@@ -586,4 +586,18 @@ function checkedContent(r: ToolCallResult): ToolCallResult {
       value: c,
     },
   );
+}
+
+/**
+ * Subscribes a cache's stats to the store's own evictions, holding them weakly and unsubscribing once they are gone:
+ * a store shared by many caches (one per session) must not keep each alive. Outside the constructor, whose closures
+ * share a context that holds the cache itself.
+ */
+function countEvictions(store: ToolCacheStore, stats: StatsRecorder): void {
+  const held = new WeakRef(stats);
+  const off = store.onEvict?.((key, reason) => {
+    const s = held.deref();
+    if (s) s.evicted(toolOfKey(key), reason);
+    else off?.();
+  });
 }
