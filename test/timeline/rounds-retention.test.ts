@@ -3,22 +3,11 @@
  * open turn's older rounds arrays are collectable once no state holds them. A record that held the array before
  * (whose record held the one before it) kept every version of a long turn alive: O(rounds²) memory.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { collect } from '../helpers/gc.js';
 import { sharedRounds, startTurn } from '../../src/timeline/edit.js';
 import type { Round, TimelineState } from '../../src/timeline/types.js';
 import { newSession, toolRound } from '../helpers/build.js';
-
-/** A full, synchronous collection (exposed at run time when the process was not started with --expose-gc). */
-function collect(): void {
-  const g = (globalThis as { gc?: () => void }).gc;
-  if (typeof g === 'function') g();
-  else {
-    setFlagsFromString('--expose-gc');
-    (runInNewContext('gc') as () => void)();
-  }
-}
 
 /** An open turn of `rounds` tool rounds; weak references to the rounds array of every version but the newest. */
 function openTurn(rounds: number): { state: TimelineState; older: WeakRef<readonly Round[]>[] } {

@@ -3,21 +3,10 @@
  * "Sessions" describes) must not keep each cache alive through the eviction listener it subscribes
  * (ToolCacheStore.onEvict): a server that makes a cache per conversation grew without bound.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { collect } from '../helpers/gc.js';
 import { MemoryToolCacheStore } from '../../src/toolcache/memory-store.js';
 import { ToolCache } from '../../src/toolcache/tool-cache.js';
-
-/** A full, synchronous collection (exposed at run time when the process was not started with --expose-gc). */
-function collect(): void {
-  const g = (globalThis as { gc?: () => void }).gc;
-  if (typeof g === 'function') g();
-  else {
-    setFlagsFromString('--expose-gc');
-    (runInNewContext('gc') as () => void)();
-  }
-}
 
 describe('ToolCache on a shared store', () => {
   it('a cache no longer referenced is collectable; the live one still counts its evictions', async () => {
