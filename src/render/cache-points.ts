@@ -248,15 +248,13 @@ function collapse(
   const sorted = placements.slice().sort(byIndex);
   const last = sorted.length > 0 ? Math.max(-1, sorted.at(-1)!.index) : -1;
   const stable = prefixTokensUpTo(stream, Math.min(last, stream.length - 1));
-  // A point on the kept tail (indexes past the stable stream) counts the stable stream, then the tail up to it.
-  let prefix: ArrayLike<number> = stable;
-  if (last >= stream.length) {
-    const all = new Float64Array(last + 1);
-    all.set(stable);
-    let sum = stream.length > 0 ? stable[stream.length - 1]! : 0;
-    for (let i = stream.length; i <= last; i++) all[i] = sum += tail[i - stream.length]!.tokens;
-    prefix = all;
-  }
+  // A point on the kept tail (indexes past the stable stream) counts the stable stream, then the tail up to it: the
+  // tail's part summed on its own (the stable part is the layout's shared array, O(session) to copy).
+  const n = stream.length;
+  const onTail = new Float64Array(Math.max(0, last + 1 - n));
+  let sum = n > 0 && onTail.length > 0 ? stable[n - 1]! : 0;
+  for (let k = 0; k < onTail.length; k++) onTail[k] = sum += tail[k]!.tokens;
+  const prefixAt = (i: number): number => (i < n ? stable[i]! : onTail[i - n]!);
   const blockAt = (i: number): StreamBlock => (i < stream.length ? stream[i]! : tail[i - stream.length]!);
   const points: CachePoint[] = [];
   for (let i = 0; i < sorted.length; ) {
@@ -274,7 +272,7 @@ function collapse(
       index,
       path: blockAt(index).path,
       ttl,
-      prefixTokens: prefix[index]!,
+      prefixTokens: prefixAt(index),
       ...(moved ? { moved } : {}),
     });
   }

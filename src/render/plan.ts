@@ -61,7 +61,7 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
   const stream = input.stream;
   const tail = input.tail ?? stream.slice(stableLength);
   // A point may sit on the tail (a model that binds thinking keeps it, cache-points.ts): one position per tail block.
-  const pos = withTailPositions(positionsOf(stream, stableLength), (points.at(-1)?.index ?? -1) + 1);
+  const pos = tailPositions(positionsOf(stream, stableLength), (points.at(-1)?.index ?? -1) + 1);
   // The ledger is kept sorted by index, one entry per index (see below), so lookups walk it instead of building a
   // map per request; one that is not (a hand-made import) is put in that form first (the last entry of an index kept).
   const entries = ascending(input.entries, (e) => e.index) ? input.entries : byIndexOnce(input.entries);
@@ -71,12 +71,12 @@ export function planRequest(input: PlanInput): { plan: RenderPlan; entries: Cach
   for (const p of points) {
     // Walk back from the point over at most `lookback` positions; the first entry found is the hit.
     let j = countAtMost(entries, p.index) - 1;
-    for (let i = p.index; i >= 0 && pos[p.index]! - pos[i]! <= reach; i--) {
+    for (let i = p.index; i >= 0 && pos.at(p.index) - pos.at(i) <= reach; i--) {
       while (j >= 0 && entries[j]!.index > i) j--;
       if (j < 0) break;
       const e = entries[j]!.index === i ? entries[j] : undefined;
       // Inside a tool_use/tool_result run only the run's last block is a lookback position.
-      if (!e || (i !== p.index && i + 1 < pos.length && pos[i + 1] === pos[i])) continue;
+      if (!e || (i !== p.index && i + 1 < pos.length && pos.at(i + 1) === pos.at(i))) continue;
       if (!touched.includes(e)) touched.push(e);
       if (!read || e.prefixTokens > read.entry.prefixTokens) read = { point: p, entry: e };
       break;
@@ -146,15 +146,17 @@ function refresh(e: CacheEntryRecord, now: number, profile: ModelProfile): Cache
   return { ...e, expiresAt: Math.max(e.expiresAt, now + profile.ttlMs[e.ttl]) };
 }
 
-/** The ledger entry a point writes (replacing `old`, the entry at its index, if any). */
-function withTailPositions(stable: Int32Array, length: number): Int32Array {
-  if (length <= stable.length) return stable;
-  const out = new Int32Array(length);
-  out.set(stable);
-  for (let i = stable.length; i < length; i++) out[i] = (i > 0 ? out[i - 1]! : -1) + 1;
-  return out;
+/**
+ * The stable stream's lookback positions, then one position per tail block up to `length` (past the last stable
+ * position). Read through `at`, not copied: the stable part is the layout's shared array (O(session) to copy).
+ */
+function tailPositions(stable: Int32Array, length: number): { readonly length: number; at(i: number): number } {
+  const n = stable.length;
+  const end = n > 0 ? stable[n - 1]! : -1;
+  return { length: Math.max(n, length), at: (i) => (i < n ? stable[i]! : end + (i - n + 1)) };
 }
 
+/** The ledger entry a point writes (replacing `old`, the entry at its index, if any). */
 function writeRecord(
   p: CachePoint,
   old: CacheEntryRecord | undefined,
