@@ -96,3 +96,18 @@ export async function pure(
 
 // Any version's client is a client of the summarizer and the exact counter.
 export const clients = [cp.llmSummarizer({ client }), cp.exactCounter({ client, model: 'claude-sonnet-4-6' })];
+
+// The tool results cachepoint builds (recall, the tool cache, Session.runTools) go into this version's history as they
+// are: the README's drop-in loop pushes recallToolResult's block into Anthropic.ToolResultBlockParam[].
+export async function results(call: Anthropic.ToolUseBlock, message: Anthropic.Message, state: cp.TimelineState): Promise<Anthropic.MessageParam[]> {
+  const own: Anthropic.ToolResultBlockParam[] = [cp.recallToolResult(call.id, call.input, { state })];
+  const { content, is_error } = cp.handleRecall(call.input, { state });
+  own.push({ type: 'tool_result', tool_use_id: call.id, content, ...(is_error ? { is_error } : {}) });
+  const cached: Anthropic.ToolResultBlockParam[] = await new cp.ToolCache().runToolUses(message.content, {}, { scope: '' });
+  const ran: Anthropic.ToolResultBlockParam[] = await new cp.Session({ model: 'claude-sonnet-4-6', instructions: ['You help.'] }).runTools();
+  return [
+    { role: 'user', content: own },
+    { role: 'user', content: cached },
+    { role: 'user', content: ran },
+  ];
+}
