@@ -5,7 +5,7 @@
  * The notes that replace forgotten payloads name the call to make:
  * `[pruned: Read result, 12,345 chars; recall("turns/3/rounds/2/results/toolu_01")]` ({@link hiddenNote}).
  */
-import type { ContentBlockParam, Tool, ToolResultBlockParam } from '../providers/anthropic-types.js';
+import type { ContentBlockParam, PortableToolResultBlockParam, Tool, ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { freeze } from 'immer';
 import { InvalidOptionError, PathNotFoundError } from '../errors.js';
 import { withoutMarker } from '../internal/blocks.js';
@@ -32,9 +32,13 @@ export interface RecallSources {
   readonly limit?: number;
 }
 
-/** The content and error flag of the tool_result answering a recall call. */
+/**
+ * The content and error flag of the tool_result answering a recall call. Typed as every supported SDK version types a
+ * tool result's content (text and images), so it goes into the caller's own history; a recalled block of a newer
+ * kind (a document) is still sent as it is: only its static type is narrower.
+ */
 export interface RecallResult {
-  readonly content: NonNullable<ToolResultBlockParam['content']>;
+  readonly content: NonNullable<PortableToolResultBlockParam['content']>;
   readonly is_error: boolean;
   /** Where the answer came from (for logs and stats; not sent). */
   readonly source: 'store' | 'state' | 'search' | 'error';
@@ -176,7 +180,7 @@ export function handleRecall(input: unknown, sources: RecallSources): RecallResu
   if (!hasPath && !hasQuery) return error('recall needs "path" (from a note) or "query" (a few words).');
   if (hasPath) {
     const found = lookup(path.trim(), sources);
-    if (found) return { content: payloadAsContent(found.payload), is_error: false, source: found.source };
+    if (found) return { content: payloadAsContent(found.payload) as RecallResult['content'], is_error: false, source: found.source };
     if (!hasQuery) return unknownPath(path.trim(), sources);
   }
   return search(query as string, sources);
@@ -189,7 +193,7 @@ export function handleRecall(input: unknown, sources: RecallSources): RecallResu
  * const result = recallToolResult(call.id, call.input, { store });
  * state = appendToolResults(state, [result]);
  */
-export function recallToolResult(toolUseId: string, input: unknown, sources: RecallSources): ToolResultBlockParam {
+export function recallToolResult(toolUseId: string, input: unknown, sources: RecallSources): PortableToolResultBlockParam {
   const { content, is_error } = handleRecall(input, sources);
   return is_error ? { type: 'tool_result', tool_use_id: toolUseId, content, is_error } : { type: 'tool_result', tool_use_id: toolUseId, content };
 }

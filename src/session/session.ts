@@ -4,7 +4,15 @@
  * over the pure functions (render, toAnthropic, the timeline edits, the tool
  * cache): everything it does can be done by hand with them.
  */
-import type { AnthropicRequestParams, ContentBlock, ContentBlockParam, Message, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
+import type {
+  AnthropicRequestParams,
+  ContentBlock,
+  ContentBlockParam,
+  Message,
+  PortableToolResultBlockParam,
+  TextBlockParam,
+  ToolResultBlockParam,
+} from '../providers/anthropic-types.js';
 import { diagnosticsUnavailable, resolveProfile, unsendableModelId, type ModelProfile } from '../models/profiles.js';
 import { callCreate, callStream, type CallOptions, type MessageOf, type MessagesClient, type MessageStreamLike, type StreamEventLike } from './client.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type PendingRequest, type RequestRecord, type SessionTotals } from './stats.js';
@@ -238,7 +246,7 @@ export class Session {
   }
 
   /** Runs the last response's tool calls through the tool cache (in parallel) and records the results. */
-  async runTools(handlers = this.#options.handlers): Promise<ToolResultBlockParam[]> {
+  async runTools(handlers = this.#options.handlers): Promise<PortableToolResultBlockParam[]> {
     const round = this.#state.turns.at(-1)?.rounds.at(-1);
     if (!round || round.open.length === 0) return [];
     const uses = round.response.map((b) => b.param).filter((p) => p.type === 'tool_use' && round.open.includes(p.id));
@@ -247,7 +255,7 @@ export class Session {
     // handler of your own, it is answered from this session's state (what recall(path) reads).
     const all: Readonly<Record<string, ToolRunner<never>>> =
       handlers?.[recallTool.name] === undefined ? { ...handlers, [recallTool.name]: this.#recallRunner } : handlers;
-    let results: ToolResultBlockParam[];
+    let results: PortableToolResultBlockParam[];
     if (cache) {
       // The session's own recall reads its state and writes nothing: declared so, or the cache would count it
       // as a tool never registered, a write to everything (ToolCacheOptions.undeclared).
@@ -262,7 +270,7 @@ export class Session {
           try {
             const out = await run(use.input, { callId: use.id });
             const result = typeof out === 'object' && out !== null && 'content' in out ? out : { content: out };
-            const content = result.content as ToolResultBlockParam['content'] & {};
+            const content = result.content as PortableToolResultBlockParam['content'] & {};
             // A ToolRunResult's isError is the tool saying it failed (as the tool cache reads it).
             return (result as { isError?: boolean }).isError === true
               ? { type: 'tool_result' as const, tool_use_id: use.id, content, is_error: true }

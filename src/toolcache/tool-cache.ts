@@ -28,7 +28,7 @@
  */
 
 import { randomId } from '../internal/hash.js';
-import type { ToolResultBlockParam } from '../providers/anthropic-types.js';
+import type { PortableToolResultBlockParam } from '../providers/anthropic-types.js';
 import { InvalidOptionError } from '../errors.js';
 import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 import { copyContent, isRunResult, withMarker } from './content.js';
@@ -376,7 +376,7 @@ export class ToolCache {
     blocks: readonly TBlock[],
     handlers: Readonly<Record<string, ToolRunner<never>>>,
     options: { readonly scope: string; readonly onResult?: (result: ToolCallResult) => void },
-  ): Promise<ToolResultBlockParam[]> {
+  ): Promise<PortableToolResultBlockParam[]> {
     return runToolUses(this, blocks, handlers, options);
   }
 

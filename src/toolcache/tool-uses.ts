@@ -4,7 +4,7 @@
  * message.
  */
 import { InvalidOptionError } from '../errors.js';
-import type { ToolResultBlockParam } from '../providers/anthropic-types.js';
+import type { PortableToolResultBlockParam } from '../providers/anthropic-types.js';
 import type { ToolCallOptions, ToolCallResult, ToolRunner, ToolUseLike } from './types.js';
 
 /** The one method of the cache the glue uses. */
@@ -41,7 +41,7 @@ export async function runToolUses<TBlock extends { readonly type: string }>(
   blocks: readonly TBlock[],
   handlers: Readonly<Record<string, ToolRunner<never>>>,
   options: { readonly scope: string; readonly onResult?: (result: ToolCallResult) => void },
-): Promise<ToolResultBlockParam[]> {
+): Promise<PortableToolResultBlockParam[]> {
   // Checked once, here: inside the wave a missing scope fails every call and reaches the model as its tool's error.
   if (typeof options?.scope !== 'string') {
     throw new InvalidOptionError('scope', "runToolUses needs { scope } (the tenant/user id); use '' for a single-tenant agent", { value: options?.scope });
@@ -58,7 +58,7 @@ export async function runToolUses<TBlock extends { readonly type: string }>(
   }
   const uses = blocks.filter((b) => b.type === 'tool_use') as unknown as ToolUseLike[];
   return Promise.all(
-    uses.map(async (use): Promise<ToolResultBlockParam> => {
+    uses.map(async (use): Promise<PortableToolResultBlockParam> => {
       const handler = Object.hasOwn(handlers, use.name) ? handlers[use.name] : undefined;
       if (handler === undefined) {
         return { type: 'tool_result', tool_use_id: use.id, content: `Error: no handler for tool "${use.name}"`, is_error: true };
@@ -75,7 +75,11 @@ export async function runToolUses<TBlock extends { readonly type: string }>(
       options.onResult?.(r);
       // So is content no tool_result can hold (a number, `{}`): sent as is, the API would refuse the next request.
       if (unfitContent(r.content) !== undefined) throw contentError(use, r.content);
-      const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: r.callId, content: r.content as ToolResultBlockParam['content'] & {} };
+      const block: PortableToolResultBlockParam = {
+        type: 'tool_result',
+        tool_use_id: r.callId,
+        content: r.content as PortableToolResultBlockParam['content'] & {},
+      };
       return r.isError ? { ...block, is_error: true } : block;
     }),
   );
