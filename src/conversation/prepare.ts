@@ -41,6 +41,7 @@ import {
 import { shadowLive, shadowOfCut, takeBack, withShadowLedger } from './cut-shadow.js';
 import { MemoryConversationStore } from './memory-store.js';
 import { rehydrate } from './state.js';
+import { leaveOutUnvouched, thinkingLostOf, type Unvouched } from './unvouched.js';
 import type { ConsumedMessage, ConversationRecord, ConversationStore, CutShadow, EnvelopeDigest, MessageMark, SentEnvelope, SentIndex } from './types.js';
 
 // TYPES
@@ -786,6 +787,8 @@ interface Built {
   shadow?: CutShadow;
   /** The shadow this request appended past: the paths it took back (their entries rejoin the ledger). */
   reappended?: { shadow: CutShadow; kept: ReadonlySet<string> };
+  /** Where the thinking starts whose prefix the stored state cannot vouch for (unvouched.ts), if anywhere. */
+  unvouched?: Unvouched;
 }
 
 /** Extends (or resynchronises) the stored timeline with the incoming params. */
@@ -801,7 +804,11 @@ function build(
   if (!record) {
     const consumed: ConsumedMessage[] = [];
     const state = applyMessages(createTimeline(envelopeInput(params)), messages, 0, consumed, now, -1, now, offset);
-    return { state, consumed, index: newSentIndex(messages, messages.length), appended: messages.length };
+    const fresh: Built = { state, consumed, index: newSentIndex(messages, messages.length), appended: messages.length };
+    // No stored state: which tails, hides or compactions the requests before sent is unknown, so is every
+    // response's prefix (a conversation that starts here has no response yet).
+    if (messages.some((m) => m.role === 'assistant')) fresh.unvouched = { turn: 1, round: 1, changedAt: paths.user(1, 0) };
+    return fresh;
   }
   let state = record.state;
   let resync: Resync | undefined;
@@ -867,6 +874,19 @@ function build(
     addToIndex(index, messages, from, messages.length);
   } else index = newSentIndex(messages, messages.length);
   const built: Built = { state, consumed, index, appended: messages.length - d };
+  if (d === count) {
+    // One response answers the request the stored state rendered last (its prefix is known: render/bind.ts checks
+    // it); any other appended response answers a request this state never saw (a store back with an older record
+    // after requests it missed, a failed save), under a prefix it cannot know.
+    const last = record.state.lastRender;
+    for (let i = from; last && i < messages.length; i++) {
+      if (messages[i]!.role !== 'assistant') continue;
+      const { turns, rounds } = consumed[i]!.mark;
+      if (turns === last.turn && rounds + 1 === last.round) continue;
+      built.unvouched = { turn: turns, round: rounds + 1, changedAt: paths.response(turns, rounds + 1, 0) };
+      break;
+    }
+  }
   if (resync) built.resync = resync;
   if (cut) built.cut = cut;
   else if (reappended) built.reappended = reappended;
@@ -1056,6 +1076,11 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   refuseUnanswered(state, offset + input.messages.length - 1);
   // Appended past a cut again: the entries the provider still holds there rejoin the ledger (cut-shadow.ts).
   if (built.reappended) state = withShadowLedger(state, built.reappended.shadow, built.reappended.kept, profile, ctxTokens, now);
+  // Models that bind thinking: the thinking whose prefix the stored state cannot vouch for is left out (sticky).
+  let unvouched: Decision[] | undefined;
+  if (profile.bindsThinking && built.unvouched) {
+    ({ state, decisions: unvouched } = leaveOutUnvouched(state, built.unvouched, profile, ctxTokens ?? defaultTokenCache()));
+  }
   let hides: HideOutcome[] | undefined;
   if (options.hide && options.hide.length > 0) ({ state, outcomes: hides } = applyHides(state, options.hide, renderOptions, now));
   if (!sameTail(state, options.tail)) {
@@ -1147,6 +1172,10 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
     }
   }
   const plan = planOf(priced.plan, id, revision, rendered, built.appended, priced.tokens);
+  if (unvouched && unvouched.length > 0) {
+    plan.decisions = [...unvouched, ...rendered.decisions];
+    plan.thinkingLost = thinkingLostOf(plan.decisions, profile)!;
+  }
   if (resync) plan.resync = resync;
   if (unsaved) plan.unsaved = unsaved;
   if (prefill) plan.prefillTokens = prefillTokens;

@@ -37,9 +37,11 @@ export interface CachePoint {
 /**
  * What changed before a thinking block, on a model that binds thinking to its prefix: `envelope` (system or
  * tools), `compaction` (a summary), `hidden` (a prune or hide note), `tail` (the previous request's tail is
- * not where it was sent), `edit` (any other change of the history, e.g. a block left out).
+ * not where it was sent), `edit` (any other change of the history, e.g. a block left out), `unknown` (`prepare`
+ * cannot know the prefix it was produced under: the conversation's stored state was lost, or the response answers
+ * a request the stored state did not render; conversation/unvouched.ts).
  */
-export type BindingCause = 'envelope' | 'compaction' | 'hidden' | 'tail' | 'edit';
+export type BindingCause = 'envelope' | 'compaction' | 'hidden' | 'tail' | 'edit' | 'unknown';
 
 /** Why a thinking block was left out on a model that binds thinking (see {@link BindingCause}). */
 export interface BindingDrop {
