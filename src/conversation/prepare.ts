@@ -16,7 +16,7 @@ import { defaultTokenCache } from '../render/options.js';
 import { toolSchemaProblem } from '../internal/blocks.js';
 import { contentBlockIssue, refuseBlocks } from '../internal/block-rules.js';
 import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
-import { render, renderAsync } from '../render/render.js';
+import { render, renderAsync, thinkingLostOf } from '../render/render.js';
 import { streamLength } from '../render/projection.js';
 import type { CachePoint, Decision, MissCause, Rendered, RenderOptions, RenderPlan, SegmentTokens } from '../render/types.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type RequestRecord, type SessionTotals } from '../session/stats.js';
@@ -41,7 +41,7 @@ import {
 import { shadowLive, shadowOfCut, takeBack, withShadowLedger } from './cut-shadow.js';
 import { MemoryConversationStore } from './memory-store.js';
 import { rehydrate } from './state.js';
-import { leaveOutUnvouched, thinkingLostOf, type Unvouched } from './unvouched.js';
+import { leaveOutUnvouched, type Unvouched } from './unvouched.js';
 import type { ConsumedMessage, ConversationRecord, ConversationStore, CutShadow, EnvelopeDigest, MessageMark, SentEnvelope, SentIndex } from './types.js';
 
 // TYPES

@@ -14,14 +14,13 @@
  * the history, or all of them; never one between kept ones), by sticky `binding` records, so the next requests send
  * the same bytes (putting a removed block back is invalid for the thinking produced while it was gone).
  */
-import { lostPrice } from '../render/bind.js';
 import { hiddenSetOf } from '../timeline/hidden.js';
 import { withHidden } from '../render/hidden-set.js';
 import { hiddenRecord } from '../render/notes.js';
 import { isCompacted } from '../render/projection.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type { ModelProfile } from '../models/profiles.js';
-import type { Decision, ThinkingLost } from '../render/types.js';
+import type { Decision } from '../render/types.js';
 import type { BlockPath, HiddenRecord, TimelineState } from '../timeline/types.js';
 
 /** Where the thinking the stored state cannot vouch for starts: a round (1-based), and the block named as the change. */
@@ -67,16 +66,4 @@ export function leaveOutUnvouched(
     }
   }
   return { state: withHidden(state, records), decisions };
-}
-
-/** What the `binding` decisions leave out, priced (undefined when none). */
-export function thinkingLostOf(decisions: readonly Decision[], profile: ModelProfile): ThinkingLost | undefined {
-  let blocks = 0;
-  let tokens = 0;
-  for (const d of decisions) {
-    if (d.type !== 'prune' || d.reason !== 'binding') continue;
-    blocks++;
-    tokens += d.tokensRemoved;
-  }
-  return blocks === 0 ? undefined : lostPrice(blocks, tokens, profile);
 }

@@ -17,7 +17,8 @@ import { PASSES, runPasses } from './pipeline.js';
 import { planRequest } from './plan.js';
 import { cacheStanding, partsLayout, partsOf, type StreamParts, streamParts, supersededView, withLazyStream, withStableStream } from './projection.js';
 import { prune } from './prune.js';
-import type { Decision, Rendered, RenderOptions, RenderPlan, SegmentTokens } from './types.js';
+import type { Decision, Rendered, RenderOptions, RenderPlan, SegmentTokens, ThinkingLost } from './types.js';
+import type { ModelProfile } from '../models/profiles.js';
 
 /**
  * Renders the request for the next model call.
@@ -42,6 +43,12 @@ function renderWith(state: TimelineState, ctx: PassContext): Rendered {
 /** The plan with the thinking this request leaves out for preserved thinking (its `binding` decisions), if any. */
 function withThinkingLost(plan: RenderPlan, decisions: readonly Decision[], ctx: PassContext): RenderPlan {
   if (!ctx.profile.bindsThinking) return plan;
+  const thinkingLost = thinkingLostOf(decisions, ctx.profile);
+  return thinkingLost ? { ...plan, thinkingLost } : plan;
+}
+
+/** What the `binding` decisions leave out, priced (undefined when none). Also `prepare`'s, for the thinking it leaves out itself. */
+export function thinkingLostOf(decisions: readonly Decision[], profile: ModelProfile): ThinkingLost | undefined {
   let blocks = 0;
   let tokens = 0;
   for (const d of decisions) {
@@ -49,7 +56,7 @@ function withThinkingLost(plan: RenderPlan, decisions: readonly Decision[], ctx:
     blocks++;
     tokens += d.tokensRemoved;
   }
-  return blocks === 0 ? plan : { ...plan, thinkingLost: lostPrice(blocks, tokens, ctx.profile) };
+  return blocks === 0 ? undefined : lostPrice(blocks, tokens, profile);
 }
 
 /** The plan of the request the passes built, and the state that remembers this render. */

@@ -93,76 +93,62 @@ const PATHS: Record<string, (id: string, lostAt: number) => Promise<Env>> = {
     return { store, clock: { t: 1_000_000 }, lose: () => store.delete(id), close: () => store.close() };
   },
   // A private redis-server stopped for two requests (store_unavailable) and started again empty (no persistence).
-  'redis: stopped, restarted empty': async (_id, lostAt) => {
-    const own = await startRedisServer();
-    const store = await createRedisConversationStore({ url: own.url, namespace: 'lost', commandTimeoutMs: 2_000, maxReconnectDelayMs: 50 });
-    return {
-      store,
-      clock: { t: 1_000_000 },
-      lose: async (step) => {
-        if (step === lostAt) await own.stop();
-        if (step === lostAt + 2) await restarted(own, store);
-      },
-      close: async () => {
-        await store.close();
-        await own.destroy();
-      },
-    };
-  },
+  'redis: stopped, restarted empty': (_id, lostAt) =>
+    outage(lostAt, 2_000, async (own) => {
+      await own.stop();
+      return () => own.start();
+    }),
   // Frozen for two requests (they time out: store_unavailable), then it answers again with the record it held
   // before: two responses the stored state never saw rendered.
-  'redis: frozen, back with an older record': async (_id, lostAt) => {
-    const own = await startRedisServer();
-    const store = await createRedisConversationStore({ url: own.url, namespace: 'lost', commandTimeoutMs: 300, maxReconnectDelayMs: 50 });
-    return {
-      store,
-      clock: { t: 1_000_000 },
-      lose: async (step) => {
-        if (step === lostAt) own.freeze();
-        if (step === lostAt + 2) {
-          own.thaw();
-          await answering(store);
-        }
-      },
-      close: async () => {
-        own.thaw();
-        await store.close();
-        await own.destroy();
-      },
-    };
-  },
+  'redis: frozen, back with an older record': (_id, lostAt) =>
+    outage(lostAt, 300, async (own) => {
+      own.freeze();
+      return async () => void own.thaw();
+    }),
   // The loop edits its history: the first user message (every later thinking loses its prefix) ...
-  'resync: first message edited': async () => {
-    const { store, clock } = memory();
-    return {
-      store,
-      clock,
-      lose: async (_s, messages) => {
-        messages[0] = { role: 'user', content: `${messages[0]!.content as string} (edited)` };
-      },
-      close: async () => undefined,
-    };
-  },
+  'resync: first message edited': async () =>
+    edited((messages) => {
+      messages[0] = { role: 'user', content: `${messages[0]!.content as string} (edited)` };
+    }),
   // ... or the newest tool result (the thinking after it loses its prefix).
-  'resync: a tool result edited': async () => {
-    const { store, clock } = memory();
-    return {
-      store,
-      clock,
-      lose: async (_s, messages) => {
-        const i = messages.findLastIndex((m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'));
-        const m = messages[i]!;
-        messages[i] = { role: 'user', content: (m.content as Anthropic.ToolResultBlockParam[]).map((b) => ({ ...b, content: 'shorter' })) };
-      },
-      close: async () => undefined,
-    };
-  },
+  'resync: a tool result edited': async () =>
+    edited((messages) => {
+      const i = messages.findLastIndex((m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'));
+      const m = messages[i]!;
+      messages[i] = { role: 'user', content: (m.content as Anthropic.ToolResultBlockParam[]).map((b) => ({ ...b, content: 'shorter' })) };
+    }),
 };
 
-/** Waits until the restarted server answers the store (the client reconnects by itself). */
-async function restarted(own: RedisServerHandle, store: ConversationStore): Promise<void> {
-  await own.start();
-  await answering(store);
+/** A memory store; the loop's history is edited by `edit` (a new message object: `prepare` resynchronises). */
+function edited(edit: (messages: Anthropic.MessageParam[]) => void): Env {
+  const { store, clock } = memory();
+  return { store, clock, lose: async (_s, messages) => edit(messages), close: async () => undefined };
+}
+
+/**
+ * A private redis-server that `down` takes away before request `lostAt`; the function it returns brings it back
+ * before request `lostAt + 2` (the store answers again: its client reconnects by itself).
+ */
+async function outage(lostAt: number, commandTimeoutMs: number, down: (own: RedisServerHandle) => Promise<() => Promise<void>>): Promise<Env> {
+  const own = await startRedisServer();
+  const store = await createRedisConversationStore({ url: own.url, namespace: 'lost', commandTimeoutMs, maxReconnectDelayMs: 50 });
+  let up: (() => Promise<void>) | undefined;
+  return {
+    store,
+    clock: { t: 1_000_000 },
+    lose: async (step) => {
+      if (step === lostAt) up = await down(own);
+      if (step === lostAt + 2) {
+        await up!();
+        await answering(store);
+      }
+    },
+    close: async () => {
+      own.thaw();
+      await store.close();
+      await own.destroy();
+    },
+  };
 }
 
 async function answering(store: ConversationStore): Promise<void> {
