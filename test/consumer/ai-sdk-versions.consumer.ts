@@ -14,6 +14,12 @@
  * The latest `ai` 7 project also installs the latest `openai` SDK and runs
  * the OpenAI mappers as docs/providers.md shows them (project/openai-loop.ts;
  * the repository's own tests use the `openai` devDependency).
+ *
+ * The latest release of each major also installs the `@ai-sdk/amazon-bedrock`
+ * and `@ai-sdk/openai` majors made for it and runs project/ai-sdk-providers.ts:
+ * a Converse loop and OpenAI Responses and Chat loops on GPT-5.6 (markers)
+ * through the middleware, each request reading more than the one before (the
+ * repository's own tests run those providers on ai 7 only).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,11 +31,14 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   devDependencies: Record<string, string>;
 };
 
-/** Per supported `ai` major: its `@ai-sdk/anthropic` major, and the latest versions of both (registry, 2026-12-01). */
+/**
+ * Per supported `ai` major: its `@ai-sdk/anthropic` major, and the latest versions of both (registry, 2026-12-01);
+ * with the latest `@ai-sdk/amazon-bedrock` and `@ai-sdk/openai` of the majors made for it (registry, 2026-12-02).
+ */
 const MAJORS = [
-  { ai: 5, anthropic: 2, latest: { ai: '5.0.277', anthropic: '2.0.112' } },
-  { ai: 6, anthropic: 3, latest: { ai: '6.0.326', anthropic: '3.0.140' } },
-  { ai: 7, anthropic: 4, latest: { ai: '7.0.173', anthropic: '4.0.105' } },
+  { ai: 5, anthropic: 2, latest: { ai: '5.0.277', anthropic: '2.0.112' }, providers: { '@ai-sdk/amazon-bedrock': '3.0.137', '@ai-sdk/openai': '2.0.131' } },
+  { ai: 6, anthropic: 3, latest: { ai: '6.0.326', anthropic: '3.0.140' }, providers: { '@ai-sdk/amazon-bedrock': '4.0.186', '@ai-sdk/openai': '3.0.141' } },
+  { ai: 7, anthropic: 4, latest: { ai: '7.0.173', anthropic: '4.0.105' }, providers: { '@ai-sdk/amazon-bedrock': '5.0.101', '@ai-sdk/openai': '4.0.118' } },
 ] as const;
 const OPENAI_LATEST = '7.59.0';
 
@@ -86,13 +95,14 @@ describe('cachepoint/ai-sdk next to each supported ai + @ai-sdk/anthropic', () =
   });
 
   const cases = MAJORS.flatMap((m) => [
-    { ai: `${m.ai}.0.0`, anthropic: `${m.anthropic}.0.0`, openai: undefined },
-    { ai: m.latest.ai, anthropic: m.latest.anthropic, openai: m.ai === 7 ? OPENAI_LATEST : undefined },
+    { ai: `${m.ai}.0.0`, anthropic: `${m.anthropic}.0.0`, openai: undefined, providers: undefined },
+    { ai: m.latest.ai, anthropic: m.latest.anthropic, openai: m.ai === 7 ? OPENAI_LATEST : undefined, providers: m.providers },
   ]);
   for (const c of cases) {
-    const title = `ai@${c.ai} + @ai-sdk/anthropic@${c.anthropic}${c.openai ? ` (+ openai@${c.openai})` : ''}`;
+    const extra = [...(c.openai ? [`openai@${c.openai}`] : []), ...Object.entries(c.providers ?? {}).map(([n, v]) => `${n}@${v}`)];
+    const title = `ai@${c.ai} + @ai-sdk/anthropic@${c.anthropic}${extra.length > 0 ? ` (+ ${extra.join(', ')})` : ''}`;
     it(`${title}: typechecks, and generateText / streamText loops read the cache after the first request`, () => {
-      const files = c.openai ? ['ai-sdk-loop.ts', 'openai-loop.ts'] : ['ai-sdk-loop.ts'];
+      const files = ['ai-sdk-loop.ts', ...(c.openai ? ['openai-loop.ts'] : []), ...(c.providers ? ['ai-sdk-providers.ts'] : [])];
       const dir = install(
         packed,
         `ai-${c.ai}`,
@@ -100,6 +110,7 @@ describe('cachepoint/ai-sdk next to each supported ai + @ai-sdk/anthropic', () =
           ai: c.ai,
           '@ai-sdk/anthropic': c.anthropic,
           ...(c.openai ? { openai: c.openai } : {}),
+          ...c.providers,
           // What `ai`'s own .d.ts need under skipLibCheck off (node:http, Buffer, json-schema): the consumer's, not ours.
           '@types/node': pkg.devDependencies['@types/node']!,
           '@types/json-schema': '^7',
@@ -121,6 +132,21 @@ describe('cachepoint/ai-sdk next to each supported ai + @ai-sdk/anthropic', () =
       // The caller's own cacheControl on the one user message: replaced by the engine's (the envelope's, and the
       // newest stable block's: that message), with a warning in the call's own warnings as well as onWarning.
       expect(report.own).toEqual({ codes: ['caller_cache_control'], callWarnings: 1, status: 200, markers: 2 });
+      if (c.providers) {
+        // Converse, and OpenAI with markers: every request reads more than the one before, ≤ 4 markers, no warning.
+        const others = runReport<Record<'converse' | 'responses' | 'chat', { statuses: number[]; reads: number[]; markers: number[]; warnings: string[] }>>(
+          dir,
+          'ai-sdk-providers.ts',
+        );
+        for (const [name, loop] of Object.entries(others)) {
+          expect(loop.statuses, name).toEqual([200, 200, 200, 200, 200, 200]);
+          expect(loop.warnings, name).toEqual([]);
+          for (let i = 1; i < loop.reads.length; i++)
+            expect(loop.reads[i], `${name}, request ${i}: ${loop.reads.join(', ')}`).toBeGreaterThan(loop.reads[i - 1]!);
+          for (const m of loop.markers) expect(m, name).toBeGreaterThanOrEqual(2);
+          for (const m of loop.markers) expect(m, name).toBeLessThanOrEqual(4);
+        }
+      }
       if (c.openai) {
         const openai = runReport<Record<'responses' | 'chat', { requests: number; statuses: number[]; reads: number[] }>>(dir, 'openai-loop.ts');
         for (const api of ['responses', 'chat'] as const) {
