@@ -71,6 +71,12 @@ export type MarkerTarget = ((
    * never read (a bust every round). In the list form its bytes are the same marked or not.
    */
   readonly listOutputs?: boolean;
+  /**
+   * Write a marker that falls on a message's last part on the message instead. `@ai-sdk/amazon-bedrock` 3.x (ai 5)
+   * reads `cachePoint` on messages only; 4.x and 5.x read it on parts and messages alike and put a message's right
+   * after its last part: the same place on every version.
+   */
+  readonly onMessage?: boolean;
 };
 
 /** `providerOptions.anthropic.cacheControl` (Anthropic, and its Bedrock and Vertex variants). */
@@ -319,6 +325,18 @@ function assistantPart(b: ContentBlockParam, o: Originals, marker: CacheControlE
   }
 }
 
+/** The message with its last part's marker moved onto the message (see {@link MarkerTarget}'s `onMessage`). */
+function markedOnMessage(m: PromptMessage): PromptMessage {
+  if (m.role === 'system') return m;
+  const last = m.content.at(-1) as { providerOptions?: ProviderOptions } | undefined;
+  const found = markerKeysIn(last?.providerOptions);
+  if (last === undefined || found.length === 0) return m;
+  const marker: Record<string, unknown> = {};
+  for (const [provider, k] of found) marker[provider] = { [k]: (last.providerOptions![provider] as Record<string, unknown>)[k] };
+  const content = [...m.content.slice(0, -1), setOptions(last, unmarked(last.providerOptions))];
+  return { ...m, content, providerOptions: { ...m.providerOptions, ...marker } as ProviderOptions } as PromptMessage;
+}
+
 function tool(t: Tool, o: Originals, target: MarkerTarget): CallTool {
   const marker = t.cache_control;
   const original = o.tools.get(t.name);
@@ -394,6 +412,7 @@ export function fromAnthropicPrompt(
     }
   }
 
+  if (target.onMessage) prompt.forEach((m, i) => (prompt[i] = markedOnMessage(m)));
   const { providerOptions, tools: _tools, prompt: _prompt, ...rest } = call;
   const mappedTools = (rendered.tools ?? []).map((t) => tool(t, o, target));
   const callOptions = unmarked(providerOptions);

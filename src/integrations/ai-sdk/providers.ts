@@ -60,9 +60,13 @@ const OPENAI_RESPONSES_MARKER: MarkerTarget = Object.assign((marker: CacheContro
   listOutputs: true,
 });
 
-const BEDROCK_CACHE_POINT: MarkerTarget = (marker: CacheControlEphemeral, site) =>
-  // The provider reads cachePoint on messages and parts, not on tools.
-  site === 'tool' ? undefined : { key: 'bedrock', options: { cachePoint: marker.ttl === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' } } };
+/** Converse: a cachePoint on the parts (and, for a message's last part, on the message: see `MarkerTarget.onMessage`). */
+const BEDROCK_CACHE_POINT: MarkerTarget = Object.assign(
+  (marker: CacheControlEphemeral, site: MarkerSite) =>
+    // The provider reads cachePoint on messages and parts, not on tools.
+    site === 'tool' ? undefined : { key: 'bedrock', options: { cachePoint: marker.ttl === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' } } },
+  { onMessage: true },
+);
 
 /** Where the engine's markers go for this family, profile and model provider id (OpenAI before 5.6: nowhere). */
 export function markerTarget(family: ProviderFamily, profile: ModelProfile, provider?: string): MarkerTarget {

@@ -7,6 +7,8 @@ import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/mes
 import { generateText, stepCountIs, streamText, wrapLanguageModel, type LanguageModelMiddleware, type ModelMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromAnthropicPrompt } from '../../../src/integrations/ai-sdk/from-anthropic.js';
+import { markerTarget } from '../../../src/integrations/ai-sdk/providers.js';
+import { resolveProfile } from '../../../src/models/profiles.js';
 import { toAnthropicPrompt, UnmappablePromptError, type AnthropicPrompt } from '../../../src/integrations/ai-sdk/to-anthropic.js';
 import type { FakeMessagesServer } from '../../../src/testing/fake-server.js';
 import { agentTools, bodies, fakeAnthropic, MODEL, script, SYSTEM } from './harness.js';
@@ -178,5 +180,42 @@ describe('a tool_use input the engine replaced', () => {
     // an untouched input is the caller's own part
     const same = fromAnthropicPrompt(call, json(before), before);
     expect((same.prompt[1]!.content as unknown[])[0]).toEqual(call.prompt[1]!.content[0]);
+  });
+});
+
+describe('Converse cachePoints on messages', () => {
+  // @ai-sdk/amazon-bedrock 3.x (ai 5) reads cachePoint on messages only: a marker on a message's last part goes on the
+  // message (4.x and 5.x put a message's right after its last part, so the request is the same there); one on an
+  // earlier part stays on the part. The real 3.x provider: test/consumer/ai-sdk-versions.consumer.ts.
+  it('a marker on a message’s last part is on the message; on an earlier part, on the part', () => {
+    const call = {
+      prompt: [
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'text' as const, text: 'Read it.' },
+            { type: 'text' as const, text: 'Live view.' },
+          ],
+        },
+        { role: 'assistant' as const, content: [{ type: 'tool-call' as const, toolCallId: 'toolu_1', toolName: 'Read', input: { path: 'a.ts' } }] },
+        {
+          role: 'tool' as const,
+          content: [{ type: 'tool-result' as const, toolCallId: 'toolu_1', toolName: 'Read', output: { type: 'text' as const, value: 'ok' } }],
+        },
+      ],
+    };
+    const before = toAnthropicPrompt(call, 'generate');
+    const rendered = json(before);
+    const mark = (m: number, b: number) => Object.assign((rendered.messages[m]!.content as ContentBlockParam[])[b]!, { cache_control: { type: 'ephemeral' } });
+    mark(0, 0);
+    mark(1, 0);
+    const next = fromAnthropicPrompt(call, rendered, before, markerTarget('bedrock-converse', resolveProfile(MODEL)));
+    const cachePoint = { bedrock: { cachePoint: { type: 'default' } } };
+    const [user, assistant, tool] = next.prompt as { providerOptions?: unknown; content: { providerOptions?: unknown }[] }[];
+    expect(user!.providerOptions).toBeUndefined();
+    expect(user!.content.map((p) => p.providerOptions)).toEqual([cachePoint, undefined]);
+    expect(assistant!.providerOptions).toEqual(cachePoint);
+    expect(assistant!.content[0]!.providerOptions).toBeUndefined();
+    expect(tool!.providerOptions).toBeUndefined();
   });
 });
