@@ -82,6 +82,25 @@ export function describeConversationStore(name: string, make: () => Promise<Conv
       await store.close?.();
     });
 
+    it('a conversation deleted and re-created: a writer that loaded the old one cannot save over the new one', async () => {
+      // Revisions restart at 1 in a re-created conversation: without more than the revision, the old one's revision N
+      // passed the new one's compare-and-set (check15: ABA), and its stale timeline replaced the new conversation.
+      const store = await make();
+      await prepare({ ...BASE, messages: requests(1, 1)[0]! }, { conversationId: 'aba', store, now: 1000 });
+      const held = (await store.load('aba'))!; // a worker's load, for the request it is rendering
+      await store.delete('aba');
+      await prepare({ ...BASE, messages: [{ role: 'user', content: 'Another task.' }] }, { conversationId: 'aba', store, now: 2000 });
+      const recreated = (await store.load('aba'))!;
+      expect(recreated.revision).toBe(held.revision);
+      const err = await store.save({ ...held, revision: held.revision + 1, updatedAt: 3000 }, held.revision).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConversationConflictError);
+      expect(exportState((await store.load('aba'))!)).toBe(exportState(recreated));
+      // The re-created conversation goes on as usual.
+      await store.save({ ...recreated, revision: recreated.revision + 1, updatedAt: 4000 }, recreated.revision);
+      expect((await store.load('aba'))!.updatedAt).toBe(4000);
+      await store.close?.();
+    });
+
     it('keeps conversations apart, whatever their ids', async () => {
       const store = await make();
       const ids = ['../escape', 'a/b', 'ünïcødé 💬', '{tag}', '.', 'x'.repeat(400)];
