@@ -147,10 +147,12 @@ export class ConversationConflictError extends CachepointError {
   readonly conversationId: string;
   readonly expected: number | null;
   readonly actual: number | null;
-  constructor(conversationId: string, expected: number | null, actual: number | null) {
+  constructor(conversationId: string, expected: number | null, actual: number | null, recreated = false) {
     super(
       'conversation_conflict',
-      `conversation "${conversationId}": saved by another writer (expected revision ${expected ?? 'none'}, found ${actual ?? 'none'}); retry the call`,
+      recreated
+        ? `conversation "${conversationId}": deleted and created again since it was loaded (revision ${actual ?? 'none'} is the new one's); retry the call`
+        : `conversation "${conversationId}": saved by another writer (expected revision ${expected ?? 'none'}, found ${actual ?? 'none'}); retry the call`,
     );
     this.conversationId = conversationId;
     this.expected = expected;

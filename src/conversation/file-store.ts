@@ -145,6 +145,7 @@ export class FileConversationStore implements ConversationStore {
       const current = await this.load(record.id);
       const actual = current?.revision ?? null;
       if (actual !== expected) throw new ConversationConflictError(record.id, expected, actual);
+      if (current && current.incarnation !== record.incarnation) throw new ConversationConflictError(record.id, expected, actual, true);
       const path = this.#path(record.id);
       const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
       try {

@@ -110,6 +110,7 @@ export class MemoryConversationStore implements ConversationStore {
     const current = held !== undefined && this.#heldId === record.id && this.#last === record.id ? held : this.#live(record.id);
     const actual = current?.record.revision ?? null;
     if (actual !== expected) throw new ConversationConflictError(record.id, expected, actual);
+    if (current && current.record.incarnation !== record.incarnation) throw new ConversationConflictError(record.id, expected, actual, true);
     if (current) {
       // Already the most recent one (#live moved it last and touched it, here or at its load): replaced in place,
       // no Map delete and re-insert.

@@ -1155,6 +1155,9 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
       requests: record?.requests ?? [],
       updatedAt: now,
     };
+    // A new conversation gets its incarnation here (the stores' compare-and-set checks it: types.ts).
+    if (record?.incarnation) next.incarnation = record.incarnation;
+    else if (!record) next.incarnation = globalThis.crypto.randomUUID();
     if (digest) next.envelope = digest;
     else if (record?.envelope) next.envelope = record.envelope;
     // A tail or a prefill: the next request's messages differ from this one's (the API's diagnostics see a change).

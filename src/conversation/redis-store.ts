@@ -42,24 +42,32 @@ return data
 /** Load: KEYS = revision, data. The record's JSON, or nil when either key is missing. */
 const LOAD_SCRIPT: RedisScript = { source: LOAD_SOURCE, sha1: createHash('sha1').update(LOAD_SOURCE).digest('hex') };
 
+// The incarnation (ConversationRecord.incarnation) has its own key: the revision key stays a number an older build's
+// script compares. A record without one (an older build's) neither checks nor keeps it.
 const CAS_SOURCE = `
 local rev = redis.call('GET', KEYS[1])
 if rev == false or redis.call('EXISTS', KEYS[2]) == 0 then rev = '' end
 if rev ~= ARGV[1] then return 'conflict:' .. rev end
+if rev ~= '' and ARGV[5] ~= '' then
+  local inc = redis.call('GET', KEYS[3])
+  if inc ~= false and inc ~= ARGV[5] then return 'recreated:' .. rev end
+end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SET', KEYS[2], ARGV[3])
+if ARGV[5] ~= '' then redis.call('SET', KEYS[3], ARGV[5]) else redis.call('DEL', KEYS[3]) end
 local ttl = tonumber(ARGV[4])
 if ttl > 0 then
   redis.call('PEXPIRE', KEYS[1], ttl)
   redis.call('PEXPIRE', KEYS[2], ttl)
+  if ARGV[5] ~= '' then redis.call('PEXPIRE', KEYS[3], ttl) end
 end
 return 'ok'
 `;
 
-/** Compare-and-set: KEYS = revision, data; ARGV = expected ('' for none), new revision, JSON, ttl ms. */
+/** Compare-and-set: KEYS = revision, data, incarnation; ARGV = expected ('' for none), new revision, JSON, ttl ms, incarnation ('' for none). */
 export const SAVE_SCRIPT: RedisScript = { source: CAS_SOURCE, sha1: createHash('sha1').update(CAS_SOURCE).digest('hex') };
 
-const DEL_SOURCE = `redis.call('DEL', KEYS[1], KEYS[2]) return 'ok'`;
+const DEL_SOURCE = `redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) return 'ok'`;
 const DELETE_SCRIPT: RedisScript = { source: DEL_SOURCE, sha1: createHash('sha1').update(DEL_SOURCE).digest('hex') };
 
 /**
@@ -87,10 +95,10 @@ export class RedisConversationStore implements ConversationStore {
     this.#closeClient = options.closeClient ?? false;
   }
 
-  /** Keys of a conversation; the hash tag keeps both on one cluster slot. */
-  #keys(id: string): [string, string] {
+  /** Keys of a conversation (revision, data, incarnation); the hash tag keeps them on one cluster slot. */
+  #keys(id: string): [string, string, string] {
     const tag = `${this.#ns}:conv:{${encodeURIComponent(id)}}`;
-    return [`${tag}:rev`, `${tag}:data`];
+    return [`${tag}:rev`, `${tag}:data`, `${tag}:inc`];
   }
 
   async #script(s: RedisScript, keys: string[], args: string[]): Promise<unknown> {
@@ -105,7 +113,7 @@ export class RedisConversationStore implements ConversationStore {
   async load(id: string): Promise<ConversationRecord | undefined> {
     let text: unknown;
     try {
-      text = await this.#script(LOAD_SCRIPT, this.#keys(id), []);
+      text = await this.#script(LOAD_SCRIPT, this.#keys(id).slice(0, 2), []);
     } catch (err) {
       throw new ConversationStoreError(id, `Redis load failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
     }
@@ -117,14 +125,21 @@ export class RedisConversationStore implements ConversationStore {
     const text = exportState(record);
     let answer: unknown;
     try {
-      answer = await this.#script(SAVE_SCRIPT, keys, [expected === null ? '' : String(expected), String(record.revision), text, String(this.#idleMs)]);
+      answer = await this.#script(SAVE_SCRIPT, keys, [
+        expected === null ? '' : String(expected),
+        String(record.revision),
+        text,
+        String(this.#idleMs),
+        record.incarnation ?? '',
+      ]);
     } catch (err) {
       throw new ConversationStoreError(record.id, `Redis save failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
     }
     const s = String(answer);
-    if (s.startsWith('conflict:')) {
-      const actual = s.slice('conflict:'.length);
-      throw new ConversationConflictError(record.id, expected, actual === '' ? null : Number(actual));
+    const recreated = s.startsWith('recreated:');
+    if (recreated || s.startsWith('conflict:')) {
+      const actual = s.slice(s.indexOf(':') + 1);
+      throw new ConversationConflictError(record.id, expected, actual === '' ? null : Number(actual), recreated);
     }
   }
 

@@ -81,6 +81,13 @@ export interface ConversationRecord {
   readonly id: string;
   /** Optimistic version: a save names the revision it read; a different stored one is a conflict. */
   readonly revision: number;
+  /**
+   * Which life of the conversation this is: a random id given when `prepare` creates it and kept by every later
+   * save. Revisions restart at 1 when a conversation is deleted and created again, so a store's compare-and-set
+   * checks this too: a writer that loaded the old one gets a `ConversationConflictError` instead of saving over the
+   * new one. Absent in records of older builds (the revision alone decides, as before).
+   */
+  readonly incarnation?: string;
   /** The timeline with every sticky decision, and the previous render's memory. */
   readonly state: TimelineState;
   /**

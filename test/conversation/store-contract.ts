@@ -101,6 +101,17 @@ export function describeConversationStore(name: string, make: () => Promise<Conv
       await store.close?.();
     });
 
+    it('a record without an incarnation (written by an older build) is saved by its revision alone', async () => {
+      const store = await make();
+      const { incarnation: _none, ...old } = await someRecord('older');
+      await store.save(old, null);
+      await store.save({ ...old, revision: 2 }, 1);
+      const loaded = (await store.load('older'))!;
+      expect(loaded.revision).toBe(2);
+      expect(loaded.incarnation).toBeUndefined();
+      await store.close?.();
+    });
+
     it('keeps conversations apart, whatever their ids', async () => {
       const store = await make();
       const ids = ['../escape', 'a/b', 'ünïcødé 💬', '{tag}', '.', 'x'.repeat(400)];
@@ -139,7 +150,9 @@ export function describeConversationStore(name: string, make: () => Promise<Conv
       expect(decisions).toContain('prune');
       const a = await store.load('same');
       const b = await memory.load('same');
-      expect(exportState(a!)).toBe(exportState(b!));
+      // The same state; each conversation was created on its own, so each has its own incarnation.
+      expect(a!.incarnation).not.toBe(b!.incarnation);
+      expect(exportState({ ...a!, incarnation: 'x' })).toBe(exportState({ ...b!, incarnation: 'x' }));
       expect((await conversationStats({ conversationId: 'same', store }))!.totals.requests).toBe(12);
       await store.close?.();
     });
