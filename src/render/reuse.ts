@@ -728,7 +728,12 @@ function walkOf(turns: TimelineState['turns']): Walk {
     const now = turns[t]!;
     // The rounds still the same objects: through the appends' records in a few hops (a long tool loop's open
     // turn is not compared round by round on every request), else compared.
-    const k = sharedRounds(now.rounds, was.turn.rounds, Math.min(was.marks.length, now.rounds.length));
+    const limit = Math.min(was.marks.length, now.rounds.length);
+    let k = sharedRounds(now.rounds, was.turn.rounds, limit);
+    // A round that only gained text after its tool results walks the same (on a model that binds thinking the fold
+    // of the sent tail replaces the round before the newest on every request: rolled back, it re-walked two rounds
+    // and moved the roll-back count, which drops the duplicates pass's per-list memos: dedupe.ts).
+    while (k < limit && walksSame(now.rounds[k]!, was.turn.rounds[k]!)) k++;
     if (k < was.marks.length) {
       rollBack(w, was, k);
       moved = true;
@@ -763,6 +768,27 @@ function walkOf(turns: TimelineState['turns']): Walk {
  */
 function slotKey(turns: TimelineState['turns']): object {
   return turns[0]!.user;
+}
+
+/**
+ * Whether walking round `a` changes the walk as walking `b` does: the same response and the same tool_result blocks
+ * in the same order ({@link walkRound} reads nothing else; a text block after the results is not read).
+ */
+export function walksSame(a: Round, b: Round): boolean {
+  if (a === b) return true;
+  if (a.response !== b.response) return false;
+  const x = a.results;
+  const y = b.results;
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < x.length && x[i]!.param.type !== 'tool_result') i++;
+    while (j < y.length && y[j]!.param.type !== 'tool_result') j++;
+    if (i === x.length || j === y.length) return i === x.length && j === y.length;
+    if (x[i] !== y[j]) return false;
+    i++;
+    j++;
+  }
 }
 
 /** Whether `turns` continue the slot's walk: its complete turns are theirs (the same objects). */
