@@ -80,8 +80,7 @@ const prefixes = new WeakMap<readonly Block[], { rollbacks: number; against: Hid
 function hiddenPrefix(list: readonly Block[], hidden: HiddenSet, rollbacks: number): number {
   const was = prefixes.get(list);
   let n = 0;
-  if (was && was.rollbacks === rollbacks && was.hidden <= list.length && (was.against === hidden || hiddenChanges(was.against, hidden) !== undefined))
-    n = was.hidden;
+  if (was && was.rollbacks === rollbacks && was.hidden <= list.length && hidden.descendsFrom(was.against)) n = was.hidden;
   while (n < list.length && hidden.has(list[n]!.path)) n++;
   if (was) {
     was.rollbacks = rollbacks;
@@ -134,6 +133,12 @@ function visibleAt(
       const gone = new Set(changed);
       at = at.filter((i) => !gone.has(list[i]!.path));
     }
+  } else if (same && hidden.descendsFrom(was.against)) {
+    // Made from that set by more updates than it remembers the paths of: it still hides all it hid, so only the
+    // positions visible then are looked up (a list not read for a while; on a model that binds thinking most of a
+    // file's earlier reads stay visible, each was looked up in every level of the set).
+    at = was.at.filter((i) => !hidden.has(list[i]!.path));
+    from = was.covered;
   }
   if (from < list.length) {
     const more = at.slice();

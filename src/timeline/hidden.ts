@@ -54,6 +54,22 @@ export function hiddenMaterializations(): number {
 const EMPTY_LEVELS: readonly Level[] = Object.freeze([]);
 
 /**
+ * A run of sets each made from the one before by {@link HiddenSet.with} (numbered from 0): bookkeeping, not state.
+ * A set made from one that is not its run's newest (a branch) starts a new run that names where it left its parent's.
+ * It holds no set, so it keeps none alive (as {@link CHAIN} does not).
+ */
+interface Lineage {
+  readonly parent: Lineage | undefined;
+  /** The number, in `parent`, of the set this run was made from. */
+  readonly parentSeq: number;
+  /** The number of the run's newest set. */
+  last: number;
+}
+
+/** Runs {@link HiddenSet.descendsFrom} follows back before it answers "unknown" (a branch a request is rare). */
+const LINEAGE_HOPS = 16;
+
+/**
  * An immutable set of hidden records by path. Made only here: from a plain
  * object ({@link HiddenSet.fromPlain}) or from another set ({@link HiddenSet.with}).
  */
@@ -66,6 +82,9 @@ export class HiddenSet {
   /** Cut (set to undefined) once {@link CHAIN} newer sets were made from this one's descendants. */
   #base: HiddenSet | undefined;
   #plain: PlainHidden | undefined;
+  readonly #line: Lineage;
+  /** This set's number in its run. */
+  readonly #seq: number;
 
   private constructor(levels: readonly Level[], size: number, base: HiddenSet | undefined, paths: readonly BlockPath[], plain?: PlainHidden) {
     this.#levels = levels;
@@ -73,6 +92,34 @@ export class HiddenSet {
     this.#base = base;
     this.paths = paths;
     this.#plain = plain;
+    if (base === undefined) {
+      this.#line = { parent: undefined, parentSeq: -1, last: 0 };
+      this.#seq = 0;
+    } else if (base.#line.last === base.#seq) {
+      this.#line = base.#line;
+      this.#seq = ++base.#line.last;
+    } else {
+      this.#line = { parent: base.#line, parentSeq: base.#seq, last: 0 };
+      this.#seq = 0;
+    }
+  }
+
+  /**
+   * Whether this set was made from `before` by updates ({@link with}, any number of them): then it holds every
+   * path `before` holds (an update adds or replaces, never removes). False when it was not, or when that is not
+   * known within a few branches (the caller then compares as for an unrelated set). Unlike {@link base} it reaches
+   * back past {@link CHAIN} sets; it says nothing of which paths changed.
+   */
+  descendsFrom(before: HiddenSet): boolean {
+    if (before === this) return true;
+    let line = this.#line;
+    let seq = this.#seq;
+    for (let hops = 0; line !== before.#line; hops++) {
+      if (hops >= LINEAGE_HOPS || line.parent === undefined) return false;
+      seq = line.parentSeq;
+      line = line.parent;
+    }
+    return seq >= before.#seq;
   }
 
   /** The set holding a plain object's records, in its key order (the object itself is its plain form). */

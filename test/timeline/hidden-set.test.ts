@@ -132,6 +132,57 @@ describe('HiddenSet equals the plain-object definition', () => {
     expect(line[3]!.base).toBeUndefined();
   });
 
+  it('descendsFrom: true exactly for the sets a set was made from (past CHAIN, across branches), never for a sibling or a later set', () => {
+    const rng = new Rng('hidden-set-descends-20261202');
+    // Each version, the index of the version it was made from (-1: a root).
+    const sets: HiddenSet[] = [HiddenSet.fromPlain(Object.freeze({}))];
+    const parent: number[] = [-1];
+    let branches = 0;
+    for (let step = 0; step < 300; step++) {
+      const newest = rng.chance(0.9);
+      const from = newest ? sets.length - 1 : rng.int(0, sets.length - 1);
+      if (!newest) branches++;
+      // Every 60th a new root (a state made from a plain object: no relation to the others).
+      const set =
+        step % 60 === 59
+          ? HiddenSet.fromPlain(Object.freeze({}))
+          : sets[from]!.with([{ path: `turns/1/rounds/${step}/results/t${step}`, reason: 'prune', note: `n${step}`, chars: step }]);
+      sets.push(set);
+      parent.push(step % 60 === 59 ? -1 : from);
+    }
+    const ancestors = (i: number): Set<number> => {
+      const out = new Set<number>();
+      for (let a = i; a >= 0; a = parent[a]!) out.add(a);
+      return out;
+    };
+    let far = 0;
+    for (let i = 0; i < sets.length; i += 3) {
+      const up = ancestors(i);
+      for (let j = 0; j < sets.length; j++) {
+        const got = sets[i]!.descendsFrom(sets[j]!);
+        // Never claims a set it was not made from (a sibling, a later set, another root's).
+        if (!up.has(j)) expect(got, `${i} from ${j}`).toBe(false);
+        else {
+          // Its ancestors, all of them here (few branches between any two): also those past the CHAIN cut.
+          expect(got, `${i} from ${j}`).toBe(true);
+          if ([...up].indexOf(j) > CHAIN) far++;
+        }
+      }
+    }
+    expect(branches).toBeGreaterThan(15);
+    expect(far).toBeGreaterThan(100);
+    // A set made from an older one than its run's newest starts a branch: its sibling chain is not its ancestry.
+    const root = HiddenSet.fromPlain(Object.freeze({}));
+    const a = root.with([{ path: 'a', reason: 'prune', note: 'a', chars: 1 }]);
+    const a2 = a.with([{ path: 'a2', reason: 'prune', note: 'a2', chars: 1 }]);
+    const b = a.with([{ path: 'b', reason: 'prune', note: 'b', chars: 1 }]);
+    expect(b.descendsFrom(a)).toBe(true);
+    expect(b.descendsFrom(root)).toBe(true);
+    expect(b.descendsFrom(a2)).toBe(false);
+    expect(a2.descendsFrom(b)).toBe(false);
+    expect(a.descendsFrom(b)).toBe(false);
+  });
+
   it('a set made from a plain object keeps that object as its plain form and its order', () => {
     const plain = Object.freeze({
       'turns/2/rounds/1/results/b': { path: 'turns/2/rounds/1/results/b', reason: 'prune', note: 'b', chars: 1 },
