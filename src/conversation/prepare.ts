@@ -202,7 +202,12 @@ export type ResyncReason =
   /** The model, system prompt or tool catalog changed: the API's own miss causes. */
   | Exclude<MissCause, 'messages_changed'>
   /** The store could not be read: rendered from the messages alone, without stored decisions. */
-  | 'store_unavailable';
+  | 'store_unavailable'
+  /**
+   * The store has no state for this conversation while the messages carry history (a record expired, evicted or
+   * deleted; a new process with the in-memory store): rendered from the messages alone, without stored decisions.
+   */
+  | 'no_stored_state';
 
 /** How a resync happened. */
 export interface Resync {
@@ -1132,7 +1137,13 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
         reason: 'store_unavailable',
         detail: `the conversation store failed (${storeDown}): rendered from the messages alone, without stored decisions; nothing saved`,
       }
-    : built.resync;
+    : // No record, and the messages hold a response (build sets `unvouched` then): history the store does not have.
+      record === undefined && built.unvouched
+      ? {
+          reason: 'no_stored_state',
+          detail: `the store has no state for this conversation (expired, evicted or deleted, or kept by another process) while the messages carry history: rendered from the messages alone, without stored decisions`,
+        }
+      : built.resync;
   const revision = (record?.revision ?? 0) + 1;
   let unsaved: string | undefined;
   if (!storeDown) {
