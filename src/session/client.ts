@@ -4,6 +4,7 @@
  * `AnthropicBedrock` and `AnthropicVertex` fit (no `#private` class identity
  * is involved), and so does your own wrapper.
  */
+import { InvalidOptionError } from '../errors.js';
 import type { Message, MessageCreateParamsNonStreaming } from '../providers/anthropic-types.js';
 
 // TYPES
@@ -76,10 +77,34 @@ export function callStream(
   options: CallOptions,
   headers: Readonly<Record<string, string>> = {},
 ): MessageStreamLike {
-  const stream = client.messages.stream;
-  if (typeof stream !== 'function')
-    throw new TypeError(
-      'this client has no messages.stream(): pass an @anthropic-ai/sdk client (Anthropic, AnthropicBedrock, AnthropicVertex) or stream: false',
+  return client.messages.stream!.apply(client.messages, requestArgs(params, options, headers));
+}
+
+/**
+ * Refuses a client that cannot send what the session asks (checked before anything is rendered or sent): no
+ * `messages.create` (an OpenAI client, an AI SDK model), or, to stream, no `messages.stream`.
+ *
+ * @throws {InvalidOptionError} `client`, with what to pass instead
+ */
+export function assertClient(client: unknown, stream: boolean): asserts client is MessagesClient {
+  const messages = (client as { messages?: { create?: unknown; stream?: unknown } } | null | undefined)?.messages;
+  if (typeof messages?.create !== 'function') {
+    const openai = typeof (client as { chat?: { completions?: unknown } } | null | undefined)?.chat?.completions === 'object';
+    throw new InvalidOptionError(
+      'client',
+      `expected an Anthropic Messages client (Anthropic, AnthropicBedrock, AnthropicVertex of @anthropic-ai/sdk, or any object with messages.create)${
+        openai
+          ? '; this is an OpenAI client: render with profile: OPENAI_MODELS[id] and map with toOpenAIResponses / toOpenAIChat, or wrap @ai-sdk/openai with cachepointMiddleware (docs/providers.md)'
+          : ''
+      }`,
+      { value: client, expected: 'an object with messages.create' },
     );
-  return stream.apply(client.messages, requestArgs(params, options, headers));
+  }
+  if (stream && typeof messages.stream !== 'function') {
+    throw new InvalidOptionError(
+      'client',
+      'this client has no messages.stream(): pass an @anthropic-ai/sdk client (Anthropic, AnthropicBedrock, AnthropicVertex) or stream: false',
+      { value: client, expected: 'an object with messages.stream' },
+    );
+  }
 }

@@ -14,7 +14,16 @@ import type {
   ToolResultBlockParam,
 } from '../providers/anthropic-types.js';
 import { diagnosticsUnavailable, resolveProfile, unsendableModelId, type ModelProfile } from '../models/profiles.js';
-import { callCreate, callStream, type CallOptions, type MessageOf, type MessagesClient, type MessageStreamLike, type StreamEventLike } from './client.js';
+import {
+  assertClient,
+  callCreate,
+  callStream,
+  type CallOptions,
+  type MessageOf,
+  type MessagesClient,
+  type MessageStreamLike,
+  type StreamEventLike,
+} from './client.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type PendingRequest, type RequestRecord, type SessionTotals } from './stats.js';
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { hideBlock, recall, type HideOptions, type HideResult } from '../render/hide-block.js';
@@ -326,6 +335,7 @@ export class Session {
    *   `onText` as they arrive); `signal` cancels (nothing is recorded then)
    */
   async step<C extends MessagesClient>(client: C, extras: RequestExtras = {}, options: StepOptions = {}): Promise<MessageOf<C>> {
+    assertClient(client, options.stream === true);
     if (options.stream) {
       const run = this.stream(client, extras, options);
       for await (const event of run) {
@@ -353,6 +363,7 @@ export class Session {
    * const message = await run.finalMessage();
    */
   stream<C extends MessagesClient>(client: C, extras: RequestExtras = {}, options: CallOptions = {}): SessionStream<MessageOf<C>> {
+    assertClient(client, true);
     let stream: MessageStreamLike | undefined;
     // abort() before the render resolved has no SDK stream to cancel yet: it cancels here, before anything is sent.
     const cancelled = new AbortController();

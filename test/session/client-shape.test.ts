@@ -16,10 +16,13 @@ function session(): Session {
 }
 
 async function refusal(run: () => Promise<unknown>): Promise<InvalidOptionError> {
-  const err = await run().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  // Thrown or rejected: session.stream() refuses at the call, step() in its promise.
+  const err = await Promise.resolve()
+    .then(run)
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   expect(err).toBeInstanceOf(InvalidOptionError);
   return err as InvalidOptionError;
 }
