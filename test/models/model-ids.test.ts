@@ -80,6 +80,17 @@ describe('model ids of every platform', () => {
     expect(unknown(arn).message).toMatch(/application inference profile.*does not name its model.*resolveProfile\('claude-sonnet-4-5'\)/);
   });
 
+  it('a provisioned, custom or imported model ARN (opaque: it names no model) says how to name its model', () => {
+    // docs.aws.amazon.com/bedrock/latest/userguide/prov-thru-use.html: "Specify the provisioned model ARN as the modelId"
+    for (const arn of [
+      'arn:aws:bedrock:us-east-1:123456789012:provisioned-model/abcd1234efgh',
+      'arn:aws:bedrock:us-east-1:123456789012:custom-model-deployment/x1y2z3',
+      'arn:aws:bedrock:us-east-1:123456789012:imported-model/m1n2o3',
+    ]) {
+      expect(unknown(arn).message, arn).toMatch(/does not name its model.*resolveProfile\('claude-sonnet-4-5'\)/);
+    }
+  });
+
   it('custom profiles are found by the id as given', () => {
     const p = { ...resolveProfile('claude-sonnet-4-6'), id: 'arn:aws:bedrock:us-east-1:1:application-inference-profile/abc' };
     expect(resolveProfile(p.id, { [p.id]: p })).toBe(p);
