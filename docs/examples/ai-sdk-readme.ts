@@ -16,7 +16,7 @@ const model = wrapLanguageModel({
 });
 const result = streamText({
   model,
-  instructions: 'You are a careful coding agent.',
+  instructions: 'You are a careful coding agent.', // ai 5 and 6: system
   messages,
   tools: {
     Read: tool({ description: 'Read a file', inputSchema: z.object({ path: z.string() }), execute: ({ path }) => readFile(path) }),

@@ -358,7 +358,19 @@ export function resolveProfile(model: string | ModelProfile, overrides: Readonly
 }
 
 const BEDROCK_MODEL_ARN = /^arn:aws[a-z-]*:bedrock:[a-z0-9-]*:\d*:(?:inference-profile|foundation-model)\/(.+)$/;
-const BEDROCK_APPLICATION_PROFILE = /^arn:aws[a-z-]*:bedrock:.*:application-inference-profile\//;
+/**
+ * Bedrock ARNs that name no model: an application inference profile, and what AWS says to pass as `modelId` for a
+ * provisioned, custom or imported model ("Specify the provisioned model ARN as the modelId":
+ * docs.aws.amazon.com/bedrock/latest/userguide/prov-thru-use.html, 2026-12-02).
+ */
+const BEDROCK_OPAQUE_ARN = /^arn:aws[a-z-]*:bedrock:.*:(application-inference-profile|provisioned-model|custom-model-deployment|custom-model|imported-model)\//;
+const OPAQUE_KIND: Readonly<Record<string, string>> = {
+  'application-inference-profile': 'An application inference profile ARN',
+  'provisioned-model': 'A provisioned model (Provisioned Throughput) ARN',
+  'custom-model-deployment': 'A custom model deployment ARN',
+  'custom-model': 'A custom model ARN',
+  'imported-model': 'An imported model ARN',
+};
 
 /**
  * What to tell a new user whose model id matched nothing: an application
@@ -367,8 +379,9 @@ const BEDROCK_APPLICATION_PROFILE = /^arn:aws[a-z-]*:bedrock:.*:application-infe
  * another version: the digits must be the same).
  */
 function unknownModelHint(model: string, canonical: string, known: readonly string[]): string | undefined {
-  if (BEDROCK_APPLICATION_PROFILE.test(model)) {
-    return `An application inference profile ARN does not name its model: pass the profile of the model it routes to, e.g. render: { profile: resolveProfile('claude-sonnet-4-5') }.`;
+  const opaque = BEDROCK_OPAQUE_ARN.exec(model);
+  if (opaque) {
+    return `${OPAQUE_KIND[opaque[1]!]} does not name its model: pass the profile of the model it runs, e.g. render: { profile: resolveProfile('claude-sonnet-4-5') }.`;
   }
   if (/^(?:gpt-|chatgpt-|o\d)/.test(canonical)) {
     return `This is an OpenAI model: prepare and Session send Anthropic Messages requests. For OpenAI, render with profile: OPENAI_MODELS['${canonical}'] and map with toOpenAIResponses / toOpenAIChat, or wrap @ai-sdk/openai with cachepointMiddleware (docs/providers.md).`;
