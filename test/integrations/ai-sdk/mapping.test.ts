@@ -185,9 +185,10 @@ describe('a tool_use input the engine replaced', () => {
 
 describe('Converse cachePoints on messages', () => {
   // @ai-sdk/amazon-bedrock 3.x (ai 5) reads cachePoint on messages only: a marker on a message's last part goes on the
-  // message (4.x and 5.x put a message's right after its last part, so the request is the same there); one on an
-  // earlier part stays on the part. The real 3.x provider: test/consumer/ai-sdk-versions.consumer.ts.
-  it('a marker on a message’s last part is on the message; on an earlier part, on the part', () => {
+  // message (4.x and 5.x put a message's right after its last part, so the request is the same there); a user message
+  // marked on an earlier part (the new user text, with the tail after it) is cut there. The real 3.x provider:
+  // test/consumer/ai-sdk-versions.consumer.ts.
+  it('a marker on a message’s last part is on the message; a user message is cut after an earlier marked part', () => {
     const call = {
       prompt: [
         {
@@ -211,9 +212,13 @@ describe('Converse cachePoints on messages', () => {
     mark(1, 0);
     const next = fromAnthropicPrompt(call, rendered, before, markerTarget('bedrock-converse', resolveProfile(MODEL)));
     const cachePoint = { bedrock: { cachePoint: { type: 'default' } } };
-    const [user, assistant, tool] = next.prompt as { providerOptions?: unknown; content: { providerOptions?: unknown }[] }[];
-    expect(user!.providerOptions).toBeUndefined();
-    expect(user!.content.map((p) => p.providerOptions)).toEqual([cachePoint, undefined]);
+    const [user, tail, assistant, tool] = next.prompt as { role: string; providerOptions?: unknown; content: { text?: string; providerOptions?: unknown }[] }[];
+    // The provider joins consecutive user messages: the same blocks, the cachePoint right after "Read it."
+    expect([user!.role, tail!.role]).toEqual(['user', 'user']);
+    expect(user!.content.map((p) => [p.text, p.providerOptions])).toEqual([['Read it.', undefined]]);
+    expect(user!.providerOptions).toEqual(cachePoint);
+    expect(tail!.content.map((p) => [p.text, p.providerOptions])).toEqual([['Live view.', undefined]]);
+    expect(tail!.providerOptions).toBeUndefined();
     expect(assistant!.providerOptions).toEqual(cachePoint);
     expect(assistant!.content[0]!.providerOptions).toBeUndefined();
     expect(tool!.providerOptions).toBeUndefined();
