@@ -325,7 +325,27 @@ function assistantPart(b: ContentBlockParam, o: Originals, marker: CacheControlE
   }
 }
 
-/** The message with its last part's marker moved onto the message (see {@link MarkerTarget}'s `onMessage`). */
+/**
+ * The message with its markers on messages (see {@link MarkerTarget}'s `onMessage`): a user or tool message is cut
+ * after each marked part that is not its last (the provider joins consecutive user and tool messages into one, so the
+ * blocks sent are the same), and each piece's last-part marker moves onto the piece.
+ */
+function markedOnMessages(m: PromptMessage): PromptMessage[] {
+  if (m.role !== 'user' && m.role !== 'tool') return [markedOnMessage(m)];
+  const pieces: PromptMessage[] = [];
+  let start = 0;
+  m.content.forEach((p, i) => {
+    if (i < m.content.length - 1 && markerKeysIn((p as { providerOptions?: ProviderOptions }).providerOptions).length > 0) {
+      pieces.push(markedOnMessage({ ...m, content: m.content.slice(start, i + 1) } as PromptMessage));
+      start = i + 1;
+    }
+  });
+  if (start === 0) return [markedOnMessage(m)];
+  pieces.push(markedOnMessage({ ...m, content: m.content.slice(start) } as PromptMessage));
+  return pieces;
+}
+
+/** The message with its last part's marker moved onto the message. */
 function markedOnMessage(m: PromptMessage): PromptMessage {
   if (m.role === 'system') return m;
   const last = m.content.at(-1) as { providerOptions?: ProviderOptions } | undefined;
@@ -412,7 +432,7 @@ export function fromAnthropicPrompt(
     }
   }
 
-  if (target.onMessage) prompt.forEach((m, i) => (prompt[i] = markedOnMessage(m)));
+  if (target.onMessage) prompt.splice(0, prompt.length, ...prompt.flatMap(markedOnMessages));
   const { providerOptions, tools: _tools, prompt: _prompt, ...rest } = call;
   const mappedTools = (rendered.tools ?? []).map((t) => tool(t, o, target));
   const callOptions = unmarked(providerOptions);
