@@ -1,0 +1,63 @@
+/**
+ * A retry that drops the last response (history_truncated: the loop re-sends the request before it), on a model that
+ * binds thinking to its prefix, with and without a tail. The cut's shadow (cut-shadow.ts) is made from the entries
+ * the previous request left past the cut; on these models one sits on the tail that request sent (kept in the
+ * history: render/cache-points.ts), past its stable stream, where prepare read a block that is not there and threw a
+ * TypeError. Every request must be accepted, with ≤ 4 markers.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
+import { prepare } from '../../src/conversation/prepare.js';
+import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
+import { bindingScript } from '../helpers/binding.js';
+import { INSTRUCTIONS, TOOLS, text } from '../helpers/build.js';
+
+let server: FakeMessagesServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('a retry that drops the last response, on a model that binds thinking', () => {
+  for (const model of ['claude-sonnet-5-5', 'claude-haiku-5-5']) {
+    for (const tail of [true, false]) {
+      it(`${model}, ${tail ? 'a tail per request' : 'no tail'}: prepared and accepted`, async () => {
+        server = await startFakeServer({ script: bindingScript(1, 8, 0) });
+        const client = new Anthropic({ baseURL: server.url, apiKey: 'test-key', maxRetries: 0 });
+        const store = new MemoryConversationStore();
+        let n = 0;
+        const log: string[] = [];
+        const send = async (messages: Anthropic.MessageParam[]) => {
+          n++;
+          const { params, headers, plan } = await prepare(
+            { model, max_tokens: 1024, system: INSTRUCTIONS.map((i) => ({ type: 'text' as const, text: i })), tools: TOOLS, messages },
+            { conversationId: 'retry', store, now: n * 1000, ...(tail ? { tail: `live view ${n}: ${'listing '.repeat(100)}` } : {}) },
+          );
+          const markers = JSON.stringify(params).split('"cache_control"').length - 1;
+          const message = await client.messages.create(params as Anthropic.MessageCreateParamsNonStreaming, { headers }).catch((e: Error) => {
+            throw new Error(`request ${n}: ${e.message}\n${log.join('\n')}`);
+          });
+          log.push(`${n} resync=${plan.resync?.reason ?? ''} lost=${plan.thinkingLost?.blocks ?? 0} read=${message.usage.cache_read_input_tokens}`);
+          expect(markers).toBeLessThanOrEqual(4);
+          return message;
+        };
+        const answer = (m: Anthropic.Message): Anthropic.MessageParam[] => {
+          const use = m.content.find((b) => b.type === 'tool_use')!;
+          return [
+            { role: 'assistant', content: m.content as Anthropic.ContentBlockParam[] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: text(use.id, 600) }] },
+          ];
+        };
+        const history: Anthropic.MessageParam[] = [{ role: 'user', content: `Tidy up. ${'context '.repeat(3000)}` }];
+        for (let k = 0; k < 4; k++) history.push(...answer(await send([...history])));
+        // A retry that drops the last response the conversation holds (the loop re-sends the request before it), then
+        // goes on from the retry's answer.
+        const retried = history.slice(0, -4);
+        for (let k = 0; k < 3; k++) retried.push(...answer(await send([...retried])));
+        expect(log.length).toBe(7);
+        expect(log[4]).toContain('resync=history_truncated');
+      });
+    }
+  }
+});
