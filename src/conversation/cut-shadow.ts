@@ -85,7 +85,11 @@ export function shadowOfCut(
     !own && shadowLive(previous, now) && previous.stripBoundary === undefined && previous.from === length && previous.count >= count ? previous : undefined;
   const entries: ShadowEntry[] = [];
   for (const e of a.entries) {
-    if (e.index >= from && e.expiresAt > now) entries.push({ path: e.path, index: e.index, prefixTokens: e.prefixTokens, ttl: e.ttl, expiresAt: e.expiresAt });
+    // An entry on the tail that request sent (kept on models that bind thinking: render/cache-points.ts) is past its
+    // stable stream: no re-sent stretch ends there (the cut request's own tail is kept before it), so it is not kept.
+    if (e.index >= from && e.index < length && e.expiresAt > now) {
+      entries.push({ path: e.path, index: e.index, prefixTokens: e.prefixTokens, ttl: e.ttl, expiresAt: e.expiresAt });
+    }
   }
   if (chained) entries.push(...chained.entries.filter((e) => e.expiresAt > now));
   if (entries.length === 0) return undefined;
