@@ -86,6 +86,14 @@ export interface GenerateOptions {
    * false (the committed fixtures keep their bytes).
    */
   readonly distinctSearches?: boolean;
+  /**
+   * A lookup (Bash, Grep, Glob) never repeats an earlier call's arguments while no Edit or Write came since (a repeat
+   * drawn is redrawn). Without it, commands and patterns come from small pools, so `git status` or `npm test` is
+   * re-run by chance with nothing changed, its output different all the same, and each repeat of a pruned result
+   * counts as a forced recall; agents re-run a lookup after a change (a test after a fix), seldom before. Default
+   * false (the committed fixtures keep their bytes).
+   */
+  readonly distinctLookups?: boolean;
   /** Envelope model id (default `claude-sonnet-4-6`; `compaction`: `claude-opus-4-5`). */
   readonly model?: string;
   /** Time of the first user message (ISO-8601). Default: derived from the seed, in March 2026. */
@@ -158,6 +166,7 @@ function settings(o: GenerateOptions, rng: Rng): Settings {
     envelopeChange: o.envelopeChange ?? false,
     revisits: o.revisits ?? false,
     distinctSearches: o.distinctSearches ?? false,
+    distinctLookups: o.distinctLookups ?? false,
     model: o.model ?? (profile === 'compaction' ? 'claude-opus-4-5' : 'claude-sonnet-4-6'),
     start,
   };

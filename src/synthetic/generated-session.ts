@@ -37,6 +37,7 @@ export interface Settings {
   readonly envelopeChange: boolean;
   readonly revisits: boolean;
   readonly distinctSearches: boolean;
+  readonly distinctLookups: boolean;
   readonly model: string;
   readonly start: number;
 }
@@ -151,6 +152,9 @@ export class GeneratedSession {
   editedSinceTest = false;
   /** Web search queries issued so far (with `distinctSearches`, a query is not asked twice by chance). */
   readonly queries = new Set<string>();
+  /** Edit and Write calls so far, and per lookup (tool and arguments) how many there were when it was last made. */
+  writes = 0;
+  readonly lookups = new Map<string, number>();
 
   constructor(rng: Rng, s: Settings, totalRequests: number) {
     this.rng = rng;
@@ -190,9 +194,29 @@ export class GeneratedSession {
     return f;
   }
 
+  /** Whether `c` is a lookup that repeats an earlier one while nothing was written since (a re-run with nothing changed). */
+  unchangedRepeat(c: Call): boolean {
+    return LOOKUPS.has(c.use.name) && this.lookups.get(lookupKey(c)) === this.writes;
+  }
+
+  /** Notes the calls of a round: its writes, and its lookups with the writes they saw. */
+  record(calls: readonly Call[]): void {
+    for (const c of calls) {
+      if (c.use.name === 'Edit' || c.use.name === 'Write') this.writes++;
+      else if (LOOKUPS.has(c.use.name)) this.lookups.set(lookupKey(c), this.writes);
+    }
+  }
+
   touch(path: string): void {
     this.hot = [path, ...this.hot.filter((p) => p !== path)].slice(0, 5);
   }
+}
+
+/** Tools whose calls look something up in the workspace (what `distinctLookups` keeps from repeating by chance). */
+const LOOKUPS = new Set(['Bash', 'Grep', 'Glob']);
+
+function lookupKey(c: Call): string {
+  return `${c.use.name}${JSON.stringify(c.use.input)}`;
 }
 
 export interface Call {
@@ -596,6 +620,12 @@ function todoCall(ss: GeneratedSession): Call {
 
 /** The calls of one tool round. */
 export function roundCalls(ss: GeneratedSession, round: number, rounds: number): Call[] {
+  const calls = drawRoundCalls(ss, round, rounds);
+  ss.record(calls);
+  return calls;
+}
+
+function drawRoundCalls(ss: GeneratedSession, round: number, rounds: number): Call[] {
   const { rng, s } = ss;
   const phase = rounds <= 1 ? 0 : round / (rounds - 1);
   const index = ss.requests;
@@ -632,7 +662,15 @@ export function roundCalls(ss: GeneratedSession, round: number, rounds: number):
       calls.push(s.flavor === 'research' ? fetchCall(ss, range) : bashCall(ss, phase, range));
       continue;
     }
-    const next = s.flavor === 'research' ? researchAction(ss, phase, round) : codingAction(ss, phase, round);
+    const draw = () => (s.flavor === 'research' ? researchAction(ss, phase, round) : codingAction(ss, phase, round));
+    const before = { lastTest: ss.lastTest, editedSinceTest: ss.editedSinceTest };
+    let next = draw();
+    for (let n = 0; s.distinctLookups && n < 8 && ss.unchangedRepeat(next); n++) {
+      // The repeat is not made: undo what drawing it noted (a test run), then draw another action.
+      ss.lastTest = before.lastTest;
+      ss.editedSinceTest = before.editedSinceTest;
+      next = draw();
+    }
     // A model does not issue the same call twice in one response.
     const key = `${next.use.name}${JSON.stringify(next.use.input)}`;
     if (calls.some((c) => `${c.use.name}${JSON.stringify(c.use.input)}` === key)) continue;

@@ -108,6 +108,43 @@ describe('generateTrace', () => {
     expect(new Set(distinct).size).toBe(distinct.length);
   });
 
+  it('with distinctLookups, never repeats a lookup (Bash, Grep, Glob) with the same arguments while nothing was written since (without it, the small pools repeat by chance)', () => {
+    // What the forced-recall count calls a re-run with nothing changed (src/replay/recalls.ts): same tool and
+    // arguments, no Edit or Write call in between.
+    const unchangedRepeats = (events: readonly TraceEvent[]): string[] => {
+      const seen = new Map<string, number>();
+      const out: string[] = [];
+      let writes = 0;
+      for (const e of events) {
+        if (e.type !== 'assistant') continue;
+        for (const b of e.content) {
+          if (b.type !== 'tool_use') continue;
+          if (b.name === 'Edit' || b.name === 'Write') writes++;
+          if (b.name !== 'Bash' && b.name !== 'Grep' && b.name !== 'Glob') continue;
+          const key = `${b.name} ${JSON.stringify(b.input)}`;
+          if (seen.get(key) === writes) out.push(key);
+          seen.set(key, writes);
+        }
+      }
+      return out;
+    };
+    const lookups = (events: readonly TraceEvent[]): number =>
+      events.flatMap((e) => (e.type === 'assistant' ? e.content.filter((b) => b.type === 'tool_use' && ['Bash', 'Grep', 'Glob'].includes(b.name)) : [])).length;
+    for (const seed of ['judge-140', 'judge-191', 'judge-211']) {
+      const options = { seed, profile: 'coding', requests: 180, revisits: true } as const;
+      const chance = generateTrace(options);
+      expect(unchangedRepeats(chance).length).toBeGreaterThan(0);
+      const distinct = generateTrace({ ...options, distinctLookups: true });
+      expect(unchangedRepeats(distinct)).toEqual([]);
+      // A repeat is replaced by another action of the phase (often another lookup), not dropped: lookups stay common.
+      expect(lookups(distinct)).toBeGreaterThan(0.8 * lookups(chance));
+    }
+    // A session that draws no repeat keeps its bytes.
+    const short = { seed: 5, profile: 'coding', requests: 8 } as const;
+    expect(unchangedRepeats(generateTrace(short))).toEqual([]);
+    expect(formatTrace(generateTrace({ ...short, distinctLookups: true }))).toBe(formatTrace(generateTrace(short)));
+  });
+
   it('emits a tail that changes every request in the volatile-tail profile', () => {
     const s = shape(generateTrace({ seed: 6, profile: 'volatile-tail', requests: 25 }));
     expect(s.tails).toHaveLength(25);
