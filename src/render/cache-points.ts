@@ -35,10 +35,13 @@ import type { CachePoint, CachePointLabel, CacheTtl } from './types.js';
 export const cachePointsPass: Pass = {
   name: 'cache-points',
   run(work, ctx) {
-    const { entries } = cacheStanding(work.state, ctx);
+    const { entries, boundary } = cacheStanding(work.state, ctx);
     // A model that binds thinking keeps the sent tail in the history (bind.ts): ④ may go on it.
     const kept = ctx.profile.bindsThinking && work.state.tail.length > 0 ? tailStream(work.state, ctx) : undefined;
-    return { ...work, cachePoints: placeCachePoints(work.stream, work.state, ctx, entries, doomedFrom(work.stream, work.state, ctx), kept) };
+    return {
+      ...work,
+      cachePoints: placeCachePoints(work.stream, work.state, ctx, entries, doomedFrom(work.stream, work.state, ctx), kept, boundary),
+    };
   },
 };
 
@@ -76,6 +79,8 @@ export function placeCachePoints(
   doomedFrom?: number,
   /** The tail, when the next request keeps it in the history (a model that binds thinking): ④ goes on it. */
   keptTail?: readonly StreamBlock[],
+  /** A model that strips thinking: this request's strip boundary (projection.ts stripBoundary). */
+  stripBoundary?: number,
 ): CachePoint[] {
   const options = ctx.options;
   const ttls: Record<CachePointLabel, CacheTtl> = options.ttl ? { ...options.ttl } : { 0: '5m', 1: '5m', 2: '5m', 3: '5m', 4: '5m' };
@@ -104,6 +109,20 @@ export function placeCachePoints(
       }
     // ②: the last block before the current turn, when it is timeline (a previous turn or a summary).
     if (turnStart - 1 > envelopeEnd) place(placements, stream, 2, turnStart - 1, envelopeEnd + 1);
+    // A model that strips thinking: the next user message strips the thinking this request still sends, so the next
+    // turn's request differs from the first such block on. ② goes on the last block before it when that is past the
+    // previous turn: every request of this turn refreshes the entry there, and the next turn reads it (before, on a
+    // turn whose earlier thinking an injected text had stripped, that stretch expired during a long turn and was
+    // re-written).
+    const kept = stripBoundary === undefined ? undefined : firstThinkingFrom(stream, Math.max(stripBoundary, turnStart));
+    const floor = Math.max(turnStart, envelopeEnd + 1);
+    const at = kept === undefined ? undefined : markableAtOrBefore(stream, kept - 1, floor);
+    if (at !== undefined) {
+      const point: Placement = at === kept! - 1 ? { label: 2, index: at } : { label: 2, index: at, moved: 'unmarkable' };
+      const two = placements.findIndex((p) => p.label === 2);
+      if (two >= 0) placements[two] = point;
+      else placements.push(point);
+    }
     // ③: the last block of round N−offset, where N is the round this request is for.
     const target = turn.rounds.length + 1 - offset;
     if (offset > 0 && target >= 1) {
@@ -133,6 +152,16 @@ export function placeCachePoints(
   }
   if (!options.ttl && options.adaptiveTtl) adaptTtls(stream, state, ctx, placements, entries, ttls);
   return collapse(stream, placements, ttls, keptTail);
+}
+
+/** The first thinking block at or after `from` (what the next user message strips on a model that strips thinking). */
+function firstThinkingFrom(stream: readonly StreamBlock[], from: number): number | undefined {
+  for (let i = from; i < stream.length; i++) {
+    const b = stream[i]!;
+    const type = (b.param as { type?: string }).type;
+    if (b.role === 'assistant' && (type === 'thinking' || type === 'redacted_thinking')) return i;
+  }
+  return undefined;
 }
 
 function lastMarkable(blocks: readonly StreamBlock[] | undefined): number | undefined {
