@@ -16,7 +16,15 @@
  *   a 5–60 min idle gap, the session's last request; reported apart);
  * - **recalls**: economy forcing more than 2 recalls per 100 requests;
  * - **door**: `prepare` fed the plain message arrays a loop would send
- *   produces other bytes than the Session path (the replay), under either policy.
+ *   produces other bytes than the Session path (the replay), under either policy;
+ * - **loop**: the plain loop disturbed as real loops are (the stored
+ *   conversation deleted, dropped by idle expiry on the trace's clock, the store
+ *   down for two requests, a request retried, the history cut back to the
+ *   turn's start and resumed; test/helpers/plain-loop.ts), one policy per
+ *   session: a request refused or a bust among everything it sent, a retry not
+ *   byte-identical to its first send, a request before the first lost state or
+ *   cut that differs from the Session path, or a crash. A lost state on a model
+ *   that binds thinking is pending (bind16) while `LOST_BINDING_PENDING` is set.
  *
  * Economy ÷ best peer (forced recalls counted on both sides) is reported per
  * session and as a range; it is a target, not a defect count.
@@ -26,10 +34,11 @@
  * lines; `--all` prints every session, not only those with a defect).
  * A session's seed is `judge-<k>`; the same k always gives the same session.
  */
-import { MODEL_PROFILES } from '../../src/models/profiles.js';
+import { BINDING_MODELS, MODEL_PROFILES } from '../../src/models/profiles.js';
 import { compareTrace, type TraceComparison } from '../../src/replay/compare.js';
 import { replay, type ReplayedRequest } from '../../src/replay/replay.js';
 import { idealBound } from '../../src/sim/ideal.js';
+import { CacheSimulator } from '../../src/sim/simulator.js';
 import type { StrategySummary } from '../../src/sim/summary.js';
 import { generateTrace, type GenerateOptions } from '../../src/synthetic/generate.js';
 import { Rng } from '../../src/synthetic/rng.js';
@@ -37,7 +46,7 @@ import { validateRequest } from '../../src/testing/fake-server-validate.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { hiddenSetOf } from '../../src/timeline/hidden.js';
 import type { TimelineState } from '../../src/timeline/types.js';
-import { throughPrepare } from '../helpers/plain-loop.js';
+import { type LoopDisturbance, type SentRequest, throughPrepare } from '../helpers/plain-loop.js';
 import { formatRows, isMain, percentile, type Row } from './util.js';
 
 // TYPES
@@ -86,8 +95,26 @@ export interface SessionVerdict {
   readonly bestPeer?: { readonly id: string; readonly cost: number };
   /** The drop-in door's first difference from the Session path, per policy (undefined: identical). */
   readonly door: Partial<Record<Policy, string>>;
+  /** The disturbed plain loop's verdict (absent when the session overflows the window). */
+  readonly loop?: LoopVerdict;
   readonly crash?: string;
   readonly defects: readonly string[];
+}
+
+/** The disturbed plain loop's verdict on one session. */
+export interface LoopVerdict {
+  readonly policy: Policy;
+  readonly disturb: LoopDisturbance;
+  /** Requests sent (the trace's, plus retries and rewinds). */
+  readonly sent: number;
+  readonly refused: readonly string[];
+  readonly busts: readonly string[];
+  /** A retry that is not byte-identical to its first send, or a request before the first lost state or cut that differs from the Session path. */
+  readonly differs: readonly string[];
+  /** Refusals on a model that binds thinking after a lost state: pending bind16's fix, reported apart. */
+  readonly pending: number;
+  /** Cost of what the loop sent ÷ the Session path's (informational: a lost state re-writes). */
+  readonly costRatio: number;
 }
 
 // DISTRIBUTION
@@ -133,6 +160,8 @@ export function sessionOptions(k: number): GenerateOptions {
     revisits: r.chance(0.7),
     // Agents do not repeat a search while its result is in view (the generator's chance repeats: src/synthetic/generate.ts).
     distinctSearches: true,
+    // Nor a lookup with nothing changed since (the generator's small command pools repeat one by chance).
+    distinctLookups: true,
     model: MODELS[k % MODELS.length]!,
   };
 }
@@ -244,6 +273,85 @@ export async function doorDifference(events: readonly TraceEvent[], policy: Poli
   return prepared.length === expected.length ? undefined : `the replay has ${expected.length} requests, the door ${prepared.length}`;
 }
 
+/**
+ * Whether a lost state on a model that binds thinking is still pending (bind16 is fixing the 400 a lost state
+ * causes there: the history is mapped afresh, without what the engine kept or changed in it). While set, such
+ * refusals are reported apart.
+ */
+export const LOST_BINDING_PENDING = true;
+
+/** The disturbances of session k's plain loop, drawn per k over `n` requests (`gaps`: the session has idle gaps). */
+export function loopDisturbance(k: number, n: number, gaps: boolean): LoopDisturbance {
+  const r = new Rng(`judge-loop-${k}`);
+  if (n < 4) return { retryAt: [n - 1] };
+  const at = (): number => r.int(1, n - 1);
+  const down = r.int(1, n - 2);
+  return {
+    deleteBefore: [at()],
+    // A store that drops a conversation idle for 10 minutes: it loses the state over the session's long gaps.
+    ...(gaps ? { idleMs: 10 * 60_000 } : {}),
+    storeDownAt: [down, down + 1],
+    retryAt: [at(), at()],
+    rewindAt: [at()],
+  };
+}
+
+/**
+ * Feeds the session through `prepare` as a disturbed plain loop would (see {@link loopDisturbance}) and prices
+ * everything it sent with a fresh simulator.
+ */
+export async function disturbedLoop(events: readonly TraceEvent[], expected: readonly ReplayedRequest[], policy: Policy, k: number): Promise<LoopVerdict> {
+  const gaps = expected.some((r, i) => i > 0 && r.at - expected[i - 1]!.at >= 10 * 60_000);
+  const disturb = loopDisturbance(k, expected.length, gaps);
+  const render = policy === 'economy' ? { policy } : undefined;
+  const sent: SentRequest[] = [];
+  await throughPrepare(events, expected, { conversationId: `judge-${k}-loop`, ...(render ? { render } : {}), disturb, onSent: (s) => sent.push(s) });
+  const sim = new CacheSimulator();
+  const session = new CacheSimulator();
+  const refused: string[] = [];
+  const busts: string[] = [];
+  const differs: string[] = [];
+  let pending = 0;
+  let cost = 0;
+  let sessionCost = 0;
+  for (const r of expected) sessionCost += session.send(r.request, r.at).cost?.total ?? 0;
+  const binding = BINDING_MODELS.includes(expected[0]?.rendered.profile.id ?? '');
+  // Until the first lost state or cut the loop's requests are the Session path's: byte for byte before any retry,
+  // and without markers after one (a retry re-renders with the first send's entries in the ledger, so a bridge or
+  // fallback point may move; the provider reads the same prefix).
+  let lost = false;
+  let retried = false;
+  const first = new Map<number, string>();
+  for (const s of sent) {
+    lost ||= s.plan.resync !== undefined || (s.plan.revision === 1 && s.index > 0) || s.kind === 'rewind';
+    const r = sim.send(s.params, s.at);
+    cost += r.cost?.total ?? 0;
+    const window = expected[0]!.rendered.profile.contextWindow;
+    const issue = r.rejected?.message ?? validateRequest(s.params)?.message ?? ((r.explain?.totalTokens ?? 0) > window ? 'prompt is too long' : undefined);
+    if (issue) {
+      if (binding && lost && LOST_BINDING_PENDING) pending++;
+      else refused.push(`#${s.index} ${s.kind}: ${issue.slice(0, 160)}`);
+    }
+    if (r.explain?.bust) busts.push(`#${s.index} ${s.kind}: missed ${r.explain.missedPosition} (change ${JSON.stringify(r.explain.change)})`);
+    const bytes = withoutMarkers(s.params);
+    if (s.kind === 'retry') {
+      if (bytes !== first.get(s.index)) differs.push(`#${s.index} retry ≠ its first send (markers aside)`);
+      retried = true;
+    } else if (s.kind === 'request') {
+      first.set(s.index, bytes);
+      const want = expected[s.index]!.request;
+      if (!lost && (retried ? bytes !== withoutMarkers(want) : JSON.stringify(s.params) !== JSON.stringify(want)))
+        differs.push(`#${s.index} ≠ the Session path before any lost state${retried ? ' (markers aside, after a retry)' : ''}`);
+    }
+  }
+  return { policy, disturb, sent: sent.length, refused, busts, differs, pending, costRatio: sessionCost > 0 ? cost / sessionCost : 1 };
+}
+
+/** A request's JSON without its cache markers. */
+function withoutMarkers(params: unknown): string {
+  return JSON.stringify(params, (key, value) => (key === 'cache_control' ? undefined : value));
+}
+
 /** Generates session k and judges it. */
 export async function judgeSession(k: number, options: GenerateOptions = sessionOptions(k)): Promise<SessionVerdict> {
   const defects: string[] = [];
@@ -258,6 +366,7 @@ export async function judgeSession(k: number, options: GenerateOptions = session
   let plainOverflow = 0;
   const out: { conservative?: PolicyVerdict; economy?: PolicyVerdict; bestPeer?: { id: string; cost: number } } = {};
   let crash: string | undefined;
+  let loop: LoopVerdict | undefined;
   try {
     for (const policy of ['conservative', 'economy'] as const) {
       const c = await compareTrace(() => events, { policy, onWarning: () => {} });
@@ -275,6 +384,16 @@ export async function judgeSession(k: number, options: GenerateOptions = session
       if (policy === 'economy' && v.recallsPer100 > RECALLS_LIMIT) defects.push('economy: recalls');
       // The door refuses a request over the window with a typed error (ContextOverflowError), where the replay warns.
       const d = plainOverflow > 0 ? undefined : await doorDifference(events, policy, `judge-${k}-${policy}`);
+      // The disturbed loop, under one policy per session (alternating).
+      if (plainOverflow === 0 && policy === (k % 2 === 0 ? 'conservative' : 'economy')) {
+        const expected: ReplayedRequest[] = [];
+        for await (const r of replay(events, { extras: { max_tokens: 2048 }, ...(policy === 'economy' ? { policy } : {}), onWarning: () => {} }))
+          expected.push(r);
+        loop = await disturbedLoop(events, expected, policy, k);
+        if (loop.refused.length > 0) defects.push('loop: refused');
+        if (loop.busts.length > 0) defects.push('loop: bust');
+        if (loop.differs.length > 0) defects.push('loop: differs');
+      }
       if (d !== undefined) {
         door[policy] = d;
         defects.push(`${policy}: door`);
@@ -284,7 +403,7 @@ export async function judgeSession(k: number, options: GenerateOptions = session
     crash = e instanceof Error ? (e.stack ?? e.message).split('\n').slice(0, 4).join(' | ') : String(e);
     defects.push('crash');
   }
-  return { k, options, requests, plainOverflow, ...out, door, ...(crash ? { crash } : {}), defects };
+  return { k, options, requests, plainOverflow, ...out, door, ...(loop ? { loop } : {}), ...(crash ? { crash } : {}), defects };
 }
 
 // REPORT
@@ -318,16 +437,24 @@ export function sessionLine(v: SessionVerdict): string {
     e && v.bestPeer
       ? `econ ÷peer ${(e.cost / v.bestPeer.cost).toFixed(3)} (cons ${c ? (c.cost / v.bestPeer.cost).toFixed(3) : '—'}, peer ${v.bestPeer.id}) recalls ${e.recallsPer100.toFixed(1)}/100 busts ${e.busts} refused ${e.refused.length}`
       : '';
+  const l = v.loop;
   const extra = [
     ...(c?.refused.slice(0, 2).map((m) => `cons ${m}`) ?? []),
     ...(e?.refused.slice(0, 2).map((m) => `econ ${m}`) ?? []),
     ...Object.entries(v.door).map(([p, d]) => `door ${p}: ${d}`),
+    ...(l
+      ? [...l.refused.slice(0, 2), ...l.busts.slice(0, 2), ...l.differs.slice(0, 2)].map((m) => `loop ${l.policy} ${JSON.stringify(l.disturb)}: ${m}`)
+      : []),
     ...(v.crash ? [`crash: ${v.crash}`] : []),
   ];
   const over = v.plainOverflow > 0 ? ` · the trace's own requests over the window: ${v.plainOverflow}` : '';
-  return [`k=${v.k} [${shape}] ${cons} · ${econ}${over}${v.defects.length ? ` · DEFECTS ${v.defects.join(', ')}` : ''}`, ...extra.map((x) => `    ${x}`)].join(
-    '\n',
-  );
+  const loop = l
+    ? ` · loop (${l.policy}) sent ${l.sent} refused ${l.refused.length}${l.pending ? ` (+${l.pending} pending bind16)` : ''} busts ${l.busts.length} cost ÷session ${l.costRatio.toFixed(3)}`
+    : '';
+  return [
+    `k=${v.k} [${shape}] ${cons} · ${econ}${over}${loop}${v.defects.length ? ` · DEFECTS ${v.defects.join(', ')}` : ''}`,
+    ...extra.map((x) => `    ${x}`),
+  ].join('\n');
 }
 
 /** Totals over a sweep, as bench rows. */
@@ -364,6 +491,21 @@ export function summaryRows(vs: readonly SessionVerdict[], first: number): Row[]
       { name: `${p}: door ≠ Session path`, value: count(`${p}: door`) },
     ]),
     { name: 'crashes', value: count('crash') },
+    ...(['refused', 'bust', 'differs'] as const).map(
+      (d): Row => ({
+        name: `disturbed loop: sessions with ${d === 'differs' ? 'other bytes (retry, before a lost state)' : d === 'bust' ? 'busts' : 'refused requests'}`,
+        value: count(`loop: ${d}`),
+        ...(d === 'refused'
+          ? {
+              baseline: `${vs.filter((v) => v.loop).length} sessions, ${sum(vs.map((v) => v.loop?.sent ?? 0))} requests sent; refused after a lost state on a model that binds thinking (pending bind16, not counted): ${sum(vs.map((v) => v.loop?.pending ?? 0))} in ${vs.filter((v) => (v.loop?.pending ?? 0) > 0).length} sessions`,
+            }
+          : d === 'bust'
+            ? {
+                baseline: `busts: ${sum(vs.map((v) => v.loop?.busts.length ?? 0))}; cost ÷ the Session path's: ${range(vs.flatMap((v) => (v.loop ? [v.loop.costRatio] : [])))}`,
+              }
+            : {}),
+      }),
+    ),
     {
       name: 'sessions whose own requests overflow the window',
       value: vs.filter((v) => v.plainOverflow > 0).length,
