@@ -23,8 +23,7 @@
  *   turn's start and resumed; test/helpers/plain-loop.ts), one policy per
  *   session: a request refused or a bust among everything it sent, a retry not
  *   byte-identical to its first send, a request before the first lost state or
- *   cut that differs from the Session path, or a crash. A lost state on a model
- *   that binds thinking is pending (bind16) while `LOST_BINDING_PENDING` is set.
+ *   cut that differs from the Session path, or a crash.
  *
  * Economy ÷ best peer (forced recalls counted on both sides) is reported per
  * session and as a range; it is a target, not a defect count.
@@ -34,7 +33,7 @@
  * lines; `--all` prints every session, not only those with a defect).
  * A session's seed is `judge-<k>`; the same k always gives the same session.
  */
-import { BINDING_MODELS, MODEL_PROFILES } from '../../src/models/profiles.js';
+import { MODEL_PROFILES } from '../../src/models/profiles.js';
 import { compareTrace, type TraceComparison } from '../../src/replay/compare.js';
 import { replay, type ReplayedRequest } from '../../src/replay/replay.js';
 import { idealBound } from '../../src/sim/ideal.js';
@@ -111,8 +110,6 @@ export interface LoopVerdict {
   readonly busts: readonly string[];
   /** A retry that is not byte-identical to its first send, or a request before the first lost state or cut that differs from the Session path. */
   readonly differs: readonly string[];
-  /** Refusals on a model that binds thinking after a lost state: pending bind16's fix, reported apart. */
-  readonly pending: number;
   /** Cost of what the loop sent ÷ the Session path's (informational: a lost state re-writes). */
   readonly costRatio: number;
 }
@@ -273,13 +270,6 @@ export async function doorDifference(events: readonly TraceEvent[], policy: Poli
   return prepared.length === expected.length ? undefined : `the replay has ${expected.length} requests, the door ${prepared.length}`;
 }
 
-/**
- * Whether a lost state on a model that binds thinking is still pending (bind16 is fixing the 400 a lost state
- * causes there: the history is mapped afresh, without what the engine kept or changed in it). While set, such
- * refusals are reported apart.
- */
-export const LOST_BINDING_PENDING = true;
-
 /** The disturbances of session k's plain loop, drawn per k over `n` requests (`gaps`: the session has idle gaps). */
 export function loopDisturbance(k: number, n: number, gaps: boolean): LoopDisturbance {
   const r = new Rng(`judge-loop-${k}`);
@@ -311,11 +301,9 @@ export async function disturbedLoop(events: readonly TraceEvent[], expected: rea
   const refused: string[] = [];
   const busts: string[] = [];
   const differs: string[] = [];
-  let pending = 0;
   let cost = 0;
   let sessionCost = 0;
   for (const r of expected) sessionCost += session.send(r.request, r.at).cost?.total ?? 0;
-  const binding = BINDING_MODELS.includes(expected[0]?.rendered.profile.id ?? '');
   // Until the first lost state or cut the loop's requests are the Session path's: byte for byte before any retry,
   // and without markers after one (a retry re-renders with the first send's entries in the ledger, so a bridge or
   // fallback point may move; the provider reads the same prefix).
@@ -329,8 +317,7 @@ export async function disturbedLoop(events: readonly TraceEvent[], expected: rea
     const window = expected[0]!.rendered.profile.contextWindow;
     const issue = r.rejected?.message ?? validateRequest(s.params)?.message ?? ((r.explain?.totalTokens ?? 0) > window ? 'prompt is too long' : undefined);
     if (issue) {
-      if (binding && lost && LOST_BINDING_PENDING) pending++;
-      else refused.push(`#${s.index} ${s.kind}: ${issue.slice(0, 160)}`);
+      refused.push(`#${s.index} ${s.kind}: ${issue.slice(0, 160)}`);
     }
     if (r.explain?.bust) busts.push(`#${s.index} ${s.kind}: missed ${r.explain.missedPosition} (change ${JSON.stringify(r.explain.change)})`);
     const bytes = withoutMarkers(s.params);
@@ -344,7 +331,7 @@ export async function disturbedLoop(events: readonly TraceEvent[], expected: rea
         differs.push(`#${s.index} ≠ the Session path before any lost state${retried ? ' (markers aside, after a retry)' : ''}`);
     }
   }
-  return { policy, disturb, sent: sent.length, refused, busts, differs, pending, costRatio: sessionCost > 0 ? cost / sessionCost : 1 };
+  return { policy, disturb, sent: sent.length, refused, busts, differs, costRatio: sessionCost > 0 ? cost / sessionCost : 1 };
 }
 
 /** A request's JSON without its cache markers. */
@@ -448,9 +435,7 @@ export function sessionLine(v: SessionVerdict): string {
     ...(v.crash ? [`crash: ${v.crash}`] : []),
   ];
   const over = v.plainOverflow > 0 ? ` · the trace's own requests over the window: ${v.plainOverflow}` : '';
-  const loop = l
-    ? ` · loop (${l.policy}) sent ${l.sent} refused ${l.refused.length}${l.pending ? ` (+${l.pending} pending bind16)` : ''} busts ${l.busts.length} cost ÷session ${l.costRatio.toFixed(3)}`
-    : '';
+  const loop = l ? ` · loop (${l.policy}) sent ${l.sent} refused ${l.refused.length} busts ${l.busts.length} cost ÷session ${l.costRatio.toFixed(3)}` : '';
   return [
     `k=${v.k} [${shape}] ${cons} · ${econ}${over}${loop}${v.defects.length ? ` · DEFECTS ${v.defects.join(', ')}` : ''}`,
     ...extra.map((x) => `    ${x}`),
@@ -497,7 +482,7 @@ export function summaryRows(vs: readonly SessionVerdict[], first: number): Row[]
         value: count(`loop: ${d}`),
         ...(d === 'refused'
           ? {
-              baseline: `${vs.filter((v) => v.loop).length} sessions, ${sum(vs.map((v) => v.loop?.sent ?? 0))} requests sent; refused after a lost state on a model that binds thinking (pending bind16, not counted): ${sum(vs.map((v) => v.loop?.pending ?? 0))} in ${vs.filter((v) => (v.loop?.pending ?? 0) > 0).length} sessions`,
+              baseline: `${vs.filter((v) => v.loop).length} sessions, ${sum(vs.map((v) => v.loop?.sent ?? 0))} requests sent; requests refused: ${sum(vs.map((v) => v.loop?.refused.length ?? 0))}`,
             }
           : d === 'bust'
             ? {
