@@ -22,8 +22,8 @@
  *   down for two requests, a request retried, the history cut back to the
  *   turn's start and resumed; test/helpers/plain-loop.ts), one policy per
  *   session: a request refused or a bust among everything it sent, a retry not
- *   byte-identical to its first send, a request before the first lost state or
- *   cut that differs from the Session path, or a crash.
+ *   byte-identical to its first send (markers aside), a request before the
+ *   first disturbance that differs from the Session path, or a crash.
  *
  * Economy ÷ best peer (forced recalls counted on both sides) is reported per
  * session and as a range; it is a target, not a defect count.
@@ -108,7 +108,7 @@ export interface LoopVerdict {
   readonly sent: number;
   readonly refused: readonly string[];
   readonly busts: readonly string[];
-  /** A retry that is not byte-identical to its first send, or a request before the first lost state or cut that differs from the Session path. */
+  /** A retry that is not its first send's bytes (markers aside), or a request before the first disturbance that differs from the Session path. */
   readonly differs: readonly string[];
   /** Cost of what the loop sent ÷ the Session path's (informational: a lost state re-writes). */
   readonly costRatio: number;
@@ -304,14 +304,14 @@ export async function disturbedLoop(events: readonly TraceEvent[], expected: rea
   let cost = 0;
   let sessionCost = 0;
   for (const r of expected) sessionCost += session.send(r.request, r.at).cost?.total ?? 0;
-  // Until the first lost state or cut the loop's requests are the Session path's: byte for byte before any retry,
-  // and without markers after one (a retry re-renders with the first send's entries in the ledger, so a bridge or
-  // fallback point may move; the provider reads the same prefix).
+  // Until the first retry, lost state or cut the loop's requests are the Session path's, byte for byte. A retry
+  // is a request of its own (the gate's request count and the entries it refreshed move later forecasts a little,
+  // so a later prune may come a request earlier or later): from there only the retry itself is compared (with its
+  // first send, markers aside: a bridge or fallback point may move once the first send's entries are in the ledger).
   let lost = false;
-  let retried = false;
   const first = new Map<number, string>();
   for (const s of sent) {
-    lost ||= s.plan.resync !== undefined || (s.plan.revision === 1 && s.index > 0) || s.kind === 'rewind';
+    lost ||= s.plan.resync !== undefined || (s.plan.revision === 1 && s.index > 0) || s.kind === 'rewind' || s.kind === 'retry';
     const r = sim.send(s.params, s.at);
     cost += r.cost?.total ?? 0;
     const window = expected[0]!.rendered.profile.contextWindow;
@@ -321,14 +321,11 @@ export async function disturbedLoop(events: readonly TraceEvent[], expected: rea
     }
     if (r.explain?.bust) busts.push(`#${s.index} ${s.kind}: missed ${r.explain.missedPosition} (change ${JSON.stringify(r.explain.change)})`);
     const bytes = withoutMarkers(s.params);
-    if (s.kind === 'retry') {
-      if (bytes !== first.get(s.index)) differs.push(`#${s.index} retry ≠ its first send (markers aside)`);
-      retried = true;
-    } else if (s.kind === 'request') {
+    if (s.kind === 'retry' && bytes !== first.get(s.index)) differs.push(`#${s.index} retry ≠ its first send (markers aside)`);
+    if (s.kind === 'request') {
       first.set(s.index, bytes);
-      const want = expected[s.index]!.request;
-      if (!lost && (retried ? bytes !== withoutMarkers(want) : JSON.stringify(s.params) !== JSON.stringify(want)))
-        differs.push(`#${s.index} ≠ the Session path before any lost state${retried ? ' (markers aside, after a retry)' : ''}`);
+      if (!lost && JSON.stringify(s.params) !== JSON.stringify(expected[s.index]!.request))
+        differs.push(`#${s.index} ≠ the Session path before any disturbance`);
     }
   }
   return { policy, disturb, sent: sent.length, refused, busts, differs, costRatio: sessionCost > 0 ? cost / sessionCost : 1 };
