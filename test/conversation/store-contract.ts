@@ -112,6 +112,26 @@ export function describeConversationStore(name: string, make: () => Promise<Conv
       await store.close?.();
     });
 
+    it("a writer holding an older build's record (no incarnation) cannot save over the conversation re-created since", async () => {
+      // Memory and file compare the stored record's incarnation with the writer's (none): the re-created one has one.
+      // Redis skipped its check when the writer had none, saved the stale record and dropped the new one's incarnation.
+      const store = await make();
+      const { incarnation: _none, ...old } = await someRecord('aba-old');
+      await store.save(old, null);
+      const held = (await store.load('aba-old'))!;
+      expect(held.incarnation).toBeUndefined();
+      await store.delete('aba-old');
+      await prepare({ ...BASE, messages: [{ role: 'user', content: 'Another task.' }] }, { conversationId: 'aba-old', store, now: 2000 });
+      const recreated = (await store.load('aba-old'))!;
+      expect(recreated.revision).toBe(held.revision);
+      const err = await store.save({ ...held, revision: held.revision + 1, updatedAt: 3000 }, held.revision).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConversationConflictError);
+      expect(exportState((await store.load('aba-old'))!)).toBe(exportState(recreated));
+      await store.save({ ...recreated, revision: recreated.revision + 1, updatedAt: 4000 }, recreated.revision);
+      expect((await store.load('aba-old'))!.incarnation).toBe(recreated.incarnation);
+      await store.close?.();
+    });
+
     it('keeps conversations apart, whatever their ids', async () => {
       const store = await make();
       const ids = ['../escape', 'a/b', 'ünïcødé 💬', '{tag}', '.', 'x'.repeat(400)];
