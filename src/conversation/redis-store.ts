@@ -43,14 +43,20 @@ return data
 const LOAD_SCRIPT: RedisScript = { source: LOAD_SOURCE, sha1: createHash('sha1').update(LOAD_SOURCE).digest('hex') };
 
 // The incarnation (ConversationRecord.incarnation) has its own key: the revision key stays a number an older build's
-// script compares. A record without one (an older build's) neither checks nor keeps it.
+// script compares. A record without one (an older build's) does not keep it. A writer without one meets a stored key
+// only when the conversation was re-created since (a conflict, as on the other stores) or when an older build saved
+// over a record that had one (its save leaves the key and drops the field): the stored record's field decides, read
+// only then (exportState writes it as "incarnation":"<id>", and a string value cannot hold that unescaped).
 const CAS_SOURCE = `
 local rev = redis.call('GET', KEYS[1])
 if rev == false or redis.call('EXISTS', KEYS[2]) == 0 then rev = '' end
 if rev ~= ARGV[1] then return 'conflict:' .. rev end
-if rev ~= '' and ARGV[5] ~= '' then
+if rev ~= '' then
   local inc = redis.call('GET', KEYS[3])
-  if inc ~= false and inc ~= ARGV[5] then return 'recreated:' .. rev end
+  if inc ~= false and inc ~= ARGV[5] then
+    if ARGV[5] ~= '' then return 'recreated:' .. rev end
+    if string.find(redis.call('GET', KEYS[2]), '"incarnation":"' .. inc .. '"', 1, true) then return 'recreated:' .. rev end
+  end
 end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SET', KEYS[2], ARGV[3])

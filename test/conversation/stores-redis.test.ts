@@ -5,6 +5,7 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepare } from '../../src/conversation/prepare.js';
+import { exportState } from '../../src/conversation/state.js';
 import { ConversationConflictError } from '../../src/errors.js';
 import { createRedisConversationStore } from '../../src/toolcache/stores/redis.js';
 import { sharedRedis, uniqueNamespace } from '../toolcache/redis-fixtures/server.js';
@@ -45,6 +46,33 @@ describe('a conversation Redis evicted half of (maxmemory with an eviction polic
       expect(await store.load('c')).toBeUndefined();
       await store.save({ ...loaded, revision: 1 }, null);
       expect((await store.load('c'))?.revision).toBe(1);
+    } finally {
+      await raw.quit();
+      await store.close();
+    }
+  });
+});
+
+describe('an older build saved over a record with an incarnation (its script leaves the incarnation key, its record has none)', () => {
+  it('a writer that loaded that record saves it: the stored record decides, not the key left behind', async () => {
+    const namespace = uniqueNamespace('older');
+    const store = await createRedisConversationStore({ url: redis.url, namespace });
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      const all = requests(1, 2);
+      await prepare({ ...BASE, messages: all[0]! }, { conversationId: 'c', store, now: 1000 });
+      const current = (await store.load('c'))!;
+      expect(current.incarnation).toBeDefined();
+      // What an older build's save writes: the next revision and a record without the field; the key stays.
+      const { incarnation: _dropped, ...older } = current;
+      await raw.set(`${namespace}:conv:{c}:rev`, String(current.revision + 1));
+      await raw.set(`${namespace}:conv:{c}:data`, exportState({ ...older, revision: current.revision + 1 }));
+      expect(await raw.get(`${namespace}:conv:{c}:inc`)).toBe(current.incarnation);
+      const { plan } = await prepare({ ...BASE, messages: all[1]! }, { conversationId: 'c', store, now: 2000 });
+      expect(plan.unsaved).toBeUndefined();
+      expect((await store.load('c'))!.revision).toBe(current.revision + 2);
+      expect(await raw.get(`${namespace}:conv:{c}:inc`)).toBeNull();
     } finally {
       await raw.quit();
       await store.close();
