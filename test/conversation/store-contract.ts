@@ -45,6 +45,22 @@ async function someRecord(id: string): Promise<ConversationRecord> {
   return (await scratch.load(id))!;
 }
 
+/**
+ * Deletes the conversation `held` was loaded from and creates it again through `prepare` (its revision restarts): a
+ * save of `held` is a conflict and leaves the new one as it is, which then goes on (saved at updatedAt 4000).
+ */
+async function refusedOnceRecreated(store: ConversationStore, held: ConversationRecord): Promise<ConversationRecord> {
+  await store.delete(held.id);
+  await prepare({ ...BASE, messages: [{ role: 'user', content: 'Another task.' }] }, { conversationId: held.id, store, now: 2000 });
+  const recreated = (await store.load(held.id))!;
+  expect(recreated.revision).toBe(held.revision);
+  const err = await store.save({ ...held, revision: held.revision + 1, updatedAt: 3000 }, held.revision).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(ConversationConflictError);
+  expect(exportState((await store.load(held.id))!)).toBe(exportState(recreated));
+  await store.save({ ...recreated, revision: recreated.revision + 1, updatedAt: 4000 }, recreated.revision);
+  return recreated;
+}
+
 export function describeConversationStore(name: string, make: () => Promise<ConversationStore & { close?(): Promise<void> }>): void {
   describe(`conversation store contract: ${name}`, () => {
     it('loads nothing for an unknown id, saves a new conversation with expected null, then by revision', async () => {
@@ -88,15 +104,7 @@ export function describeConversationStore(name: string, make: () => Promise<Conv
       const store = await make();
       await prepare({ ...BASE, messages: requests(1, 1)[0]! }, { conversationId: 'aba', store, now: 1000 });
       const held = (await store.load('aba'))!; // a worker's load, for the request it is rendering
-      await store.delete('aba');
-      await prepare({ ...BASE, messages: [{ role: 'user', content: 'Another task.' }] }, { conversationId: 'aba', store, now: 2000 });
-      const recreated = (await store.load('aba'))!;
-      expect(recreated.revision).toBe(held.revision);
-      const err = await store.save({ ...held, revision: held.revision + 1, updatedAt: 3000 }, held.revision).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ConversationConflictError);
-      expect(exportState((await store.load('aba'))!)).toBe(exportState(recreated));
-      // The re-created conversation goes on as usual.
-      await store.save({ ...recreated, revision: recreated.revision + 1, updatedAt: 4000 }, recreated.revision);
+      await refusedOnceRecreated(store, held);
       expect((await store.load('aba'))!.updatedAt).toBe(4000);
       await store.close?.();
     });
@@ -120,14 +128,7 @@ export function describeConversationStore(name: string, make: () => Promise<Conv
       await store.save(old, null);
       const held = (await store.load('aba-old'))!;
       expect(held.incarnation).toBeUndefined();
-      await store.delete('aba-old');
-      await prepare({ ...BASE, messages: [{ role: 'user', content: 'Another task.' }] }, { conversationId: 'aba-old', store, now: 2000 });
-      const recreated = (await store.load('aba-old'))!;
-      expect(recreated.revision).toBe(held.revision);
-      const err = await store.save({ ...held, revision: held.revision + 1, updatedAt: 3000 }, held.revision).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ConversationConflictError);
-      expect(exportState((await store.load('aba-old'))!)).toBe(exportState(recreated));
-      await store.save({ ...recreated, revision: recreated.revision + 1, updatedAt: 4000 }, recreated.revision);
+      const recreated = await refusedOnceRecreated(store, held);
       expect((await store.load('aba-old'))!.incarnation).toBe(recreated.incarnation);
       await store.close?.();
     });
