@@ -1,0 +1,92 @@
+/**
+ * A loop that cuts its history back and then sends the messages it cut again, on a model that binds thinking to its
+ * prefix, with a tail per request: the first response re-sent past the cut was produced under the request before the
+ * cut (its own tail kept in the history), not under the cut request, so `prepare` must not vouch for its thinking
+ * (ConversationRecord.cutMessage). A response that does answer the cut request (a retry's new answer) keeps its
+ * thinking. Every request must be accepted by the fake server's binding check, through a store that keeps the record
+ * in process (memory) and one that writes it as JSON (file: exportState / importState).
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FileConversationStore } from '../../src/conversation/file-store.js';
+import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
+import { prepare } from '../../src/conversation/prepare.js';
+import type { ConversationStore } from '../../src/conversation/types.js';
+import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
+import { bindingScript } from '../helpers/binding.js';
+import { INSTRUCTIONS, TOOLS, text } from '../helpers/build.js';
+
+let server: FakeMessagesServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const stores: Record<string, () => ConversationStore> = {
+  memory: () => new MemoryConversationStore(),
+  file: () => new FileConversationStore({ dir: mkdtempSync(join(tmpdir(), 'cut-branch-')) }),
+};
+
+async function conversation(model: string, store: ConversationStore) {
+  server = await startFakeServer({ script: bindingScript(1, 12, 0) });
+  const client = new Anthropic({ baseURL: server.url, apiKey: 'test-key', maxRetries: 0 });
+  let n = 0;
+  const log: string[] = [];
+  const send = async (messages: Anthropic.MessageParam[]) => {
+    n++;
+    const { params, headers, plan } = await prepare(
+      { model, max_tokens: 1024, system: INSTRUCTIONS.map((i) => ({ type: 'text' as const, text: i })), tools: TOOLS, messages },
+      { conversationId: 'branch', store, now: n * 1000, tail: `live view ${n}: ${'listing '.repeat(100)}` },
+    );
+    const message = await client.messages.create(params as Anthropic.MessageCreateParamsNonStreaming, { headers }).catch((e: Error) => {
+      throw new Error(`request ${n}: ${e.message}\n${log.join('\n')}`);
+    });
+    log.push(`${n} resync=${plan.resync?.reason ?? ''} lost=${plan.thinkingLost?.blocks ?? 0} read=${message.usage.cache_read_input_tokens}`);
+    expect(JSON.stringify(params).split('"cache_control"').length - 1).toBeLessThanOrEqual(4);
+    return { message, plan };
+  };
+  const answer = (m: Anthropic.Message): Anthropic.MessageParam[] => {
+    const use = m.content.find((b) => b.type === 'tool_use')!;
+    return [
+      { role: 'assistant', content: m.content as Anthropic.ContentBlockParam[] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: text(use.id, 600) }] },
+    ];
+  };
+  const history: Anthropic.MessageParam[] = [{ role: 'user', content: `Tidy up. ${'context '.repeat(3000)}` }];
+  for (let k = 0; k < 4; k++) history.push(...answer((await send([...history])).message));
+  return { send, answer, history, log };
+}
+
+describe('messages sent again past a cut, on a model that binds thinking, with a tail', () => {
+  for (const model of ['claude-sonnet-5-5', 'claude-haiku-5-5']) {
+    for (const [kind, make] of Object.entries(stores)) {
+      it(`${model}, ${kind} store: a rewind, then the whole array again`, async () => {
+        const { send, answer, history, log } = await conversation(model, make());
+        const cut = await send(history.slice(0, -4));
+        expect(cut.plan.resync?.reason).toBe('history_truncated');
+        // The loop throws the rewind's answer away and goes on with the messages it had.
+        const back = await send([...history]);
+        expect(back.plan.thinkingLost?.blocks, log.join('\n')).toBeGreaterThan(0);
+        history.push(...answer(back.message));
+        const next = await send([...history]);
+        expect(next.plan.thinkingLost, log.join('\n')).toBeUndefined();
+        expect(next.message.usage.cache_read_input_tokens, log.join('\n')).toBeGreaterThan(0);
+      });
+
+      it(`${model}, ${kind} store: a retry's new answer, then the branch it replaced`, async () => {
+        const { send, answer, history, log } = await conversation(model, make());
+        const retried = history.slice(0, -4);
+        const retry = await send([...retried]);
+        // The answer to the cut request is vouched for: its thinking stays.
+        const onRetry = await send([...retried, ...answer(retry.message)]);
+        expect(onRetry.plan.thinkingLost, log.join('\n')).toBeUndefined();
+        // The loop goes back to the branch the retry replaced (an edit at the retry's answer).
+        const back = await send([...history]);
+        expect(back.plan.resync?.reason, log.join('\n')).toBe('history_edited');
+      });
+    }
+  }
+});
