@@ -26,6 +26,7 @@ import type { TimelineState } from '../timeline/types.js';
 import {
   addToIndex,
   applyMessages,
+  consumedDigest,
   consumedOf,
   DEFAULT_VERIFY_RECENT,
   envelopeDigest,
@@ -34,6 +35,7 @@ import {
   newSentIndex,
   sameMessage,
   keepUnchanged,
+  messageDigest,
   truncateTo,
   unmarked,
   type MessageLike,
@@ -794,6 +796,8 @@ interface Built {
   reappended?: { shadow: CutShadow; kept: ReadonlySet<string> };
   /** Where the thinking starts whose prefix the stored state cannot vouch for (unvouched.ts), if anywhere. */
   unvouched?: Unvouched;
+  /** The message a cut removed at its position, kept until the conversation is extended (ConversationRecord.cutMessage). */
+  cutMessage?: { at: number; digest: string };
 }
 
 /** Extends (or resynchronises) the stored timeline with the incoming params. */
@@ -879,6 +883,8 @@ function build(
     addToIndex(index, messages, from, messages.length);
   } else index = newSentIndex(messages, messages.length);
   const built: Built = { state, consumed, index, appended: messages.length - d };
+  if (d < count && d === messages.length) built.cutMessage = { at: d + offset, digest: consumedDigest(consumedBefore[d]!) };
+  else if (d === count && messages.length === count && record.cutMessage) built.cutMessage = record.cutMessage;
   if (d === count) {
     // One response answers the request the stored state rendered last (its prefix is known: render/bind.ts checks
     // it); any other appended response answers a request this state never saw (a store back with an older record
@@ -887,7 +893,9 @@ function build(
     for (let i = from; last && i < messages.length; i++) {
       if (messages[i]!.role !== 'assistant') continue;
       const { turns, rounds } = consumed[i]!.mark;
-      if (turns === last.turn && rounds + 1 === last.round) continue;
+      // The response that stood here before a cut back is the request before the cut's, not the cut request's.
+      const wasCut = record.cutMessage?.at === i + offset && messageDigest(messages[i]!) === record.cutMessage.digest;
+      if (turns === last.turn && rounds + 1 === last.round && !wasCut) continue;
       built.unvouched = { turn: turns, round: rounds + 1, changedAt: paths.response(turns, rounds + 1, 0) };
       break;
     }
@@ -1176,6 +1184,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
     if (record?.calibration) next.calibration = record.calibration;
     const cut = built.cut ? shadowOfCut(built.cut.before, rendered.state, built.cut.mark, built.cut.count, now, built.cut.previous) : built.shadow;
     if (cut) next.cut = cut;
+    if (built.cutMessage) next.cutMessage = built.cutMessage;
     if (record?.lastMessageId) next.lastMessageId = record.lastMessageId;
     try {
       if (store instanceof MemoryConversationStore) store.saveSync(next, record?.revision ?? null);

@@ -205,6 +205,9 @@ export function importState(text: string, id: string): ConversationRecord {
   if (r['id'] !== id) throw corrupt(id, `it belongs to conversation "${String(r['id'])}"`);
   if (r['cut'] !== undefined && (version < 2 || !isCutShadow(r['cut']))) throw corrupt(id, 'cut shadow');
   if (r['incarnation'] !== undefined && (typeof r['incarnation'] !== 'string' || r['incarnation'] === '')) throw corrupt(id, 'incarnation');
+  const cutMessage = r['cutMessage'];
+  if (cutMessage !== undefined && !(isObject(cutMessage) && isIndex(cutMessage['at']) && typeof cutMessage['digest'] === 'string'))
+    throw corrupt(id, 'cut message');
   const boundary = isObject(r['lastRender']) ? r['lastRender']['stripBoundary'] : undefined;
   if (boundary !== undefined && !isIndex(boundary)) throw corrupt(id, `strip boundary ${JSON.stringify(boundary)}`);
   const other = isObject(r['lastRender']) ? r['lastRender']['otherView'] : undefined;

@@ -91,6 +91,14 @@ export interface ConversationRecord {
   /** The timeline with every sticky decision, and the previous render's memory. */
   readonly state: TimelineState;
   /**
+   * The message a history cut (`history_truncated`) removed at the cut's position, as a digest, while the
+   * conversation was not extended past the cut. A response sent there again is the one the request before the cut
+   * got (the loop went back to its whole array), not the cut request's: on a model that binds thinking its thinking
+   * is under a prefix this state no longer knows (the tails and hides of the requests before the cut), so `prepare`
+   * leaves it out (conversation/unvouched.ts).
+   */
+  readonly cutMessage?: { readonly at: number; readonly digest: string };
+  /**
    * The messages mapped onto the timeline so far, in order: the first
    * {@link consumedCount} entries when that is set.
    */

@@ -95,6 +95,28 @@ describe('exportState / importState: the shadow of a cut (version 2)', () => {
   });
 });
 
+describe('the message a cut removed (cutMessage)', () => {
+  it('round-trips, and a damaged one is a typed error naming the conversation', async () => {
+    const store = new MemoryConversationStore();
+    const all = requests(1, 6, 6000);
+    for (const m of all) await prepare({ ...BASE, messages: m }, { conversationId: 'cm', store, now: 1 });
+    await prepare({ ...BASE, messages: all[0]! }, { conversationId: 'cm', store, now: 2 });
+    const record = (await store.load('cm'))!;
+    expect(record.cutMessage).toEqual({ at: all[0]!.length, digest: expect.any(String) });
+    const text = exportState(record);
+    expect(importState(text, 'cm').cutMessage).toEqual(record.cutMessage);
+    const doc = JSON.parse(text);
+    for (const cutMessage of [{ at: -1, digest: 'x' }, { at: 1 }, 'x']) {
+      const bad = JSON.stringify({ ...doc, record: { ...doc.record, cutMessage } });
+      expect(() => importState(bad, 'cm')).toThrow(ConversationStateError);
+      expect(() => importState(bad, 'cm')).toThrow(/conversation "cm".*cut message/);
+    }
+    // Extended past the cut: forgotten.
+    await prepare({ ...BASE, messages: all[1]! }, { conversationId: 'cm', store, now: 3 });
+    expect((await store.load('cm'))!.cutMessage).toBeUndefined();
+  });
+});
+
 describe('MemoryConversationStore bounds', () => {
   it('drops the least recently used beyond maxConversations, and idle ones after idleMs', async () => {
     let now = 0;
