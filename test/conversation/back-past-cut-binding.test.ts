@@ -16,8 +16,8 @@ import { MemoryConversationStore } from '../../src/conversation/memory-store.js'
 import { prepare } from '../../src/conversation/prepare.js';
 import type { ConversationStore } from '../../src/conversation/types.js';
 import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
-import { bindingScript } from '../helpers/binding.js';
-import { INSTRUCTIONS, TOOLS, text } from '../helpers/build.js';
+import { answerWithResult as answer, bindingScript } from '../helpers/binding.js';
+import { INSTRUCTIONS, TOOLS } from '../helpers/build.js';
 
 let server: FakeMessagesServer | undefined;
 afterEach(async () => {
@@ -47,13 +47,6 @@ async function conversation(model: string, store: ConversationStore) {
     log.push(`${n} resync=${plan.resync?.reason ?? ''} lost=${plan.thinkingLost?.blocks ?? 0} read=${message.usage.cache_read_input_tokens}`);
     expect(JSON.stringify(params).split('"cache_control"').length - 1).toBeLessThanOrEqual(4);
     return { message, plan };
-  };
-  const answer = (m: Anthropic.Message): Anthropic.MessageParam[] => {
-    const use = m.content.find((b) => b.type === 'tool_use')!;
-    return [
-      { role: 'assistant', content: m.content as Anthropic.ContentBlockParam[] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: text(use.id, 600) }] },
-    ];
   };
   const history: Anthropic.MessageParam[] = [{ role: 'user', content: `Tidy up. ${'context '.repeat(3000)}` }];
   for (let k = 0; k < 4; k++) history.push(...answer((await send([...history])).message));

@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
 import { prepare } from '../../src/conversation/prepare.js';
 import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
-import { bindingScript } from '../helpers/binding.js';
-import { INSTRUCTIONS, TOOLS, text } from '../helpers/build.js';
+import { answerWithResult as answer, bindingScript } from '../helpers/binding.js';
+import { INSTRUCTIONS, TOOLS } from '../helpers/build.js';
 
 let server: FakeMessagesServer | undefined;
 afterEach(async () => {
@@ -41,13 +41,6 @@ describe('a retry that drops the last response, on a model that binds thinking',
           log.push(`${n} resync=${plan.resync?.reason ?? ''} lost=${plan.thinkingLost?.blocks ?? 0} read=${message.usage.cache_read_input_tokens}`);
           expect(markers).toBeLessThanOrEqual(4);
           return message;
-        };
-        const answer = (m: Anthropic.Message): Anthropic.MessageParam[] => {
-          const use = m.content.find((b) => b.type === 'tool_use')!;
-          return [
-            { role: 'assistant', content: m.content as Anthropic.ContentBlockParam[] },
-            { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: text(use.id, 600) }] },
-          ];
         };
         const history: Anthropic.MessageParam[] = [{ role: 'user', content: `Tidy up. ${'context '.repeat(3000)}` }];
         for (let k = 0; k < 4; k++) history.push(...answer(await send([...history])));

@@ -2,6 +2,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { bindResponse } from '../../src/testing/fake-server-binding.js';
 import type { ScriptEntry } from '../../src/testing/fake-server-script.js';
+import { text } from './build.js';
 
 /**
  * Every response: a thinking block (redacted every `redactEvery`-th, 0: never), then one Read call; the last
@@ -44,4 +45,13 @@ export function thinkingOf(body: unknown): string[] {
 export function signedAnswer(params: Anthropic.MessageCreateParams, n: number, content: readonly unknown[]): Anthropic.ContentBlockParam[] {
   const message = { id: `m${n}`, type: 'message', role: 'assistant', model: params.model, content };
   return bindResponse(params as never, message as never).content as Anthropic.ContentBlockParam[];
+}
+
+/** A tool-use response and the tool result the loop sends for it (600 characters of text), as the next two messages. */
+export function answerWithResult(m: Anthropic.Message): Anthropic.MessageParam[] {
+  const use = m.content.find((b) => b.type === 'tool_use')!;
+  return [
+    { role: 'assistant', content: m.content as Anthropic.ContentBlockParam[] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: text(use.id, 600) }] },
+  ];
 }
