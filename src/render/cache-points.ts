@@ -154,14 +154,26 @@ export function placeCachePoints(
   return collapse(stream, placements, ttls, keptTail);
 }
 
+/**
+ * How far past a block the last scan found no thinking: the block at `upTo - 1` then, so a later stream that still
+ * holds it there has the same blocks before it (a block removed or put in before it moves it). Keyed by the block the
+ * scan started at: a turn without thinking on a model that strips it is scanned once, not on every request.
+ */
+const noThinkingPast = new WeakMap<StreamBlock, { readonly upTo: number; readonly last: StreamBlock }>();
+
 /** The first thinking block at or after `from` (what the next user message strips on a model that strips thinking). */
-function firstThinkingFrom(stream: readonly StreamBlock[], from: number): number | undefined {
-  for (let i = from; i < stream.length; i++) {
+export function firstThinkingFrom(stream: readonly StreamBlock[], from: number): number | undefined {
+  const start = stream[from];
+  if (!start) return undefined;
+  const seen = noThinkingPast.get(start);
+  let i = seen && seen.upTo <= stream.length && stream[seen.upTo - 1] === seen.last ? seen.upTo : from;
+  for (; i < stream.length; i++) {
     const b = stream[i]!;
     const type = (b.param as { type?: string }).type;
-    if (b.role === 'assistant' && (type === 'thinking' || type === 'redacted_thinking')) return i;
+    if (b.role === 'assistant' && (type === 'thinking' || type === 'redacted_thinking')) break;
   }
-  return undefined;
+  if (i > from) noThinkingPast.set(start, { upTo: i, last: stream[i - 1]! });
+  return i < stream.length ? i : undefined;
 }
 
 function lastMarkable(blocks: readonly StreamBlock[] | undefined): number | undefined {
