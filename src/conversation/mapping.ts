@@ -358,6 +358,15 @@ function blockIssue(b: ContentBlockParam): readonly [string, string] | undefined
   }
 }
 
+/** An OpenAI Chat Completions message (a tool message, an assistant's `tool_calls`, a developer message). */
+export function openAIChat(message: MessageLike): boolean {
+  const role = message.role as string;
+  return role === 'tool' || role === 'developer' || role === 'function' || 'tool_calls' in message;
+}
+
+export const OPENAI_HINT =
+  ': this is an OpenAI Chat Completions message. prepare takes Anthropic Messages params; an OpenAI loop gets cache points from cachepoint/ai-sdk (the middleware, with @ai-sdk/openai) or from toOpenAIChat / toOpenAIResponses (docs/providers.md)';
+
 /** A message's content as checked by {@link parseMessage}: its blocks, and in a user message its tool results apart. */
 interface Parsed {
   readonly blocks: ContentBlockParam[];
@@ -381,8 +390,11 @@ function parseMessage(message: MessageLike, pos: number): Parsed {
       'a system-role message after the conversation started: only system messages at the start of messages are taken (appended to `system`); put this text in `system`, or send it as user text',
     );
   }
-  if (message.role !== 'user' && message.role !== 'assistant')
-    throw new InvalidParamsError(`messages[${pos}].role`, `expected "user" or "assistant", got ${JSON.stringify(message.role)}`);
+  if (message.role !== 'user' && message.role !== 'assistant') {
+    const role = JSON.stringify(message.role);
+    throw new InvalidParamsError(`messages[${pos}].role`, `expected "user" or "assistant", got ${role}${openAIChat(message) ? OPENAI_HINT : ''}`);
+  }
+  if (openAIChat(message)) throw new InvalidParamsError(`messages[${pos}].tool_calls`, `not a Messages API field${OPENAI_HINT}`);
   if (typeof message.content !== 'string' && !Array.isArray(message.content))
     throw new InvalidParamsError(`messages[${pos}].content`, 'expected a string or an array of content blocks');
   const blocks = blocksOf(message);

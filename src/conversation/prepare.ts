@@ -33,6 +33,8 @@ import {
   envelopeOf,
   firstMismatchIndexed,
   newSentIndex,
+  OPENAI_HINT,
+  openAIChat,
   sameMessage,
   keepUnchanged,
   messageDigest,
@@ -514,6 +516,7 @@ function split(params: PrepareParams): Split {
     const blocks = (typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : undefined) as
       | { type?: unknown; text?: unknown }[]
       | undefined;
+    if (openAIChat(last as MessageLike)) throw new InvalidParamsError(`${where}.tool_calls`, `not a Messages API field${OPENAI_HINT}`);
     if (!blocks) throw new InvalidParamsError(`${where}.content`, 'expected a string or an array of content blocks');
     blocks.forEach((b, k) => {
       if (b?.type !== 'text' || typeof b.text !== 'string') {

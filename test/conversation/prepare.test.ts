@@ -401,6 +401,31 @@ describe('prepare', () => {
       [call({}, [null]), undefined, /messages\[2\]\.content\[0\]\.content\[0\]/],
       [call({}, [{ type: 'text', text: {} }]), undefined, /messages\[2\]\.content\[0\]\.content\[0\]\.text/],
       [call('path', 'r'), undefined, /messages\[1\]\.content\[0\]\.input: expected an object/],
+      // OpenAI Chat Completions messages (review door16): named as such, with where to go instead.
+      [
+        [
+          { role: 'user', content: 'go' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Read', arguments: '{}' } }] } as never,
+        ],
+        undefined,
+        /messages\[1\]\.tool_calls: not a Messages API field: this is an OpenAI Chat Completions message.*cachepoint\/ai-sdk.*toOpenAIChat/,
+      ],
+      [
+        [{ role: 'user', content: 'go' }, { role: 'tool', tool_call_id: 'c1', content: 'r' } as never],
+        undefined,
+        /messages\[1\]\.role: expected "user" or "assistant", got "tool": this is an OpenAI Chat Completions message/,
+      ],
+      [
+        [
+          { role: 'user', content: 'go' },
+          { role: 'assistant', content: null, tool_calls: [] } as never,
+          { role: 'tool', tool_call_id: 'c1', content: 'r' } as never,
+          { role: 'user', content: 'next' },
+        ],
+        undefined,
+        /messages\[1\]\.tool_calls: not a Messages API field: this is an OpenAI Chat Completions message/,
+      ],
+      [[{ role: 'developer', content: 'be brief' } as never], undefined, /messages\[0\]\.role.*"developer": this is an OpenAI Chat/],
       [undefined, [null], /tools\[0\]/],
       [undefined, [{ description: 'no name', input_schema: { type: 'object' } }], /tools\[0\].*name/],
     ];
