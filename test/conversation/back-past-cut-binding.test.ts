@@ -13,11 +13,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileConversationStore } from '../../src/conversation/file-store.js';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
-import { prepare } from '../../src/conversation/prepare.js';
 import type { ConversationStore } from '../../src/conversation/types.js';
 import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
-import { answerWithResult as answer, bindingScript } from '../helpers/binding.js';
-import { INSTRUCTIONS, TOOLS } from '../helpers/build.js';
+import { answerWithResult as answer, bindingScript, bindingSender } from '../helpers/binding.js';
 
 let server: FakeMessagesServer | undefined;
 afterEach(async () => {
@@ -33,21 +31,7 @@ const stores: Record<string, () => ConversationStore> = {
 async function conversation(model: string, store: ConversationStore) {
   server = await startFakeServer({ script: bindingScript(1, 12, 0) });
   const client = new Anthropic({ baseURL: server.url, apiKey: 'test-key', maxRetries: 0 });
-  let n = 0;
-  const log: string[] = [];
-  const send = async (messages: Anthropic.MessageParam[]) => {
-    n++;
-    const { params, headers, plan } = await prepare(
-      { model, max_tokens: 1024, system: INSTRUCTIONS.map((i) => ({ type: 'text' as const, text: i })), tools: TOOLS, messages },
-      { conversationId: 'branch', store, now: n * 1000, tail: `live view ${n}: ${'listing '.repeat(100)}` },
-    );
-    const message = await client.messages.create(params as Anthropic.MessageCreateParamsNonStreaming, { headers }).catch((e: Error) => {
-      throw new Error(`request ${n}: ${e.message}\n${log.join('\n')}`);
-    });
-    log.push(`${n} resync=${plan.resync?.reason ?? ''} lost=${plan.thinkingLost?.blocks ?? 0} read=${message.usage.cache_read_input_tokens}`);
-    expect(JSON.stringify(params).split('"cache_control"').length - 1).toBeLessThanOrEqual(4);
-    return { message, plan };
-  };
+  const { send, log } = bindingSender(client, store, model, 'branch', true);
   const history: Anthropic.MessageParam[] = [{ role: 'user', content: `Tidy up. ${'context '.repeat(3000)}` }];
   for (let k = 0; k < 4; k++) history.push(...answer((await send([...history])).message));
   return { send, answer, history, log };

@@ -8,10 +8,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
-import { prepare } from '../../src/conversation/prepare.js';
 import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
-import { answerWithResult as answer, bindingScript } from '../helpers/binding.js';
-import { INSTRUCTIONS, TOOLS } from '../helpers/build.js';
+import { answerWithResult as answer, bindingScript, bindingSender } from '../helpers/binding.js';
 
 let server: FakeMessagesServer | undefined;
 afterEach(async () => {
@@ -26,22 +24,9 @@ describe('a retry that drops the last response, on a model that binds thinking',
         server = await startFakeServer({ script: bindingScript(1, 8, 0) });
         const client = new Anthropic({ baseURL: server.url, apiKey: 'test-key', maxRetries: 0 });
         const store = new MemoryConversationStore();
-        let n = 0;
-        const log: string[] = [];
-        const send = async (messages: Anthropic.MessageParam[]) => {
-          n++;
-          const { params, headers, plan } = await prepare(
-            { model, max_tokens: 1024, system: INSTRUCTIONS.map((i) => ({ type: 'text' as const, text: i })), tools: TOOLS, messages },
-            { conversationId: 'retry', store, now: n * 1000, ...(tail ? { tail: `live view ${n}: ${'listing '.repeat(100)}` } : {}) },
-          );
-          const markers = JSON.stringify(params).split('"cache_control"').length - 1;
-          const message = await client.messages.create(params as Anthropic.MessageCreateParamsNonStreaming, { headers }).catch((e: Error) => {
-            throw new Error(`request ${n}: ${e.message}\n${log.join('\n')}`);
-          });
-          log.push(`${n} resync=${plan.resync?.reason ?? ''} lost=${plan.thinkingLost?.blocks ?? 0} read=${message.usage.cache_read_input_tokens}`);
-          expect(markers).toBeLessThanOrEqual(4);
-          return message;
-        };
+        const sender = bindingSender(client, store, model, 'retry', tail);
+        const send = async (messages: Anthropic.MessageParam[]) => (await sender.send(messages)).message;
+        const log = sender.log;
         const history: Anthropic.MessageParam[] = [{ role: 'user', content: `Tidy up. ${'context '.repeat(3000)}` }];
         for (let k = 0; k < 4; k++) history.push(...answer(await send([...history])));
         // A retry that drops the last response the conversation holds (the loop re-sends the request before it), then

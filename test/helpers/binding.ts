@@ -1,8 +1,11 @@
 /** Shared by the preserved-thinking tests (test/render/bind*.test.ts). */
 import type Anthropic from '@anthropic-ai/sdk';
+import { expect } from 'vitest';
+import { prepare } from '../../src/conversation/prepare.js';
+import type { ConversationStore } from '../../src/conversation/types.js';
 import { bindResponse } from '../../src/testing/fake-server-binding.js';
 import type { ScriptEntry } from '../../src/testing/fake-server-script.js';
-import { text } from './build.js';
+import { INSTRUCTIONS, TOOLS, text } from './build.js';
 
 /**
  * Every response: a thinking block (redacted every `redactEvery`-th, 0: never), then one Read call; the last
@@ -54,4 +57,28 @@ export function answerWithResult(m: Anthropic.Message): Anthropic.MessageParam[]
     { role: 'assistant', content: m.content as Anthropic.ContentBlockParam[] },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: text(use.id, 600) }] },
   ];
+}
+
+/**
+ * One request of a plain loop through `prepare` and the real client (the fake server's binding check): request n at
+ * n seconds, with a live view as the tail when `tail`, at most 4 markers; a refusal names the request and the log
+ * (resync, thinking left out, reads) of the ones before.
+ */
+export function bindingSender(client: Anthropic, store: ConversationStore, model: string, conversationId: string, tail: boolean) {
+  let n = 0;
+  const log: string[] = [];
+  const send = async (messages: Anthropic.MessageParam[]) => {
+    n++;
+    const { params, headers, plan } = await prepare(
+      { model, max_tokens: 1024, system: INSTRUCTIONS.map((i) => ({ type: 'text' as const, text: i })), tools: TOOLS, messages },
+      { conversationId, store, now: n * 1000, ...(tail ? { tail: `live view ${n}: ${'listing '.repeat(100)}` } : {}) },
+    );
+    const message = await client.messages.create(params as Anthropic.MessageCreateParamsNonStreaming, { headers }).catch((e: Error) => {
+      throw new Error(`request ${n}: ${e.message}\n${log.join('\n')}`);
+    });
+    log.push(`${n} resync=${plan.resync?.reason ?? ''} lost=${plan.thinkingLost?.blocks ?? 0} read=${message.usage.cache_read_input_tokens}`);
+    expect(JSON.stringify(params).split('"cache_control"').length - 1).toBeLessThanOrEqual(4);
+    return { message, plan };
+  };
+  return { send, log };
 }
