@@ -21,7 +21,7 @@
  * sdk-versions and no-sdk).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { npm, pack, ROOT, type Packed } from './project.js';
@@ -146,5 +146,20 @@ describe('the packed package under every module resolution', () => {
     writeFileSync(join(dir, 'plain.cjs'), CJS_JS);
     expect(run(join(dir, 'plain.mjs'))).toEqual(EXPECTED);
     expect(run(join(dir, 'plain.cjs'))).toEqual(EXPECTED);
+  });
+
+  it('cachepoint/package.json is exported: tools read the installed version by require() and by a JSON import', () => {
+    const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+    const expected = { name: own.name, version: own.version };
+    writeFileSync(
+      join(dir, 'version.cjs'),
+      `const p = require('cachepoint/package.json');\nconsole.log(JSON.stringify({ name: p.name, version: p.version }));\n`,
+    );
+    writeFileSync(
+      join(dir, 'version.mjs'),
+      `import p from 'cachepoint/package.json' with { type: 'json' };\nconsole.log(JSON.stringify({ name: p.name, version: p.version }));\n`,
+    );
+    expect(run(join(dir, 'version.cjs'))).toEqual(expected);
+    expect(run(join(dir, 'version.mjs'))).toEqual(expected);
   });
 });

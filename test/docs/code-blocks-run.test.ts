@@ -13,6 +13,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { codeEntries } from '../helpers/package-exports.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -74,9 +75,8 @@ function workDir(): string {
   if (dir) return dir;
   dir = mkdtempSync(join(tmpdir(), 'cachepoint-doc-run-'));
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { types: string }> };
   const paths: Record<string, string[]> = {};
-  for (const [sub, target] of Object.entries(pkg.exports)) {
+  for (const [sub, target] of codeEntries(ROOT)) {
     paths[sub === '.' ? 'cachepoint' : `cachepoint/${sub.slice(2)}`] = [join(ROOT, target.types.replace(/^\.\/dist\//, 'src/').replace(/\.d\.ts$/, '.ts'))];
   }
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));

@@ -14,6 +14,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { codeEntries } from '../helpers/package-exports.js';
 
 const ROOT = process.cwd();
 const OUT = join(ROOT, 'node_modules', '.cache', 'cachepoint-doc-blocks');
@@ -51,9 +52,9 @@ function extractBlocks(doc: string, text: string): CodeBlock[] {
 
 /** `paths` for every export of package.json, pointing at the source file the build emits it from. */
 function exportPaths(): Record<string, string[]> {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; exports: Record<string, { types: string }> };
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string };
   const paths: Record<string, string[]> = {};
-  for (const [sub, target] of Object.entries(pkg.exports)) {
+  for (const [sub, target] of codeEntries(ROOT)) {
     const src = target.types.replace(/^\.\/dist\//, './src/').replace(/\.d\.ts$/, '.ts');
     paths[sub === '.' ? pkg.name : `${pkg.name}/${sub.slice(2)}`] = [join(ROOT, src)];
   }

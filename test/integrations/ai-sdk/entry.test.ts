@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { codeEntries } from '../../helpers/package-exports.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const SRC = join(ROOT, 'src');
@@ -44,7 +45,7 @@ const isAiSdk = (spec: string) => spec === 'ai' || spec.startsWith('ai/') || spe
 
 describe('the cachepoint/ai-sdk entry point', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    exports: Record<string, { types: string; default: string }>;
+    exports: Record<string, { types: string; default: string } | string>;
     peerDependencies: Record<string, string>;
     peerDependenciesMeta: Record<string, { optional?: boolean }>;
   };
@@ -61,7 +62,7 @@ describe('the cachepoint/ai-sdk entry point', () => {
   });
 
   it('no other entry reaches the AI SDK', () => {
-    for (const [name, target] of Object.entries(pkg.exports)) {
+    for (const [name, target] of codeEntries(ROOT)) {
       if (name === './ai-sdk') continue;
       const entry = relative(SRC, join(ROOT, target.default.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')));
       expect([...reachablePackages(entry)].filter(isAiSdk), `${name} (${entry})`).toEqual([]);
