@@ -439,6 +439,20 @@ function withoutBlankParts(result: ToolResultBlockParam): ToolResultBlockParam {
   return Object.freeze(rest);
 }
 
+/** Whether `value` looks like a whole message (a `content` string or array), given where its content belongs. */
+function isMessage(value: unknown): boolean {
+  const content = value !== null && typeof value === 'object' ? (value as { content?: unknown }).content : undefined;
+  return typeof content === 'string' || Array.isArray(content);
+}
+
+/** Why `value` is not a block array; a whole message (`{ role, content }`, the SDK's response) says to pass its content. */
+function notBlocks(value: unknown, what = 'content blocks'): string {
+  if (isMessage(value)) {
+    return `expected an array of ${what}, got a message object: pass its \`content\` (e.g. \`message.content\`), not the message`;
+  }
+  return `expected an array of ${what}`;
+}
+
 /**
  * Blocks given by the caller are an array of objects with a string `type`, and a text block's `text` is a string:
  * anything else is a TimelineError naming where (never a TypeError from inside the edits). The path is given as
@@ -453,7 +467,7 @@ function checkBlocks(
   outer = -1,
   deep?: string,
 ): asserts blocks is readonly { readonly type: string }[] {
-  if (!Array.isArray(blocks)) throw new TimelineError(deep ?? blocksPath(turn, round, kind, outer), 'expected an array of content blocks');
+  if (!Array.isArray(blocks)) throw new TimelineError(deep ?? blocksPath(turn, round, kind, outer), notBlocks(blocks));
   for (let i = 0; i < blocks.length; i++) {
     const b = blocks[i] as { type?: unknown; text?: unknown } | null;
     if (b === null || typeof b !== 'object' || typeof b.type !== 'string') {
@@ -697,7 +711,7 @@ function answerRound(
   injected: readonly (string | TextBlockParam)[],
   at: number | undefined,
 ): Round {
-  if (!Array.isArray(results)) throw new TimelineError(`turns/${turn.index}/rounds/${roundIndex}/results`, 'expected an array of tool_result blocks');
+  if (!Array.isArray(results)) throw new TimelineError(`turns/${turn.index}/rounds/${roundIndex}/results`, notBlocks(results, 'tool_result blocks'));
   checkBlocks(results, turn.index, roundIndex, 'results');
   // Plain arrays, not Sets: a round has a few open calls and results, and this runs on every append. An id is
   // open when the round's open list has it and this batch has not answered it yet (checked just before).
@@ -761,7 +775,9 @@ export function setTail(state: TimelineState, content: string | readonly Content
       kind === 'function'
         ? 'a function (pass its result: tail: liveView(), not tail: liveView)'
         : kind === 'object'
-          ? 'an object'
+          ? isMessage(given)
+            ? 'a message object: pass its `content` (e.g. `message.content`), not the message'
+            : 'an object'
           : kind === 'null'
             ? 'null'
             : `a ${kind}`;

@@ -363,6 +363,22 @@ describe('timeline edits', () => {
     expectTimelineErrorPaths(cases);
   });
 
+  it('a whole message where its content belongs says to pass its content (startTurn, tool results, the tail)', () => {
+    const model = 'claude-sonnet-4-6';
+    const open = appendResponse(startTurn(createTimeline({ model, instructions: ['x'] }), 'hi'), [{ type: 'tool_use', id: 't', name: 'R', input: {} }]);
+    const results = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok' }] };
+    const cases: [() => unknown, string][] = [
+      [() => startTurn(createTimeline({ model, instructions: [] }), { role: 'user', content: 'Fix the test' } as never), 'turns/1/user'],
+      [() => startTurn(createTimeline({ model, instructions: [] }), { role: 'user', content: [{ type: 'text', text: 'Fix' }] } as never), 'turns/1/user'],
+      [() => appendToolResults(open, results as never), 'turns/1/rounds/1/results'],
+      [() => setTail(open, { role: 'user', content: 'now' } as never), 'tail'],
+    ];
+    expectTimelineErrorPaths(cases);
+    for (const [call] of cases) expect(call).toThrow('got a message object: pass its `content`');
+    // Anything else keeps the plain message: the hint is for a message, not for every object.
+    expect(() => startTurn(createTimeline({ model, instructions: [] }), { text: 'Fix' } as never)).toThrow(/expected an array of content blocks$/);
+  });
+
   it('names the malformed block by turn, round, index and depth (the path is built only when thrown)', () => {
     const model = 'claude-sonnet-4-6';
     // Turn 1 ended; turn 2 with two answered tool rounds and a third open on t3.
