@@ -17,8 +17,8 @@
  *
  * The latest release of each major also installs the `@ai-sdk/amazon-bedrock`
  * and `@ai-sdk/openai` majors made for it and runs project/ai-sdk-providers.ts:
- * a Converse loop and OpenAI Responses and Chat loops on GPT-5.6 (markers)
- * through the middleware, each request reading more than the one before (the
+ * a Converse loop, OpenAI Responses and Chat loops on GPT-5.6 (markers) and a
+ * Claude loop through the AI Gateway (`createGateway`) through the middleware, each request reading more than the one before (the
  * repository's own tests run those providers on ai 7 only).
  */
 import { readFileSync } from 'node:fs';
@@ -133,11 +133,12 @@ describe('cachepoint/ai-sdk next to each supported ai + @ai-sdk/anthropic', () =
       // newest stable block's: that message), with a warning in the call's own warnings as well as onWarning.
       expect(report.own).toEqual({ codes: ['caller_cache_control'], callWarnings: 1, status: 200, markers: 2 });
       if (c.providers) {
-        // Converse, and OpenAI with markers: every request reads more than the one before, ≤ 4 markers, no warning.
-        const others = runReport<Record<'converse' | 'responses' | 'chat', { statuses: number[]; reads: number[]; markers: number[]; warnings: string[] }>>(
-          dir,
-          'ai-sdk-providers.ts',
-        );
+        // Converse, OpenAI with markers, Claude through the AI Gateway: every request reads more than the one before,
+        // ≤ 4 markers, no warning.
+        const others = runReport<
+          Record<'converse' | 'responses' | 'chat' | 'gateway', { statuses: number[]; reads: number[]; markers: number[]; warnings: string[] }>
+        >(dir, 'ai-sdk-providers.ts');
+        expect(Object.keys(others)).toEqual(['converse', 'responses', 'chat', 'gateway']);
         for (const [name, loop] of Object.entries(others)) {
           expect(loop.statuses, name).toEqual([200, 200, 200, 200, 200, 200]);
           expect(loop.warnings, name).toEqual([]);

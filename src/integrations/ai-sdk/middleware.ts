@@ -24,7 +24,7 @@ import { recallTool } from '../../recall/recall-tool.js';
 import type { TimelineState } from '../../timeline/types.js';
 import { resolveProfile } from '../../models/profiles.js';
 import { callerMarkersOutsidePrompt, emptyIndex, firstMarkedMessage, fromAnthropicPrompt, indexPrompt, type PromptIndex } from './from-anthropic.js';
-import { markerTarget, providerFamily, renderOptionsFor, withCallOptions, type ProviderFamily } from './providers.js';
+import { engineModelId, markerTarget, providerFamily, renderOptionsFor, withCallOptions, withoutGatewayCaching, type ProviderFamily } from './providers.js';
 import { mapPrompt, UnmappablePromptError, type AnthropicPrompt, type MappedPrompt } from './to-anthropic.js';
 import type { CallOptions, CallWarning, LanguageModelMiddleware, ProviderOptions, StreamPart, WrappedModel } from './types.js';
 import { reportedUsage } from './usage.js';
@@ -108,10 +108,11 @@ export interface CachepointMiddlewareOptions {
    * Default: the Anthropic provider and its Bedrock and Vertex variants
    * (`anthropic.messages`, `bedrock.anthropic.messages`, `googleVertex.anthropic.messages`),
    * `@ai-sdk/openai` (`openai.responses`, `openai.chat`) and `@ai-sdk/amazon-bedrock`'s
-   * Converse models (`amazon-bedrock`). A provider id allowed here that is none
-   * of those is treated as Anthropic Messages.
+   * Converse models (`amazon-bedrock`), and Claude models through the AI Gateway
+   * (`gateway` with an `anthropic/…` model id, the second argument). A provider id
+   * allowed here that is none of those is treated as Anthropic Messages.
    */
-  readonly supports?: (provider: string) => boolean;
+  readonly supports?: (provider: string, modelId: string) => boolean;
   /**
    * Called for each warning. Warnings also go into the call's `warnings`, which
    * the AI SDK logs by default; a usage that could not be recorded after a
@@ -126,14 +127,17 @@ export interface CachepointMiddlewareOptions {
 
 // IMPLEMENTATION
 
-/** Whether a model `provider` id is one whose calls accept `providerOptions.anthropic.cacheControl`. */
-export function isAnthropicProvider(provider: string): boolean {
-  return providerFamily(provider) === 'anthropic';
+/** Whether a model `provider` id (with its model id, for the AI Gateway) is one whose calls accept `providerOptions.anthropic.cacheControl`. */
+export function isAnthropicProvider(provider: string, modelId?: string): boolean {
+  return providerFamily(provider, modelId) === 'anthropic';
 }
 
-/** Whether the middleware serves a model `provider` id (Anthropic Messages and variants, OpenAI, Bedrock Converse). */
-export function isServedProvider(provider: string): boolean {
-  return providerFamily(provider) !== undefined;
+/**
+ * Whether the middleware serves a model `provider` id (Anthropic Messages and variants, OpenAI, Bedrock Converse, Claude
+ * through the AI Gateway: the gateway's model id decides).
+ */
+export function isServedProvider(provider: string, modelId?: string): boolean {
+  return providerFamily(provider, modelId) !== undefined;
 }
 
 interface CallContext {
@@ -249,11 +253,11 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
       );
       return unchanged(call, warnings);
     }
-    if (!supports(model.provider)) {
+    if (!supports(model.provider, model.modelId)) {
       warn(
         warnings,
         'unsupported_provider',
-        `provider "${model.provider}" is not served (Anthropic Messages, OpenAI, Bedrock Converse); sent unchanged`,
+        `provider "${model.provider}"${model.provider === 'gateway' ? ` with model "${model.modelId}"` : ''} is not served (Anthropic Messages, OpenAI, Bedrock Converse, Claude through the AI Gateway); sent unchanged`,
         conversationId,
       );
       return unchanged(call, warnings, conversationId);
@@ -302,14 +306,15 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
     markers: boolean,
   ): Promise<CallOptions> {
     const store = options.store;
-    const family = providerFamily(model.provider) ?? 'anthropic';
+    const family = providerFamily(model.provider, model.modelId) ?? 'anthropic';
+    const modelId = engineModelId(model.provider, model.modelId);
     let prepared: Awaited<ReturnType<typeof prepare>>;
     let profile: ReturnType<typeof resolveProfile>;
     try {
-      const render = renderOptionsFor(family, model.modelId, options.render);
-      profile = render?.profile ?? resolveProfile(model.modelId, render?.profiles);
+      const render = renderOptionsFor(family, modelId, options.render);
+      profile = render?.profile ?? resolveProfile(modelId, render?.profiles);
       prepared = await prepare(
-        { model: model.modelId, ...before },
+        { model: modelId, ...before },
         {
           conversationId,
           ...(store ? { store } : {}),
@@ -349,6 +354,16 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
     try {
       const mapped = fromAnthropicPrompt(call, rendered, before, markerTarget(family, profile, model.provider), index);
       next = withoutOwnOptions(withCallOptions(mapped, family, profile, conversationId, prepared.rendered.cachePoints.length > 0));
+      const uncached = model.provider === 'gateway' ? withoutGatewayCaching(next) : undefined;
+      if (uncached) {
+        next = uncached;
+        warn(
+          warnings,
+          'caller_cache_control',
+          "the call sets the AI Gateway's own caching (providerOptions.gateway.caching), which adds a marker of its own; cachepoint places the cache points and removed it (never a fifth marker)",
+          conversationId,
+        );
+      }
     } catch (e) {
       if (!(e instanceof UnmappablePromptError)) throw e;
       warn(warnings, 'unmappable_prompt', `${e.message}; sent unchanged`, conversationId);

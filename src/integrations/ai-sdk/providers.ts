@@ -14,6 +14,13 @@
  * - Bedrock Converse (`@ai-sdk/amazon-bedrock`, provider `amazon-bedrock`):
  *   `providerOptions.bedrock.cachePoint: { type: 'default' }` on those parts
  *   (the provider appends a `cachePoint` block after the part).
+ * - The Vercel AI Gateway (`gateway('anthropic/claude-sonnet-4.6')`, and ai's
+ *   plain string model ids), for Claude models only: the gateway passes the
+ *   call's `providerOptions` to its Anthropic provider unchanged when its own
+ *   `caching` option is not set (vercel.com/docs/ai-gateway/models-and-providers/
+ *   automatic-caching, read 2026-12-02), so the Anthropic markers apply. Its
+ *   model ids spell versions with dots: `anthropic/claude-sonnet-4.6` is
+ *   `claude-sonnet-4-6` ({@link engineModelId}).
  */
 import type { CacheControlEphemeral } from '../../providers/anthropic-types.js';
 import type { ModelProfile } from '../../models/profiles.js';
@@ -29,17 +36,36 @@ export type ProviderFamily = 'anthropic' | 'openai' | 'bedrock-converse';
 const ANTHROPIC_PROVIDERS = /^(anthropic|bedrock\.anthropic|googleVertex\.anthropic|vertex\.anthropic)\.messages$/;
 const OPENAI_PROVIDERS = /^openai\.(responses|chat)$/;
 
+/** The gateway's prefix of Claude model ids. */
+const GATEWAY_ANTHROPIC = 'anthropic/';
+
 /**
- * The family of a model `provider` id, undefined when the middleware does not serve it.
+ * The family of a model `provider` id, undefined when the middleware does not serve it. The AI Gateway serves
+ * every provider's models under one provider id, so there the model id (`anthropic/…`) decides.
  *
  * @example
  * providerFamily('openai.responses'); // 'openai'
+ * providerFamily('gateway', 'anthropic/claude-sonnet-4.6'); // 'anthropic'
  */
-export function providerFamily(provider: string): ProviderFamily | undefined {
+export function providerFamily(provider: string, modelId?: string): ProviderFamily | undefined {
   if (ANTHROPIC_PROVIDERS.test(provider)) return 'anthropic';
+  if (provider === 'gateway') return modelId?.startsWith(GATEWAY_ANTHROPIC) ? 'anthropic' : undefined;
   if (OPENAI_PROVIDERS.test(provider)) return 'openai';
   if (provider === 'amazon-bedrock') return 'bedrock-converse';
   return undefined;
+}
+
+/**
+ * The model id the engine resolves a profile for: the wrapped model's, but for the gateway's Claude ids, which lose
+ * their `anthropic/` prefix and spell a version's dots as dashes (`anthropic/claude-opus-4.6` → `claude-opus-4-6`).
+ * An id no profile knows (a `-batch` or `-fast` variant) stays unknown: the call is then sent unchanged, with a warning.
+ *
+ * @example
+ * engineModelId('gateway', 'anthropic/claude-sonnet-4.6'); // 'claude-sonnet-4-6'
+ */
+export function engineModelId(provider: string, modelId: string): string {
+  if (provider !== 'gateway' || !modelId.startsWith(GATEWAY_ANTHROPIC)) return modelId;
+  return modelId.slice(GATEWAY_ANTHROPIC.length).replace(/(\d)\.(\d)/g, '$1-$2');
 }
 
 type RenderOptions = NonNullable<PrepareOptions['render']>;
@@ -88,6 +114,18 @@ export function withCallOptions(call: CallOptions, family: ProviderFamily, profi
     ...(explicit ? { promptCacheOptions: { ...(own['promptCacheOptions'] as object | undefined), mode: 'explicit' } } : {}),
   };
   return { ...call, providerOptions: { ...call.providerOptions, openai } as unknown as ProviderOptions };
+}
+
+/**
+ * The call without the AI Gateway's own `caching` option (`providerOptions.gateway.caching: 'auto'` makes the gateway
+ * add a marker at the end of the static content, beside the engine's: a fifth marker, or two cache points fighting), or
+ * undefined when it has none.
+ */
+export function withoutGatewayCaching(call: CallOptions): CallOptions | undefined {
+  const own = call.providerOptions?.['gateway'] as Record<string, unknown> | undefined;
+  if (own === undefined || !('caching' in own)) return undefined;
+  const { caching: _caching, ...gateway } = own;
+  return { ...call, providerOptions: { ...call.providerOptions, gateway } as unknown as ProviderOptions };
 }
 
 /** The call with the profile's `anthropic-beta` values (the 1M window's) added to any the caller already sends. */

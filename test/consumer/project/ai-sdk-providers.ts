@@ -4,12 +4,15 @@
  * `@ai-sdk/openai` majors made for it (see ai-sdk-versions.consumer.ts): a Converse loop
  * (`createAmazonBedrock`, generate: the fake server does not speak Converse streaming) and OpenAI Responses and
  * Chat loops on a model with markers (GPT-5.6), 2 turns of (2 tool steps + an answer), against cachepoint's fake
- * server. Only what ai 5, 6 and 7 all have. One JSON line out: per loop, the requests' statuses, cached tokens,
+ * server; and Claude through the AI Gateway (`createGateway`, model `anthropic/claude-sonnet-4.6`), the gateway
+ * played by a fetch that runs the posted call options through this project's `@ai-sdk/anthropic` against the fake
+ * Messages API, as the gateway runs them on its Anthropic provider. Only what ai 5, 6 and 7 all have. One JSON line out: per loop, the requests' statuses, cached tokens,
  * the markers each request carried, and the middleware's warnings.
  */
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
+import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type LanguageModel, type ModelMessage } from 'ai';
+import { createGateway, generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type LanguageModel, type ModelMessage } from 'ai';
 import { MemoryConversationStore } from 'cachepoint';
 import { cachepointMiddleware, type CachepointWarning } from 'cachepoint/ai-sdk';
 import { startFakeServer, type FakeMessagesServer, type ScriptEntry } from 'cachepoint/testing';
@@ -39,7 +42,16 @@ async function added(result: { response: { messages: ModelMessage[] } }): Promis
   return all ?? result.response.messages;
 }
 
-const MARKERS = /"cachePoint"|"prompt_cache_breakpoint"/g;
+const MARKERS = /"cachePoint"|"prompt_cache_breakpoint"|"cache_control"/g;
+
+/** The AI Gateway's language-model route, answered by the Anthropic provider on the fake server (generate only). */
+function gatewayFetch(server: FakeMessagesServer): typeof fetch {
+  const anthropic = createAnthropic({ baseURL: `${server.url}/v1`, apiKey: 'test' });
+  return async (_input, init) => {
+    const r = await anthropic('claude-sonnet-4-6').doGenerate(JSON.parse(String(init?.body)));
+    return Response.json({ content: r.content, finishReason: r.finishReason, usage: r.usage, providerMetadata: r.providerMetadata, warnings: r.warnings });
+  };
+}
 
 async function loop(name: string, path: RegExp, model: (server: FakeMessagesServer) => LanguageModel) {
   const server = await startFakeServer({ script: script() });
@@ -65,7 +77,7 @@ async function loop(name: string, path: RegExp, model: (server: FakeMessagesServ
   const cached = (usage: Record<string, unknown> | undefined): number => {
     if (usage === undefined) return -1;
     const details = (usage['input_tokens_details'] ?? usage['prompt_tokens_details']) as { cached_tokens?: number } | undefined;
-    return Number(usage['cacheReadInputTokens'] ?? details?.cached_tokens ?? 0);
+    return Number(usage['cacheReadInputTokens'] ?? usage['cache_read_input_tokens'] ?? details?.cached_tokens ?? 0);
   };
   return {
     statuses: requests.map((r) => r.status),
@@ -83,5 +95,8 @@ const report = {
   ),
   responses: await loop('responses', /^\/v1\/responses$/, (server) => createOpenAI({ baseURL: `${server.url}/v1`, apiKey: 'test' }).responses('gpt-5.6-terra')),
   chat: await loop('chat', /^\/v1\/chat\/completions$/, (server) => createOpenAI({ baseURL: `${server.url}/v1`, apiKey: 'test' }).chat('gpt-5.6-terra')),
+  gateway: await loop('gateway', /^\/v1\/messages$/, (server) =>
+    createGateway({ baseURL: `${server.url}/gateway`, apiKey: 'test', fetch: gatewayFetch(server) })('anthropic/claude-sonnet-4.6'),
+  ),
 };
 console.log(JSON.stringify(report));
