@@ -176,8 +176,14 @@ interface Timing {
   end: number;
   /** CPU time (ns) of the step spent counting texts of COUNTED_FROM characters or more (BENCH_STEP_TOP only; else 0). */
   count: number;
+  /** CPU time (ns) of the step's toAnthropic (BENCH_STEP_TOP only; else 0). */
+  map: number;
+  /** CPU time (ns) of the step's append (the edits since the previous request). */
+  appendCpu: number;
 }
 
+/** The p99 diagnostics (BENCH_STEP_TOP): the counter and the mapping timed apart, the top 1 % dumped. */
+const TOP = Boolean(process.env.BENCH_STEP_TOP);
 /** Texts from this many characters are timed when counted (BENCH_STEP_TOP): shorter ones cost less than the timer. */
 const COUNTED_FROM = 256;
 /** CPU time (ns) the counter of {@link countingTimed} spent since the bench last reset it. */
@@ -281,7 +287,20 @@ function replayOnce(
           forceGc();
           heap.set(timings.length + 1, process.memoryUsage().heapUsed);
         }
-        timings.push({ append: 0, render: 0, passes: 0, naive: 0, stringify: 0, blocks: streamLength(r), cpu: 0, newResult, end: 0, count: 0 });
+        timings.push({
+          append: 0,
+          render: 0,
+          passes: 0,
+          naive: 0,
+          stringify: 0,
+          blocks: streamLength(r),
+          cpu: 0,
+          newResult,
+          end: 0,
+          count: 0,
+          map: 0,
+          appendCpu: 0,
+        });
         newResult = 0;
         state = appendResponse(r.state, e.content, e.at);
         continue;
@@ -289,7 +308,9 @@ function replayOnce(
       const rc0 = cpuNs();
       const r0 = process.hrtime.bigint();
       const rendered = render(state!, opts);
+      const mc0 = TOP ? cpuNs() : 0;
       const params = toAnthropic(rendered);
+      const map = TOP ? cpuNs() - mc0 : 0;
       const renderNs = ns(r0);
       const renderCpu = cpuNs() - rc0;
       const end = performance.now();
@@ -325,6 +346,8 @@ function replayOnce(
         newResult,
         end,
         count,
+        map,
+        appendCpu,
       });
       newResult = 0;
       // The comparisons above count nothing new (the same blocks, memoized); the next step's counting starts here.
@@ -485,6 +508,7 @@ function watchGc(): { stop: () => Promise<GcSeen> } {
   const minor: number[] = [];
   const minorMs: number[] = [];
   const major: number[] = [];
+  const majorMs: number[] = [];
   let pauseMs = 0;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
@@ -492,7 +516,10 @@ function watchGc(): { stop: () => Promise<GcSeen> } {
       if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) {
         minor.push(entry.startTime);
         minorMs.push(entry.duration);
-      } else major.push(entry.startTime);
+      } else {
+        major.push(entry.startTime);
+        majorMs.push(entry.duration);
+      }
       pauseMs += entry.duration;
     }
   });
@@ -502,7 +529,7 @@ function watchGc(): { stop: () => Promise<GcSeen> } {
     stop: async () => {
       await new Promise((r) => setTimeout(r, 20));
       observer.disconnect();
-      return { minor, minorMs, major, pauseMs };
+      return { minor, minorMs, major, majorMs, pauseMs };
     },
   };
 }
@@ -512,6 +539,7 @@ interface GcSeen {
   minor: number[];
   minorMs: number[];
   major: number[];
+  majorMs: number[];
   pauseMs: number;
 }
 
@@ -627,7 +655,7 @@ function withGc(timings: readonly Timing[], starts: readonly number[]): Set<Timi
   return out;
 }
 
-function figures(timings: readonly Timing[], gc: { minor: number[]; major: number[] }, forks: Map<number, ForkFigures>): RunFigures {
+function figures(timings: readonly Timing[], gc: GcSeen, forks: Map<number, ForkFigures>): RunFigures {
   const at = new Map<number, RunFigures['at'] extends Map<number, infer V> ? V : never>();
   for (const n of LENGTHS) {
     const w = timings.slice(Math.max(0, n - WINDOW), n);
@@ -646,7 +674,7 @@ function figures(timings: readonly Timing[], gc: { minor: number[]; major: numbe
   const cpu = timings.map((t) => t.cpu);
   const top = timings.filter((t) => t.cpu >= percentile(cpu, 99));
   const scavenged = withGc(timings, gc.minor);
-  if (process.env.BENCH_STEP_TOP) dumpTop(timings, scavenged, withGc(timings, gc.major));
+  if (TOP) dumpTop(timings, scavenged, withGc(timings, gc.major), gcPauses(timings, gc));
   const forkFigures = new Map<number, { step: number; cpu: number; after: number }>();
   for (const [n, f] of forks)
     forkFigures.set(n, { step: median(f.timings.map((t) => t.append + t.render)), cpu: median(f.timings.map((t) => t.cpu)), after: f.after });
@@ -665,6 +693,19 @@ function figures(timings: readonly Timing[], gc: { minor: number[]; major: numbe
   };
 }
 
+/** Per request, the GC pauses (ms, wall: the main thread's) of the GCs that started during its step. */
+function gcPauses(timings: readonly Timing[], gc: GcSeen): Map<Timing, number> {
+  const all = [...gc.minor.map((at, i) => [at, gc.minorMs[i]!]), ...gc.major.map((at, i) => [at, gc.majorMs[i]!])].sort((a, b) => a[0]! - b[0]!);
+  const out = new Map<Timing, number>();
+  let k = 0;
+  for (let i = 0; i < timings.length; i++) {
+    const from = i > 0 ? timings[i - 1]!.end : Number.NEGATIVE_INFINITY;
+    while (k < all.length && all[k]![0]! <= from) k++;
+    for (; k < all.length && all[k]![0]! <= timings[i]!.end; k++) out.set(timings[i]!, (out.get(timings[i]!) ?? 0) + all[k]![1]!);
+  }
+  return out;
+}
+
 /**
  * Diagnostics (BENCH_STEP_TOP=1, to stderr): the CPU percentiles of the step and of the step less its counting
  * (CPU time inside the counter for texts of COUNTED_FROM characters or more: what the step would be with a counter
@@ -672,8 +713,15 @@ function figures(timings: readonly Timing[], gc: { minor: number[]; major: numbe
  * step did; its stream shrank: a compaction or prune; else counting took half of it or more; else other), and for
  * each request at or above the CPU p99 its CPU time, its counting's, the longest new result, whether a scavenge or a
  * major GC started during it and whether its stream shrank.
+ *
+ * The p99's parts (issue 14): the top 1 % and 2 % by phase (CPU of the append, the counting, the rest of render, the
+ * mapping; and the GC pauses that started in them, wall); how many requests' counting alone exceeds 2 and 3 × the
+ * median step (when that is over 1 % of the requests, counting by itself puts the p99 above that multiple); and the
+ * step less its counting on the requests without a GC and whose stream did not shrink (the passes' own spread).
+ * CPU time is the process's: V8's helper threads (concurrent marking, the scavenger's helpers, the compiler) are
+ * billed to whichever step they run in; Node 20 has no per-thread clock (see docs/benchmarks.md, tail17).
  */
-function dumpTop(timings: readonly Timing[], scavenged: Set<Timing>, major: Set<Timing>): void {
+function dumpTop(timings: readonly Timing[], scavenged: Set<Timing>, major: Set<Timing>, pauses: Map<Timing, number>): void {
   const cpu = timings.map((t) => t.cpu);
   const rest = timings.map((t) => t.cpu - t.count);
   const pct = (xs: readonly number[]) => [50, 90, 95, 98, 99, 99.5, 99.9].map((q) => `p${q} ${Math.round(percentile(xs, q) / 1000)}`).join(', ');
@@ -703,6 +751,29 @@ function dumpTop(timings: readonly Timing[], scavenged: Set<Timing>, major: Set<
       return `  #${i + 1} ${Math.round(t.cpu / 1000)} µs (counting ${Math.round(t.count / 1000)}), result ${t.newResult}${scavenged.has(t) ? ', scavenge' : ''}${major.has(t) ? ', major GC' : ''}${shrank ? ', shrank' : ''}`;
     });
   process.stderr.write(`${rows.join('\n')}\n`);
+  const mid = median(cpu);
+  for (const q of [99, 98]) {
+    const cut = percentile(cpu, q);
+    const slow = timings.filter((t) => t.cpu >= cut);
+    const sum = (f: (t: Timing) => number) => slow.reduce((n, t) => n + f(t), 0);
+    const all = sum((t) => t.cpu);
+    const share = (f: (t: Timing) => number) => `${Math.round((100 * sum(f)) / all)} %`;
+    process.stderr.write(
+      `top ${100 - q} % (${slow.length}, CPU ≥ ${sig(cut / mid, 3)} × median) by phase: append ${share((t) => t.appendCpu)}, counting ${share((t) => t.count)}, ` +
+        `render less counting ${share((t) => t.cpu - t.appendCpu - t.count - t.map)}, toAnthropic ${share((t) => t.map)}; ` +
+        `GC pauses ${sig(
+          sum((t) => pauses.get(t) ?? 0),
+          3,
+        )} ms (wall) against ${sig(all / 1e6, 3)} ms CPU\n`,
+    );
+  }
+  const over = (k: number) => {
+    const n = timings.filter((t) => t.count > k * mid).length;
+    return `${n} (${sig((100 * n) / timings.length, 2)} %)`;
+  };
+  process.stderr.write(`requests whose counting alone exceeds 2 × the median step: ${over(2)}; 3 ×: ${over(3)}\n`);
+  const calm = timings.filter((t, i) => !pauses.has(t) && !(i > 0 && t.blocks < timings[i - 1]!.blocks)).map((t) => t.cpu - t.count);
+  process.stderr.write(`step CPU less counting, requests without a GC or a shrink (${calm.length}): ${pct(calm)}; p99 ÷ median ${ratio(calm)}\n`);
 }
 
 /** `median (min–max)` of per-run values. */
