@@ -83,6 +83,7 @@ import type { TraceEvent } from '../../src/trace/types.js';
 import { Session as InspectorSession } from 'node:inspector';
 import { GCProfiler } from 'node:v8';
 import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
+import { threadClock, threadClockName } from './thread-clock.js';
 import { consume, forceGc, formatRows, isMain, median, percentile, sig, type Row } from './util.js';
 
 const REQUESTS = Number(process.env.BENCH_STEP_REQUESTS ?? 5_000);
@@ -212,11 +213,17 @@ function countingTimed(): TokenCounter {
 const ns = (t0: bigint): number => Number(process.hrtime.bigint() - t0);
 /** Whether request number `n` (1-based) is in one of the windows the per-length figures are read from. */
 const inWindow = (n: number): boolean => LENGTHS.some((l) => n > l - WINDOW && n <= l);
-/** CPU time of this process so far (user + system), ns (µs resolution). */
-const cpuNs = (): number => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) * 1000;
-};
+/**
+ * CPU time so far, ns: the process's (user + system, µs resolution), or the main thread's where there is a thread
+ * clock (Node ≥ 23.9, or BENCH_THREAD_CLOCK=1: test/bench/thread-clock.ts). The process's bills V8's helper threads
+ * to whichever step they ran beside: in the top 1 % that is 1.2-3 × the main thread's (docs/benchmarks.md, tail17).
+ */
+const cpuNs: () => number =
+  threadClock() ??
+  ((): number => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) * 1000;
+  });
 
 /** Applies an event that is not a model response (envelope, user turn, tool results, tail). */
 function applyEvent(state: TimelineState | undefined, e: TraceEvent): TimelineState | undefined {
@@ -1197,7 +1204,7 @@ export default async function bench(): Promise<Row[]> {
     name: 'session',
     value: REQUESTS,
     unit: 'requests',
-    baseline: `${sizes.length} tool results: median ${median(sizes)} chars, p90 ${Math.round(percentile(sizes, 90))}, max ${Math.max(...sizes)}; 1 in 8 rewritten as JSON/base64/CJK/mixed; ${RUNS} runs + warm-up`,
+    baseline: `${sizes.length} tool results: median ${median(sizes)} chars, p90 ${Math.round(percentile(sizes, 90))}, max ${Math.max(...sizes)}; 1 in 8 rewritten as JSON/base64/CJK/mixed; ${RUNS} runs + warm-up; CPU figures: ${threadClockName}`,
   };
   // BENCH_STEP_MULTI=0: only the one-open-turn and economy parts (their figures alone, faster).
   const multi = process.env.BENCH_STEP_MULTI !== '0';
