@@ -1033,6 +1033,20 @@ function planOf(
   return plan;
 }
 
+/** This process's random part of every incarnation it gives (one `randomUUID` per process, made on first use). */
+let incarnationBase: string | undefined;
+let incarnations = 0;
+
+/**
+ * A new conversation's incarnation (ConversationRecord.incarnation): unique among every process's conversations,
+ * which is all the stores' compare-and-set needs. A random part per process and a counter: `randomUUID` for every
+ * new conversation cost ~13 µs there (the first request of each), a counter ~0.1 µs.
+ */
+function newIncarnation(): string {
+  incarnationBase ??= globalThis.crypto.randomUUID();
+  return `${incarnationBase}.${(++incarnations).toString(36)}`;
+}
+
 function isStoreFailure(err: unknown): boolean {
   return !(err instanceof ConversationConflictError) && !(err instanceof ConversationStateError) && !(err instanceof InvalidParamsError);
 }
@@ -1179,7 +1193,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
     };
     // A new conversation gets its incarnation here (the stores' compare-and-set checks it: types.ts).
     if (record?.incarnation) next.incarnation = record.incarnation;
-    else if (!record) next.incarnation = globalThis.crypto.randomUUID();
+    else if (!record) next.incarnation = newIncarnation();
     if (digest) next.envelope = digest;
     else if (record?.envelope) next.envelope = record.envelope;
     // A tail or a prefill: the next request's messages differ from this one's (the API's diagnostics see a change).

@@ -82,7 +82,7 @@ export interface ConversationRecord {
   /** Optimistic version: a save names the revision it read; a different stored one is a conflict. */
   readonly revision: number;
   /**
-   * Which life of the conversation this is: a random id given when `prepare` creates it and kept by every later
+   * Which life of the conversation this is: an id unique to it given when `prepare` creates it (a random part per process and a counter) and kept by every later
    * save. Revisions restart at 1 when a conversation is deleted and created again, so a store's compare-and-set
    * checks this too: a writer that loaded the old one gets a `ConversationConflictError` instead of saving over the
    * new one. Absent in records of older builds (the revision alone decides, as before).
