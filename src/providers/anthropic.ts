@@ -294,8 +294,11 @@ export function anthropicHeaders(
   rendered: Pick<Rendered, 'profile'>,
   params?: { readonly thinking?: unknown; readonly betas?: unknown },
 ): Readonly<Record<string, string>> {
-  const needed = [...(rendered.profile.betas ?? []), ...(hasBlockBinding(params?.thinking) ? [THINKING_BINDING_BETA] : [])];
-  if (needed.length === 0) return {};
+  const betas = rendered.profile.betas;
+  const binding = hasBlockBinding(params?.thinking);
+  // No beta needed (the usual request): no arrays built (prepare asks on every request).
+  if (!binding && (betas === undefined || betas.length === 0)) return {};
+  const needed = [...(betas ?? []), ...(binding ? [THINKING_BINDING_BETA] : [])];
   const own = Array.isArray(params?.betas) ? params.betas.filter((b): b is string => typeof b === 'string') : [];
   return { 'anthropic-beta': [...new Set([...own, ...needed])].join(',') };
 }
