@@ -10,8 +10,8 @@ import type { Block, BlockPath, StreamBlock, TimelineState } from '../timeline/t
 import { hiddenRecord, payloadChars, PRUNE_NOTICE } from './notes.js';
 import type { PassContext } from './context.js';
 import { expectedRemaining, noticePrice } from './gate.js';
-import { isCompacted, isThinking, streamLayout } from './projection.js';
-import { reuseWeigher, supersededFoundSince } from './reuse.js';
+import { isCompacted, isThinking, streamLayout, visibleFrom } from './projection.js';
+import { type LiveResult, reuseWeigher, supersededFoundSince } from './reuse.js';
 import type { PruneOptions } from './types.js';
 
 const chars = new WeakMap<Block, number>();
@@ -77,6 +77,8 @@ interface Rule {
   /** The latest assistant message (keeps its thinking), when thinking is pruned. */
   readonly latest: Round | undefined;
   readonly thinking: boolean;
+  /** Where the visible timeline starts ({@link visibleFrom}): read once, not per round asked. */
+  readonly from: { readonly turn: number; readonly round: number };
 }
 
 function ruleOf(state: TimelineState, o: Readonly<Required<PruneOptions>>, thinking: boolean): Rule {
@@ -100,14 +102,16 @@ function ruleOf(state: TimelineState, o: Readonly<Required<PruneOptions>>, think
   // current turn's thinking is never a candidate).
   let latest: Round | undefined;
   for (let t = lastTurn; thinking && t >= 1 && latest === undefined; t--) latest = state.turns[t - 1]!.rounds.at(-1);
-  return { lastTurn, keepFrom, lastPrunableTurn, latest, thinking };
+  return { lastTurn, keepFrom, lastPrunableTurn, latest, thinking, from: visibleFrom(state) };
 }
 
 /** Whether round `round` of turn `t` (1-based) may hold candidates: prunable, outside the keep window, not compacted. */
-function roundOpen(state: TimelineState, rule: Rule, t: number, round: Round): boolean {
+function roundOpen(rule: Rule, t: number, round: Round): boolean {
   if (t > rule.lastPrunableTurn) return false;
   if (t === rule.keepFrom.turn && round.index >= rule.keepFrom.round) return false;
-  return !isCompacted(state, t, round.index);
+  // isCompacted with the rule's visibleFrom: a summary covers the turns before it, and the rounds before its own.
+  const from = rule.from;
+  return t !== from.turn ? t >= from.turn : !(from.round > 0 && round.index < from.round);
 }
 
 /** Pushes the candidates of one round (response, then results) onto `out`. */
@@ -159,8 +163,11 @@ export interface FirstChance {
   readonly stale: boolean;
 }
 
-/** {@link firstChanceCandidates} with each candidate's place and staleness (see {@link FirstChance}). */
-export function firstChanceFound(state: TimelineState, o: Readonly<Required<PruneOptions>>, thinking = false): FirstChance[] | undefined {
+/**
+ * {@link firstChanceCandidates} with each candidate's place and staleness (see {@link FirstChance}). `ordered` false:
+ * in no particular order (the prune pass orders its candidates by stream position anyway).
+ */
+export function firstChanceFound(state: TimelineState, o: Readonly<Required<PruneOptions>>, thinking = false, ordered = true): FirstChance[] | undefined {
   if (!o.enabled) return [];
   const prev = state.lastRender;
   if (!prev) return undefined;
@@ -189,7 +196,7 @@ export function firstChanceFound(state: TimelineState, o: Readonly<Required<Prun
     const rounds = turns[t - 1]!.rounds;
     for (let r = rounds.length - 1; r >= 0; r--, after++) {
       if (after > maxAfter) break outer;
-      if (roundOpen(state, rule, t, rounds[r]!)) collect(t, rounds[r]!);
+      if (roundOpen(rule, t, rounds[r]!)) collect(t, rounds[r]!);
     }
   }
   // Hidden payloads are no candidates: left out before their weighing (most of what a write made stale is). A path
@@ -202,18 +209,16 @@ export function firstChanceFound(state: TimelineState, o: Readonly<Required<Prun
     const place = live?.place;
     // A live result's place, found when the walk first saw it visible: still this state's when its round is.
     if (place !== undefined && turns[place.turn - 1]?.rounds[place.roundNo - 1] === place.round) {
-      if (!roundOpen(state, rule, place.turn, place.round)) continue;
-      const b = place.block;
-      if (prunableKind(o, b, isThinking(b) && thinkingPrunable(rule, place.turn, place.round))) {
-        taken.add(path);
-        found.push({ block: b, t: place.turn, r: place.round.index, i: place.index, round: place.round, stale: live!.simple });
-      }
+      if (!roundOpen(rule, place.turn, place.round)) continue;
+      // Not added to `taken`: the paths the walk found are distinct, and `only` has read it already.
+      const c = liveCandidate(live!, o, rule);
+      if (c) found.push(c);
       continue;
     }
     const loc = locOf(path);
     if (loc?.round === undefined) continue;
     const round = turns[loc.turn - 1]?.rounds[loc.round - 1];
-    if (!round || !roundOpen(state, rule, loc.turn, round)) continue;
+    if (!round || !roundOpen(rule, loc.turn, round)) continue;
     const i = blockIndex(round).get(path);
     if (i === undefined) continue;
     const b = i < round.response.length ? round.response[i]! : round.results[i - round.response.length]!;
@@ -221,12 +226,34 @@ export function firstChanceFound(state: TimelineState, o: Readonly<Required<Prun
     // thinking block (the only kind it decides): each look-up reads cold objects, per payload a write made stale,
     // tens per request late in a long session.
     if (prunableKind(o, b, isThinking(b) && thinkingPrunable(rule, loc.turn, round))) {
-      taken.add(path);
       found.push({ block: b, t: loc.turn, r: round.index, i, round, stale: live?.simple === true });
     }
   }
-  found.sort((a, b) => a.t - b.t || a.r - b.r || a.i - b.i);
+  if (ordered) found.sort((a, b) => a.t - b.t || a.r - b.r || a.i - b.i);
   return found;
+}
+
+/** A live result's candidate (undefined: not a bulky kind) for the minChars it was judged with (see {@link liveCandidate}). */
+const liveCandidates = new WeakMap<LiveResult, { readonly minChars: number; readonly candidate: FirstChance | undefined }>();
+
+/**
+ * The candidate a live result is in its round (its place, checked by the caller to be the state's), or undefined
+ * when its kind or size is not prunable. A result that is not thinking is judged by its block and minChars alone,
+ * so it is remembered per live result (which never changes): after every write the gate finds every visible
+ * stale result again (on a model that binds thinking, a hundred late in a long session), each read from its block.
+ */
+function liveCandidate(live: LiveResult, o: Readonly<Required<PruneOptions>>, rule: Rule): FirstChance | undefined {
+  const was = liveCandidates.get(live);
+  if (was !== undefined && was.minChars === o.minChars) return was.candidate;
+  const place = live.place!;
+  const b = place.block;
+  const thinking = isThinking(b);
+  const candidate = prunableKind(o, b, thinking && thinkingPrunable(rule, place.turn, place.round))
+    ? Object.freeze({ block: b, t: place.turn, r: place.round.index, i: place.index, round: place.round, stale: live.simple })
+    : undefined;
+  // Thinking is judged by the rule of the state too: not remembered.
+  if (!thinking) liveCandidates.set(live, { minChars: o.minChars, candidate });
+  return candidate;
 }
 
 const blockIndexes = new WeakMap<Round, ReadonlyMap<BlockPath, number>>();
@@ -275,7 +302,7 @@ export function candidatesFrom(state: TimelineState, o: Readonly<Required<PruneO
   }
   const out: Block[] = [];
   for (let k = rounds.length - 1; k >= 0; k--)
-    if (roundOpen(state, rule, rounds[k]!.t, rounds[k]!.round)) roundCandidates(state, o, rule, rounds[k]!.t, rounds[k]!.round, out);
+    if (roundOpen(rule, rounds[k]!.t, rounds[k]!.round)) roundCandidates(state, o, rule, rounds[k]!.t, rounds[k]!.round, out);
   return out;
 }
 

@@ -59,6 +59,16 @@ interface Weighed {
   /** The counter `noteTokens` was counted with: another counter counts the note again. */
   counter: object;
   noteTokens: number;
+  /** Whether the block is thinking (left out without a note). */
+  readonly thinking: boolean;
+  /**
+   * Where the block sat in the stable stream the gate last read it from, and the stream block there: a hint, used
+   * while that stream block is still at that index of the stream read now (a stream holds a path once). The gate
+   * finds the same payloads request after request (on a model that binds thinking, every visible stale result
+   * before the last thinking block, after every write: a hundred late in a long session), each looked up by path.
+   */
+  at?: number;
+  block?: StreamBlock;
 }
 
 /** What the gate prepared of a round payload, by block, with the round it was found in (checked on use). */
@@ -92,14 +102,14 @@ function candidateRecord(state: TimelineState, ctx: PassContext, b: Block, reaso
   const round = found ?? (loc?.round === undefined ? undefined : state.turns[loc.turn - 1]?.rounds[loc.round - 1]);
   if (!round) {
     const record = hiddenRecord(state, b.path, reason);
-    return { record, counter: ctx.tokens, noteTokens: noteTokensOf(ctx, b, record.note) };
+    return { record, counter: ctx.tokens, noteTokens: noteTokensOf(ctx, b, record.note), thinking: isThinking(b) };
   }
   let p = prepared.get(b);
   if (p?.round !== round) prepared.set(b, (p = { round }));
   let w = p[reason];
   if (!w) {
     const record = Object.freeze(hiddenRecord(state, b.path, reason));
-    w = p[reason] = { record, counter: ctx.tokens, noteTokens: noteTokensOf(ctx, b, record.note) };
+    w = p[reason] = { record, counter: ctx.tokens, noteTokens: noteTokensOf(ctx, b, record.note), thinking: isThinking(b) };
   } else if (w.counter !== ctx.tokens) {
     w.counter = ctx.tokens;
     w.noteTokens = noteTokensOf(ctx, b, w.record.note);
@@ -167,7 +177,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   // (Found from the rounds since the previous render and the payloads superseded since, not by filtering every round's.)
   const first = timelineWarm && o.reuse;
   const candidates: Candidate[] =
-    (first && firstChanceFound(state, o, thinking)) ||
+    (first && firstChanceFound(state, o, thinking, false)) ||
     (first ? pruneCandidates(state, o, thinking).filter(firstChance(state, o.keepRounds)) : pruneCandidates(state, o, thinking)).map((block) => ({ block }));
   const hiddenNow = hiddenSetOf(state);
   for (const d of state.deferred) {
@@ -198,15 +208,27 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
       const reason = deferred.has(b.path) ? ('agent' as const) : timelineWarm ? ('economy' as const) : ('prune' as const);
       let record: HiddenRecord;
       let note: number;
+      let at: number;
+      let thinking: boolean;
       if (reason === 'agent') {
         record = hiddenRecord(state, b.path, reason, state.deferred.find((d) => d.path === b.path)?.note);
         note = noteTokensOf(ctx, b, record.note);
-      } else ({ record, noteTokens: note } = candidateRecord(state, ctx, b, reason, c.round));
-      const at = index.get(b.path)!;
+        at = index.get(b.path)!;
+        thinking = isThinking(b);
+      } else {
+        const w = candidateRecord(state, ctx, b, reason, c.round);
+        ({ record, noteTokens: note, thinking } = w);
+        if (w.block !== undefined && stream[w.at!] === w.block) at = w.at!;
+        else {
+          at = index.get(b.path)!;
+          w.at = at;
+          w.block = stream[at]!;
+        }
+      }
       const removed = Math.max(0, stream[at]!.tokens - note);
       // The agent's own hides are its decision: no re-use weighing.
       const reuse = reason === 'agent' || at < bound ? undefined : weigh(b.path, removed, c.stale);
-      return { path: b.path, at, record, removed, reuse, thinking: isThinking(b) };
+      return { path: b.path, at, record, removed, reuse, thinking };
     })
     .filter((x) => x.at !== undefined && x.removed > 0)
     .sort((a, b) => a.at - b.at);

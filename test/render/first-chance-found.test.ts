@@ -6,15 +6,18 @@
  * chance (0) and weighs only the duplicates pointed at them. So: every candidate sits where it says in the state
  * rendered (not in a state its result was first seen in), and a candidate said stale has chance 0 by the re-use
  * model's whole estimates (its definition) on that state. And the payloads superseded after a round, for a caller
- * that wants visible ones (read from those live results), are those of the whole analysis.
+ * that wants visible ones (read from those live results), are those of the whole analysis. And the candidates as
+ * the prune pass reads them (unordered) are their definition: every prune candidate with its first chance
+ * (`pruneCandidates` filtered by reuse.ts `firstChance`), each once, for this minChars and another one asked of the
+ * same states in turn (a live result's candidate is remembered per minChars).
  */
 import { describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../src/models/profiles.js';
 import { passContext } from '../../src/render/context.js';
-import { firstChanceCandidates, firstChanceFound } from '../../src/render/prune-rule.js';
+import { firstChanceCandidates, firstChanceFound, pruneCandidates } from '../../src/render/prune-rule.js';
 import { render } from '../../src/render/render.js';
 import { payloadChars } from '../../src/render/notes.js';
-import { reuseEstimates, supersededAfter, supersededAfterScan } from '../../src/render/reuse.js';
+import { firstChance, reuseEstimates, supersededAfter, supersededAfterScan } from '../../src/render/reuse.js';
 import { hiddenSetOf } from '../../src/timeline/hidden.js';
 import type { RenderOptions } from '../../src/render/types.js';
 import type { TimelineState } from '../../src/timeline/types.js';
@@ -22,6 +25,21 @@ import { economySession, replayRequests } from '../helpers/economy-session.js';
 
 const REQUESTS = 200;
 const MIN_CHARS = 300;
+/** Another minChars the states are asked with, besides the render's. */
+const OTHER_MIN_CHARS = 1_500;
+
+/** The unordered candidates (the prune pass's form) against their definition, for minChars `m`. */
+function checkUnordered(state: TimelineState, options: RenderOptions, now: number, m: number): void {
+  const ctx = passContext(state, { ...options, now, prune: { minChars: m } });
+  const o = ctx.options.prune;
+  const thinking = ctx.profile.keepsThinking && !ctx.profile.bindsThinking;
+  const found = firstChanceFound(state, o, thinking, false);
+  if (!found) return;
+  const paths = found.map((x) => x.block.path);
+  expect(new Set(paths).size).toBe(paths.length);
+  const definition = pruneCandidates(state, o, thinking).filter(firstChance(state, o.keepRounds));
+  expect(paths.sort()).toEqual(definition.map((b) => b.path).sort());
+}
 
 /**
  * supersededAfter for a caller that wants visible payloads of at least MIN_CHARS (the prune pass's form, read
@@ -52,6 +70,7 @@ function check(model: string, shape: 'single' | 'multi', options: RenderOptions)
     const o = ctx.options.prune;
     const thinking = ctx.profile.keepsThinking && !ctx.profile.bindsThinking;
     n.superseded += checkSuperseded(state);
+    for (const m of [MIN_CHARS, OTHER_MIN_CHARS]) checkUnordered(state, options, now, m);
     const found = firstChanceFound(state, o, thinking);
     if (found) {
       expect(found.map((x) => x.block)).toEqual(firstChanceCandidates(state, o, thinking));
