@@ -6,8 +6,13 @@
  * against js-tiktoken's count of the same text (up to 60k characters; at 250k
  * against `cl100kCount`, which counts what js-tiktoken counts (test/tokens):
  * js-tiktoken takes ~30 s on 250k characters of CJK), and how many of the
- * estimates were counted exactly (the estimate's own choice: short cheap
- * text, or windows that would not reach the error target).
+ * estimates equal the exact count (counted exactly: the estimate's own choice
+ * on short cheap text, or after windows that would not reach the error
+ * target; an estimate can also fall on it by chance).
+ *
+ * Times are the main thread's CPU time where there is a thread clock
+ * (Node ≥ 23.9, or BENCH_THREAD_CLOCK=1: thread-clock.ts), else wall time:
+ * at a load of 13-15 on 2 cores wall ranges spanned 30-100× within a row.
  *
  * Each timed count is of a text not counted before (a new seed per run and
  * text: the piece memo and caches hold only what earlier texts left, as in a
@@ -20,7 +25,8 @@
  */
 import { getEncoding } from 'js-tiktoken';
 import { PAYLOAD_KINDS, payload } from '../../src/synthetic/payloads.js';
-import { cl100kCount, cl100kEstimate, lastEstimateWindows } from '../../src/tokens/bpe.js';
+import { cl100kCount, cl100kEstimate } from '../../src/tokens/bpe.js';
+import { threadClock, threadClockName } from './thread-clock.js';
 import { formatRows, isMain, median, type Row, sig } from './util.js';
 
 // Even: which counter goes first alternates per run, and the second one finds the piece memo warmed by the
@@ -34,14 +40,17 @@ const ESTIMATE_SIZES = [5_000, 9_000, 13_000, 20_000, 60_000, 250_000];
 /** Up to this length the error is taken against js-tiktoken itself (beyond, it takes tens of seconds on CJK). */
 const REFERENCE_MAX = 60_000;
 
+/** Now, ns: the main thread's CPU time where there is a thread clock, else wall time. */
+const now: () => number = threadClock() ?? ((): number => Number(process.hrtime.bigint()));
+
 function nsPerChar(texts: readonly string[], count: (text: string) => number): number {
   let chars = 0;
-  const t0 = process.hrtime.bigint();
+  const t0 = now();
   for (const t of texts) {
     count(t);
     chars += t.length;
   }
-  return Number(process.hrtime.bigint() - t0) / chars;
+  return (now() - t0) / chars;
 }
 
 /** A string the engine holds flat, as a parsed tool result is (payload() builds it by concatenation). */
@@ -103,11 +112,9 @@ export default async function bench(): Promise<Row[]> {
         const other = flat(payload(kind, size, 2_001 + 2 * r));
         let got = 0;
         const timeEstimate = (): number => {
-          const t0 = process.hrtime.bigint();
+          const t0 = now();
           got = cl100kEstimate(text);
-          const ns = Number(process.hrtime.bigint() - t0) / text.length;
-          if (lastEstimateWindows() === 0) counted++;
-          return ns;
+          return (now() - t0) / text.length;
         };
         const timeExact = (): number => nsPerChar([other], cl100kCount);
         let e: number;
@@ -122,16 +129,24 @@ export default async function bench(): Promise<Row[]> {
         est.push(e);
         exact.push(x);
         ratio.push(e / x);
-        worst = Math.max(worst, Math.abs(got / (size <= REFERENCE_MAX ? tiktoken(text) : cl100kCount(text)) - 1));
+        const want = size <= REFERENCE_MAX ? tiktoken(text) : cl100kCount(text);
+        if (got === want) counted++;
+        worst = Math.max(worst, Math.abs(got / want - 1));
       }
       rows.push({
         name: `estimate: ${kind} (${size.toLocaleString('en-US')} chars)`,
         value: sig(median(est)),
         unit: 'ns/char',
-        baseline: `range ${range(est)}; ÷ exact count ${sig(median(ratio))} (${range(ratio)}); exact ${sig(median(exact))} ns/char; worst error ${(worst * 100).toFixed(2)} % (vs ${size <= REFERENCE_MAX ? 'js-tiktoken' : 'cl100kCount'}); counted exactly ${counted} of ${RUNS}`,
+        baseline: `range ${range(est)}; ÷ exact count ${sig(median(ratio))} (${range(ratio)}); exact ${sig(median(exact))} ns/char; worst error ${(worst * 100).toFixed(2)} % (vs ${size <= REFERENCE_MAX ? 'js-tiktoken' : 'cl100kCount'}); equal to the exact count ${counted} of ${RUNS}`,
       });
     }
   }
+  rows.unshift({
+    name: 'clock',
+    value: RUNS,
+    unit: 'runs',
+    baseline: threadClockName.startsWith('thread') ? threadClockName : 'wall time (no thread clock: BENCH_THREAD_CLOCK=1 on Node < 23.9)',
+  });
   return rows;
 }
 
