@@ -25,9 +25,11 @@
  * on its last markable block: written where it is sent, read by the next
  * request, instead of sent uncached and then written by the next one.
  */
+import { hiddenSetOf } from '../timeline/hidden.js';
+import { parseTimelinePath } from '../timeline/paths.js';
 import type { CacheEntryRecord, StreamBlock, TimelineState } from '../timeline/types.js';
 import type { Pass, PassContext } from './context.js';
-import { cacheStanding, prefixOf, type StreamLayout, streamLayout, tailStream } from './projection.js';
+import { cacheStanding, positionsOf, prefixOf, type StreamLayout, streamLayout, tailStream } from './projection.js';
 import { doomedFrom } from './prune-rule.js';
 import type { CachePoint, CachePointLabel, CacheTtl } from './types.js';
 
@@ -143,6 +145,7 @@ export function placeCachePoints(
   else place(placements, stream, 4, (doomedFrom ?? stream.length) - 1);
 
   bridge(stream, ctx, placements, entries);
+  if (state.lastRender === undefined && hasResponse(state)) lostState(stream, state, ctx, placements, envelopeEnd);
   // ⓪ on the last tool, only in a free slot: never at the expense of ①–④.
   let lastTool = -1;
   if (laid) lastTool = layout.lastTool;
@@ -218,6 +221,132 @@ function bridge(stream: readonly StreamBlock[], ctx: PassContext, placements: Pl
   const keep = placements.filter((p) => p.label !== label);
   placements.length = 0;
   placements.push(...keep, { label, index: m, moved: 'bridge' });
+}
+
+/**
+ * Whether the state holds a response: a render of it without a previous render is a render of a history the
+ * requests before sent (a lost or never-stored conversation state), not a conversation's first request.
+ */
+function hasResponse(state: TimelineState): boolean {
+  return state.turns.length > 1 || (state.turns[0]?.rounds.length ?? 0) > 0;
+}
+
+/**
+ * A render without a previous render of a history that has responses: the conversation's stored state was lost
+ * (deleted, expired, a store that is down; conversation/prepare.ts) and the stream is rebuilt from the messages
+ * alone, so it differs from what the requests before sent from the first block their sticky decisions changed
+ * (a hide, a prune, thinking left out) or this render changes (on a model that binds thinking, every thinking
+ * block is left out). The provider's entries just before that block are still warm (the request that made the
+ * change read the one before it; an earlier render from the messages alone wrote the same bytes), but no ledger
+ * says where, and a plain placement reaches none of them: ① sits on the envelope, ② on the previous turn's end,
+ * ④ on the newest block, each reading `lookback` positions back (judge16: 16 of 98 disturbed sessions of
+ * judge-400..499 wrote what the provider held). ② and ④ stay; ① and ③ become guesses, as bridges for this
+ * request only (the state saved again carries the ledger from here):
+ *
+ * - ① reads the window right past the envelope's end (or past ② when ②'s window already holds the envelope): the
+ *   history's first blocks, whose payloads pruning and hides change first;
+ * - ③ goes on the last block before the first round this render changes (thinking left out, a hide) when no
+ *   window holds it; else on the window just below ②'s (the stretch before the previous turn's end, where the
+ *   last minutes' hides were), or, when ① already reads there, just below ④'s (the current turn's earlier rounds).
+ *
+ * Windows are counted in positions (a run of tool_use or tool_result blocks is one, as the plan counts them): a
+ * guess, where the bridge counts blocks to be sure of a read.
+ */
+function lostState(stream: readonly StreamBlock[], state: TimelineState, ctx: PassContext, placements: Placement[], envelopeEnd: number): void {
+  const n = stream.length;
+  if (envelopeEnd < 0 || envelopeEnd >= n - 1) return;
+  const reach = ctx.profile.lookback - 1;
+  const positions = positionsOf(stream);
+  // A point on the kept tail (a model that binds thinking) sits past the stable stream: one position per block there.
+  const pos = (i: number): number => (i < n ? positions[i]! : positions[n - 1]! + i - n + 1);
+  // The last markable block at position `p` or before, not before index `floor`.
+  const at = (p: number, floor: number): number | undefined => {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (positions[mid]! <= p) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? undefined : markableAtOrBefore(stream, lo - 1, floor);
+  };
+  const fixed = placements.filter((p) => p.label === 2 || p.label === 4).map((p) => pos(p.index));
+  const covered = (q: number, windows: readonly number[]): boolean => windows.some((w) => w >= q && w - q <= reach);
+  // ①: the lowest position from the envelope's end on that no fixed window holds, and `reach` past it.
+  let low = pos(envelopeEnd);
+  for (let moved = true; moved; ) {
+    moved = false;
+    for (const w of fixed) {
+      if (w >= low && w - low <= reach) {
+        low = w + 1;
+        moved = true;
+      }
+    }
+  }
+  const above = Math.min(...fixed.filter((w) => w > low));
+  let early = pos(envelopeEnd);
+  const one = placements.findIndex((p) => p.label === 1);
+  const e = one < 0 ? undefined : at(Math.min(low + reach, above - 1), envelopeEnd + 1);
+  if (e !== undefined && pos(e) >= low) {
+    placements[one] = { label: 1, index: e, moved: 'bridge' };
+    early = pos(e);
+  }
+  const three = placements.findIndex((p) => p.label === 3);
+  const windows = [...fixed, early];
+  // What a window at position q reads that no other window does (③'s own excluded).
+  const gain = (q: number): number => {
+    let g = 0;
+    for (let p = Math.max(0, q - reach); p <= q; p++) if (!covered(p, windows)) g++;
+    return g;
+  };
+  const changed = firstChanged(stream, state, envelopeEnd + 1);
+  let want: number | undefined;
+  if (changed !== undefined && changed > 0 && !covered(pos(changed - 1), windows)) want = pos(changed - 1);
+  else {
+    // The window below ②'s or the one below ④'s, whichever reads more that no other does; ③'s own place when it
+    // reads more still (a long current turn: ③ holds the rounds just below ④'s window). Ties go to the first.
+    const two = placements.find((p) => p.label === 2);
+    const four = placements.find((p) => p.label === 4);
+    const candidates = [two && pos(two.index) - reach - 1, four && pos(four.index) - reach - 1].filter((q): q is number => q !== undefined && q > early);
+    let best = three >= 0 ? gain(pos(placements[three]!.index)) : 0;
+    for (const q of candidates) {
+      const g = gain(q);
+      if (g > best) {
+        best = g;
+        want = q;
+      }
+    }
+  }
+  if (want === undefined || covered(want, windows)) return;
+  const x = at(want, 0);
+  if (x === undefined || pos(x) <= early || placements.some((p) => p.index === x)) return;
+  if (three >= 0) placements[three] = { label: 3, index: x, moved: 'bridge' };
+  else if (new Set(placements.map((p) => p.index)).size < 4) placements.push({ label: 3, index: x, moved: 'bridge' });
+}
+
+/**
+ * The first stream index at or after `from` of a round this render changed: a block it hid (still in the stream,
+ * as a note) or the first block of a round whose thinking it left out (no longer in the stream). A render without a
+ * previous one made every hidden record it holds.
+ */
+function firstChanged(stream: readonly StreamBlock[], state: TimelineState, from: number): number | undefined {
+  let turn = Number.POSITIVE_INFINITY;
+  let round = Number.POSITIVE_INFINITY;
+  for (const path of hiddenSetOf(state).keys()) {
+    const loc = parseTimelinePath(path);
+    if (!loc) continue;
+    const r = loc.round ?? 0;
+    if (loc.turn < turn || (loc.turn === turn && r < round)) {
+      turn = loc.turn;
+      round = r;
+    }
+  }
+  for (let i = from; i < stream.length; i++) {
+    const b = stream[i]!;
+    if (b.hidden) return i;
+    if (b.turn !== undefined && (b.turn > turn || (b.turn === turn && (b.round ?? 0) >= round))) return i;
+  }
+  return undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { positionsOf } from '../../src/render/projection.js';
 import { render } from '../../src/render/render.js';
 import { resolveTtls } from '../../src/render/options.js';
 import { TtlOrderError } from '../../src/errors.js';
@@ -29,8 +30,13 @@ function expected(state: TimelineState, offset = 4): Record<number, string | und
   return { 0: used < 4 ? 'envelope/tools/Edit' : undefined, ...points };
 }
 
+/**
+ * The points of a state rendered once before (the conversation's usual path: a render of a history with no previous
+ * render is a lost state's, whose ① and ③ are guesses; test/replay/lost-state-read.test.ts).
+ */
 function pointsByLabel(state: TimelineState, offset?: number) {
-  const r = render(state, offset === undefined ? { now: 0 } : { now: 0, preTailOffset: offset });
+  const options = offset === undefined ? { now: 0 } : { now: 0, preTailOffset: offset };
+  const r = render(render(state, options).state, options);
   const out: Record<number, string | undefined> = { 0: undefined, 1: undefined, 2: undefined, 3: undefined, 4: undefined };
   for (const p of r.cachePoints) for (const l of p.labels) out[l] = p.path;
   return { out, r };
@@ -50,6 +56,24 @@ describe('placeCachePoints', () => {
       });
     }
   }
+
+  it('guesses ① and ③ for a history rendered without a previous render (a lost state), once', () => {
+    const state = session([30, 2]);
+    const lost = render(state, { now: 0 });
+    const positions = positionsOf(lost.stream);
+    const envelope = lost.stream.findLastIndex((b) => b.segment === 'envelope');
+    const one = lost.cachePoints.find((p) => p.labels.includes(1))!;
+    const two = lost.cachePoints.find((p) => p.labels.includes(2))!;
+    const three = lost.cachePoints.find((p) => p.labels.includes(3))!;
+    // ① reads the window right past the envelope, its entry included; ③ the window just below ②'s.
+    expect(one.moved).toBe('bridge');
+    expect(positions[one.index]! - positions[envelope]!).toBe(lost.profile.lookback - 1);
+    expect(three.moved).toBe('bridge');
+    expect(positions[two.index]! - positions[three.index]!).toBe(lost.profile.lookback);
+    expect(lost.cachePoints.length).toBeLessThanOrEqual(4);
+    // The next render has the ledger: the usual points.
+    expect(pointsByLabel(state).out).toEqual(expected(state));
+  });
 
   it('honours the pre-tail offset option', () => {
     const state = session([7]);
