@@ -377,6 +377,8 @@ describe('timeline edits', () => {
     for (const [call] of cases) expect(call).toThrow('got a message object: pass its `content`');
     // Anything else keeps the plain message: the hint is for a message, not for every object.
     expect(() => startTurn(createTimeline({ model, instructions: [] }), { text: 'Fix' } as never)).toThrow(/expected an array of content blocks$/);
+    // Tool results take no string: a message whose content is one is not told to pass it.
+    expect(() => appendToolResults(open, { role: 'user', content: 'ok' } as never)).toThrow(/expected an array of tool_result blocks$/);
   });
 
   it('names the malformed block by turn, round, index and depth (the path is built only when thrown)', () => {
