@@ -439,15 +439,15 @@ function withoutBlankParts(result: ToolResultBlockParam): ToolResultBlockParam {
   return Object.freeze(rest);
 }
 
-/** Whether `value` looks like a whole message (a `content` string or array), given where its content belongs. */
-function isMessage(value: unknown): boolean {
+/** Whether `value` looks like a whole message (a `content` array, or a string where one is taken), given where its content belongs. */
+function isMessage(value: unknown, strings = true): boolean {
   const content = value !== null && typeof value === 'object' ? (value as { content?: unknown }).content : undefined;
-  return typeof content === 'string' || Array.isArray(content);
+  return (strings && typeof content === 'string') || Array.isArray(content);
 }
 
-/** Why `value` is not a block array; a whole message (`{ role, content }`, the SDK's response) says to pass its content. */
-function notBlocks(value: unknown, what = 'content blocks'): string {
-  if (isMessage(value)) {
+/** Why `value` is not a block array; a whole message (`{ role, content }`, the SDK's response) says to pass its content when that would do. */
+function notBlocks(value: unknown, what = 'content blocks', strings = true): string {
+  if (isMessage(value, strings)) {
     return `expected an array of ${what}, got a message object: pass its \`content\` (e.g. \`message.content\`), not the message`;
   }
   return `expected an array of ${what}`;
@@ -711,7 +711,7 @@ function answerRound(
   injected: readonly (string | TextBlockParam)[],
   at: number | undefined,
 ): Round {
-  if (!Array.isArray(results)) throw new TimelineError(`turns/${turn.index}/rounds/${roundIndex}/results`, notBlocks(results, 'tool_result blocks'));
+  if (!Array.isArray(results)) throw new TimelineError(`turns/${turn.index}/rounds/${roundIndex}/results`, notBlocks(results, 'tool_result blocks', false));
   checkBlocks(results, turn.index, roundIndex, 'results');
   // Plain arrays, not Sets: a round has a few open calls and results, and this runs on every append. An id is
   // open when the round's open list has it and this batch has not answered it yet (checked just before).
