@@ -128,6 +128,26 @@ describe('Claude through the AI Gateway (gateway provider)', () => {
     cachedEveryRequestAfterTheFirst(server, 2);
   });
 
+  it("a profile given under the gateway's own model id (render.profiles) is the one used: a -fast id is then served", async () => {
+    const server = await startFakeServer({ script: script(1, 1) });
+    servers.push(server);
+    const gateway = createGateway({ baseURL: `${server.url}/gateway`, apiKey: 'test', fetch: gatewayShim(server, []) });
+    const warnings: CachepointWarning[] = [];
+    const id = 'anthropic/claude-opus-4.8-fast';
+    const model = wrapLanguageModel({
+      model: gateway(id),
+      middleware: cachepointMiddleware({
+        conversationId: 'gateway-profiles',
+        store: new MemoryConversationStore(),
+        render: { profiles: { [id]: resolveProfile('claude-opus-4-8') } },
+        onWarning: (w) => warnings.push(w),
+      }),
+    });
+    await generateText({ model, instructions: SYSTEM, prompt: 'Task 1', tools: agentTools(), stopWhen: stepCountIs(10) });
+    expect(warnings).toEqual([]);
+    cachedEveryRequestAfterTheFirst(server, 2);
+  });
+
   it('another provider through the gateway is sent unchanged, with a warning naming the model', async () => {
     const server = await startFakeServer({ script: script(1, 1) });
     servers.push(server);
