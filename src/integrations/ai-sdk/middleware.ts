@@ -307,7 +307,7 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
   ): Promise<CallOptions> {
     const store = options.store;
     const family = providerFamily(model.provider, model.modelId) ?? 'anthropic';
-    const modelId = engineModelId(model.provider, model.modelId);
+    const modelId = engineModelId(model.provider, model.modelId, options.render?.profiles);
     let prepared: Awaited<ReturnType<typeof prepare>>;
     let profile: ReturnType<typeof resolveProfile>;
     try {

@@ -57,14 +57,16 @@ export function providerFamily(provider: string, modelId?: string): ProviderFami
 
 /**
  * The model id the engine resolves a profile for: the wrapped model's, but for the gateway's Claude ids, which lose
- * their `anthropic/` prefix and spell a version's dots as dashes (`anthropic/claude-opus-4.6` → `claude-opus-4-6`).
+ * their `anthropic/` prefix and spell a version's dots as dashes (`anthropic/claude-opus-4.6` → `claude-opus-4-6`),
+ * unless `profiles` (the render options') has one under the gateway's id itself: the id the caller knows.
  * An id no profile knows (a `-batch` or `-fast` variant) stays unknown: the call is then sent unchanged, with a warning.
  *
  * @example
  * engineModelId('gateway', 'anthropic/claude-sonnet-4.6'); // 'claude-sonnet-4-6'
+ * engineModelId('gateway', 'anthropic/claude-opus-4.8-fast', { 'anthropic/claude-opus-4.8-fast': fast }); // 'anthropic/claude-opus-4.8-fast'
  */
-export function engineModelId(provider: string, modelId: string): string {
-  if (provider !== 'gateway' || !modelId.startsWith(GATEWAY_ANTHROPIC)) return modelId;
+export function engineModelId(provider: string, modelId: string, profiles?: Readonly<Record<string, ModelProfile>>): string {
+  if (provider !== 'gateway' || !modelId.startsWith(GATEWAY_ANTHROPIC) || profiles?.[modelId] !== undefined) return modelId;
   return modelId.slice(GATEWAY_ANTHROPIC.length).replace(/(\d)\.(\d)/g, '$1-$2');
 }
 
