@@ -286,7 +286,12 @@ function lostState(stream: readonly StreamBlock[], state: TimelineState, ctx: Pa
   const above = Math.min(...fixed.filter((w) => w > low));
   let early = pos(envelopeEnd);
   const one = placements.findIndex((p) => p.label === 1);
-  const e = one < 0 ? undefined : at(Math.min(low + reach, above - 1), envelopeEnd + 1);
+  let e = one < 0 ? undefined : at(Math.min(low + reach, above - 1), envelopeEnd + 1);
+  // When ① is what reads the envelope's entry, it stays within `reach` blocks of it: the Claude API counts a run of
+  // tool_use or tool_result blocks as one position, older docs (and perhaps other platforms) each block, and in a
+  // history of parallel calls 19 positions are 31-55 blocks: the envelope, the one entry sure to be warm, would be
+  // re-written. Counted in blocks, the window reads it under either rule.
+  if (e !== undefined && low === pos(envelopeEnd) && e - envelopeEnd > reach) e = markableAtOrBefore(stream, envelopeEnd + reach, envelopeEnd + 1);
   if (e !== undefined && pos(e) >= low) {
     placements[one] = { label: 1, index: e, moved: 'bridge' };
     early = pos(e);

@@ -65,14 +65,31 @@ describe('placeCachePoints', () => {
     const one = lost.cachePoints.find((p) => p.labels.includes(1))!;
     const two = lost.cachePoints.find((p) => p.labels.includes(2))!;
     const three = lost.cachePoints.find((p) => p.labels.includes(3))!;
-    // ① reads the window right past the envelope, its entry included; ③ the window just below ②'s.
+    // ① reads the window right past the envelope, its entry included, counted in blocks (this history has runs of
+    // parallel calls: 19 positions would be more blocks); ③ the window just below ②'s.
     expect(one.moved).toBe('bridge');
-    expect(positions[one.index]! - positions[envelope]!).toBe(lost.profile.lookback - 1);
+    expect(one.index - envelope).toBe(lost.profile.lookback - 1);
+    expect(positions[one.index]! - positions[envelope]!).toBeLessThan(lost.profile.lookback - 1);
     expect(three.moved).toBe('bridge');
     expect(positions[two.index]! - positions[three.index]!).toBe(lost.profile.lookback);
     expect(lost.cachePoints.length).toBeLessThanOrEqual(4);
     // The next render has the ledger: the usual points.
     expect(pointsByLabel(state).out).toEqual(expected(state));
+  });
+
+  it('after a lost state, ① stays within lookback blocks of the envelope in a history of parallel calls (a run is one position on the Claude API, a block each elsewhere)', () => {
+    let state = startTurn(newSession(), 'go');
+    for (let i = 0; i < 12; i++) state = toolRound(state, 3);
+    state = finalAnswer(state);
+    state = startTurn(state, 'next');
+    for (let i = 0; i < 2; i++) state = toolRound(state, 3);
+    const lost = render(state, { now: 0 });
+    const envelope = lost.stream.findLastIndex((b) => b.segment === 'envelope');
+    const one = lost.cachePoints.find((p) => p.labels.includes(1))!;
+    expect(one.moved).toBe('bridge');
+    expect(one.index).toBeGreaterThan(envelope);
+    expect(one.index - envelope).toBeLessThanOrEqual(lost.profile.lookback - 1);
+    expect(lost.cachePoints.length).toBeLessThanOrEqual(4);
   });
 
   it('honours the pre-tail offset option', () => {
