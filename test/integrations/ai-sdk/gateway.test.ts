@@ -15,7 +15,7 @@ import type { Message } from '@anthropic-ai/sdk/resources/messages/messages';
 import { createGateway, generateText, stepCountIs, streamText, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../../src/conversation/memory-store.js';
-import { cachepointMiddleware, providerFamily, type CachepointWarning } from '../../../src/integrations/ai-sdk/index.js';
+import { cachepointMiddleware, providerFamily, type CachepointMiddlewareOptions, type CachepointWarning } from '../../../src/integrations/ai-sdk/index.js';
 import { engineModelId } from '../../../src/integrations/ai-sdk/providers.js';
 import { resolveProfile } from '../../../src/models/profiles.js';
 import { startFakeServer, type FakeMessagesServer } from '../../../src/testing/fake-server.js';
@@ -43,6 +43,25 @@ function gatewayShim(server: FakeMessagesServer, seen: string[]): typeof fetch {
     const sse = stream.pipeThrough(new TransformStream({ transform: (part, c) => c.enqueue(encoder.encode(`data: ${JSON.stringify(part)}\n\n`)) }));
     return new Response(sse, { headers: { 'content-type': 'text/event-stream' } });
   };
+}
+
+/** Gateway model `id` wrapped in the middleware, the gateway played by `fetch` (default: the shim); and its warnings. */
+function throughGateway(
+  server: FakeMessagesServer,
+  id: string,
+  conversationId: string,
+  extra: { readonly fetch?: typeof fetch; readonly seen?: string[]; readonly render?: CachepointMiddlewareOptions['render'] } = {},
+) {
+  const gateway = createGateway({ baseURL: `${server.url}/gateway`, apiKey: 'test', fetch: extra.fetch ?? gatewayShim(server, extra.seen ?? []) });
+  const base = gateway(id);
+  const warnings: CachepointWarning[] = [];
+  const middleware = cachepointMiddleware({
+    conversationId,
+    store: new MemoryConversationStore(),
+    ...(extra.render ? { render: extra.render } : {}),
+    onWarning: (w) => warnings.push(w),
+  });
+  return { base, model: wrapLanguageModel({ model: base, middleware }), warnings };
 }
 
 function cachedEveryRequestAfterTheFirst(server: FakeMessagesServer, n: number): void {
@@ -81,14 +100,8 @@ describe('Claude through the AI Gateway (gateway provider)', () => {
     const server = await startFakeServer({ script: script(1, 3) });
     servers.push(server);
     const seen: string[] = [];
-    const gateway = createGateway({ baseURL: `${server.url}/gateway`, apiKey: 'test', fetch: gatewayShim(server, seen) });
-    const base = gateway('anthropic/claude-sonnet-4.6');
+    const { base, model, warnings } = throughGateway(server, 'anthropic/claude-sonnet-4.6', `gateway-${mode}`, { seen });
     expect(base.provider).toBe('gateway');
-    const warnings: CachepointWarning[] = [];
-    const model = wrapLanguageModel({
-      model: base,
-      middleware: cachepointMiddleware({ conversationId: `gateway-${mode}`, store: new MemoryConversationStore(), onWarning: (w) => warnings.push(w) }),
-    });
     const args = { model, instructions: SYSTEM, prompt: 'Task 1', tools: agentTools(), stopWhen: stepCountIs(10) };
     if (mode === 'generate') await generateText(args);
     else await streamText(args).consumeStream();
@@ -102,18 +115,11 @@ describe('Claude through the AI Gateway (gateway provider)', () => {
     servers.push(server);
     const posted: Record<string, unknown>[] = [];
     const shim = gatewayShim(server, []);
-    const gateway = createGateway({
-      baseURL: `${server.url}/gateway`,
-      apiKey: 'test',
+    const { model, warnings } = throughGateway(server, 'anthropic/claude-sonnet-4.6', 'gateway-caching', {
       fetch: async (input, init) => {
         posted.push(JSON.parse(String(init?.body)).providerOptions?.gateway ?? {});
         return shim(input, init);
       },
-    });
-    const warnings: CachepointWarning[] = [];
-    const model = wrapLanguageModel({
-      model: gateway('anthropic/claude-sonnet-4.6'),
-      middleware: cachepointMiddleware({ conversationId: 'gateway-caching', store: new MemoryConversationStore(), onWarning: (w) => warnings.push(w) }),
     });
     await generateText({
       model,
@@ -131,18 +137,8 @@ describe('Claude through the AI Gateway (gateway provider)', () => {
   it("a profile given under the gateway's own model id (render.profiles) is the one used: a -fast id is then served", async () => {
     const server = await startFakeServer({ script: script(1, 1) });
     servers.push(server);
-    const gateway = createGateway({ baseURL: `${server.url}/gateway`, apiKey: 'test', fetch: gatewayShim(server, []) });
-    const warnings: CachepointWarning[] = [];
     const id = 'anthropic/claude-opus-4.8-fast';
-    const model = wrapLanguageModel({
-      model: gateway(id),
-      middleware: cachepointMiddleware({
-        conversationId: 'gateway-profiles',
-        store: new MemoryConversationStore(),
-        render: { profiles: { [id]: resolveProfile('claude-opus-4-8') } },
-        onWarning: (w) => warnings.push(w),
-      }),
-    });
+    const { model, warnings } = throughGateway(server, id, 'gateway-profiles', { render: { profiles: { [id]: resolveProfile('claude-opus-4-8') } } });
     await generateText({ model, instructions: SYSTEM, prompt: 'Task 1', tools: agentTools(), stopWhen: stepCountIs(10) });
     expect(warnings).toEqual([]);
     cachedEveryRequestAfterTheFirst(server, 2);
@@ -151,12 +147,7 @@ describe('Claude through the AI Gateway (gateway provider)', () => {
   it('another provider through the gateway is sent unchanged, with a warning naming the model', async () => {
     const server = await startFakeServer({ script: script(1, 1) });
     servers.push(server);
-    const gateway = createGateway({ baseURL: `${server.url}/gateway`, apiKey: 'test', fetch: gatewayShim(server, []) });
-    const warnings: CachepointWarning[] = [];
-    const model = wrapLanguageModel({
-      model: gateway('openai/gpt-5'),
-      middleware: cachepointMiddleware({ conversationId: 'gateway-openai', store: new MemoryConversationStore(), onWarning: (w) => warnings.push(w) }),
-    });
+    const { model, warnings } = throughGateway(server, 'openai/gpt-5', 'gateway-openai');
     await generateText({ model, instructions: SYSTEM, prompt: 'Task 1', tools: agentTools(), stopWhen: stepCountIs(10) });
     expect(warnings.map((w) => w.code)).toContain('unsupported_provider');
     expect(warnings.find((w) => w.code === 'unsupported_provider')!.message).toContain('"openai/gpt-5"');
