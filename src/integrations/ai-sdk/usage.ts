@@ -76,7 +76,7 @@ function flatUsage(
  * flat usage of OpenAI or Converse be read.
  *
  * @example
- * const usage = reportedUsage(result.providerMetadata, result.usage, providerFamily(model.provider));
+ * const usage = reportedUsage(result.providerMetadata, result.usage, providerFamily(model.provider, model.modelId));
  */
 export function reportedUsage(
   providerMetadata: ProviderOptions | undefined,
