@@ -142,7 +142,11 @@ export function visibleFrom(state: TimelineState): { turn: number; round: number
 
 /** Whether a block of turn `turn` / round `round` (undefined: the user message) is covered by a summary. */
 export function isCompacted(state: TimelineState, turn: number, round: number | undefined): boolean {
-  const from = visibleFrom(state);
+  return coveredFrom(visibleFrom(state), turn, round);
+}
+
+/** {@link isCompacted} given where the visible timeline starts ({@link visibleFrom}), for a caller asking per round. */
+export function coveredFrom(from: { readonly turn: number; readonly round: number }, turn: number, round: number | undefined): boolean {
   if (turn !== from.turn) return turn < from.turn;
   return from.round > 0 && (round === undefined || round < from.round);
 }

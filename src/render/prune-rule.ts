@@ -10,7 +10,7 @@ import type { Block, BlockPath, StreamBlock, TimelineState } from '../timeline/t
 import { hiddenRecord, payloadChars, PRUNE_NOTICE } from './notes.js';
 import type { PassContext } from './context.js';
 import { expectedRemaining, noticePrice } from './gate.js';
-import { isCompacted, isThinking, streamLayout, visibleFrom } from './projection.js';
+import { coveredFrom, isCompacted, isThinking, streamLayout, visibleFrom } from './projection.js';
 import { type LiveResult, reuseWeigher, supersededFoundSince } from './reuse.js';
 import type { PruneOptions } from './types.js';
 
@@ -109,9 +109,7 @@ function ruleOf(state: TimelineState, o: Readonly<Required<PruneOptions>>, think
 function roundOpen(rule: Rule, t: number, round: Round): boolean {
   if (t > rule.lastPrunableTurn) return false;
   if (t === rule.keepFrom.turn && round.index >= rule.keepFrom.round) return false;
-  // isCompacted with the rule's visibleFrom: a summary covers the turns before it, and the rounds before its own.
-  const from = rule.from;
-  return t !== from.turn ? t >= from.turn : !(from.round > 0 && round.index < from.round);
+  return !coveredFrom(rule.from, t, round.index);
 }
 
 /** Pushes the candidates of one round (response, then results) onto `out`. */
