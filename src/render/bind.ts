@@ -24,7 +24,7 @@
  *   Work: the blocks after the change (a normal render: only what it appended).
  */
 import type { BlockPath, HiddenRecord, StreamBlock, TimelineState, Turn } from '../timeline/types.js';
-import { noteRounds, noteTurns, shareToolUseIndex } from '../timeline/edit.js';
+import { noteRounds, noteTurns, roundsWith, shareToolUseIndex } from '../timeline/edit.js';
 import { paths } from '../timeline/paths.js';
 import type { PassContext, RenderWork } from './context.js';
 import { hiddenRecord } from './notes.js';
@@ -98,11 +98,10 @@ export function foldSentTail(state: TimelineState, ctx: PassContext): TimelineSt
       const path: BlockPath = paths.injected(turn.index, round.index, base + k);
       return Object.freeze({ id: path, path, param: b.param as StreamBlock['param'] }) as Turn['user'][number];
     });
-    // A spread, not slice: slice of a frozen array is V8's slow path (~3x, and this copies the open turn's rounds).
-    const rounds = [...turn.rounds];
-    rounds[r] = Object.freeze({ ...round, results: Object.freeze([...round.results, ...added]) });
+    // Through the appends' copy of the open turn's rounds (edit.ts roundsWith): the next append continues from it.
+    const rounds = roundsWith(turn.rounds, r, Object.freeze({ ...round, results: Object.freeze([...round.results, ...added]) }));
     noteRounds(rounds, turn.rounds, r);
-    next = Object.freeze({ ...turn, rounds: Object.freeze(rounds) });
+    next = Object.freeze({ ...turn, rounds });
   }
   const turns = state.turns.slice();
   turns[t] = next;

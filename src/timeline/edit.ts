@@ -157,6 +157,59 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/**
+ * A rounds array with `round` at `at` (its length: appended; below: that round replaced), frozen, and every other
+ * round the same object. What every edit of a turn's rounds goes through (the appends, the render's fold of a
+ * sent tail: render/bind.ts).
+ *
+ * A state's arrays are frozen and never shared with a later state, so each edit of a long open turn copies its
+ * rounds: O(rounds) per append, a persistent spine would need another type for `Turn.rounds`. What is cut here is
+ * the constant: growing a frozen array by one (`[...rounds, round]`: V8 clones it, then grows the clone) costs ~3x
+ * an exact copy of a plain array (Node 20, 5,000 rounds: ~16 µs against ~5). So the few chains being edited keep
+ * a plain copy of their newest rounds array, never handed out: an edit of that array writes into the copy (a push,
+ * amortized) and hands out a frozen exact copy of it (`slice` of a plain array is a memcpy). An edit of any other
+ * array (a branch from an older state, an imported state, a chain pushed out by four others) copies as before and
+ * takes a slot. Short arrays (up to {@link NOTE_FROM}) are spread at once: as cheap, and no slot held.
+ */
+export function roundsWith(rounds: readonly Round[], at: number, round: Round): readonly Round[] {
+  const n = rounds.length;
+  if (n < NOTE_FROM) {
+    if (at === n) return Object.freeze([...rounds, round]);
+    const out = [...rounds];
+    out[at] = round;
+    return Object.freeze(out);
+  }
+  let i = spineOf(rounds);
+  let items: Round[];
+  if (i >= 0) {
+    items = spineItems[i]!;
+    items[at] = round;
+  } else {
+    items = at === n ? [...rounds, round] : [...rounds];
+    items[at] = round;
+    // The least recently edited chain gives up its slot.
+    i = SPINES - 1;
+  }
+  const next = Object.freeze(items.slice());
+  for (let j = i; j > 0; j--) {
+    spineTips[j] = spineTips[j - 1];
+    spineItems[j] = spineItems[j - 1];
+  }
+  spineTips[0] = next;
+  spineItems[0] = items;
+  return next;
+}
+
+/** Chains whose rounds {@link roundsWith} keeps a plain copy of: the newest array handed out, and that copy (same items), most recent first. */
+const SPINES = 4;
+const spineTips: (readonly Round[] | undefined)[] = [undefined, undefined, undefined, undefined];
+const spineItems: (Round[] | undefined)[] = [undefined, undefined, undefined, undefined];
+
+function spineOf(rounds: readonly Round[]): number {
+  for (let i = 0; i < SPINES; i++) if (spineTips[i] === rounds) return i;
+  return -1;
+}
+
 /** A frozen copy of a frozen array with one more item (spread, not slice: slice of a frozen array takes V8's slow path). */
 function frozenWith<T>(items: readonly T[], item: T): readonly T[] {
   return Object.freeze([...items, item]);
@@ -406,7 +459,7 @@ function buildResponse(state: TimelineState, response: Message | readonly (Conte
 /** The state with `round` appended to its current turn, and the chain's tool_use index handed on to it. */
 function commitRound(state: TimelineState, turn: Turn, round: Round, known: Set<string>): TimelineState {
   const rounds = turn.rounds;
-  const grown = [...rounds, round];
+  const grown = roundsWith(rounds, rounds.length, round);
   noteRounds(grown, rounds, rounds.length);
   const next = withLastTurn(state, turnWith(turn, grown));
   rememberIndex(state.turns, next.turns, { ids: known, size: known.size });
@@ -570,14 +623,12 @@ function carryIndex(from: TimelineState, to: TimelineState): TimelineState {
  * reads both objects (cold, late in a session: ~30 µs a request for ~500 turns in projection.ts's stableStream,
  * ~15 µs in reuse.ts's walk slot).
  *
- * A record names those arrays by number ({@link originIds}), never holds them: a record that held the array
+ * A record names those arrays by number (each recorded array's own, first in its record), never holds them: a record that held the array
  * before, whose own record held the one before it, kept every rounds array of the turn alive as long as the
  * newest one (an open turn of 5,000 rounds: ~10,000 arrays, O(rounds²) memory, and each request's copies
  * promoted by the collector instead of dying young). Arrays are frozen, so a record stays true.
  */
 const origins = new WeakMap<readonly unknown[], readonly number[]>();
-/** The number of each array an edit copied from (what a record names). */
-const originIds = new WeakMap<readonly unknown[], number>();
 let originIdsSoFar = 0;
 /** Arrays back a record reaches: as many edits as separate two renders of a long turn, with room to spare. */
 const HOPS = 8;
@@ -589,19 +640,19 @@ const HOPS = 8;
  */
 const NOTE_FROM = 16;
 
-function originId(items: readonly unknown[]): number {
-  let id = originIds.get(items);
-  if (id === undefined) originIds.set(items, (id = ++originIdsSoFar));
-  return id;
-}
-
-/** Records that `next` holds the same objects as `from` below index `same` (only for a long array: see NOTE_FROM). */
+/**
+ * Records that `next` holds the same objects as `from` below index `same` (only for a long array: see NOTE_FROM).
+ * A record is `[own number, id, shared, id, shared, …]`: the array's own number first (what later records name it
+ * by), then `from`, then the arrays `from`'s record reaches (sharing at most what `from` shares). The number lives
+ * in the record, not in a second WeakMap: one WeakMap write per append, not two (`from` gets a record of its own
+ * number only when it had none, a short array's first long copy).
+ */
 function noteOrigin(next: readonly unknown[], from: readonly unknown[], same: number): void {
   if (next.length <= NOTE_FROM) return;
-  // [id, shared, id, shared, …]: `from`, then the arrays `from`'s record reaches (sharing at most what `from` shares).
-  const line = [originId(from), same];
-  const before = origins.get(from);
-  if (before) for (let i = 0; i < before.length && line.length < 2 * HOPS; i += 2) line.push(before[i]!, Math.min(same, before[i + 1]!));
+  let before = origins.get(from);
+  if (before === undefined) origins.set(from, (before = [++originIdsSoFar]));
+  const line = [++originIdsSoFar, before[0]!, same];
+  for (let i = 1; i < before.length && line.length < 2 * HOPS + 1; i += 2) line.push(before[i]!, Math.min(same, before[i + 1]!));
   origins.set(next, line);
 }
 
@@ -615,9 +666,9 @@ function sharedLeading(a: readonly unknown[], b: readonly unknown[], limit: numb
   // Only arrays longer than NOTE_FROM have records: a shorter one is compared at once.
   let r = from;
   const line = a.length > NOTE_FROM ? origins.get(a) : undefined;
-  const id = line && originIds.get(b);
+  const id = line && origins.get(b)?.[0];
   if (id !== undefined)
-    for (let i = 0; i < line!.length; i += 2)
+    for (let i = 1; i < line!.length; i += 2)
       if (line![i] === id) {
         // The record is a lower bound (a later edit may have put an item back): compared on from there, as the loop would.
         r = Math.max(r, Math.min(limit, line![i + 1]!));
@@ -689,8 +740,7 @@ export function appendToolResults(
   const round = turn && lastOf(turn.rounds);
   if (!turn || !round) throw new TimelineError('turns', 'no round to answer: append the model response first');
   const answeredRound = answerRound(turn, round.index, round.response, round.results, round.open, round.at, results, injected, at);
-  const rounds = [...turn.rounds];
-  rounds[rounds.length - 1] = answeredRound;
+  const rounds = roundsWith(turn.rounds, turn.rounds.length - 1, answeredRound);
   noteRounds(rounds, turn.rounds, rounds.length - 1);
   const next = withLastTurn(state, turnWith(turn, rounds));
   return carryIndex(state, next);
