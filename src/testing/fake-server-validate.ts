@@ -13,6 +13,7 @@
  */
 
 import { MAX_CACHE_POINTS, REJECTION } from '../sim/prefix.js';
+import { isManualThinking, MANUAL_THINKING_REFUSED, manualLoopThinkingIssue, manualThinkingRefused } from '../internal/loop-thinking.js';
 import { apiModelId, CONTEXT_1M_BETA, LONG_CONTEXT_BETA_MODELS, resolveProfile, type ModelProfile } from '../models/profiles.js';
 
 // TYPES
@@ -90,6 +91,8 @@ function check(body: unknown, endpoint: ValidatedEndpoint): void {
       fail('max_tokens: 0 (cache pre-warming) cannot be combined with stream: true');
     }
   }
+  // Manual extended thinking on a model that takes only adaptive thinking (Claude 4.7 and later).
+  if (isManualThinking(body.thinking) && manualThinkingRefused(apiModelId(body.model))) fail(MANUAL_THINKING_REFUSED);
   if (body.messages === undefined) fail('messages: Field required');
   if (!Array.isArray(body.messages)) fail('messages: Input should be a valid list');
   if (body.messages.length === 0) fail('messages: at least one message is required');
@@ -99,6 +102,9 @@ function check(body: unknown, endpoint: ValidatedEndpoint): void {
   const turns = checkMessages(body.messages);
   if (endpoint === 'messages') checkPrefill(body, turns);
   checkToolPairing(turns);
+  // Manual extended thinking: the assistant message the request's tool results answer starts with its thinking.
+  const loop = endpoint === 'messages' ? manualLoopThinkingIssue(body.thinking, body.messages) : undefined;
+  if (loop) fail(loop.message);
   checkCacheMarkers(body, turns);
 }
 

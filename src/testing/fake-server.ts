@@ -17,6 +17,11 @@
  *   blocks are signed with a digest of their prefix and checked when they come
  *   back (400 "… bound to a different conversation …", or `drop_block`), see
  *   fake-server-binding.ts.
+ * - thinking in an open tool loop: the thinking blocks of the response a
+ *   request's tool results answer must come back as the server produced them
+ *   (400 "… cannot be modified …"; `loopThinking: 'strict'` also refuses them
+ *   left out), see fake-server-loop.ts; manual thinking's "must start with a
+ *   thinking block" is in fake-server-validate.ts.
  * - anything else: 404 `not_found_error`.
  *
  * Every request is recorded (`server.requests`) with its parsed body and the
@@ -32,6 +37,7 @@ import { BlockTokenCache, type TokenCounter } from '../tokens/counter.js';
 import { OPENAI_MODELS } from '../providers/openai-profile.js';
 import { HttpError, listen, parseJson, readBody, sendBedrockError, sendError, sendEvents, sendJson, sendOpenAIError } from './fake-server-http.js';
 import { bindResponse, checkBinding } from './fake-server-binding.js';
+import { LoopThinkingLedger, type LoopThinking, type LoopThinkingRule } from './fake-server-loop.js';
 import { ProviderRoutes } from './fake-server-openai.js';
 import { MessageResponder } from './fake-server-messages.js';
 import type { ScriptEntry } from './fake-server-script.js';
@@ -67,6 +73,12 @@ export interface FakeServerOptions {
   readonly contextWindow?: number;
   /** Port to listen on (default 0: any free port). The host is always 127.0.0.1. */
   readonly port?: number;
+  /**
+   * Thinking left out of an open tool loop (fake-server-loop.ts): `lenient` (default) accepts it from the end or all
+   * of it, as adaptive thinking does; `strict` refuses it, as the thinking-tool-workflows page states the rule.
+   * Altered or reordered thinking is refused either way.
+   */
+  readonly loopThinking?: LoopThinkingRule;
 }
 
 /** An API error as the server answered it. */
@@ -95,6 +107,8 @@ export interface RecordedRequest {
   readonly error?: RecordedError;
   /** What the usage model said about the request (e.g. the simulator's explanation of a miss). */
   readonly explain?: unknown;
+  /** What the request did with the thinking of the response its tool results answer (Messages route; absent: no such loop). */
+  readonly loopThinking?: LoopThinking;
 }
 
 /** A running fake server. */
@@ -154,6 +168,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
   );
   const now = options.now ?? Date.now;
   const requests: RecordedRequest[] = [];
+  const loops = new LoopThinkingLedger();
   let received = 0;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -214,11 +229,21 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
 
       // Preserved thinking (models that bind thinking to its prefix): refused, or dropped blocks listed.
       const dropped = checkBinding(params, req.headers['anthropic-beta']);
+      const loopThinking = loops.check(params, options.loopThinking ?? 'lenient');
       const created = responder.create(params, at);
       const explain = created.explain;
       let message = bindResponse(params, created.message);
+      loops.remember(message);
       if (dropped.length > 0) message = { ...message, input_transformations: dropped } as Message;
-      requests.push({ ...base, body, stream, status: 200, response: message, ...(explain === undefined ? {} : { explain }) });
+      requests.push({
+        ...base,
+        body,
+        stream,
+        status: 200,
+        response: message,
+        ...(explain === undefined ? {} : { explain }),
+        ...(loopThinking === undefined ? {} : { loopThinking }),
+      });
       if (stream) sendEvents(res, requestId, [...messageFrames(message)].map(formatFrame));
       else sendJson(res, requestId, message);
     } catch (e) {

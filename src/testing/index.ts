@@ -5,6 +5,7 @@ export { renderSerializer } from './vitest-serializer.js';
 export { assertPrefixStable, stablePrefix, PrefixStabilityError } from './stability.js';
 export { startFakeServer } from './fake-server.js';
 export type { FakeMessagesServer, FakeServerOptions, RecordedError, RecordedRequest } from './fake-server.js';
+export type { LoopThinking, LoopThinkingRule } from './fake-server-loop.js';
 export { fromTrace } from './fake-server-script.js';
 export type { ScriptedBlock, ScriptedError, ScriptedMessage, ScriptedResponse, ScriptEntry } from './fake-server-script.js';
 export { noCacheUsageModel } from './fake-server-usage.js';
