@@ -15,6 +15,7 @@ import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/
 import { defaultTokenCache } from '../render/options.js';
 import { toolSchemaProblem } from '../internal/blocks.js';
 import { contentBlockIssue, refuseBlocks } from '../internal/block-rules.js';
+import { refuseLoopWithoutThinking, refuseManualThinking } from '../internal/loop-thinking.js';
 import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 import { render, renderAsync, thinkingLostOf } from '../render/render.js';
 import { streamLength } from '../render/projection.js';
@@ -1095,6 +1096,10 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   if (record?.imported) record = rehydrate(record, profile, ctxTokens);
 
   const { params: input, offset, prefill } = split(params);
+  // Manual extended thinking: an open tool loop's assistant message must start with its thinking (the API's 400).
+  const thinking = (params as { thinking?: unknown }).thinking;
+  refuseManualThinking(thinking, canonicalModelId(params.model));
+  refuseLoopWithoutThinking(thinking, input.messages, offset);
   // An envelope sent before keeps its record's digest (computed only when exported); the first request's is
   // computed only when needed too (export, or the next request's envelope differs); a changed one now.
   const recognised = record !== undefined && unchangedEnvelope(record, input);
@@ -1135,6 +1140,8 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   let out = toAnthropic(rendered, extras as RequestExtras) as unknown as PreparedParams<P>;
   // The prefill goes last, after the tail: volatile, never marked, never kept.
   if (prefill) out = { ...out, messages: [...out.messages, { role: 'assistant', content: prefill } as PreparedParams<P>['messages'][number]] };
+  // The rendered request keeps that thinking too: a request the API would refuse is an error here, not a 400 there.
+  refuseLoopWithoutThinking(thinking, out.messages, offset, true);
 
   // The prefill is input the API bills (after the last marker: uncached, in input_tokens), so the plan's usage,
   // cost and token total, and what recordUsage calibrates against, include it.

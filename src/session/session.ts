@@ -13,7 +13,7 @@ import type {
   TextBlockParam,
   ToolResultBlockParam,
 } from '../providers/anthropic-types.js';
-import { diagnosticsUnavailable, resolveProfile, unsendableModelId, type ModelProfile } from '../models/profiles.js';
+import { canonicalModelId, diagnosticsUnavailable, resolveProfile, unsendableModelId, type ModelProfile } from '../models/profiles.js';
 import {
   assertClient,
   callCreate,
@@ -40,6 +40,7 @@ import { formatStats, type ToolCacheStats } from '../toolcache/stats.js';
 import { InvalidOptionError, TimelineError } from '../errors.js';
 import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 import { refuseBlocks } from '../internal/block-rules.js';
+import { refuseLoopWithoutThinking, refuseManualThinking } from '../internal/loop-thinking.js';
 
 export type { RequestRecord } from './stats.js';
 
@@ -220,6 +221,10 @@ export class Session {
     let params = toAnthropic(r, { ...this.#options.request, ...extras });
     // A paused turn goes back as is, last (after the tail), unmarked and not kept: the same bytes as `prepare`.
     if (this.#paused) params = { ...params, messages: [...params.messages, { role: 'assistant', content: [...this.#paused] as never }] };
+    // Manual extended thinking: refused by Claude 4.7 and later, and by an open tool loop whose assistant message does
+    // not start with its thinking (typed errors here instead of the API's 400s).
+    refuseManualThinking(params.thinking, canonicalModelId(params.model));
+    refuseLoopWithoutThinking(params.thinking, params.messages);
     return diagnostics ? ({ ...params, diagnostics: { previous_message_id: diagnostics.previousMessageId } } as AnthropicRequestParams) : params;
   }
 
