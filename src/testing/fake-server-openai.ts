@@ -24,12 +24,17 @@ import type { BlockTokenCache } from '../tokens/counter.js';
 import { HttpError } from './fake-server-http.js';
 import type { MessageResponder } from './fake-server-messages.js';
 import type { UsageModel } from './fake-server-usage.js';
+import { manualLoopThinkingIssue } from '../internal/loop-thinking.js';
+import type { Message } from '../providers/anthropic-types.js';
+import { LoopThinkingLedger, type LoopThinking, type LoopThinkingRule } from './fake-server-loop.js';
 
 /** What a route answers: a JSON body, SSE frames when streaming, and the simulator's explanation. */
 export interface RouteAnswer {
   readonly body: unknown;
   readonly frames?: readonly string[];
   readonly explain?: unknown;
+  /** What the request did with its open tool loop's thinking (Converse). */
+  readonly loopThinking?: LoopThinking;
 }
 
 type Json = Record<string, unknown>;
@@ -162,7 +167,12 @@ export class ProviderRoutes {
     private readonly openaiUsage: UsageModel,
     private readonly bedrockUsage: UsageModel,
     private readonly tokens: BlockTokenCache,
+    /** Thinking left out of an open tool loop on the Converse route (fake-server-loop.ts). */
+    private readonly loopRule: LoopThinkingRule = 'lenient',
   ) {}
+
+  /** The thinking of the Converse responses given with a tool_use (Claude's reasoning on Bedrock: the Messages rules). */
+  readonly #loops = new LoopThinkingLedger();
 
   #price(model: UsageModel, params: SimParams, at: number): { read: number; write: number; uncached: number; explain?: unknown } {
     const outcome = model.send(params as MessageCreateParamsBase, at);
@@ -434,6 +444,17 @@ export class ProviderRoutes {
       throw new HttpError(400, 'ValidationException', 'A conversation must start with a user message.');
     profileOr404('bedrock', modelId);
     const params = fromBedrockConverse(body, modelId);
+    // Claude's thinking on Converse (additionalModelRequestFields.thinking): the Messages API's rules on an open loop.
+    const fields = isObj(body.additionalModelRequestFields) ? body.additionalModelRequestFields : {};
+    const manual = manualLoopThinkingIssue(fields.thinking, params.messages);
+    if (manual) throw new HttpError(400, 'ValidationException', manual.message);
+    let loopThinking: LoopThinking | undefined;
+    try {
+      loopThinking = this.#loops.check(params as MessageCreateParamsBase, this.loopRule);
+    } catch (e) {
+      if (e instanceof HttpError) throw new HttpError(400, 'ValidationException', e.message);
+      throw e;
+    }
     let priced: { read: number; write: number; uncached: number; explain?: unknown };
     try {
       priced = this.#price(this.bedrockUsage, params, at);
@@ -448,8 +469,16 @@ export class ProviderRoutes {
         const t = b as { id: string; name: string; input: unknown };
         return [{ toolUse: { toolUseId: t.id, name: t.name, input: t.input ?? {} } }];
       }
+      // Claude's reasoning, as Converse returns it (a redacted block's data as the bytes' base64).
+      if (b.type === 'thinking') {
+        const t = b as { thinking: string; signature?: string };
+        return [{ reasoningContent: { reasoningText: { text: t.thinking, ...(t.signature === undefined ? {} : { signature: t.signature }) } } }];
+      }
+      if (b.type === 'redacted_thinking')
+        return [{ reasoningContent: { redactedContent: Buffer.from((b as { data: string }).data, 'utf8').toString('base64') } }];
       return [];
     });
+    this.#loops.remember({ content: fromBedrockConverse({ messages: [{ role: 'assistant', content }] }).messages[0]!.content } as unknown as Message);
     const outputTokens = scripted.output_tokens ?? this.#output(scripted.content);
     const stopReason = scripted.stop_reason === 'tool_use' ? 'tool_use' : scripted.stop_reason === 'max_tokens' ? 'max_tokens' : 'end_turn';
     const response = {
@@ -464,6 +493,10 @@ export class ProviderRoutes {
       },
       metrics: { latencyMs: 1 },
     };
-    return { body: response, ...(priced.explain === undefined ? {} : { explain: priced.explain }) };
+    return {
+      body: response,
+      ...(priced.explain === undefined ? {} : { explain: priced.explain }),
+      ...(loopThinking === undefined ? {} : { loopThinking }),
+    };
   }
 }

@@ -107,7 +107,7 @@ export interface RecordedRequest {
   readonly error?: RecordedError;
   /** What the usage model said about the request (e.g. the simulator's explanation of a miss). */
   readonly explain?: unknown;
-  /** What the request did with the thinking of the response its tool results answer (Messages route; absent: no such loop). */
+  /** What the request did with the thinking of the response its tool results answer (Messages and Converse; absent: no such loop). */
   readonly loopThinking?: LoopThinking;
 }
 
@@ -165,6 +165,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     options.openaiUsageModel ?? new CacheSimulator({ countTokens, profiles: OPENAI_MODELS }),
     options.bedrockUsageModel ?? new CacheSimulator({ countTokens }),
     tokens,
+    options.loopThinking,
   );
   const now = options.now ?? Date.now;
   const requests: RecordedRequest[] = [];
@@ -207,6 +208,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
           status: 200,
           response: answer.body as Message,
           ...(answer.explain === undefined ? {} : { explain: answer.explain }),
+          ...(answer.loopThinking === undefined ? {} : { loopThinking: answer.loopThinking }),
         });
         if (answer.frames) sendEvents(res, requestId, answer.frames);
         else sendJson(res, requestId, answer.body);

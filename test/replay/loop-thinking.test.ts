@@ -11,6 +11,7 @@
  * SDK middleware, and the Converse mapping. Each request with an open loop must be accepted with its loop's thinking
  * `kept` (byte for byte).
  */
+import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import Anthropic from '@anthropic-ai/sdk';
 import { generateText, stepCountIs, wrapLanguageModel } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -393,6 +394,27 @@ describe('every path keeps the thinking of the open tool loop byte for byte (man
       providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 2048 } } },
     });
     expectLoopsKept(s);
+  });
+
+  it('the AI SDK middleware on Bedrock Converse (reasoning, redacted reasoning)', async () => {
+    server = await startFakeServer({ script: script().slice(0, ROUNDS + 1), loopThinking: 'strict' });
+    const bedrock = createAmazonBedrock({ region: 'us-east-1', apiKey: 'test', baseURL: server.url });
+    const model = wrapLanguageModel({
+      model: bedrock('us.anthropic.claude-sonnet-4-5-20250929-v1:0'),
+      middleware: cachepointMiddleware({ conversationId: 'bedrock', store: new MemoryConversationStore() }),
+    });
+    await generateText({
+      model,
+      system: SYSTEM,
+      prompt: 'Tidy up.',
+      tools: { Read: bigRead },
+      stopWhen: stepCountIs(10),
+      providerOptions: { bedrock: { reasoningConfig: { type: 'enabled', budgetTokens: 2048 } } },
+    });
+    const sent = server.requests.map((r) => (r.body as { additionalModelRequestFields?: unknown }).additionalModelRequestFields);
+    expect(sent[0]).toMatchObject({ thinking: { type: 'enabled' } });
+    expectLoopsKept(server);
+    expect(server.requests.filter((r) => r.loopThinking !== undefined)).toHaveLength(ROUNDS);
   });
 
   it('the Converse mapping: the open round leads with its reasoning, as produced, and the route accepts it', async () => {
