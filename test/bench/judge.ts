@@ -42,6 +42,8 @@ import type { StrategySummary } from '../../src/sim/summary.js';
 import { generateTrace, type GenerateOptions } from '../../src/synthetic/generate.js';
 import { Rng } from '../../src/synthetic/rng.js';
 import { validateRequest } from '../../src/testing/fake-server-validate.js';
+import { HttpError } from '../../src/testing/fake-server-http.js';
+import { LoopThinkingLedger } from '../../src/testing/fake-server-loop.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { hiddenSetOf } from '../../src/timeline/hidden.js';
 import type { TimelineState } from '../../src/timeline/types.js';
@@ -56,6 +58,8 @@ type Policy = 'conservative' | 'economy';
 interface PolicyVerdict {
   readonly requests: number;
   readonly refused: readonly string[];
+  /** Requests whose open tool loop left out (some of) the thinking of the response it answers ({@link loopThinking}). */
+  readonly thinkingLeftOut?: number;
   readonly busts: number;
   readonly cost: number;
   readonly ownIdeal: number;
@@ -112,6 +116,8 @@ export interface LoopVerdict {
   readonly differs: readonly string[];
   /** Cost of what the loop sent ÷ the Session path's (informational: a lost state re-writes). */
   readonly costRatio: number;
+  /** Requests whose open tool loop left out (some of) the thinking of the response it answers ({@link loopThinking}). */
+  readonly thinkingLeftOut: number;
 }
 
 // DISTRIBUTION
@@ -164,6 +170,32 @@ export function sessionOptions(k: number): GenerateOptions {
 }
 
 // CHECKS
+
+/**
+ * The open tool loops of the requests sent for a trace, checked as the fake server checks them (fake-server-loop.ts):
+ * the loop's thinking blocks must be the trace's response's, byte for byte, in order (else the API's 400 "… cannot be
+ * modified …": listed with the refused); left out from the end or all of it is counted (`leftOut`: accepted by
+ * adaptive thinking, a 400 with manual thinking, which validateRequest checks).
+ */
+export function loopThinking(
+  events: readonly TraceEvent[],
+  requests: readonly { index: number; params: unknown }[],
+): { modified: string[]; leftOut: string[] } {
+  const ledger = new LoopThinkingLedger();
+  for (const e of events) if (e.type === 'assistant') ledger.remember({ content: e.content } as never);
+  const modified: string[] = [];
+  const leftOut: string[] = [];
+  for (const r of requests) {
+    try {
+      const outcome = ledger.check(r.params as never, 'lenient');
+      if (outcome === 'omitted' || outcome === 'partial') leftOut.push(`#${r.index}: the open loop's thinking ${outcome}`);
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      modified.push(`#${r.index}: ${err.message}`);
+    }
+  }
+  return { modified, leftOut };
+}
 
 function bestPeer(c: TraceComparison): StrategySummary | undefined {
   const peers = c.summaries.filter((s) => !NON_PEERS.has(s.id) && s.rejected === 0);
@@ -328,7 +360,21 @@ export async function disturbedLoop(events: readonly TraceEvent[], expected: rea
         differs.push(`#${s.index} ≠ the Session path before any disturbance`);
     }
   }
-  return { policy, disturb, sent: sent.length, refused, busts, differs, costRatio: sessionCost > 0 ? cost / sessionCost : 1 };
+  const loops = loopThinking(
+    events,
+    sent.map((x) => ({ index: x.index, params: x.params })),
+  );
+  refused.push(...loops.modified);
+  return {
+    policy,
+    disturb,
+    sent: sent.length,
+    refused,
+    busts,
+    differs,
+    costRatio: sessionCost > 0 ? cost / sessionCost : 1,
+    thinkingLeftOut: loops.leftOut.length,
+  };
 }
 
 /** A request's JSON without its cache markers. */
@@ -354,7 +400,12 @@ export async function judgeSession(k: number, options: GenerateOptions = session
   try {
     for (const policy of ['conservative', 'economy'] as const) {
       const c = await compareTrace(() => events, { policy, onWarning: () => {} });
-      const v = verdict(c);
+      const loops = loopThinking(
+        events,
+        c.engine.map((r, i) => ({ index: i, params: r.request })),
+      );
+      const base = verdict(c);
+      const v: PolicyVerdict = { ...base, refused: [...base.refused, ...loops.modified], thinkingLeftOut: loops.leftOut.length };
       out[policy] = v;
       if (policy === 'conservative') {
         const p = bestPeer(c);
@@ -432,7 +483,9 @@ export function sessionLine(v: SessionVerdict): string {
     ...(v.crash ? [`crash: ${v.crash}`] : []),
   ];
   const over = v.plainOverflow > 0 ? ` · the trace's own requests over the window: ${v.plainOverflow}` : '';
-  const loop = l ? ` · loop (${l.policy}) sent ${l.sent} refused ${l.refused.length} busts ${l.busts.length} cost ÷session ${l.costRatio.toFixed(3)}` : '';
+  const loop = l
+    ? ` · loop (${l.policy}) sent ${l.sent} refused ${l.refused.length} busts ${l.busts.length} loop thinking left out ${l.thinkingLeftOut} cost ÷session ${l.costRatio.toFixed(3)}`
+    : '';
   return [
     `k=${v.k} [${shape}] ${cons} · ${econ}${over}${loop}${v.defects.length ? ` · DEFECTS ${v.defects.join(', ')}` : ''}`,
     ...extra.map((x) => `    ${x}`),
