@@ -23,6 +23,21 @@ describe.concurrent('exit status of a malformed command line', () => {
     expect(r.stderr.split('\n')[0]).toContain(says);
   });
 
+  // A misspelled flag is the CLI's `tial`: the library names the nearest option (docs/drop-in.md), so does the CLI.
+  // parseArgs' own text named neither and told the user to quote it as a positional ('-- "--polcy"', unbalanced).
+  it.each([
+    [['simulate', DEMO, '--polcy', 'economy'], 'cachepoint simulate: --polcy: unknown option (did you mean --policy?); see cachepoint simulate --help'],
+    [['render', DEMO, '--keep-turn', '2'], 'cachepoint render: --keep-turn: unknown option (did you mean --keep-turns?); see cachepoint render --help'],
+    [['import', DEMO, '--form', 'claude-code'], 'cachepoint import: --form: unknown option (did you mean --from?); see cachepoint import --help'],
+    [['replay', DEMO, '--ttl', '1h'], 'cachepoint replay: --ttl: unknown option; see cachepoint replay --help'],
+    [['report', DEMO, '-x'], 'cachepoint report: -x: unknown option; see cachepoint report --help'],
+  ])('%j: an unknown flag is named, with the nearest known one, exit 2', async (args, says) => {
+    const r = await cli(...args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`${says}\n`);
+  });
+
   it('a value that looks like a flag is still exit 1 (parseArgs: "argument is ambiguous")', async () => {
     const r = await cli('replay', DEMO, '--pre-tail-offset', '-1');
     expect(r.code).toBe(1);
