@@ -1,12 +1,12 @@
 /** `cachepoint demo` (npm start): renders the bundled session and compares strategies. */
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { compareTrace } from '../../replay/compare.js';
 import { formatTotals } from '../../sim/format.js';
 import { formatRendered } from '../../testing/snapshot.js';
 import { type CliIo, traceSource, warner } from '../io.js';
 import { ENGINE_FLAGS, ENGINE_HELP, engineOptions } from '../options.js';
 import { UsageError, usageError } from '../output.js';
+import { parseFlags } from '../flags.js';
 
 export const DEMO_HELP = `Usage: cachepoint demo [TRACE] [engine options]
 
@@ -22,11 +22,7 @@ export function demoTrace(): string {
 }
 
 export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { ...ENGINE_FLAGS, help: { type: 'boolean', short: 'h' } },
-  });
+  const { values, positionals } = parseFlags('demo', argv, { ...ENGINE_FLAGS, help: { type: 'boolean', short: 'h' } });
   if (values.help) return usageError(io, DEMO_HELP, 0);
   if (positionals.length > 1) throw new UsageError(`expected at most one TRACE, got ${positionals.length}`);
   const file = positionals[0] ?? demoTrace();

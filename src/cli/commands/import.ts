@@ -1,9 +1,9 @@
 /** `cachepoint import LOG --out TRACE`: converts a log teams already have into a session trace. */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { formatImported } from '../../import/common.js';
 import { IMPORT_FORMATS, importLog } from '../../import/formats.js';
 import { type CliIo, type Output, openOutput, refuseOverwritingInput, resolvePath, writeOut } from '../io.js';
+import { parseFlags } from '../flags.js';
 import { onePositional, usageError, UsageError } from '../output.js';
 import { printable } from '../printable.js';
 
@@ -31,10 +31,10 @@ function sibling(out: string, name: string): string {
 }
 
 export async function importCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { from: { type: 'string', short: 'f' }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+  const { values, positionals } = parseFlags('import', argv, {
+    from: { type: 'string', short: 'f' },
+    out: { type: 'string', short: 'o' },
+    help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return usageError(io, IMPORT_HELP, 0);
   const file = onePositional(io, positionals, IMPORT_HELP, 'LOG');

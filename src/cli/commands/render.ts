@@ -1,10 +1,10 @@
 /** `cachepoint render TRACE [--request K]`: the snapshot form of one request of a trace. */
-import { parseArgs } from 'node:util';
 import { CachepointError, InvalidOptionError } from '../../errors.js';
 import { type ReplayedRequest, replay } from '../../replay/replay.js';
 import { formatRendered } from '../../testing/snapshot.js';
 import { type CliIo, traceSource, warner } from '../io.js';
 import { ENGINE_FLAGS, ENGINE_HELP, engineOptions } from '../options.js';
+import { parseFlags } from '../flags.js';
 import { onePositional, usageError } from '../output.js';
 
 export const RENDER_HELP = `Usage: cachepoint render TRACE [--request K] [--json] [engine options]
@@ -15,10 +15,11 @@ snapshot form (--json: the Messages API params).
 ${ENGINE_HELP}`;
 
 export async function renderCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { ...ENGINE_FLAGS, request: { type: 'string', short: 'r' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  const { values, positionals } = parseFlags('render', argv, {
+    ...ENGINE_FLAGS,
+    request: { type: 'string', short: 'r' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return usageError(io, RENDER_HELP, 0);
   const file = onePositional(io, positionals, RENDER_HELP);

@@ -1,10 +1,10 @@
 /** `cachepoint replay TRACE [--out FILE]`: one JSON line per request, as toAnthropic produced it. */
-import { parseArgs } from 'node:util';
 import { replay } from '../../replay/replay.js';
 import { type CliIo, type CliWriter, openOutput, traceSource, warner, writeOut } from '../io.js';
 import { ENGINE_FLAGS, ENGINE_HELP, engineOptions, providerFlag } from '../options.js';
 import { providerReplayOptions } from '../../replay/compare.js';
 import { toProviderRequest } from '../../providers/registry.js';
+import { parseFlags } from '../flags.js';
 import { onePositional, progress, usageError } from '../output.js';
 
 export const REPLAY_HELP = `Usage: cachepoint replay TRACE [--out FILE] [--provider ID] [engine options]
@@ -19,16 +19,12 @@ line per request: {"index","at","turn","round","request"}.
 ${ENGINE_HELP}`;
 
 export async function replayCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      ...ENGINE_FLAGS,
-      out: { type: 'string', short: 'o' },
-      provider: { type: 'string' },
-      'cache-key': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const { values, positionals } = parseFlags('replay', argv, {
+    ...ENGINE_FLAGS,
+    out: { type: 'string', short: 'o' },
+    provider: { type: 'string' },
+    'cache-key': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return usageError(io, REPLAY_HELP, 0);
   const file = onePositional(io, positionals, REPLAY_HELP);

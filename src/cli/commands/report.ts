@@ -1,6 +1,5 @@
 /** `cachepoint report TRACE --out report.html`: the session's cache, request by request, in one self-contained HTML file. */
 import { basename } from 'node:path';
-import { parseArgs } from 'node:util';
 import { InvalidOptionError } from '../../errors.js';
 import { buildReportData } from '../../report/data.js';
 import { recordedUsage } from '../../report/recorded.js';
@@ -10,6 +9,7 @@ import { compareTrace } from '../../replay/compare.js';
 import { BASELINES } from '../../sim/strategies.js';
 import { type CliIo, openOutput, traceSource, warner, writeOut } from '../io.js';
 import { ENGINE_FLAGS, ENGINE_HELP, engineOptions, providerFlag } from '../options.js';
+import { parseFlags } from '../flags.js';
 import { onePositional, progress, usageError } from '../output.js';
 
 export const REPORT_HELP = `Usage: cachepoint report TRACE --out FILE.html [--peer ID] [--provider ID] [--title TEXT] [engine options]
@@ -32,19 +32,15 @@ price, the totals, and the tool-result cache's savings.
 ${ENGINE_HELP}`;
 
 export async function reportCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      ...ENGINE_FLAGS,
-      out: { type: 'string', short: 'o' },
-      peer: { type: 'string' },
-      provider: { type: 'string' },
-      title: { type: 'string' },
-      'tool-ttl': { type: 'string' },
-      'generated-at': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const { values, positionals } = parseFlags('report', argv, {
+    ...ENGINE_FLAGS,
+    out: { type: 'string', short: 'o' },
+    peer: { type: 'string' },
+    provider: { type: 'string' },
+    title: { type: 'string' },
+    'tool-ttl': { type: 'string' },
+    'generated-at': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return usageError(io, REPORT_HELP, 0);
   const file = onePositional(io, positionals, REPORT_HELP);

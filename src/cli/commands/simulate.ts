@@ -1,9 +1,9 @@
 /** `cachepoint simulate TRACE`: prices the trace under cachepoint and every peer strategy. */
-import { parseArgs } from 'node:util';
 import { InvalidOptionError } from '../../errors.js';
 import { compareTrace } from '../../replay/compare.js';
 import { formatExplain, formatRequestTable, formatTotals, simulationJson } from '../../sim/format.js';
 import { ENGINE_FLAGS, ENGINE_HELP, engineOptions, providerFlag } from '../options.js';
+import { parseFlags } from '../flags.js';
 import { onePositional, progress, usageError } from '../output.js';
 import { type CliIo, traceSource, warner } from '../io.js';
 
@@ -28,18 +28,14 @@ cache simulator, and prints a per-request table and the totals.
 ${ENGINE_HELP}`;
 
 export async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      ...ENGINE_FLAGS,
-      strategy: { type: 'string', short: 's' },
-      explain: { type: 'boolean' },
-      json: { type: 'boolean' },
-      'no-recalls': { type: 'boolean' },
-      provider: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const { values, positionals } = parseFlags('simulate', argv, {
+    ...ENGINE_FLAGS,
+    strategy: { type: 'string', short: 's' },
+    explain: { type: 'boolean' },
+    json: { type: 'boolean' },
+    'no-recalls': { type: 'boolean' },
+    provider: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return usageError(io, SIMULATE_HELP, 0);
   const file = onePositional(io, positionals, SIMULATE_HELP);
