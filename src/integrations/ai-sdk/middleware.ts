@@ -30,6 +30,7 @@ import type { CallOptions, CallWarning, LanguageModelMiddleware, ProviderOptions
 import { reportedUsage } from './usage.js';
 import { optionKeys, refuseUnknownKeys } from '../../internal/option-keys.js';
 import { InvalidOptionError } from '../../errors.js';
+import { sameData } from '../../internal/same-data.js';
 import { resolveRenderOptions } from '../../render/options.js';
 import { hiddenSetOf } from '../../timeline/hidden.js';
 
@@ -50,7 +51,13 @@ export type CachepointWarningCode =
   /** Something is recallable but the call has no `recall` tool: its definition was added; register `recallTool()` to answer it. */
   | 'recall_tool_missing'
   /** The response's usage could not be recorded (no usage reported, store error). The response itself is unaffected. */
-  | 'usage_not_recorded';
+  | 'usage_not_recorded'
+  /**
+   * The conversation's previous call streamed and this one does not (or the reverse): `@ai-sdk/anthropic` sends
+   * `eager_input_streaming` on a streamed call's tools only, so the tools (the front of the cached prefix) changed and
+   * this request re-writes the cache. `providerOptions.anthropic.toolStreaming: false` on the streamed calls keeps one form.
+   */
+  | 'tool_streaming_switched';
 
 /** A warning of the middleware. */
 export interface CachepointWarning {
@@ -279,6 +286,20 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
         shared = last.index;
         indexPrompt(shared.index, call.prompt, reuse.from, before, reuse.messages);
       } else shared = { index: indexPrompt(emptyIndex(), call.prompt, 0, before, 0), users: 0 };
+      // The same tools, sent in another form: only the eager-input flag of a streamed call differs (Anthropic providers).
+      if (
+        last !== undefined &&
+        (providerFamily(model.provider, model.modelId) ?? 'anthropic') === 'anthropic' &&
+        sameData(call.tools, last.mapped.callTools) &&
+        !sameData(mapped.result.tools, last.mapped.result.tools)
+      ) {
+        warn(
+          warnings,
+          'tool_streaming_switched',
+          `this call ${type === 'stream' ? 'streams' : 'does not stream'} and the conversation's previous one ${type === 'stream' ? 'did not' : 'did'}: the provider sends eager_input_streaming on a streamed call's tools only, so the tools, the front of the cached prefix, changed and this request re-writes the cache; pass providerOptions.anthropic.toolStreaming: false to the streamed calls to keep one form`,
+          conversationId,
+        );
+      }
       lastCalls.delete(conversationId);
       lastCalls.set(conversationId, { mapped, index: shared, firstMarked: marked });
       if (lastCalls.size > LAST_CALLS) lastCalls.delete(lastCalls.keys().next().value!);

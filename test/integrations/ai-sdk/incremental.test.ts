@@ -120,7 +120,9 @@ function doors() {
     const a = await call('kept', params(fresh(prompt, deep)), type);
     const b = await call('full', params(fresh(prompt)), type);
     expect(a.out).toEqual(b.out);
-    expect(a.warnings).toEqual(b.warnings);
+    // tool_streaming_switched compares with this process's previous call of the conversation, which a new middleware
+    // per call never has: the one warning only the kept door can give.
+    expect(a.warnings.filter((w) => w !== 'tool_streaming_switched')).toEqual(b.warnings);
     expect(a.plan?.resync).toEqual(b.plan?.resync);
     expect(a.plan?.cachePoints).toEqual(b.plan?.cachePoints);
     return a;
@@ -216,8 +218,8 @@ describe('the middleware, incremental, against a full mapping per call', () => {
     await both(prompt);
     // sendReasoning off, then a streamed call (its tools differ), then generate again
     await both(prompt, { providerOptions: { anthropic: { sendReasoning: false } } });
-    await both(prompt, {}, 'stream');
-    await both(prompt);
+    expect((await both(prompt, {}, 'stream')).warnings).toContain('tool_streaming_switched');
+    expect((await both(prompt)).warnings).toContain('tool_streaming_switched');
   });
 });
 
