@@ -273,8 +273,11 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
     const last = lastCalls.get(conversationId);
     let shared: SharedIndex;
     let marked: number;
+    const anthropicFamily = (providerFamily(model.provider, model.modelId) ?? 'anthropic') === 'anthropic';
     try {
-      const { mapped, reuse } = mapPrompt(call, type, last?.mapped);
+      // Only the Anthropic providers send eager_input_streaming on a streamed call's tools: for the others a streamed
+      // call's tools are mapped as an unstreamed one's, the bytes their requests carry.
+      const { mapped, reuse } = mapPrompt(call, anthropicFamily ? type : 'generate', last?.mapped);
       before = mapped.result;
       // Only the messages past the part equal to the last call's can add or move a caller marker.
       marked =
@@ -287,12 +290,7 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
         indexPrompt(shared.index, call.prompt, reuse.from, before, reuse.messages);
       } else shared = { index: indexPrompt(emptyIndex(), call.prompt, 0, before, 0), users: 0 };
       // The same tools, sent in another form: only the eager-input flag of a streamed call differs (Anthropic providers).
-      if (
-        last !== undefined &&
-        (providerFamily(model.provider, model.modelId) ?? 'anthropic') === 'anthropic' &&
-        sameData(call.tools, last.mapped.callTools) &&
-        !sameData(mapped.result.tools, last.mapped.result.tools)
-      ) {
+      if (last !== undefined && anthropicFamily && sameData(call.tools, last.mapped.callTools) && !sameData(mapped.result.tools, last.mapped.result.tools)) {
         warn(
           warnings,
           'tool_streaming_switched',
