@@ -214,6 +214,7 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
     if (text === undefined) continue;
     // The reads a scan would have listed by then: visible, not pointed elsewhere, the first with their content.
     let container: Block | undefined;
+    const lines = innerLines(text);
     for (const f of files) {
       const list = byFile.get(f) ?? [];
       // The visible entries only (`b`, a new result, is one of them): the hidden ones are not looked up again.
@@ -222,12 +223,12 @@ export function dedupe(state: TimelineState, ctx: PassContext): { state: Timelin
         if (x === b) break;
         if (pointed.has(x)) continue;
         const own = textOf(x.param as { content?: unknown });
-        if (own === undefined || !(own.length > text.length) || firstCopy(byContent.get(contentKey(x.param as { content?: unknown })), x) !== undefined)
-          continue;
-        if (mayContain(x, own, text) && own.includes(text)) {
-          container = x;
-          break;
-        }
+        if (own === undefined || !(own.length > text.length) || !mayContain(x, own, lines) || !own.includes(text)) continue;
+        // Whether it is the first with its content is asked last, of a read that holds the text: on a model that binds
+        // thinking a file's earlier reads stay visible, tens late in a long session, and most hold no partial read.
+        if (firstCopy(byContent.get(contentKey(x.param as { content?: unknown })), x) !== undefined) continue;
+        container = x;
+        break;
       }
       if (container) break;
     }
@@ -255,24 +256,39 @@ const LINES_FROM = 1024;
 const lineSets = new WeakMap<Block, ReadonlySet<string>>();
 
 /**
- * Whether `own` (the text of `x`) may contain `text`: false only when a complete line of `text` (between two of
- * its newlines) is not a line of `own`, which containment needs (those newlines are newlines of `own` too). Each
- * earlier read of a file is searched for every new partial read of it (tens of kilocharacters a request late in a
- * long session), and most are other versions, or other renderings (numbered lines), whose lines differ: the lines
- * are looked up instead of the text searched.
+ * The complete lines of `text` (each between two of its newlines), in order, cut when first asked: a new partial
+ * read is checked against each earlier read of its file (see {@link mayContain}), its lines cut once, not per read.
  */
-function mayContain(x: Block, own: string, text: string): boolean {
+function innerLines(text: string): () => readonly string[] {
+  let out: string[] | undefined;
+  return () => {
+    if (out) return out;
+    out = [];
+    let i = text.indexOf('\n');
+    let j = i < 0 ? -1 : text.indexOf('\n', i + 1);
+    while (j >= 0) {
+      out.push(text.slice(i + 1, j));
+      i = j;
+      j = text.indexOf('\n', i + 1);
+    }
+    return out;
+  };
+}
+
+/**
+ * Whether `own` (the text of `x`) may contain the text whose complete lines `lines` gives: false only when a
+ * complete line of it (between two of its newlines) is not a line of `own`, which containment needs (those newlines
+ * are newlines of `own` too). Each earlier read of a file is searched for every new partial read of it (tens of
+ * kilocharacters a request late in a long session), and most are other versions, or other renderings (numbered
+ * lines), whose lines differ: the lines are looked up instead of the text searched.
+ */
+function mayContain(x: Block, own: string, lines: () => readonly string[]): boolean {
   if (own.length < LINES_FROM) return true;
-  let i = text.indexOf('\n');
-  let j = i < 0 ? -1 : text.indexOf('\n', i + 1);
-  if (j < 0) return true;
-  let lines = lineSets.get(x);
-  if (!lines) lineSets.set(x, (lines = new Set(own.split('\n'))));
-  while (j >= 0) {
-    if (!lines.has(text.slice(i + 1, j))) return false;
-    i = j;
-    j = text.indexOf('\n', i + 1);
-  }
+  const wanted = lines();
+  if (wanted.length === 0) return true;
+  let set = lineSets.get(x);
+  if (!set) lineSets.set(x, (set = new Set(own.split('\n'))));
+  for (const line of wanted) if (!set.has(line)) return false;
   return true;
 }
 

@@ -4,9 +4,11 @@
  * cut mid-line at both ends is still found, and one whose lines are all there but not in that order is not.
  */
 import { describe, expect, it } from 'vitest';
+import { render } from '../../src/render/render.js';
 import { replayAll } from '../../src/replay/replay.js';
+import { appendResponse, appendToolResults, createTimeline, startTurn } from '../../src/timeline/edit.js';
 import { parseTrace } from '../../src/trace/reader.js';
-import { type Call, lines, oneTurnTrace } from '../helpers/one-turn-trace.js';
+import { type Call, ENV, lines, oneTurnTrace, T0 } from '../helpers/one-turn-trace.js';
 
 const A = '/repo/src/ledger.ts';
 const FULL = lines('ledger', 400);
@@ -44,5 +46,52 @@ describe('dedupe: the line check before a search', () => {
   it('a partial read of the same lines is still found (the control: the pointer is made)', async () => {
     const partial = FULL.split('\n').slice(10, 20).join('\n');
     expect((await stateAfter(partial)).hidden[PARTIAL]).toMatchObject({ sameAs: FIRST });
+  });
+});
+
+describe('dedupe: a container is the first read with its content', () => {
+  const B = '/repo/src/ledger-copy.ts';
+  const SMALL = 'turns/1/rounds/5/results/toolu_4';
+  const READ_A = 'turns/1/rounds/2/results/toolu_1';
+  /**
+   * A read of B, a read of A, two greps under `conservative` (nothing pointed), then `economy` from the request that
+   * first carries a partial read of A (lines 11–20 of FULL).
+   */
+  function stateAfter(bText: string) {
+    const calls: Call[] = [
+      ['Read', { file_path: B }, bText],
+      big,
+      grep(1),
+      grep(2),
+      ['Read', { file_path: A, offset: 11, limit: 10 }, FULL.split('\n').slice(10, 20).join('\n')],
+      grep(4),
+    ];
+    let s = createTimeline({
+      instructions: ENV.instructions,
+      tools: ENV.tools.map((t) => ({ ...t, input_schema: { type: 'object' as const } })),
+      model: ENV.model,
+    });
+    s = startTurn(s, 'fix the total', T0);
+    let t = T0;
+    const policy = (i: number) => (i < 4 ? ('conservative' as const) : ('economy' as const));
+    calls.forEach(([name, input, result], i) => {
+      t += 3000;
+      if (i > 0) s = render(s, { now: t, policy: policy(i) }).state;
+      s = appendResponse(s, [{ type: 'tool_use', id: `toolu_${i}`, name, input }], t);
+      t += 3000;
+      s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: result }], [], t);
+    });
+    return render(s, { now: t + 3000, policy: policy(calls.length) }).state;
+  }
+
+  it('a read of A that holds the partial read but repeats a visible read of B is no container: the partial is sent', () => {
+    const state = stateAfter(FULL);
+    // Both full reads stayed visible (conservative pointed nothing), and the read of A holds the partial.
+    expect(state.hidden[READ_A]).toBeUndefined();
+    expect(state.hidden[SMALL]).toBeUndefined();
+  });
+
+  it('the control: when B holds other text, the read of A is the container', () => {
+    expect(stateAfter(lines('other', 400)).hidden[SMALL]).toMatchObject({ sameAs: READ_A });
   });
 });
