@@ -159,6 +159,12 @@ export interface FirstChance {
    * later call targets is in it (its own chance is 0; a duplicate pointed at it may still carry one).
    */
   readonly stale: boolean;
+  /**
+   * A live result's candidate, made once per result (see {@link liveCandidate}): where the prune pass keeps what it
+   * weighed of it (its memo, valid for this candidate's round), so the same payload found again after the next
+   * write is not looked up by block. Undefined on other candidates.
+   */
+  readonly memo?: { weighed?: unknown };
 }
 
 /**
@@ -231,9 +237,6 @@ export function firstChanceFound(state: TimelineState, o: Readonly<Required<Prun
   return found;
 }
 
-/** A live result's candidate (undefined: not a bulky kind) for the minChars it was judged with (see {@link liveCandidate}). */
-const liveCandidates = new WeakMap<LiveResult, { readonly minChars: number; readonly candidate: FirstChance | undefined }>();
-
 /**
  * The candidate a live result is in its round (its place, checked by the caller to be the state's), or undefined
  * when its kind or size is not prunable. A result that is not thinking is judged by its block and minChars alone,
@@ -241,16 +244,20 @@ const liveCandidates = new WeakMap<LiveResult, { readonly minChars: number; read
  * stale result again (on a model that binds thinking, a hundred late in a long session), each read from its block.
  */
 function liveCandidate(live: LiveResult, o: Readonly<Required<PruneOptions>>, rule: Rule): FirstChance | undefined {
-  const was = liveCandidates.get(live);
-  if (was !== undefined && was.minChars === o.minChars) return was.candidate;
+  // Kept on the result (its `memo`), with the minChars it was judged with (undefined: not a bulky kind).
+  const memo = live.memo;
+  if (memo.minChars === o.minChars) return memo.candidate as FirstChance | undefined;
   const place = live.place!;
   const b = place.block;
   const thinking = isThinking(b);
   const candidate = prunableKind(o, b, thinking && thinkingPrunable(rule, place.turn, place.round))
-    ? Object.freeze({ block: b, t: place.turn, r: place.round.index, i: place.index, round: place.round, stale: live.simple })
+    ? Object.freeze({ block: b, t: place.turn, r: place.round.index, i: place.index, round: place.round, stale: live.simple, memo: {} })
     : undefined;
   // Thinking is judged by the rule of the state too: not remembered.
-  if (!thinking) liveCandidates.set(live, { minChars: o.minChars, candidate });
+  if (!thinking) {
+    memo.candidate = candidate;
+    memo.minChars = o.minChars;
+  }
   return candidate;
 }
 

@@ -68,7 +68,9 @@ interface Weighed {
    * before the last thinking block, after every write: a hundred late in a long session), each looked up by path.
    */
   at?: number;
-  block?: StreamBlock;
+  block?: StreamBlock | undefined;
+  /** The tokens removing `block` saves (its tokens less the note's), while `block` and `noteTokens` are these. */
+  removed?: number | undefined;
 }
 
 /** What the gate prepared of a round payload, by block, with the round it was found in (checked on use). */
@@ -85,6 +87,8 @@ interface Candidate {
   readonly block: Block;
   readonly round?: Round;
   readonly stale?: boolean;
+  /** A live result's candidate: where its weighed record is kept (FirstChance.memo). */
+  readonly memo?: { weighed?: unknown };
 }
 
 /**
@@ -96,7 +100,15 @@ interface Candidate {
  * then one by counter and note. Paths outside a round are built each time. `found`: the block's round in the state,
  * when the caller read the block from it.
  */
-function candidateRecord(state: TimelineState, ctx: PassContext, b: Block, reason: 'economy' | 'prune', found?: Round): Weighed {
+function candidateRecord(state: TimelineState, ctx: PassContext, b: Block, reason: 'economy' | 'prune', found?: Round, memo?: { weighed?: unknown }): Weighed {
+  // A live result's candidate keeps its warm record itself (it is made once per result, for its round): the same
+  // record, without the look-up by block (a hundred such candidates a request late in a long session).
+  if (memo && found && reason === 'economy') {
+    let w = memo.weighed as Weighed | undefined;
+    if (!w) memo.weighed = w = weighedOf(state, ctx, b, reason);
+    else if (w.counter !== ctx.tokens) recount(ctx, b, w);
+    return w;
+  }
   // A candidate read from its round (firstChanceFound) comes with it: not found by its path again.
   const loc = found ? undefined : locOf(b.path);
   const round = found ?? (loc?.round === undefined ? undefined : state.turns[loc.turn - 1]?.rounds[loc.round - 1]);
@@ -107,14 +119,23 @@ function candidateRecord(state: TimelineState, ctx: PassContext, b: Block, reaso
   let p = prepared.get(b);
   if (p?.round !== round) prepared.set(b, (p = { round }));
   let w = p[reason];
-  if (!w) {
-    const record = Object.freeze(hiddenRecord(state, b.path, reason));
-    w = p[reason] = { record, counter: ctx.tokens, noteTokens: noteTokensOf(ctx, b, record.note), thinking: isThinking(b) };
-  } else if (w.counter !== ctx.tokens) {
-    w.counter = ctx.tokens;
-    w.noteTokens = noteTokensOf(ctx, b, w.record.note);
-  }
+  if (!w) w = p[reason] = weighedOf(state, ctx, b, reason);
+  else if (w.counter !== ctx.tokens) recount(ctx, b, w);
   return w;
+}
+
+/** A round payload's weighed record, new (see {@link candidateRecord}). */
+function weighedOf(state: TimelineState, ctx: PassContext, b: Block, reason: 'economy' | 'prune'): Weighed {
+  const record = Object.freeze(hiddenRecord(state, b.path, reason));
+  return { record, counter: ctx.tokens, noteTokens: noteTokensOf(ctx, b, record.note), thinking: isThinking(b) };
+}
+
+/** A weighed record's note counted with this render's counter (its saving with it: found again on use). */
+function recount(ctx: PassContext, b: Block, w: Weighed): void {
+  w.counter = ctx.tokens;
+  w.noteTokens = noteTokensOf(ctx, b, w.record.note);
+  w.block = undefined;
+  w.removed = undefined;
 }
 
 /** The tokens a block's note adds in its place: none for thinking (left out, no note). */
@@ -207,25 +228,28 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
       const b = c.block;
       const reason = deferred.has(b.path) ? ('agent' as const) : timelineWarm ? ('economy' as const) : ('prune' as const);
       let record: HiddenRecord;
-      let note: number;
       let at: number;
       let thinking: boolean;
+      let removed: number;
       if (reason === 'agent') {
         record = hiddenRecord(state, b.path, reason, state.deferred.find((d) => d.path === b.path)?.note);
-        note = noteTokensOf(ctx, b, record.note);
         at = index.get(b.path)!;
         thinking = isThinking(b);
+        removed = Math.max(0, stream[at]!.tokens - noteTokensOf(ctx, b, record.note));
       } else {
-        const w = candidateRecord(state, ctx, b, reason, c.round);
-        ({ record, noteTokens: note, thinking } = w);
-        if (w.block !== undefined && stream[w.at!] === w.block) at = w.at!;
-        else {
+        const w = candidateRecord(state, ctx, b, reason, c.round, c.memo);
+        ({ record, thinking } = w);
+        // The same stream block where the gate last found it: the same position and the same saving.
+        if (w.block !== undefined && stream[w.at!] === w.block) {
+          at = w.at!;
+          removed = w.removed!;
+        } else {
           at = index.get(b.path)!;
           w.at = at;
           w.block = stream[at]!;
+          removed = w.removed = Math.max(0, w.block.tokens - w.noteTokens);
         }
       }
-      const removed = Math.max(0, stream[at]!.tokens - note);
       // The agent's own hides are its decision: no re-use weighing.
       const reuse = reason === 'agent' || at < bound ? undefined : weigh(b.path, removed, c.stale);
       return { path: b.path, at, record, removed, reuse, thinking };

@@ -323,13 +323,18 @@ export interface LiveResult {
   readonly simple: boolean;
   /** Where it sat in the state it was found in (undefined when not found there): checked by the reader. */
   readonly place: ResultPlace | undefined;
+  /**
+   * Where the prune pass keeps what it made of this result (its candidate, prune-rule.ts `liveCandidate`): it is
+   * found again after every write, a hundred late in a long session, and a look-up by result cost as much as the rest.
+   */
+  readonly memo: { candidate?: unknown; minChars?: number };
 }
 
 /** The {@link LiveResult} of key `k`, whose newest result `src` was just found visible in `state`. */
 function liveResult(w: Walk, state: TimelineState, k: string, src: Source): LiveResult {
   const targets = w.byPath.get(src.path);
   const simple = targets !== undefined && targets.length === 1 && targets[0] === keyTarget(w, k) && !w.replacedAt.has(src.path);
-  return Object.freeze({ path: src.path, at: src.at, external: w.external.has(k), simple, place: placeOf(state, src.path) });
+  return Object.freeze({ path: src.path, at: src.at, external: w.external.has(k), simple, place: placeOf(state, src.path), memo: {} });
 }
 
 /** Where `path` sits in a round of `state` (the first block with it, the response's before the results), or undefined. */
@@ -1020,8 +1025,8 @@ function chanceOf(state: TimelineState, path: BlockPath): number {
 }
 
 /** The highest chance among the hidden duplicates pointed at `path` (0 when there is none). */
-function duplicatesChance(state: TimelineState, path: BlockPath): number {
-  const dups = duplicatesOf(hiddenSetOf(state), path);
+function duplicatesChance(state: TimelineState, path: BlockPath, index = duplicatesIndex(hiddenSetOf(state))): number {
+  const dups = index.get(path);
   if (dups.length === 0) return 0;
   const e = analyze(state);
   let p = 0;
@@ -1092,9 +1097,14 @@ const duplicates = new WeakMap<HiddenSet, Duplicates>();
 
 /** Paths of the hidden blocks pointed at `path` (`sameAs`), in the hidden map's order; indexed once per hidden map. */
 export function duplicatesOf(hidden: HiddenSet, path: BlockPath): readonly BlockPath[] {
+  return duplicatesIndex(hidden).get(path);
+}
+
+/** The duplicates index of a hidden set (see {@link duplicatesOf}), made once per set. */
+function duplicatesIndex(hidden: HiddenSet): Duplicates {
   let index = duplicates.get(hidden) ?? derivedDuplicates(hidden);
   if (!index) duplicates.set(hidden, (index = Duplicates.of(hidden)));
-  return index.get(path);
+  return index;
 }
 
 /**
@@ -1169,11 +1179,15 @@ export function reuseWeigher(
   const prices = ctx.profile.prices;
   // The same figure a loop over the blocks gives (the layout's prefix sums are summed in order), without the loop.
   const context = tokensOf(stream);
+  // The state's duplicates index, found once for the render's candidates (a dozen stale results a request late in a
+  // long session on a model that does not bind thinking), not once per candidate.
+  let index: Duplicates | undefined;
   return (path, removed, stale) => {
     // Most payloads weighed late in a long session are stale results (p = 0): their chance is read without the
     // estimate's words (see chanceOf); a result the caller knows is stale (its own chance 0: LiveResult.simple)
     // only through the duplicates pointed at it.
-    if ((stale ? duplicatesChance(state, path) : chanceOf(state, path)) <= 0) return undefined;
+    if (stale) index ??= duplicatesIndex(hiddenSetOf(state));
+    if ((stale ? duplicatesChance(state, path, index) : chanceOf(state, path)) <= 0) return undefined;
     const { p, why, file = false } = reuseOf(state, path);
     if (p <= 0) return undefined;
     const saving = (removed * ((warm ? prices.cacheRead : prices.cacheWrite5m) + prices.cacheRead * remaining)) / 1e6;

@@ -30,20 +30,35 @@ function check(state: TimelineState, r: Rendered, counter: () => TokenCounter | 
   return n;
 }
 
+/**
+ * Replays the economy session (sonnet-4-6, a 1M window, compaction off) over `requests` requests; each state is
+ * rendered at `at(now)` with the char counter and then the default one, every prune of both checked. The session goes
+ * on from a render at `now` with the default counter. Returns how many prunes were checked.
+ */
+function checkedWithTwoCounters(requests: number, at: (now: number) => number): number {
+  const model = 'claude-sonnet-4-6';
+  const options: RenderOptions = { profile: { ...resolveProfile(model), contextWindow: 1_000_000 }, policy: 'economy', compact: { enabled: false } };
+  const chars = new BlockTokenCache(charCounter(2));
+  const main = new BlockTokenCache();
+  let checked = 0;
+  replayRequests(economySession('prune-note-counters', model, 'multi', requests), model, options, (state, now) => {
+    checked += check(state, render(state, { ...options, now: at(now), tokens: chars }), () => charCounter(2));
+    const r = render(state, { ...options, now: at(now), tokens: main });
+    checked += check(state, r, () => undefined);
+    return at(now) === now ? r : render(state, { ...options, now, tokens: main });
+  });
+  return checked;
+}
+
 describe("the prune pass's kept note counts", () => {
   it('are recounted for another counter: two cold renders of each state, one counter after the other', () => {
-    const model = 'claude-sonnet-4-6';
-    const options: RenderOptions = { profile: { ...resolveProfile(model), contextWindow: 1_000_000 }, policy: 'economy', compact: { enabled: false } };
-    const chars = new BlockTokenCache(charCounter(2));
-    const main = new BlockTokenCache();
-    let checked = 0;
-    replayRequests(economySession('prune-note-counters', model, 'multi', 60), model, options, (state, now) => {
-      // Two hours later: cold, every candidate weighed (reason 'prune'), with one counter and then the other.
-      const later = now + 2 * 3_600_000;
-      checked += check(state, render(state, { ...options, now: later, tokens: chars }), () => charCounter(2));
-      checked += check(state, render(state, { ...options, now: later, tokens: main }), () => undefined);
-      return render(state, { ...options, now, tokens: main });
-    });
-    expect(checked).toBeGreaterThan(40);
+    // Two hours later: cold, every candidate weighed (reason 'prune'), with one counter and then the other.
+    expect(checkedWithTwoCounters(60, (now) => now + 2 * 3_600_000)).toBeGreaterThan(40);
+  });
+
+  it('are recounted for another counter while warm: the stale results the gate weighs again after each write', () => {
+    // Warm, the gate weighs the visible results a write made stale again after every write (reason 'economy'), and
+    // keeps what it weighed of each on the result's own candidate: its saving too, counted with the counter it had.
+    expect(checkedWithTwoCounters(160, (now) => now)).toBeGreaterThan(40);
   });
 });
