@@ -542,6 +542,12 @@ export function summaryRows(vs: readonly SessionVerdict[], first: number): Row[]
       }),
     ),
     {
+      // Accepted with adaptive thinking (the only mode of the models that bind thinking), refused with manual thinking.
+      name: "sessions whose open loop's thinking was left out",
+      value: vs.filter((v) => (v.conservative?.thinkingLeftOut ?? 0) + (v.economy?.thinkingLeftOut ?? 0) + (v.loop?.thinkingLeftOut ?? 0) > 0).length,
+      baseline: `requests: conservative ${sum(vs.map((v) => v.conservative?.thinkingLeftOut ?? 0))}, economy ${sum(vs.map((v) => v.economy?.thinkingLeftOut ?? 0))}, disturbed loop ${sum(vs.map((v) => v.loop?.thinkingLeftOut ?? 0))} (adaptive: accepted, the model loses that reasoning)`,
+    },
+    {
       name: 'sessions whose own requests overflow the window',
       value: vs.filter((v) => v.plainOverflow > 0).length,
       baseline: 'not real sessions (the provider refuses the plain history too); their refusals are not counted above',

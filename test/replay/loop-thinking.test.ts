@@ -341,6 +341,8 @@ describe('every path keeps the thinking of the open tool loop byte for byte (man
       await preparedLoop(model, 'conservative', {}, { profile });
       const summaries = server!.requests.filter((r) => JSON.stringify(r.body).includes('[Summary of '));
       expect(summaries.length).toBeGreaterThan(0);
+      // Some of them in the middle of a loop (the request's tool results answer a response the summary left alone).
+      expect(summaries.filter((r) => r.loopThinking === 'kept').length).toBeGreaterThan(0);
     });
   }
 
