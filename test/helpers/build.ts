@@ -117,3 +117,11 @@ export function session(roundsPerTurn: readonly number[], model?: string): Timel
   });
   return s;
 }
+
+/** Whether a value and everything it holds is frozen (a state handed out must be). */
+export function deepFrozen(x: unknown): boolean {
+  if (x === null || typeof x !== 'object') return true;
+  if (!Object.isFrozen(x)) return false;
+  for (const v of Object.values(x)) if (!deepFrozen(v)) return false;
+  return true;
+}

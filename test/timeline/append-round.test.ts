@@ -16,6 +16,7 @@ import type { Round, TimelineState } from '../../src/timeline/types.js';
 import { parseTrace } from '../../src/trace/reader.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { TimelineError } from '../../src/errors.js';
+import { deepFrozen } from '../helpers/build.js';
 
 const FIXTURES = readdirSync('fixtures').filter((f) => f.endsWith('.jsonl'));
 
@@ -29,13 +30,6 @@ function resultsOf(e: TraceEvent & { type: 'tool_results' }): Results {
       return rest as ToolResultBlockParam;
     });
   return { results, texts: e.content.filter((b) => b.type === 'text') as TextBlockParam[] };
-}
-
-function deepFrozen(x: unknown): boolean {
-  if (x === null || typeof x !== 'object') return true;
-  if (!Object.isFrozen(x)) return false;
-  for (const v of Object.values(x)) if (!deepFrozen(v)) return false;
-  return true;
 }
 
 /** What an append throws (its message), or undefined. */

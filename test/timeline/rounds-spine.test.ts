@@ -11,18 +11,11 @@ import { passContext } from '../../src/render/context.js';
 import { render } from '../../src/render/render.js';
 import { appendResponse, appendRound, appendToolResults, setTail, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
-import { newSession, toolResponse, toolRound } from '../helpers/build.js';
+import { deepFrozen, newSession, toolResponse, toolRound } from '../helpers/build.js';
 
 interface Seen {
   readonly state: TimelineState;
   readonly json: string;
-}
-
-function deepFrozen(x: unknown): boolean {
-  if (x === null || typeof x !== 'object') return true;
-  if (!Object.isFrozen(x)) return false;
-  for (const v of Object.values(x)) if (!deepFrozen(v)) return false;
-  return true;
 }
 
 const roundsOf = (s: TimelineState) => s.turns.at(-1)!.rounds;
