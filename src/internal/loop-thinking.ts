@@ -67,6 +67,33 @@ export function openLoop(messages: readonly LoopMessage[]): { readonly index: nu
 }
 
 /**
+ * The final assistant turn of a request with an open tool loop: the index of its first assistant message and that
+ * message's blocks (same-role runs merged), or undefined without an open loop. A tool loop is one assistant turn ("If
+ * thinking is enabled, the final assistant turn should start with a thinking block … tool use loops are part of the
+ * assistant turn": extended-thinking page, "Toggling thinking modes in conversations", read via `search` 2026-12-02),
+ * so the turn reaches back over every assistant message answered by a user message holding a tool_result. Without
+ * interleaved thinking Claude thinks only at the turn's start: the later responses carry none, and that is valid.
+ *
+ * @example
+ * finalTurn([user, { role: 'assistant', content: [thinking, use1] }, result1, { role: 'assistant', content: [use2] }, result2]);
+ * // { index: 1, blocks: [thinking, use1] }
+ */
+export function finalTurn(messages: readonly LoopMessage[]): { readonly index: number; readonly blocks: readonly unknown[] } | undefined {
+  const loop = openLoop(messages);
+  if (!loop) return undefined;
+  let first = loop.index;
+  for (let i = loop.index - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === 'assistant') first = i;
+    else if (!(m.role === 'user' && blocksOf(m.content).some((b) => isObject(b) && b.type === 'tool_result'))) break;
+  }
+  if (first === loop.index) return loop;
+  const blocks: unknown[] = [];
+  for (let k = first; k < messages.length && messages[k]?.role === 'assistant'; k++) blocks.push(...blocksOf(messages[k]!.content));
+  return { index: first, blocks };
+}
+
+/**
  * Whether a model refuses manual extended thinking (`thinking.type: "enabled"`): "Claude 4.7 and later models do not
  * support it and reject requests that use it" (platform.claude.com/docs/en/build-with-claude/thinking-troubleshooting,
  * read 2026-12-01, docs/models.md); Claude Mythos Preview is adaptive only (Bedrock's adaptive-thinking page, read
@@ -91,9 +118,10 @@ export function isManualThinking(thinking: unknown): boolean {
 }
 
 /**
- * The API's 400 for a request with manual extended thinking (`thinking.type: "enabled"`) whose final assistant
- * message, answered by the request's tool results, does not start with a thinking or redacted_thinking block, or
- * undefined when the request is fine. `index` is the message the API names (`messages.{index}.content.0`).
+ * The API's 400 for a request with manual extended thinking (`thinking.type: "enabled"`) whose final assistant turn
+ * (the tool loop the request's tool results continue: {@link finalTurn}) does not start with a thinking or
+ * redacted_thinking block, or undefined when the request is fine. `index` is the message the API names
+ * (`messages.{index}.content.0`: the turn's first assistant message).
  *
  * @example
  * manualLoopThinkingIssue({ type: 'enabled', budget_tokens: 2048 }, messages)?.message;
@@ -101,7 +129,7 @@ export function isManualThinking(thinking: unknown): boolean {
  */
 export function manualLoopThinkingIssue(thinking: unknown, messages: readonly LoopMessage[]): { readonly index: number; readonly message: string } | undefined {
   if (!isManualThinking(thinking)) return undefined;
-  const loop = openLoop(messages);
+  const loop = finalTurn(messages);
   if (!loop) return undefined;
   const first = loop.blocks[0];
   if (isThinkingParam(first)) return undefined;
@@ -143,8 +171,8 @@ export function refuseLoopWithoutThinking(thinking: unknown, messages: readonly 
   const issue = manualLoopThinkingIssue(thinking, messages);
   if (!issue) return;
   const why = rendered
-    ? "the rendered request's assistant message (the one its tool results answer) does not start with its thinking block, which the caller's messages had (a cachepoint defect; nothing was sent)"
-    : 'the assistant message these tool results answer does not start with a thinking block';
+    ? "the rendered request's final assistant turn (the tool loop its tool results continue) does not start with its thinking block, which the caller's messages had (a cachepoint defect; nothing was sent)"
+    : 'the assistant turn these tool results continue (its first assistant message) does not start with a thinking block';
   throw new InvalidParamsError(
     `messages[${issue.index + offset}]`,
     `${why}: with thinking.type "enabled" (manual extended thinking) the API refuses the request ("a final assistant message must start with a thinking block"). Send the response's content back as the API returned it, thinking and redacted_thinking blocks first and unchanged (signature included), or use thinking.type "adaptive" where the model has it`,

@@ -279,7 +279,9 @@ describe('prepare refuses to produce a manual-thinking loop without its thinking
       { conversationId: 'x', store: new MemoryConversationStore() },
     );
     await expect(run).rejects.toThrow(InvalidParamsError);
-    await expect(run).rejects.toThrow('messages[1]: the assistant message these tool results answer does not start with a thinking block');
+    await expect(run).rejects.toThrow(
+      'messages[1]: the assistant turn these tool results continue (its first assistant message) does not start with a thinking block',
+    );
   });
 });
 
