@@ -1,5 +1,5 @@
 /**
- * Docs that run: the loops a new user copies first (the README's drop-in, Session and pure-function blocks,
+ * Docs that run: the loops a new user copies first (the README's drop-in, AI SDK, Session and pure-function blocks,
  * docs/drop-in.md's loop, docs/providers.md's OpenAI and fake-endpoint blocks) are extracted from the markdown and
  * run, each in its own process, against the fake server (`cachepoint/testing`): the real `@anthropic-ai/sdk` and
  * `openai` clients, pointed there by their own environment variables (ANTHROPIC_BASE_URL, OPENAI_BASE_URL), as a
@@ -10,6 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -60,7 +61,7 @@ function declared(code: string): string[] {
 
 /** The fake server every block but the self-contained one talks to: a tool round, then an answer. */
 const PRELUDE = `import { startFakeServer as __startFakeServer } from 'cachepoint/testing';
-const __server = await __startFakeServer({ script: [
+const __server = await __startFakeServer({ port: Number(process.env.CACHEPOINT_DOC_PORT ?? 0), script: [
   [{ type: 'tool_use', id: 'toolu_01', name: 'Read', input: { path: 'math.ts' } }],
   [{ type: 'text', text: 'Fixed: add returned a - b.' }],
 ] });
@@ -89,7 +90,7 @@ afterAll(() => {
 });
 
 /** Runs a block in its own process: its imports, the prelude, the declared names' values, its body. */
-function run(name: string, code: string, options: { fake: boolean }): { status: number | null; stdout: string; stderr: string } {
+function run(name: string, code: string, options: { fake: boolean; port?: number }): { status: number | null; stdout: string; stderr: string } {
   const lines = code.split('\n');
   const imports = lines.filter((l) => l.startsWith('import ')).join('\n');
   const body = lines.filter((l) => !l.startsWith('import ') && !l.startsWith('declare ')).join('\n');
@@ -106,11 +107,17 @@ function run(name: string, code: string, options: { fake: boolean }): { status: 
   ].join('\n');
   const file = join(workDir(), 'blocks', `${name}.ts`);
   writeFileSync(file, source);
-  const out = spawnSync(process.execPath, [TSX, file], { cwd: workDir(), encoding: 'utf8', timeout: 90_000 });
+  // A provider created at import (the AI SDK's `anthropic`) reads its base URL then: give it the port the prelude's server takes.
+  const env =
+    options.port === undefined
+      ? process.env
+      : { ...process.env, CACHEPOINT_DOC_PORT: String(options.port), ANTHROPIC_BASE_URL: `http://127.0.0.1:${options.port}/v1`, ANTHROPIC_API_KEY: 'test' };
+  const out = spawnSync(process.execPath, [TSX, file], { cwd: workDir(), encoding: 'utf8', timeout: 90_000, env });
   return { status: out.status, stdout: out.stdout, stderr: out.stderr };
 }
 
-const BLOCKS: { name: string; doc: string; marker: string; fake?: false }[] = [
+const BLOCKS: { name: string; doc: string; marker: string; fake?: false; aiSdk?: true }[] = [
+  { name: 'readme-ai-sdk', doc: 'README.md', marker: 'cachepointMiddleware({ conversationId, tail: liveView })', aiSdk: true },
   { name: 'readme-drop-in', doc: 'README.md', marker: "await recordUsage(message, { conversationId: 'task-42' });" },
   { name: 'readme-session', doc: 'README.md', marker: 'const session = new Session({' },
   { name: 'readme-pure-functions', doc: 'README.md', marker: 'state = appendToolResults(state, await runTools(message));' },
@@ -119,11 +126,23 @@ const BLOCKS: { name: string; doc: string; marker: string; fake?: false }[] = [
   { name: 'providers-fake-endpoints', doc: 'docs/providers.md', marker: 'requestHandler: new NodeHttpHandler()', fake: false },
 ];
 
+/** A loopback port nothing listens on now (the child's fake server takes it). */
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => done(port));
+    });
+  });
+}
+
 describe('the first blocks a reader copies run', () => {
   it.each(BLOCKS)(
     '$doc: $name',
-    ({ name, doc, marker, fake }) => {
-      const out = run(name, blockWith(doc, marker), { fake: fake !== false });
+    async ({ name, doc, marker, fake, aiSdk }) => {
+      const out = run(name, blockWith(doc, marker), { fake: fake !== false, ...(aiSdk ? { port: await freePort() } : {}) });
       expect(out.stderr, out.stderr).not.toMatch(/Error|at .*\.ts:\d+/);
       expect(out.status, out.stderr).toBe(0);
       // It really talked to the fake server (a block that returned early would not).
