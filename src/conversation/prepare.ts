@@ -310,6 +310,13 @@ const REF_KEYS = optionKeys<ConversationRef>({ conversationId: true, store: true
 /** The last model id found sendable: a loop sends the same one on every request (the check is a regex). */
 let sendableModel: string | undefined;
 
+/** What a `messages` that is not an array is, and the fix for the usual two (one message, the user's text). */
+function notMessages(value: unknown): string {
+  if (typeof value === 'string') return "a string: send [{ role: 'user', content: '…' }]";
+  if (value !== null && typeof value === 'object' && 'role' in value) return 'one message object: send [{ role, content }]';
+  return value === null ? 'null' : typeof value === 'object' ? 'an object' : String(value);
+}
+
 function validate(params: PrepareParams, options: PrepareOptions): void {
   if (typeof options?.conversationId !== 'string' || options.conversationId.length === 0) {
     throw new InvalidParamsError('options.conversationId', 'a non-empty string is required');
@@ -323,7 +330,8 @@ function validate(params: PrepareParams, options: PrepareOptions): void {
     if (unsendable) throw new InvalidParamsError('model', unsendable);
     sendableModel = params.model;
   }
-  if (!Array.isArray(params.messages) || params.messages.length === 0) throw new InvalidParamsError('messages', 'at least one message is required');
+  if (!Array.isArray(params.messages)) throw new InvalidParamsError('messages', `expected an array of messages, got ${notMessages(params.messages)}`);
+  if (params.messages.length === 0) throw new InvalidParamsError('messages', 'at least one message is required');
   if (params.system !== undefined && typeof params.system !== 'string' && !Array.isArray(params.system)) {
     throw new InvalidParamsError('system', 'expected a string or an array of text blocks');
   }
