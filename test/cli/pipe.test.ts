@@ -81,6 +81,23 @@ describe.concurrent('a trace on a pipe (/dev/stdin)', () => {
     expect(reportData(pipeOut).recorded).toEqual(reportData(fileOut).recorded);
   });
 
+  // `-` is standard input in every Unix tool; it was "cannot open -: ENOENT".
+  it('`-` is standard input, for simulate and import', async () => {
+    const [dash, fromFile] = await Promise.all([piped(trace(), 'simulate', '-', '--json'), cli('simulate', DEMO, '--json')]);
+    expect(dash.stderr).toBe('');
+    expect(dash.code).toBe(0);
+    expect(dash.stdout).toBe(fromFile.stdout);
+    const log = readFileSync(join(ROOT, 'fixtures/import/messages-log.jsonl'), 'utf8');
+    const [a, b] = [join(dir, 'dash.jsonl'), join(dir, 'file.jsonl')];
+    const [imported, importedFile] = await Promise.all([
+      piped(log, 'import', '-', '--out', a),
+      cli('import', 'fixtures/import/messages-log.jsonl', '--out', b),
+    ]);
+    expect(imported.code).toBe(0);
+    expect(importedFile.code).toBe(0);
+    expect(readFileSync(a, 'utf8')).toBe(readFileSync(b, 'utf8'));
+  });
+
   it('a broken line on the pipe is named by its line, as in a file', async () => {
     const lines = trace().split('\n');
     lines[2] = '{"type": "user", "content": ';
