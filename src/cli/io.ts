@@ -53,6 +53,11 @@ export function resolvePath(io: CliIo, file: string): string {
   return isAbsolute(file) ? file : resolve(io.cwd, file);
 }
 
+/** An input's path: `-` is standard input, as in every Unix tool (read through /dev/stdin, a pipe traceSource keeps). */
+export function inputPath(io: CliIo, file: string): string {
+  return file === '-' ? '/dev/stdin' : resolvePath(io, file);
+}
+
 /** Writes and, when a stream asks for it, waits for `drain` (memory stays flat on long replays). */
 export async function writeOut(out: CliWriter, text: string): Promise<void> {
   if (!out.write(text) && out.drain) await out.drain();
@@ -71,7 +76,7 @@ export interface TraceSource {
  * more than once: its text is kept from the first read (a second read found it empty: "empty trace").
  */
 export function traceSource(io: CliIo, file: string): TraceSource {
-  const path = resolvePath(io, file);
+  const path = inputPath(io, file);
   let kept: Promise<string> | undefined;
   /** The kept text of a pipe; undefined for a file (or a missing path or a directory, whose errors readTrace names). */
   const piped = async (): Promise<Promise<string> | undefined> => {
@@ -108,7 +113,7 @@ export function warner(io: CliIo, command: string): (message: string) => void {
  * their output before reading, and import writes over what it read, so the input would be lost.
  */
 export async function refuseOverwritingInput(io: CliIo, input: string, out: string, what: string): Promise<void> {
-  const [a, b] = await Promise.all([input, out].map((f) => stat(resolvePath(io, f)).catch(() => undefined)));
+  const [a, b] = await Promise.all([inputPath(io, input), resolvePath(io, out)].map((f) => stat(f).catch(() => undefined)));
   if (a?.isFile() && b !== undefined && a.dev === b.dev && a.ino === b.ino) {
     throw new InvalidOptionError('--out', `"${out}" is the ${what} being read (${input}); writing it would destroy it: choose another file`, { value: out });
   }

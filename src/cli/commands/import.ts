@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { formatImported } from '../../import/common.js';
 import { IMPORT_FORMATS, importLog } from '../../import/formats.js';
-import { type CliIo, type Output, openOutput, refuseOverwritingInput, resolvePath, writeOut } from '../io.js';
+import { type CliIo, inputPath, type Output, openOutput, refuseOverwritingInput, writeOut } from '../io.js';
 import { parseFlags } from '../flags.js';
 import { onePositional, usageError, UsageError } from '../output.js';
 import { printable } from '../printable.js';
@@ -39,7 +39,7 @@ export async function importCommand(argv: string[], io: CliIo): Promise<number> 
   if (values.help) return usageError(io, IMPORT_HELP, 0);
   const file = onePositional(io, positionals, IMPORT_HELP, 'LOG');
   if (typeof file === 'number') return file;
-  const text = await readFile(resolvePath(io, file), 'utf8').catch((err: NodeJS.ErrnoException) => {
+  const text = await readFile(inputPath(io, file), 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw Object.assign(err, { path: file });
   });
   const result = importLog(text, file, values.from);
