@@ -1,0 +1,48 @@
+/**
+ * The README a user reads is the packed one (node_modules/cachepoint/README.md, the npm page): its links to the
+ * guides (`[docs/drop-in.md](docs/drop-in.md)`, …) and the guides' links to each other must resolve inside the
+ * package. The package shipped dist/ and the demo trace only, so every one of those links was dead for a user, and
+ * the README's "details in docs/…" had nothing to open (package.json has no repository to resolve them against).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** The files `npm pack` puts in the tarball (paths relative to the package root). */
+function packed(): Set<string> {
+  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  return new Set((JSON.parse(out) as [{ files: { path: string }[] }])[0].files.map((f) => f.path));
+}
+
+/** The relative link targets of a markdown file (no URLs, no same-page anchors), resolved against the package root. */
+function links(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  return [...text.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((m) => m[1]!.split('#')[0]!)
+    .filter((t) => t !== '' && !/^[a-z]+:/i.test(t))
+    .map((t) => normalize(join(dirname(file), t)));
+}
+
+describe('the packed README and guides', () => {
+  it('ship every file their relative links point at', { timeout: 60_000 }, () => {
+    const files = packed();
+    const seen = new Set<string>();
+    const queue = ['README.md'];
+    const dead: string[] = [];
+    while (queue.length > 0) {
+      const file = queue.shift()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const target of links(file)) {
+        if (!files.has(target)) dead.push(`${file} -> ${target}`);
+        else if (target.endsWith('.md')) queue.push(target);
+      }
+    }
+    expect(dead).toEqual([]);
+    // The README's links reach the guides (so the walk above looked at them).
+    expect([...seen]).toEqual(expect.arrayContaining(['README.md', 'docs/drop-in.md', 'docs/ai-sdk.md', 'docs/redis.md']));
+  });
+});
