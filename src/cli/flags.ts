@@ -17,7 +17,11 @@ type Flags = NonNullable<ParseArgsConfig['options']>;
  * @example
  * const { values, positionals } = parseFlags('render', argv, { json: { type: 'boolean' } });
  */
-export function parseFlags<const O extends Flags>(command: string, argv: string[], options: O) {
+export function parseFlags<const O extends Flags>(
+  command: string,
+  argv: string[],
+  options: O,
+): ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O }>> {
   try {
     return parseArgs({ args: argv, allowPositionals: true, options });
   } catch (err) {
