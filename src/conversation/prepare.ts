@@ -15,7 +15,7 @@ import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/
 import { defaultTokenCache } from '../render/options.js';
 import { toolSchemaProblem } from '../internal/blocks.js';
 import { contentBlockIssue, refuseBlocks } from '../internal/block-rules.js';
-import { refuseLoopWithoutThinking, refuseManualThinking } from '../internal/loop-thinking.js';
+import { refuseManualThinking, thinkingToDisable } from '../internal/loop-thinking.js';
 import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 import { render, renderAsync, thinkingLostOf } from '../render/render.js';
 import { streamLength } from '../render/projection.js';
@@ -242,6 +242,12 @@ export interface PreparePlan extends RenderPlan {
   readonly tokens: SegmentTokens;
   /** What became of `options.hide`, in order (absent when none was passed). */
   readonly hides?: readonly HideOutcome[];
+  /**
+   * Manual extended thinking (`thinking.type: "enabled"`) whose open tool loop's assistant turn does not start with a
+   * thinking block and holds none (e.g. a compaction summarized the loop's first rounds): the request is sent with
+   * `thinking: { type: 'disabled' }`, the API's own remedy, and this says why. Absent otherwise.
+   */
+  readonly thinkingDisabled?: string;
   /**
    * Tokens of the prefill (a trailing assistant message), absent without one. It
    * is sent after the tail, so the API bills it as uncached input: it is counted
@@ -1104,10 +1110,11 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   if (record?.imported) record = rehydrate(record, profile, ctxTokens);
 
   const { params: input, offset, prefill } = split(params);
-  // Manual extended thinking: an open tool loop's assistant message must start with its thinking (the API's 400).
+  // Manual extended thinking: an open tool loop's assistant turn must start with its thinking (the API's 400); a turn
+  // that holds none is sent with thinking disabled (the API's remedy), one that holds some elsewhere is refused here.
   const thinking = (params as { thinking?: unknown }).thinking;
   refuseManualThinking(thinking, canonicalModelId(params.model));
-  refuseLoopWithoutThinking(thinking, input.messages, offset);
+  let thinkingDisabled = thinkingToDisable(thinking, input.messages, offset);
   // An envelope sent before keeps its record's digest (computed only when exported); the first request's is
   // computed only when needed too (export, or the next request's envelope differs); a changed one now.
   const recognised = record !== undefined && unchangedEnvelope(record, input);
@@ -1148,8 +1155,10 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   let out = toAnthropic(rendered, extras as RequestExtras) as unknown as PreparedParams<P>;
   // The prefill goes last, after the tail: volatile, never marked, never kept.
   if (prefill) out = { ...out, messages: [...out.messages, { role: 'assistant', content: prefill } as PreparedParams<P>['messages'][number]] };
-  // The rendered request keeps that thinking too: a request the API would refuse is an error here, not a 400 there.
-  refuseLoopWithoutThinking(thinking, out.messages, offset, true);
+  // The rendered request keeps that thinking too, or (a compaction took the loop's first rounds) goes without
+  // thinking: a request the API would refuse is an error here, not a 400 there.
+  thinkingDisabled ??= thinkingToDisable(thinking, out.messages, offset, true);
+  if (thinkingDisabled) out = { ...out, thinking: { type: 'disabled' } } as PreparedParams<P>;
 
   // The prefill is input the API bills (after the last marker: uncached, in input_tokens), so the plan's usage,
   // cost and token total, and what recordUsage calibrates against, include it.
@@ -1235,6 +1244,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   if (unsaved) plan.unsaved = unsaved;
   if (prefill) plan.prefillTokens = prefillTokens;
   if (hides) plan.hides = hides;
+  if (thinkingDisabled) plan.thinkingDisabled = thinkingDisabled;
   return { params: out, headers: anthropicHeaders(rendered, out), plan, rendered };
 }
 

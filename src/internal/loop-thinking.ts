@@ -161,6 +161,38 @@ export function refuseManualThinking(thinking: unknown, model: string): void {
   );
 }
 
+/** Whether a content block list holds a thinking or redacted_thinking block anywhere. */
+const holdsThinking = (blocks: readonly unknown[]): boolean => blocks.some(isThinkingParam);
+
+/**
+ * What a request with manual extended thinking (`thinking.type: "enabled"`) sends when its final assistant turn does
+ * not start with a thinking block ({@link manualLoopThinkingIssue}): undefined when the request is fine as it is; a
+ * sentence saying why when thinking must be disabled for this request instead, which is the API's own remedy ("To
+ * avoid this requirement, disable `thinking`", its 400) and what the extended-thinking page says it does by itself
+ * ("Graceful thinking degradation": thinking "silently disabled for that request"). Valid only while the turn holds
+ * no thinking block at all ("If thinking is disabled, the final assistant turn shouldn't contain any thinking
+ * blocks"): otherwise nothing can be sent and it throws as {@link refuseLoopWithoutThinking}. Typical cause in
+ * cachepoint's own output: a compaction that summarized the first rounds of a long tool loop whose thinking came
+ * only with its first response (no interleaved thinking).
+ *
+ * @example
+ * thinkingToDisable({ type: 'enabled', budget_tokens: 2048 }, messagesAfterACompaction);
+ * // 'the final assistant turn (messages[4]) does not start with a thinking block …'
+ */
+export function thinkingToDisable(thinking: unknown, messages: readonly LoopMessage[], offset = 0, rendered = false): string | undefined {
+  const issue = manualLoopThinkingIssue(thinking, messages);
+  if (!issue) return undefined;
+  for (let i = issue.index; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role === 'assistant' && holdsThinking(blocksOf(m.content))) refuseLoopWithoutThinking(thinking, messages, offset, rendered);
+  }
+  const whose = rendered ? 'in the rendered request (its first rounds were summarized or left out)' : "in the caller's messages";
+  return (
+    `the final assistant turn (messages[${issue.index + offset}]) does not start with a thinking block ${whose} and holds none: ` +
+    'thinking is disabled for this request, as the API advises ("To avoid this requirement, disable `thinking`"); the next user turn thinks again'
+  );
+}
+
 /**
  * Throws when a request with manual extended thinking would be refused because the assistant message its tool
  * results answer does not start with a thinking block ({@link manualLoopThinkingIssue}): an {@link InvalidParamsError}

@@ -40,7 +40,7 @@ import { formatStats, type ToolCacheStats } from '../toolcache/stats.js';
 import { InvalidOptionError, TimelineError } from '../errors.js';
 import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
 import { refuseBlocks } from '../internal/block-rules.js';
-import { refuseLoopWithoutThinking, refuseManualThinking } from '../internal/loop-thinking.js';
+import { refuseManualThinking, thinkingToDisable } from '../internal/loop-thinking.js';
 
 export type { RequestRecord } from './stats.js';
 
@@ -221,10 +221,11 @@ export class Session {
     let params = toAnthropic(r, { ...this.#options.request, ...extras });
     // A paused turn goes back as is, last (after the tail), unmarked and not kept: the same bytes as `prepare`.
     if (this.#paused) params = { ...params, messages: [...params.messages, { role: 'assistant', content: [...this.#paused] as never }] };
-    // Manual extended thinking: refused by Claude 4.7 and later, and by an open tool loop whose assistant message does
-    // not start with its thinking (typed errors here instead of the API's 400s).
+    // Manual extended thinking: refused by Claude 4.7 and later (a typed error here instead of the API's 400). An open
+    // tool loop whose assistant turn does not start with its thinking and holds none (a compaction took the loop's
+    // first rounds) goes with thinking disabled, the API's remedy; one holding thinking elsewhere is refused here.
     refuseManualThinking(params.thinking, canonicalModelId(params.model));
-    refuseLoopWithoutThinking(params.thinking, params.messages);
+    if (thinkingToDisable(params.thinking, params.messages, 0, true)) params = { ...params, thinking: { type: 'disabled' } };
     return diagnostics ? ({ ...params, diagnostics: { previous_message_id: diagnostics.previousMessageId } } as AnthropicRequestParams) : params;
   }
 

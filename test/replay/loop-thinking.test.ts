@@ -268,11 +268,20 @@ describe('manual thinking on a model that takes only adaptive thinking (Claude 4
 });
 
 describe('prepare refuses to produce a manual-thinking loop without its thinking', () => {
-  it("names the caller's message (a typed error instead of the API's 400)", async () => {
+  // A turn that holds no thinking at all goes with thinking disabled instead (loop-thinking-compact.test.ts).
+  it("names the caller's message (a typed error instead of the API's 400) when the turn's thinking came later", async () => {
     const messages: Anthropic.MessageParam[] = [
       { role: 'user', content: 'read a' },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { path: 'a' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'b next', signature: 's' },
+          { type: 'tool_use', id: 'toolu_2', name: 'Read', input: { path: 'b' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'b' }] },
     ];
     const run = prepare(
       { model: 'claude-sonnet-4-5', max_tokens: 4096, thinking: MANUAL, tools: TOOLS, messages },
