@@ -61,6 +61,7 @@ interface Loop {
   cacheRead: number;
   deltas: number;
   messages: number;
+  eager: boolean[];
 }
 
 interface Own {
@@ -125,10 +126,38 @@ describe('cachepoint/ai-sdk next to each supported ai + @ai-sdk/anthropic', () =
         expect(JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')).version).toBe(version);
       }
       expect(typeErrors(dir)).toEqual([]);
-      const report = runReport<{ generate: Loop; stream: Loop; own: Own }>(dir, 'ai-sdk-loop.ts');
+      const report = runReport<{ generate: Loop; stream: Loop; switch: Loop; own: Own }>(dir, 'ai-sdk-loop.ts');
       expectSaved(report.generate, 'generateText');
       expectSaved(report.stream, 'streamText');
       expect(report.stream.deltas).toBeGreaterThan(0);
+      // generateText, streamText, generateText in one conversation. @ai-sdk/anthropic 2.x (ai 5) sends a streamed
+      // call's tools as an unstreamed one's: nothing changes, nothing to say, every request reads. 3.0.140 (ai 6's
+      // latest) and 4.x add eager_input_streaming to them, so the tools change at the first switch (the fake server
+      // reads 0 there; the switch back finds the unstreamed form's entry still warm) and the middleware says so at
+      // both switches (its engine saw the same bytes: a tools resync each, no other). 3.0.0 sends no flag either but
+      // the middleware cannot tell it from 3.0.140 (the same specification): its view keeps the flag, a warning and a
+      // resync at each switch that the cache does not suffer (every request reads).
+      const sw = report.switch;
+      const streamed = sw.eager.slice(4, 8);
+      expect(sw.requests).toBe(12);
+      expect(sw.statuses.every((s) => s === 200)).toBe(true);
+      expect(sw.eager.slice(0, 4).concat(sw.eager.slice(8))).not.toContain(true);
+      const switched = sw.warnings.filter((w) => w.startsWith('tool_streaming_switched'));
+      expect(switched).toHaveLength(sw.warnings.length);
+      if (c.ai.startsWith('5.')) {
+        expect(streamed).toEqual([false, false, false, false]);
+        expect(sw.warnings).toEqual([]);
+        expect(sw.resyncs).toBe(0);
+        for (const [i, r] of sw.reads.entries()) if (i > 0) expect(r, `switch, request ${i}`).toBeGreaterThan(0);
+      } else if (c.anthropic === '3.0.0') {
+        expect(streamed).toEqual([false, false, false, false]);
+        for (const [i, r] of sw.reads.entries()) if (i > 0) expect(r, `switch, request ${i}`).toBeGreaterThan(0);
+      } else {
+        expect(streamed).toEqual([true, true, true, true]);
+        expect([switched.length, sw.resyncs]).toEqual([2, 2]);
+        expect(sw.reads[4]).toBe(0);
+        for (const [i, r] of sw.reads.entries()) if (i > 0 && i !== 4) expect(r, `switch, request ${i}`).toBeGreaterThan(0);
+      }
       // The caller's own cacheControl on the one user message: replaced by the engine's (the envelope's, and the
       // newest stable block's: that message), with a warning in the call's own warnings as well as onWarning.
       expect(report.own).toEqual({ codes: ['caller_cache_control'], callWarnings: 1, status: 200, markers: 2 });

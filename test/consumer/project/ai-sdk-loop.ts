@@ -5,7 +5,8 @@
  * The same source for every supported major: only what ai 5, 6 and 7 all have.
  * A generateText loop and a streamText loop, 3 turns of 3 tool rounds (two
  * parallel calls each, text and JSON results) and an answer each (12 requests
- * per loop), against cachepoint's fake Messages API;
+ * per loop), and one that switches (generateText, streamText, generateText),
+ * against cachepoint's fake Messages API;
  * it prints what it saw as one JSON line.
  */
 import { createAnthropic } from '@ai-sdk/anthropic';
@@ -45,7 +46,7 @@ async function added(result: { response: PromiseLike<{ messages: ModelMessage[] 
   return all !== undefined ? await all : (await result.response).messages;
 }
 
-async function loop(mode: 'generate' | 'stream') {
+async function loop(mode: 'generate' | 'stream' | 'switch') {
   const server = await startFakeServer({ script: script() });
   const anthropic = createAnthropic({ baseURL: `${server.url}/v1`, apiKey: 'test' });
   const store = new MemoryConversationStore();
@@ -77,7 +78,8 @@ async function loop(mode: 'generate' | 'stream') {
   for (let t = 1; t <= 3; t++) {
     messages.push({ role: 'user', content: `Task ${t}: tidy the modules.` });
     const call = { model, system: SYSTEM, messages, tools, stopWhen: stepCountIs(10) };
-    if (mode === 'generate') {
+    // 'switch': generateText, then streamText, then generateText, in one conversation.
+    if (mode === 'generate' || (mode === 'switch' && t !== 2)) {
       messages.push(...(await added(await generateText(call))));
     } else {
       const result = streamText(call);
@@ -94,6 +96,7 @@ async function loop(mode: 'generate' | 'stream') {
     reads: requests.map((r) => (r.response as { usage: { cache_read_input_tokens?: number } }).usage.cache_read_input_tokens ?? 0),
     markers: requests.map((r) => JSON.stringify(r.body).split('"cache_control"').length - 1),
     warnings: warnings.map((w) => `${w.code}: ${w.message}`),
+    eager: requests.map((r) => JSON.stringify((r.body as { tools?: unknown }).tools ?? []).includes('"eager_input_streaming":true')),
     resyncs: plans.filter((p) => p.plan.resync !== undefined).length,
     recorded: stats?.totals.requests ?? 0,
     cacheRead: stats?.totals.cacheRead ?? 0,
@@ -129,4 +132,4 @@ async function callerMarker() {
   };
 }
 
-console.log(JSON.stringify({ generate: await loop('generate'), stream: await loop('stream'), own: await callerMarker() }));
+console.log(JSON.stringify({ generate: await loop('generate'), stream: await loop('stream'), switch: await loop('switch'), own: await callerMarker() }));
