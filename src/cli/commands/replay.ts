@@ -10,7 +10,8 @@ import { onePositional, progress, usageError } from '../output.js';
 export const REPLAY_HELP = `Usage: cachepoint replay TRACE [--out FILE] [--provider ID] [engine options]
 
 Renders the request before each model response in TRACE and writes one JSON
-line per request: {"index","at","turn","round","request"}.
+line per request: {"index","at","turn","round","request"}, to standard output
+or to --out FILE (\`-\`: standard output; TRACE \`-\`: standard input).
 
   --provider ID      anthropic (Messages params, default), bedrock (Converse
                      input) or openai (Responses params; pass --model gpt-…)
@@ -34,7 +35,8 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
   const options = await providerReplayOptions(provider, load, { ...engineOptions(values), source: file, onWarning: warner(io, 'replay') });
   const key = values['cache-key'];
   // Opened before the work, so a bad --out fails at once naming the path; emptied at the first request.
-  const output = values.out ? await openOutput(io, values.out, { file, what: 'trace' }, { keep: true }) : undefined;
+  // `--out -` is standard output, as `-` is standard input for the trace.
+  const output = values.out && values.out !== '-' ? await openOutput(io, values.out, { file, what: 'trace' }, { keep: true }) : undefined;
   const out: CliWriter = output?.writer ?? io.stdout;
   const bar = progress(io, 'replay');
   let n = 0;
