@@ -171,7 +171,7 @@ const holdsThinking = (blocks: readonly unknown[]): boolean => blocks.some(isThi
  * avoid this requirement, disable `thinking`", its 400) and what the extended-thinking page says it does by itself
  * ("Graceful thinking degradation": thinking "silently disabled for that request"). Valid only while the turn holds
  * no thinking block at all ("If thinking is disabled, the final assistant turn shouldn't contain any thinking
- * blocks"): otherwise nothing can be sent and it throws as {@link refuseLoopWithoutThinking}. Typical cause in
+ * blocks"): otherwise nothing can be sent and it throws an `InvalidParamsError` naming the message. Typical cause in
  * cachepoint's own output: a compaction that summarized the first rounds of a long tool loop whose thinking came
  * only with its first response (no interleaved thinking).
  *
@@ -184,7 +184,7 @@ export function thinkingToDisable(thinking: unknown, messages: readonly LoopMess
   if (!issue) return undefined;
   for (let i = issue.index; i < messages.length; i++) {
     const m = messages[i]!;
-    if (m.role === 'assistant' && holdsThinking(blocksOf(m.content))) refuseLoopWithoutThinking(thinking, messages, offset, rendered);
+    if (m.role === 'assistant' && holdsThinking(blocksOf(m.content))) throw loopWithoutThinking(issue.index + offset, rendered);
   }
   const whose = rendered ? 'in the rendered request (its first rounds were summarized or left out)' : "in the caller's messages";
   return (
@@ -194,19 +194,17 @@ export function thinkingToDisable(thinking: unknown, messages: readonly LoopMess
 }
 
 /**
- * Throws when a request with manual extended thinking would be refused because the assistant message its tool
- * results answer does not start with a thinking block ({@link manualLoopThinkingIssue}): an {@link InvalidParamsError}
- * naming the message (`messages[N]`, `offset` added for messages mapped elsewhere, e.g. leading system-role ones).
- * `rendered`: the messages are cachepoint's output, not the caller's (the caller's were fine): a defect, said so.
+ * The error for a request with manual extended thinking whose final assistant turn holds thinking but does not start
+ * with it ({@link thinkingToDisable}): nothing can be sent. Names the message (`messages[N]`, `index` counted as the
+ * caller's, e.g. after leading system-role ones). `rendered`: the messages are cachepoint's output, not the caller's
+ * (the caller's were fine): a defect, said so.
  */
-export function refuseLoopWithoutThinking(thinking: unknown, messages: readonly LoopMessage[], offset = 0, rendered = false): void {
-  const issue = manualLoopThinkingIssue(thinking, messages);
-  if (!issue) return;
+function loopWithoutThinking(index: number, rendered: boolean): InvalidParamsError {
   const why = rendered
     ? "the rendered request's final assistant turn (the tool loop its tool results continue) does not start with its thinking block, which the caller's messages had (a cachepoint defect; nothing was sent)"
     : 'the assistant turn these tool results continue (its first assistant message) does not start with a thinking block';
-  throw new InvalidParamsError(
-    `messages[${issue.index + offset}]`,
+  return new InvalidParamsError(
+    `messages[${index}]`,
     `${why}: with thinking.type "enabled" (manual extended thinking) the API refuses the request ("a final assistant message must start with a thinking block"). Send the response's content back as the API returned it, thinking and redacted_thinking blocks first and unchanged (signature included), or use thinking.type "adaptive" where the model has it`,
   );
 }

@@ -144,6 +144,22 @@ const lastResult = (messages: readonly Anthropic.MessageParam[], before = messag
 };
 
 /** A store that fails its load and save while `down` is true (Redis unreachable), else the memory store's. */
+/** One generateText tool loop through the middleware (a fresh memory store), with the provider's thinking options. */
+async function middlewareLoop(
+  model: Parameters<typeof wrapLanguageModel>[0]['model'],
+  conversationId: string,
+  providerOptions: NonNullable<Parameters<typeof generateText>[0]['providerOptions']>,
+): Promise<void> {
+  await generateText({
+    model: wrapLanguageModel({ model, middleware: cachepointMiddleware({ conversationId, store: new MemoryConversationStore() }) }),
+    system: SYSTEM,
+    prompt: 'Tidy up.',
+    tools: { Read: bigRead },
+    stopWhen: stepCountIs(10),
+    providerOptions,
+  });
+}
+
 function flakyStore(): ConversationStore & { down: boolean } {
   const inner = new MemoryConversationStore();
   const s: ConversationStore & { down: boolean } = {
@@ -394,35 +410,15 @@ describe('every path keeps the thinking of the open tool loop byte for byte (man
   it('the AI SDK middleware (generateText, manual thinking)', async () => {
     const { server: s, provider } = await fakeAnthropic({ script: script().slice(0, ROUNDS + 1), loopThinking: 'strict' });
     server = s;
-    const model = wrapLanguageModel({
-      model: provider('claude-sonnet-4-5'),
-      middleware: cachepointMiddleware({ conversationId: 'ai', store: new MemoryConversationStore() }),
-    });
-    await generateText({
-      model,
-      system: SYSTEM,
-      prompt: 'Tidy up.',
-      tools: { Read: bigRead },
-      stopWhen: stepCountIs(10),
-      providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 2048 } } },
-    });
+    await middlewareLoop(provider('claude-sonnet-4-5'), 'ai', { anthropic: { thinking: { type: 'enabled', budgetTokens: 2048 } } });
     expectLoopsKept(s);
   });
 
   it('the AI SDK middleware on Bedrock Converse (reasoning, redacted reasoning)', async () => {
     server = await startFakeServer({ script: script().slice(0, ROUNDS + 1), loopThinking: 'strict' });
     const bedrock = createAmazonBedrock({ region: 'us-east-1', apiKey: 'test', baseURL: server.url });
-    const model = wrapLanguageModel({
-      model: bedrock('us.anthropic.claude-sonnet-4-5-20250929-v1:0'),
-      middleware: cachepointMiddleware({ conversationId: 'bedrock', store: new MemoryConversationStore() }),
-    });
-    await generateText({
-      model,
-      system: SYSTEM,
-      prompt: 'Tidy up.',
-      tools: { Read: bigRead },
-      stopWhen: stepCountIs(10),
-      providerOptions: { bedrock: { reasoningConfig: { type: 'enabled', budgetTokens: 2048 } } },
+    await middlewareLoop(bedrock('us.anthropic.claude-sonnet-4-5-20250929-v1:0'), 'bedrock', {
+      bedrock: { reasoningConfig: { type: 'enabled', budgetTokens: 2048 } },
     });
     const sent = server.requests.map((r) => (r.body as { additionalModelRequestFields?: unknown }).additionalModelRequestFields);
     expect(sent[0]).toMatchObject({ thinking: { type: 'enabled' } });
