@@ -331,6 +331,8 @@ describe('prepare', () => {
       ['a nested value', edit((t) => (Object.values(schema(t[0]!).properties)[0]!.type = 'number')), system],
       ['an array for a string', edit((t) => (schema(t[0]!).properties.path!.type = ['string'])), system],
       ['a number for a string', edit((t) => (schema(t[1]!).required = [1 as never])), system],
+      // An array's string item, the array the same length (required: ['path'] → ['pats']).
+      ['an item of an array', edit((t) => (schema(t[0]!).required = ['pats'])), system],
       ['null for an object', edit((t) => ((t[1]!.input_schema as Record<string, unknown>).properties = null)), system],
       ['an object for an array', edit((t) => (schema(t[0]!).required = { 0: 'x' } as never)), system],
       ['a tool added', edit((t) => t.push({ name: 'Extra', description: 'x', input_schema: { type: 'object', properties: {} } })), system],
