@@ -186,14 +186,16 @@ export class ConversationStoreError extends CachepointError {
 
 /**
  * A rendered block has no equivalent in the target provider's API (a server
- * tool, a document block, an image where the API takes none). `path` names
- * the block; nothing was sent.
+ * tool, a document block, an image where the API takes none), or a provider's
+ * response cannot be read back (a Converse stream that ended early). `path`
+ * names the block or event; nothing was sent or recorded.
  */
 export class ProviderMappingError extends CachepointError {
   readonly provider: string;
   readonly path: string;
-  constructor(provider: string, path: string, why: string) {
-    super('provider_mapping', `${provider}: ${path}: ${why}. Remove or convert that block before rendering for ${provider}.`);
+  /** `fix`: what to do instead (default: remove or convert the block before rendering; a response read back says its own). */
+  constructor(provider: string, path: string, why: string, fix = `Remove or convert that block before rendering for ${provider}.`) {
+    super('provider_mapping', `${provider}: ${path}: ${why}. ${fix}`);
     this.provider = provider;
     this.path = path;
   }

@@ -14,6 +14,7 @@ import { ProviderMappingError } from '../errors.js';
 import type { CachingRules } from '../models/caching.js';
 import { MODEL_PROFILES, resolveProfile, type ModelProfile } from '../models/profiles.js';
 import type { CachePoint, Rendered, StreamBlock } from '../render/types.js';
+import type { RedactedThinkingBlockParam, TextBlockParam, ThinkingBlockParam, ToolUseBlockParam } from './anthropic-types.js';
 import type {
   BedrockConverseInput,
   ConverseCachePoint,
@@ -223,6 +224,9 @@ export function toBedrockConverse(rendered: Rendered, extras: BedrockExtras = {}
   };
 }
 
+/** A block of a Converse response, as `appendResponse` takes it. */
+export type ConverseResponseBlock = TextBlockParam | ToolUseBlockParam | ThinkingBlockParam | RedactedThinkingBlockParam;
+
 /**
  * A Converse response's message as the blocks `appendResponse` records (text,
  * tool uses, reasoning as thinking with its signature, redacted reasoning as redacted_thinking).
@@ -232,8 +236,8 @@ export function toBedrockConverse(rendered: Rendered, extras: BedrockExtras = {}
  */
 export function fromConverseOutput(output: {
   readonly output?: { readonly message?: { readonly content?: readonly unknown[] | undefined } | undefined } | undefined;
-}): Block[] {
-  const out: Block[] = [];
+}): ConverseResponseBlock[] {
+  const out: ConverseResponseBlock[] = [];
   for (const c of output.output?.message?.content ?? []) {
     const b = c as {
       text?: string;
@@ -244,7 +248,8 @@ export function fromConverseOutput(output: {
     else if (b.toolUse) out.push({ type: 'tool_use', id: String(b.toolUse.toolUseId), name: String(b.toolUse.name), input: b.toolUse.input ?? {} });
     else if (b.reasoningContent?.reasoningText) {
       const r = b.reasoningContent.reasoningText;
-      out.push({ type: 'thinking', thinking: String(r.text ?? ''), ...(r.signature ? { signature: r.signature } : {}) });
+      // Without a signature the block is kept as it came (typed as signed): prepare and Session then refuse it by its path.
+      out.push({ type: 'thinking', thinking: String(r.text ?? ''), ...(r.signature ? { signature: r.signature } : {}) } as ThinkingBlockParam);
     } else if (b.reasoningContent?.redactedContent !== undefined) {
       // Sent back as it came: the API decrypts it to continue (docs.aws.amazon.com/bedrock/latest/userguide/
       // claude-messages-thinking-encryption.html, read 2026-12-01); dropping it changes the turn's thinking.

@@ -52,6 +52,13 @@ export function sendEvents(res: ServerResponse, requestId: string, frames: Itera
   res.end();
 }
 
+/** Answers 200 with AWS event-stream messages (Bedrock's streaming responses). */
+export function sendEventStream(res: ServerResponse, requestId: string, messages: Iterable<Uint8Array>): void {
+  res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': requestId });
+  for (const m of messages) res.write(m);
+  res.end();
+}
+
 /** Answers an {@link HttpError} with the API's error body. */
 export function sendError(res: ServerResponse, requestId: string, err: HttpError): void {
   res.writeHead(err.status, { 'content-type': 'application/json', 'request-id': requestId, ...err.headers });

@@ -11,8 +11,9 @@
  * response shape, with its usage fields (OpenAI: `cached_tokens` and
  * `cache_write_tokens` inside an input total; Converse: `cacheReadInputTokens`
  * and `cacheWriteInputTokens` beside `inputTokens`). Responses and Chat
- * Completions stream SSE when `stream: true`; Converse streaming (AWS event
- * stream framing) is not served.
+ * Completions stream SSE when `stream: true`; `POST
+ * /model/{modelId}/converse-stream` answers the same response as Converse's
+ * events in AWS's event-stream framing (fake-server-eventstream.ts).
  */
 import type { ContentBlock, MessageCreateParamsBase } from '../providers/anthropic-types.js';
 import { UnknownModelError } from '../errors.js';
@@ -27,11 +28,14 @@ import type { UsageModel } from './fake-server-usage.js';
 import { manualLoopThinkingIssue } from '../internal/loop-thinking.js';
 import type { Message } from '../providers/anthropic-types.js';
 import { LoopThinkingLedger, type LoopThinking, type LoopThinkingRule } from './fake-server-loop.js';
+import { converseStreamEvents, encodeConverseEvent } from './fake-server-eventstream.js';
 
-/** What a route answers: a JSON body, SSE frames when streaming, and the simulator's explanation. */
+/** What a route answers: a JSON body, SSE frames (or event-stream messages) when streaming, and the simulator's explanation. */
 export interface RouteAnswer {
   readonly body: unknown;
   readonly frames?: readonly string[];
+  /** AWS event-stream messages (ConverseStream), sent as `application/vnd.amazon.eventstream`. */
+  readonly eventStream?: readonly Uint8Array[];
   readonly explain?: unknown;
   /** What the request did with its open tool loop's thinking (Converse). */
   readonly loopThinking?: LoopThinking;
@@ -437,8 +441,8 @@ export class ProviderRoutes {
     return { body: completion, frames, ...explain };
   }
 
-  /** `POST /model/{modelId}/converse`. */
-  converse(modelId: string, body: unknown, at: number): RouteAnswer {
+  /** `POST /model/{modelId}/converse`, or `…/converse-stream` when `stream` (the same response, as its events). */
+  converse(modelId: string, body: unknown, at: number, stream = false): RouteAnswer {
     if (!isObj(body)) throw new HttpError(400, 'ValidationException', 'The request body must be a JSON object.');
     if (!Array.isArray(body.messages) || body.messages.length === 0)
       throw new HttpError(400, 'ValidationException', 'A conversation must start with a user message.');
@@ -495,6 +499,7 @@ export class ProviderRoutes {
     };
     return {
       body: response,
+      ...(stream ? { eventStream: converseStreamEvents(response).map(encodeConverseEvent) } : {}),
       ...(priced.explain === undefined ? {} : { explain: priced.explain }),
       ...(loopThinking === undefined ? {} : { loopThinking }),
     };

@@ -10,8 +10,9 @@
  *   and streams SSE when `stream: true`.
  * - `POST /v1/messages/count_tokens`: `{ input_tokens }` from the same counting.
  * - `POST /v1/responses`, `POST /v1/chat/completions` (OpenAI) and
- *   `POST /model/{modelId}/converse` (Bedrock): the same script, each
- *   provider's validation, response shape, usage fields and cache rules
+ *   `POST /model/{modelId}/converse` (Bedrock; `…/converse-stream` streams it
+ *   in AWS's event-stream framing): the same script, each provider's
+ *   validation, response shape, usage fields and cache rules
  *   (fake-server-openai.ts), so the `openai` SDK and the AWS SDK run against it.
  * - preserved thinking: on models that bind thinking to its prefix, thinking
  *   blocks are signed with a digest of their prefix and checked when they come
@@ -35,7 +36,18 @@ import type { Message, MessageCreateParamsBase, MessageTokensCount } from '../pr
 import { CacheSimulator } from '../sim/simulator.js';
 import { BlockTokenCache, type TokenCounter } from '../tokens/counter.js';
 import { OPENAI_MODELS } from '../providers/openai-profile.js';
-import { HttpError, listen, parseJson, readBody, sendBedrockError, sendError, sendEvents, sendJson, sendOpenAIError } from './fake-server-http.js';
+import {
+  HttpError,
+  listen,
+  parseJson,
+  readBody,
+  sendBedrockError,
+  sendError,
+  sendEventStream,
+  sendEvents,
+  sendJson,
+  sendOpenAIError,
+} from './fake-server-http.js';
 import { bindResponse, checkBinding } from './fake-server-binding.js';
 import { LoopThinkingLedger, type LoopThinking, type LoopThinkingRule } from './fake-server-loop.js';
 import { ProviderRoutes } from './fake-server-openai.js';
@@ -130,10 +142,10 @@ export interface FakeMessagesServer {
 
 // IMPLEMENTATION
 
-type Endpoint = 'messages' | 'count_tokens' | 'responses' | 'chat' | 'converse';
+type Endpoint = 'messages' | 'count_tokens' | 'responses' | 'chat' | 'converse' | 'converse-stream';
 
-/** Bedrock's Converse path: `/model/{modelId}/converse` (the id URL-encoded). */
-const CONVERSE = /^\/model\/([^/]+)\/converse$/;
+/** Bedrock's Converse paths: `/model/{modelId}/converse` and `…/converse-stream` (the id URL-encoded). */
+const CONVERSE = /^\/model\/([^/]+)\/converse(-stream)?$/;
 
 /** The endpoint a request is for; anything else is the API's 404. */
 function route(method: string, path: string): Endpoint {
@@ -141,7 +153,8 @@ function route(method: string, path: string): Endpoint {
   if (method === 'POST' && path === '/v1/messages/count_tokens') return 'count_tokens';
   if (method === 'POST' && path === '/v1/responses') return 'responses';
   if (method === 'POST' && path === '/v1/chat/completions') return 'chat';
-  if (method === 'POST' && CONVERSE.test(path)) return 'converse';
+  const converse = method === 'POST' ? CONVERSE.exec(path) : null;
+  if (converse) return converse[2] ? 'converse-stream' : 'converse';
   throw new HttpError(404, 'not_found_error', `Not found: ${method} ${path}`);
 }
 
@@ -193,24 +206,25 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
       body = text.length > 0 ? parseJson(text) : undefined;
       stream = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
       const endpoint = route(method, path);
-      if (endpoint === 'responses' || endpoint === 'chat' || endpoint === 'converse') {
-        family = endpoint === 'converse' ? 'bedrock' : 'openai';
+      if (endpoint === 'responses' || endpoint === 'chat' || endpoint === 'converse' || endpoint === 'converse-stream') {
+        family = endpoint === 'responses' || endpoint === 'chat' ? 'openai' : 'bedrock';
         const answer =
           endpoint === 'responses'
             ? routes.responses(body, at)
             : endpoint === 'chat'
               ? routes.chat(body, at)
-              : routes.converse(decodeURIComponent(CONVERSE.exec(path)?.[1] ?? ''), body, at);
+              : routes.converse(decodeURIComponent(CONVERSE.exec(path)?.[1] ?? ''), body, at, endpoint === 'converse-stream');
         requests.push({
           ...base,
           body,
-          stream: answer.frames !== undefined,
+          stream: answer.frames !== undefined || answer.eventStream !== undefined,
           status: 200,
           response: answer.body as Message,
           ...(answer.explain === undefined ? {} : { explain: answer.explain }),
           ...(answer.loopThinking === undefined ? {} : { loopThinking: answer.loopThinking }),
         });
         if (answer.frames) sendEvents(res, requestId, answer.frames);
+        else if (answer.eventStream) sendEventStream(res, requestId, answer.eventStream);
         else sendJson(res, requestId, answer.body);
         return;
       }
