@@ -226,8 +226,13 @@ export interface Resync {
 /** What `prepare` did: the render's plan plus where the conversation stands. */
 export interface PreparePlan extends RenderPlan {
   readonly conversationId: string;
-  /** The revision saved for this request (the store's optimistic version). */
-  readonly revision: number;
+  /**
+   * The revision saved for this request (the store's optimistic version: 1 for a new conversation, then +1 a
+   * request), or `null` when nothing was saved: the store failed at load (`resync.reason === 'store_unavailable'`:
+   * which revision it holds is unknown) or at save (`unsaved`). The next request that reaches the store goes on from
+   * the revision it holds.
+   */
+  readonly revision: number | null;
   /** Turn and round this request is for. */
   readonly turn: number;
   readonly round: number;
@@ -1031,7 +1036,7 @@ type CopiedPlanKey = 'firstChangePath' | 'read' | 'thinkingLost' | 'belowMinimum
 function planOf(
   p: RenderPlan & Record<Exclude<OptionalKey<RenderPlan>, CopiedPlanKey>, never>,
   conversationId: string,
-  revision: number,
+  revision: number | null,
   at: Pick<Rendered, 'turn' | 'round' | 'cachePoints' | 'decisions'>,
   appended: number,
   tokens: SegmentTokens,
@@ -1248,7 +1253,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
       unsaved = `the conversation store failed to save (${err instanceof Error ? err.message : String(err)}); the next request resynchronises`;
     }
   }
-  const plan = planOf(priced.plan, id, revision, rendered, built.appended, priced.tokens);
+  const plan = planOf(priced.plan, id, storeDown || unsaved ? null : revision, rendered, built.appended, priced.tokens);
   if (unvouched && unvouched.length > 0) {
     plan.decisions = [...unvouched, ...rendered.decisions];
     plan.thinkingLost = thinkingLostOf(plan.decisions, profile)!;

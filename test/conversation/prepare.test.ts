@@ -583,6 +583,38 @@ describe('prepare', () => {
     await expect(prepare({ ...base, messages: m! }, { conversationId: 'd', store: down, onStoreError: 'throw' })).rejects.toThrow(/ECONNREFUSED/);
   });
 
+  it('plan.revision is null when nothing was saved (store down at load or at save), and the stored count goes on after', async () => {
+    // Was 1 on every store_unavailable request (and N+1 on an unsaved one): a revision no store held, read in logs as a
+    // conversation started anew.
+    const inner = new MemoryConversationStore();
+    let failing: 'load' | 'save' | undefined;
+    const store: ConversationStore = {
+      load: async (id) => {
+        if (failing === 'load') throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+        return inner.load(id);
+      },
+      save: async (rec, exp) => {
+        if (failing !== undefined) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+        return inner.save(rec, exp);
+      },
+      delete: (id) => inner.delete(id),
+    };
+    const [m1, m2] = history(2, 1);
+    const ref = { conversationId: 'rev', store };
+    expect((await prepare({ ...base, messages: m1! }, { ...ref, now: 1 })).plan.revision).toBe(1);
+    failing = 'load';
+    const down = (await prepare({ ...base, messages: m2! }, { ...ref, now: 2 })).plan;
+    expect(down.resync?.reason).toBe('store_unavailable');
+    expect(down.revision).toBeNull();
+    failing = 'save';
+    const unsaved = (await prepare({ ...base, messages: m2! }, { ...ref, now: 3 })).plan;
+    expect(unsaved.unsaved).toMatch(/ECONNREFUSED/);
+    expect(unsaved.revision).toBeNull();
+    failing = undefined;
+    expect((await prepare({ ...base, messages: m2! }, { ...ref, now: 4 })).plan.revision).toBe(2);
+    expect((await inner.load('rev'))!.revision).toBe(2);
+  });
+
   it('recordUsage while the store is down: resolves false (nothing recorded), never throws into the loop', async () => {
     // Found by review8 (the packed package, a README loop on Redis, Redis stopped mid-session): prepare fell back,
     // then recordUsage threw ConversationStoreError out of the loop.

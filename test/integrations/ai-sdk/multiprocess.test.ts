@@ -19,7 +19,7 @@ const WORKER = fileURLToPath(new URL('./fixtures/ai-sdk-worker.ts', import.meta.
 interface TurnResult {
   readonly pid: number;
   readonly messages: ModelMessage[];
-  readonly plans: { revision: number; resync: string | null; appended: number }[];
+  readonly plans: { revision: number | null; resync: string | null; appended: number }[];
   readonly warnings: string[];
 }
 
