@@ -4,10 +4,9 @@
  * through a rendered tool loop with Claude's reasoning, and the same loop
  * without streaming, which must record the same timeline and see the same usage.
  */
-import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
+import { ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import type { ConverseResponseBlock } from '../../src/providers/bedrock.js';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderMappingError } from '../../src/errors.js';
 import { bedrockProfile, fromConverseOutput, toBedrockConverse } from '../../src/providers/bedrock.js';
@@ -19,6 +18,7 @@ import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake
 import type { ScriptEntry } from '../../src/testing/fake-server-script.js';
 import { appendResponse, appendToolResults, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
+import { bedrockClient } from '../helpers/bedrock.js';
 import { newSession, text } from '../helpers/build.js';
 
 const ID = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
@@ -52,17 +52,6 @@ describe('encodeEventMessage', () => {
     expect(() => new EventStreamCodec(utf8.toUtf8, utf8.fromUtf8).decode(bad)).toThrow(/checksum/i);
   });
 });
-
-/** The Bedrock runtime client over HTTP/1.1 (the fake server's), one attempt. */
-function client(endpoint: string): BedrockRuntimeClient {
-  return new BedrockRuntimeClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    maxAttempts: 1,
-    requestHandler: new NodeHttpHandler(),
-  });
-}
 
 /** Two tool rounds opening with signed reasoning (the first also redacted reasoning), then an answer after reasoning. */
 function script(): ScriptEntry[] {
@@ -123,14 +112,14 @@ const input = (r: Rendered) =>
 describe('ConverseStreamCommand against the fake server', () => {
   it('streams a rendered tool loop: cache reads from the second request, and the same timeline and usage as ConverseCommand', async () => {
     const streamed = await serve();
-    const bedrock = client(streamed.url);
+    const bedrock = bedrockClient(streamed.url);
     const viaStream = await loop(async (r) => {
       const out = await bedrock.send(new ConverseStreamCommand(input(r)));
       const response = await collectConverseStream(out.stream!);
       return { blocks: fromConverseOutput(response), usage: response.usage };
     });
     const plain = await serve();
-    const bedrockPlain = client(plain.url);
+    const bedrockPlain = bedrockClient(plain.url);
     const viaConverse = await loop(async (r) => {
       const out = await bedrockPlain.send(new ConverseCommand(input(r)));
       return { blocks: fromConverseOutput(out), usage: out.usage };

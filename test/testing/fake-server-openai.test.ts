@@ -3,9 +3,8 @@
  * and Converse routes: multi-turn tool loops rendered by cachepoint, with
  * cache usage reported on every request after the first.
  */
-import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
+import { ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bedrockProfile, fromConverseOutput, toBedrockConverse } from '../../src/providers/bedrock.js';
@@ -16,6 +15,7 @@ import type { Rendered } from '../../src/render/types.js';
 import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
 import { appendResponse, appendToolResults, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
+import { bedrockClient } from '../helpers/bedrock.js';
 import { newSession, text } from '../helpers/build.js';
 
 let server: FakeMessagesServer | undefined;
@@ -132,22 +132,11 @@ describe('the openai SDK against the fake server', () => {
   });
 });
 
-/** The Bedrock runtime client speaks HTTP/2 by default; the fake server is HTTP/1.1 on loopback. */
-function bedrock(endpoint: string): BedrockRuntimeClient {
-  return new BedrockRuntimeClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    maxAttempts: 1,
-    requestHandler: new NodeHttpHandler(),
-  });
-}
-
 describe('the AWS SDK against the fake Converse route', () => {
   it('runs a Converse tool loop on Claude with cache points: reads after the first request', async () => {
     let clock = 0;
     server = await startFakeServer({ script: script(), now: () => (clock += 5_000) });
-    const client = bedrock(server.url);
+    const client = bedrockClient(server.url);
     const id = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
     const { reads, writes } = await loop(
       id,
@@ -168,7 +157,7 @@ describe('the AWS SDK against the fake Converse route', () => {
 
   it('refuses five cache points with a ValidationException', async () => {
     server = await startFakeServer({ script: [[{ type: 'text', text: 'ok' }]] });
-    const client = bedrock(server.url);
+    const client = bedrockClient(server.url);
     const point = { cachePoint: { type: 'default' as const } };
     const big = 'word '.repeat(800);
     const send = client.send(
