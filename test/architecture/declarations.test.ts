@@ -11,6 +11,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { CONSUMER_COMPILER_OPTIONS } from '../consumer/project.js';
 import { codeEntries } from '../helpers/package-exports.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -48,13 +49,9 @@ it('emits the build declarations, and each exports entry typechecks in a strict 
     join(WORK, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: {
-        target: 'es2022',
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        strict: true,
+        ...CONSUMER_COMPILER_OPTIONS,
         exactOptionalPropertyTypes: true,
         noUncheckedIndexedAccess: true,
-        skipLibCheck: false,
         noEmit: true,
         types: ['node'],
       },

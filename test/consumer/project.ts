@@ -13,6 +13,15 @@ export const ROOT = process.cwd();
 
 export const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
+/** How a consumer project compiles (strict, skipLibCheck off: our .d.ts are checked), before its own extra options. */
+export const CONSUMER_COMPILER_OPTIONS = {
+  target: 'es2022',
+  module: 'nodenext',
+  moduleResolution: 'nodenext',
+  strict: true,
+  skipLibCheck: false,
+} as const;
+
 /** A temp folder holding the packed tarball (built first). */
 export interface Packed {
   readonly work: string;
@@ -49,11 +58,7 @@ export function install(
     join(dir, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: {
-        target: 'es2022',
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        strict: true,
-        skipLibCheck: false,
+        ...CONSUMER_COMPILER_OPTIONS,
         outDir: 'out',
         types,
         ...compilerOptions,

@@ -25,6 +25,24 @@ const history = (turns: number, rounds: number) => requests(turns, rounds);
 
 const base = { model: 'claude-sonnet-4-6', max_tokens: 1024, system: SYSTEM, tools: TOOLS };
 
+/** A memory store that fails with `message` once told: at load (and so at save too), or at save only. */
+function failingStore(message: string) {
+  const inner = new MemoryConversationStore();
+  let failing: 'load' | 'save' | undefined;
+  const store: ConversationStore = {
+    load: async (id) => {
+      if (failing === 'load') throw new Error(message);
+      return inner.load(id);
+    },
+    save: async (rec, exp) => {
+      if (failing !== undefined) throw new Error(message);
+      return inner.save(rec, exp);
+    },
+    delete: (id) => inner.delete(id),
+  };
+  return { inner, store, fail: (at: 'load' | 'save' | undefined) => (failing = at) };
+}
+
 describe('prepare', () => {
   it('maps only the appended messages, keeps cache points within budget, passes other fields through', async () => {
     const store = new MemoryConversationStore();
@@ -586,31 +604,19 @@ describe('prepare', () => {
   it('plan.revision is null when nothing was saved (store down at load or at save), and the stored count goes on after', async () => {
     // Was 1 on every store_unavailable request (and N+1 on an unsaved one): a revision no store held, read in logs as a
     // conversation started anew.
-    const inner = new MemoryConversationStore();
-    let failing: 'load' | 'save' | undefined;
-    const store: ConversationStore = {
-      load: async (id) => {
-        if (failing === 'load') throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
-        return inner.load(id);
-      },
-      save: async (rec, exp) => {
-        if (failing !== undefined) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
-        return inner.save(rec, exp);
-      },
-      delete: (id) => inner.delete(id),
-    };
+    const { inner, store, fail } = failingStore('connect ECONNREFUSED 127.0.0.1:6379');
     const [m1, m2] = history(2, 1);
     const ref = { conversationId: 'rev', store };
     expect((await prepare({ ...base, messages: m1! }, { ...ref, now: 1 })).plan.revision).toBe(1);
-    failing = 'load';
+    fail('load');
     const down = (await prepare({ ...base, messages: m2! }, { ...ref, now: 2 })).plan;
     expect(down.resync?.reason).toBe('store_unavailable');
     expect(down.revision).toBeNull();
-    failing = 'save';
+    fail('save');
     const unsaved = (await prepare({ ...base, messages: m2! }, { ...ref, now: 3 })).plan;
     expect(unsaved.unsaved).toMatch(/ECONNREFUSED/);
     expect(unsaved.revision).toBeNull();
-    failing = undefined;
+    fail(undefined);
     expect((await prepare({ ...base, messages: m2! }, { ...ref, now: 4 })).plan.revision).toBe(2);
     expect((await inner.load('rev'))!.revision).toBe(2);
   });
@@ -618,27 +624,15 @@ describe('prepare', () => {
   it('recordUsage while the store is down: resolves false (nothing recorded), never throws into the loop', async () => {
     // Found by review8 (the packed package, a README loop on Redis, Redis stopped mid-session): prepare fell back,
     // then recordUsage threw ConversationStoreError out of the loop.
-    const inner = new MemoryConversationStore();
-    let failing: 'load' | 'save' | undefined;
-    const store: ConversationStore = {
-      load: async (id) => {
-        if (failing === 'load') throw new Error('The client is offline');
-        return inner.load(id);
-      },
-      save: async (rec, exp) => {
-        if (failing !== undefined) throw new Error('The client is offline');
-        return inner.save(rec, exp);
-      },
-      delete: (id) => inner.delete(id),
-    };
+    const { store, fail } = failingStore('The client is offline');
     const [m] = history(1, 1);
     const usage = { input_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 5 };
     await prepare({ ...base, messages: m! }, { conversationId: 'o', store, now: 1 });
-    failing = 'load';
+    fail('load');
     await expect(recordUsage({ usage }, { conversationId: 'o', store, now: 2 })).resolves.toBe(false);
-    failing = 'save';
+    fail('save');
     await expect(recordUsage({ usage }, { conversationId: 'o', store, now: 2 })).resolves.toBe(false);
-    failing = undefined;
+    fail(undefined);
     await expect(recordUsage({ usage }, { conversationId: 'o', store, now: 3 })).resolves.toBe(true);
     // A damaged stored state is still a typed error.
     const damaged: ConversationStore = {
