@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import type { ReplayedRequest } from '../../src/replay/replay.js';
+import { replay } from '../../src/replay/replay.js';
+import { CacheSimulator } from '../../src/sim/simulator.js';
+import { generateTrace, type GenerateOptions } from '../../src/synthetic/generate.js';
+import { validateRequest } from '../../src/testing/fake-server-validate.js';
+import { type LoopDisturbance, type SentRequest, throughPrepare } from '../helpers/plain-loop.js';
+
+/**
+ * A plain loop that rewinds to the turn's start (fewer messages than stored) and then sends its whole history again:
+ * the provider still holds the entries the requests before the rewind wrote, so the request that appends past the
+ * cut again must read them (conversation/cut-shadow.ts), not re-write the history (found by the judge's disturbed
+ * loop, judge-6xx).
+ */
+async function loop(options: GenerateOptions, disturb: LoopDisturbance, policy?: 'economy'): Promise<SentRequest[]> {
+  const events = generateTrace(options);
+  const expected: ReplayedRequest[] = [];
+  for await (const r of replay(events, { extras: { max_tokens: 2048 }, ...(policy ? { policy } : {}), onWarning: () => {} })) expected.push(r);
+  const sent: SentRequest[] = [];
+  await throughPrepare(events, expected, { conversationId: 'rewind', ...(policy ? { render: { policy } } : {}), disturb, onSent: (s) => sent.push(s) });
+  return sent;
+}
+
+/** Every request sent, priced in order by one simulator: none refused, none a bust. */
+function expectNoBust(sent: readonly SentRequest[]): void {
+  const sim = new CacheSimulator();
+  for (const s of sent) {
+    const r = sim.send(s.params, s.at);
+    const what = `request ${s.index} (${s.kind})`;
+    expect(r.rejected?.message ?? validateRequest(s.params)?.message, what).toBeUndefined();
+    expect(
+      r.explain?.bust ? `missed the warm entry at position ${r.explain.missedPosition}, read ${r.explain.read?.position}` : undefined,
+      what,
+    ).toBeUndefined();
+  }
+}
+
+const BASE: Omit<GenerateOptions, 'seed' | 'model'> = {
+  profile: 'coding',
+  rounds: { median: 12, min: 1, max: 60 },
+  idleGaps: { over5m: 0, over1h: 0 },
+  fanout: { rounds: 0 },
+  hugeResults: 0,
+  resultScale: 1,
+  thinkingRate: 0.65,
+  redactedRate: 0.2,
+  tail: false,
+  revisits: false,
+  distinctSearches: true,
+  distinctLookups: true,
+};
+
+describe('a rewind to the turn start, then the whole history again', () => {
+  // judge-632 (claude-opus-5-5, one turn): the stored state was lost at request 6, so the requests after it leave the
+  // open loop's earlier thinking out (conversation/unvouched.ts, sticky). The rewind cuts all of it; the request that
+  // sends it again leaves out all of the loop's thinking (the cut response is the request before the cut's), the same
+  // bytes as before up to request 6's response. The cut's shadow must give back the entries up to there: its take-back
+  // stopped at the first left-out thinking block of the open loop, so the ledger knew nothing past the cut and the
+  // entry just before request 6's thinking went unread (read 4,503 tokens, the envelope; re-wrote 19,510).
+  it('on a model that binds thinking, after a lost state, reads the entry before the first thinking it now leaves out', async () => {
+    const sent = await loop(
+      { ...BASE, seed: 'judge-632', requests: 19, hugeRate: 0, errorRate: 0, hides: true, envelopeChange: true, model: 'claude-opus-5-5' },
+      { deleteBefore: [6], rewindAt: [16] },
+    );
+    expect(sent.filter((s) => s.kind === 'rewind').map((s) => s.plan.resync?.reason)).toEqual(['history_truncated']);
+    expectNoBust(sent);
+  });
+});
