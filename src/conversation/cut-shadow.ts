@@ -135,11 +135,11 @@ export function takeBack(state: TimelineState, shadow: CutShadow): { state: Time
     const o = shadow.blocks[i]!;
     if (n.path !== o.path || n.id !== o.id || state.hidden[n.path] !== undefined) break;
     const h = shadow.hidden[o.path];
-    // The current thinking goes back unchanged (the API requires it): not the bytes it was cut with.
-    if (h && current.has(n.path)) break;
     if (payloadDigest(n) !== o.digest) break;
     kept.add(n.path);
-    if (h) hides.push([n.path, h]);
+    // The current thinking goes back unchanged (the API requires it), not left out as it was cut: if the request
+    // leaves it out again (unvouched.ts), the stream there is the cut one and the shadow's entries after it rejoin.
+    if (h && !current.has(n.path)) hides.push([n.path, h]);
   }
   if (kept.size === 0) return { state, kept };
   const deferred = shadow.deferred.filter((d) => kept.has(d.path) && !state.deferred.some((x) => x.path === d.path));

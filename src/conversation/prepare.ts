@@ -1142,13 +1142,14 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   const built = build(record, input, digest, now, offset, options.verifyRecent ?? DEFAULT_VERIFY_RECENT);
   let state = built.state;
   refuseUnanswered(state, offset + input.messages.length - 1);
-  // Appended past a cut again: the entries the provider still holds there rejoin the ledger (cut-shadow.ts).
-  if (built.reappended) state = withShadowLedger(state, built.reappended.shadow, built.reappended.kept, profile, ctxTokens, now);
   // Models that bind thinking: the thinking whose prefix the stored state cannot vouch for is left out (sticky).
   let unvouched: Decision[] | undefined;
   if (profile.bindsThinking && built.unvouched) {
     ({ state, decisions: unvouched } = leaveOutUnvouched(state, built.unvouched, profile, ctxTokens ?? defaultTokenCache()));
   }
+  // Appended past a cut again: the entries the provider still holds there rejoin the ledger (cut-shadow.ts), as far
+  // as the stream is the one it cached (after the thinking left out above, as the request before the cut left it out).
+  if (built.reappended) state = withShadowLedger(state, built.reappended.shadow, built.reappended.kept, profile, ctxTokens, now);
   let hides: HideOutcome[] | undefined;
   if (options.hide && options.hide.length > 0) ({ state, outcomes: hides } = applyHides(state, options.hide, renderOptions, now));
   if (!sameTail(state, options.tail)) {
