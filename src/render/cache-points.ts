@@ -30,6 +30,7 @@ import { parseTimelinePath } from '../timeline/paths.js';
 import type { CacheEntryRecord, StreamBlock, TimelineState } from '../timeline/types.js';
 import type { Pass, PassContext } from './context.js';
 import { cacheStanding, positionsOf, prefixOf, type StreamLayout, streamLayout, tailStream } from './projection.js';
+import { compactionDoomedFrom } from './compact.js';
 import { doomedFrom } from './prune-rule.js';
 import type { CachePoint, CachePointLabel, CacheTtl } from './types.js';
 
@@ -42,10 +43,20 @@ export const cachePointsPass: Pass = {
     const kept = ctx.profile.bindsThinking && work.state.tail.length > 0 ? tailStream(work.state, ctx) : undefined;
     return {
       ...work,
-      cachePoints: placeCachePoints(work.stream, work.state, ctx, entries, doomedFrom(work.stream, work.state, ctx), kept, boundary),
+      cachePoints: placeCachePoints(work.stream, work.state, ctx, entries, doomedAt(work.stream, work.state, ctx), kept, boundary),
     };
   },
 };
+
+/**
+ * Where writing stops: the newest round's payloads the next request prunes (economy), or what the next request's
+ * compaction re-writes. An entry the provider holds past it is still read: the bridge puts a point on it.
+ */
+function doomedAt(stream: readonly StreamBlock[], state: TimelineState, ctx: PassContext): number | undefined {
+  const pruned = doomedFrom(stream, state, ctx);
+  const compacted = compactionDoomedFrom(stream, state, ctx);
+  return pruned === undefined || compacted === undefined ? (pruned ?? compacted) : Math.min(pruned, compacted);
+}
 
 function markableAtOrBefore(stream: readonly StreamBlock[], i: number, floor = 0): number | undefined {
   for (let j = i; j >= floor; j--) if (stream[j]!.markable) return j;
@@ -77,7 +88,7 @@ export function placeCachePoints(
   state: TimelineState,
   ctx: PassContext,
   entries: readonly CacheEntryRecord[] = [],
-  /** ④ stays before this index: blocks from here on are pruned by the next request, so writing them is waste. */
+  /** No point at or past this index: blocks from here on are pruned or compacted by the next request, so writing them is waste. */
   doomedFrom?: number,
   /** The tail, when the next request keeps it in the history (a model that binds thinking): ④ goes on it. */
   keptTail?: readonly StreamBlock[],
@@ -140,6 +151,8 @@ export function placeCachePoints(
       if (last >= turnStart) place(placements, stream, 3, last, turnStart);
     }
   }
+  // ② and ③ past the doomed stretch would write it too (the economy's is in the newest round: they are before it).
+  if (doomedFrom !== undefined) for (let k = placements.length - 1; k >= 0; k--) if (placements[k]!.index >= doomedFrom) placements.splice(k, 1);
   const onTail = doomedFrom === undefined || doomedFrom >= stream.length ? lastMarkable(keptTail) : undefined;
   if (onTail !== undefined) placements.push({ label: 4, index: stream.length + onTail });
   else place(placements, stream, 4, (doomedFrom ?? stream.length) - 1);

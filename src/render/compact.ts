@@ -81,6 +81,25 @@ export function bindingDeferCeiling(threshold: number): number {
 }
 
 /**
+ * Where the next request's compaction starts changing bytes, when this request's stable stream already holds
+ * `threshold` of the window (a compaction keeps the newest round: one that holds most of the window keeps the input
+ * over it, and the next request compacts again once that round is an older one). Its summary goes right after the
+ * envelope and the summaries (their end is returned), so an entry written past them is never read: the cache points
+ * stay before it (cache-points.ts). Undefined when the next request need not compact: under the threshold, or on a
+ * model that binds thinking under {@link bindingDeferCeiling}, where the compaction may wait for the turn's end.
+ */
+export function compactionDoomedFrom(stable: readonly StreamBlock[], state: TimelineState, ctx: PassContext): number | undefined {
+  const o = ctx.options.compact;
+  if (!o.enabled || state.turns.length === 0) return undefined;
+  const input = tokensOf(stable) * ctx.options.tokenFactor;
+  const window = ctx.profile.contextWindow;
+  if (input < o.threshold * window || (ctx.profile.bindsThinking && input <= bindingDeferCeiling(o.threshold) * window)) return undefined;
+  let from = 0;
+  while (from < stable.length && (stable[from]!.segment === 'envelope' || stable[from]!.path.startsWith('summaries/'))) from++;
+  return from < stable.length ? from : undefined;
+}
+
+/**
  * The open turn's visible thinking (models that bind thinking): its tool loop is still running (the newest turn
  * has rounds: the request sends their tool results back) and a thinking block of it would be left out by a
  * compaction now (everything after the summary loses its prefix, render/bind.ts).

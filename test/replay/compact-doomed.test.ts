@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { compareTrace } from '../../src/replay/compare.js';
 import { idealBound } from '../../src/sim/ideal.js';
+import { resolveProfile } from '../../src/models/profiles.js';
 import { generateTrace } from '../../src/synthetic/generate.js';
+import { parseTrace } from '../../src/trace/reader.js';
+import { lines, oneTurnTrace } from '../helpers/one-turn-trace.js';
 
 /**
  * A compaction that cannot get the input under the threshold: the newest round always stays visible, and here it
@@ -48,5 +51,28 @@ describe('a compaction that leaves the input over the threshold', () => {
     expect(c.engineResults[first + 1]!.usage!.cache_read_input_tokens).toBeGreaterThanOrEqual(c.engineResults[first]!.explain!.writes.at(-1)?.tokens ?? 0);
     expect(c.summaries.find((s) => s.id === 'cachepoint')!.busts).toBe(0);
     expect(c.engine.length).toBe(10);
+  });
+
+  // The first round's result alone takes the input over the threshold: no compaction yet (the newest round is never
+  // compacted), the next request's takes it. The user message after the envelope is where that compaction starts,
+  // but the first request wrote an entry there: it is read (the bridge puts a point on it), not missed.
+  it('still reads an entry past the summaries that the provider holds', async () => {
+    const profile = { ...resolveProfile('claude-sonnet-4-6'), contextWindow: 12_000 };
+    const events = parseTrace(
+      oneTurnTrace([
+        ['Read', { file_path: 'src/big.ts' }, lines('big', 720)],
+        ['Read', { file_path: 'src/small.ts' }, lines('small', 5)],
+      ]),
+    );
+    const c = await compareTrace(() => events, { profile, onWarning: () => {} });
+    expect(c.engine).toHaveLength(3);
+    expect(c.engine[1]!.rendered.decisions.some((d) => d.type === 'compact')).toBe(false);
+    expect(c.engineResults[1]!.explain!.totalTokens).toBeGreaterThan(0.9 * profile.contextWindow);
+    expect(c.engine[2]!.rendered.decisions.some((d) => d.type === 'compact')).toBe(true);
+    // Request 1 reads everything request 0 wrote (envelope and user message) and writes nothing past it.
+    const written = Math.max(...c.engineResults[0]!.explain!.markers.filter((m) => m.outcome === 'write').map((m) => m.tokens));
+    expect(c.engineResults[1]!.usage!.cache_read_input_tokens).toBe(written);
+    expect(c.engineResults[1]!.usage!.cache_creation_input_tokens).toBe(0);
+    expect(c.summaries.find((s) => s.id === 'cachepoint')!.busts).toBe(0);
   });
 });
