@@ -283,6 +283,10 @@ export type {
   SentIndex,
 } from './conversation/index.js';
 
+// The drop-in door for a Bedrock Converse loop (ConverseCommand / ConverseStreamCommand)
+export { prepareConverse, recordConverseUsage } from './conversation/prepare-converse.js';
+export type { ConverseParams, PreparedConverse } from './conversation/prepare-converse.js';
+
 // Replay and measurement
 export { replay, replayAll } from './replay/replay.js';
 export type { ReplayedRequest, ReplayOptions } from './replay/replay.js';

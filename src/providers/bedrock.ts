@@ -13,7 +13,7 @@
 import { ProviderMappingError } from '../errors.js';
 import type { CachingRules } from '../models/caching.js';
 import { MODEL_PROFILES, resolveProfile, type ModelProfile } from '../models/profiles.js';
-import type { CachePoint, Rendered, StreamBlock } from '../render/types.js';
+import type { CachePoint, Rendered } from '../render/types.js';
 import type { RedactedThinkingBlockParam, TextBlockParam, ThinkingBlockParam, ToolUseBlockParam } from './anthropic-types.js';
 import type {
   BedrockConverseInput,
@@ -23,6 +23,7 @@ import type {
   ConverseImage,
   ConverseMessage,
   ConverseText,
+  ConverseToolSpec,
 } from './bedrock-types.js';
 import type { ProviderProfile, Sourced } from './types.js';
 
@@ -95,8 +96,8 @@ interface Block {
   readonly [k: string]: unknown;
 }
 
-function fail(b: StreamBlock, why: string): never {
-  throw new ProviderMappingError('bedrock', b.path, why);
+function fail(path: string, why: string): never {
+  throw new ProviderMappingError('bedrock', path, why);
 }
 
 function cachePoint(point: CachePoint): ConverseCachePoint {
@@ -123,20 +124,19 @@ function base64Of(data: Uint8Array | string): string {
   return btoa(bin);
 }
 
-function image(b: StreamBlock, block: Block): ConverseImage {
+function image(path: string, block: Block): ConverseImage {
   const src = block.source as { type?: string; media_type?: string; data?: string } | undefined;
   const format = FORMATS[src?.media_type ?? ''];
-  if (src?.type !== 'base64' || !format || typeof src.data !== 'string') fail(b, 'only base64 png/jpeg/gif/webp images map to Converse');
+  if (src?.type !== 'base64' || !format || typeof src.data !== 'string') fail(path, 'only base64 png/jpeg/gif/webp images map to Converse');
   return { image: { format, source: { bytes: base64Bytes(src.data) } } };
 }
 
-function content(b: StreamBlock): ConverseContentBlock {
-  const block = b.param as Block;
+function content(block: Block, path: string): ConverseContentBlock {
   switch (block.type) {
     case 'text':
       return { text: String(block.text) };
     case 'image':
-      return image(b, block);
+      return image(path, block);
     case 'tool_use':
       return { toolUse: { toolUseId: String(block.id), name: String(block.name), input: (block.input ?? {}) as ConverseDocument } };
     case 'tool_result': {
@@ -147,7 +147,7 @@ function content(b: StreamBlock): ConverseContentBlock {
           : typeof c === 'string'
             ? [{ text: c }]
             : (c as Block[]).map((p) =>
-                p.type === 'text' ? { text: String(p.text) } : p.type === 'image' ? image(b, p) : fail(b, `tool_result content "${p.type}"`),
+                p.type === 'text' ? { text: String(p.text) } : p.type === 'image' ? image(path, p) : fail(path, `tool_result content "${p.type}"`),
               );
       return {
         toolResult: {
@@ -166,8 +166,50 @@ function content(b: StreamBlock): ConverseContentBlock {
     case 'redacted_thinking':
       return { reasoningContent: { redactedContent: base64Bytes(String(block.data)) } };
     default:
-      return fail(b, `content block of type "${block.type}" has no Converse equivalent`);
+      return fail(path, `content block of type "${block.type}" has no Converse equivalent`);
   }
+}
+
+function toolSpec(t: { name?: unknown; description?: unknown; input_schema?: unknown; type?: unknown }, path: string): ConverseToolSpec {
+  if (typeof t.name !== 'string' || t.input_schema === undefined || (t.type !== undefined && t.type !== 'custom')) {
+    fail(path, `tool "${String(t.name)}" is a server tool; only custom tools with an input_schema map to Converse`);
+  }
+  return {
+    toolSpec: {
+      name: t.name,
+      ...(typeof t.description === 'string' ? { description: t.description } : {}),
+      inputSchema: { json: t.input_schema as ConverseDocument },
+    },
+  };
+}
+
+/** A Messages API marker (`cache_control`) as a Converse `cachePoint` block, or none. */
+function pointOf(block: Block): ConverseCachePoint[] {
+  const cc = block.cache_control as { ttl?: string } | null | undefined;
+  return cc ? [{ cachePoint: cc.ttl === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' } }] : [];
+}
+
+/**
+ * Messages API params with their `cache_control` markers (what `prepare` returns) as the Converse request's
+ * `system`, `messages` and `toolConfig.tools`: a `cachePoint` block after each marked block. @internal
+ */
+export function converseOfParams(params: {
+  readonly system?: unknown;
+  readonly tools?: readonly unknown[] | undefined;
+  readonly messages: readonly { readonly role: string; readonly content: unknown }[];
+}): Pick<BedrockConverseInput, 'system' | 'messages' | 'toolConfig'> {
+  const system = (typeof params.system === 'string' ? [{ type: 'text', text: params.system }] : ((params.system ?? []) as Block[])).flatMap(
+    (b): (ConverseText | ConverseCachePoint)[] => [{ text: String(b.text) }, ...pointOf(b)],
+  );
+  const tools = (params.tools ?? []).flatMap((t, i) => [toolSpec(t as Block, `tools[${i}]`), ...pointOf(t as Block)]);
+  const messages = params.messages.map((m, i): ConverseMessage => {
+    const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Block[]);
+    return {
+      role: m.role === 'assistant' ? 'assistant' : 'user',
+      content: blocks.flatMap((b, j) => [content(b, `messages[${i}].content[${j}]`), ...pointOf(b)]),
+    };
+  });
+  return { ...(system.length > 0 ? { system } : {}), messages, ...(tools.length > 0 ? { toolConfig: { tools } } : {}) };
 }
 
 /**
@@ -187,17 +229,7 @@ export function toBedrockConverse(rendered: Rendered, extras: BedrockExtras = {}
   rendered.stream.forEach((b, i) => {
     const point = marks.get(i);
     if (b.role === 'tools') {
-      const t = b.param as { name?: unknown; description?: unknown; input_schema?: unknown; type?: unknown };
-      if (typeof t.name !== 'string' || t.input_schema === undefined || (t.type !== undefined && t.type !== 'custom')) {
-        fail(b, `tool "${String(t.name)}" is a server tool; only custom tools with an input_schema map to Converse`);
-      }
-      tools.push({
-        toolSpec: {
-          name: t.name,
-          ...(typeof t.description === 'string' ? { description: t.description } : {}),
-          inputSchema: { json: t.input_schema as ConverseDocument },
-        },
-      });
+      tools.push(toolSpec(b.param as Block, b.path));
       if (point) tools.push(cachePoint(point));
       return;
     }
@@ -211,7 +243,7 @@ export function toBedrockConverse(rendered: Rendered, extras: BedrockExtras = {}
       m = { role: b.role, content: [] };
       messages.push(m);
     }
-    m.content.push(content(b));
+    m.content.push(content(b.param as Block, b.path));
     if (point) m.content.push(cachePoint(point));
   });
   return {

@@ -11,24 +11,14 @@ import { MemoryConversationStore } from '../../../src/conversation/memory-store.
 import { conversationStats } from '../../../src/conversation/prepare.js';
 import { cachepointMiddleware, type CachepointWarning } from '../../../src/integrations/ai-sdk/index.js';
 import { startFakeServer } from '../../../src/testing/fake-server.js';
-import type { ScriptEntry } from '../../../src/testing/fake-server-script.js';
+import { reasoningReads } from '../../helpers/bedrock.js';
 import { agentTools, closedAfterEach, SYSTEM } from './harness.js';
 
 const ID = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const servers = closedAfterEach();
 
 /** Two tool rounds that open with signed reasoning, then an answer. */
-const SCRIPT: ScriptEntry[] = [
-  [
-    { type: 'thinking', thinking: 'Read the entry point first.', signature: 'EqQBCgIYAhIMs1' },
-    { type: 'tool_use', id: 'tooluse_1', name: 'Read', input: { path: 'src/index.ts' } },
-  ],
-  [
-    { type: 'thinking', thinking: 'Then the module it imports.', signature: 'EqQBCgIYAhIMs2' },
-    { type: 'tool_use', id: 'tooluse_2', name: 'Read', input: { path: 'src/mod-1.ts' } },
-  ],
-  [{ type: 'text', text: 'The change goes in src/mod-1.ts.' }],
-];
+const SCRIPT = reasoningReads(['src/index.ts', 'src/mod-1.ts'], 'The change goes in src/mod-1.ts.');
 
 /** Runs the loop through `call` (generateText or streamText); returns the server, the stored conversation and the warnings. */
 async function run(stream: boolean) {

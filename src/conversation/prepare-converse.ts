@@ -1,0 +1,237 @@
+/**
+ * `prepare` for a plain Bedrock Converse loop: the user keeps the Converse
+ * request they build (`modelId`, `system`, `messages`, `toolConfig`, …) and
+ * passes it through {@link prepareConverse} before `ConverseCommand` /
+ * `ConverseStreamCommand`. The request is read as Messages API params (the
+ * same conversation store, checks and sticky decisions as `prepare`), rendered
+ * with Bedrock's cache rules and prices (`bedrockProfile`), and written back as
+ * a Converse request with a `cachePoint` block after each cache point; every
+ * other field passes through.
+ *
+ * Converse blocks read: `text`, `image` (bytes), `toolUse`, `toolResult`
+ * (text, image and json content; json is sent as its JSON text),
+ * `reasoningContent` (text with signature, or redacted bytes), and
+ * `cachePoint` (the caller's are replaced by the engine's). Anything else
+ * (documents, video, guard content, …) is an `InvalidParamsError` naming the
+ * block: send that request without cachepoint.
+ */
+import { InvalidParamsError } from '../errors.js';
+import type { ReportedUsage } from '../models/pricing.js';
+import type { ContentBlockParam, MessageParam, TextBlockParam, Tool } from '../providers/anthropic-types.js';
+import { bedrockProfile, converseOfParams } from '../providers/bedrock.js';
+import type { BedrockConverseInput } from '../providers/bedrock-types.js';
+import type { Rendered } from '../render/types.js';
+import { prepare, recordUsage, type ConversationRef, type PrepareOptions, type PreparePlan } from './prepare.js';
+
+// TYPES
+
+/** A Converse request, structurally (the AWS SDK's `ConverseCommandInput` of any version fits). */
+export interface ConverseParams {
+  readonly modelId: string | undefined;
+  readonly system?: readonly object[] | undefined;
+  readonly messages?: readonly { readonly role?: string | undefined; readonly content?: readonly object[] | undefined }[] | undefined;
+  readonly toolConfig?: { readonly tools?: readonly object[] | undefined; readonly toolChoice?: unknown } | undefined;
+  readonly inferenceConfig?: { readonly maxTokens?: number | undefined } | undefined;
+  readonly additionalModelRequestFields?: unknown;
+}
+
+/** What {@link prepareConverse} returns. */
+export interface PreparedConverse<P extends ConverseParams> {
+  /** Send this: `new ConverseCommand(input)` or `new ConverseStreamCommand(input)`. */
+  readonly input: Omit<P, 'system' | 'messages' | 'toolConfig' | 'modelId'> & BedrockConverseInput;
+  readonly plan: PreparePlan;
+  /** The full render (stream, cache points, state). */
+  readonly rendered: Rendered;
+}
+
+// IMPLEMENTATION
+
+type Obj = Readonly<Record<string, unknown>>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function base64(bytes: unknown, where: string): string {
+  if (typeof bytes === 'string') return bytes; // the JSON form of a blob
+  if (!(bytes instanceof Uint8Array)) throw new InvalidParamsError(where, 'expected bytes (a Uint8Array, or its base64 text)');
+  let bin = '';
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin);
+}
+
+function image(block: Obj, where: string): ContentBlockParam {
+  const img = block.image as { format?: string; source?: { bytes?: unknown } } | undefined;
+  if (!img?.format || img.source?.bytes === undefined)
+    throw new InvalidParamsError(where, 'an image needs a format and source.bytes (an S3 location cannot be read here)');
+  return {
+    type: 'image',
+    source: { type: 'base64', media_type: `image/${img.format}`, data: base64(img.source.bytes, `${where}.image.source.bytes`) },
+  } as ContentBlockParam;
+}
+
+function unmapped(block: Obj, where: string): never {
+  const kind = Object.keys(block).find((k) => k !== '$unknown') ?? 'empty';
+  throw new InvalidParamsError(
+    where,
+    `a Converse "${kind}" block has no mapping in prepareConverse (text, image, toolUse, toolResult, reasoningContent and cachePoint do); send this request without cachepoint, or leave the block out`,
+  );
+}
+
+/** One Converse content block as a Messages API block; `undefined` for a cachePoint (the engine places its own). */
+function block(b: object, where: string): ContentBlockParam | undefined {
+  const c = b as Obj;
+  if (typeof c.text === 'string') return { type: 'text', text: c.text };
+  if (isObj(c.cachePoint)) return undefined;
+  if (isObj(c.image)) return image(c, where);
+  if (isObj(c.toolUse)) {
+    const t = c.toolUse;
+    return { type: 'tool_use', id: String(t.toolUseId), name: String(t.name), input: t.input ?? {} };
+  }
+  if (isObj(c.toolResult)) {
+    const r = c.toolResult;
+    const parts = (Array.isArray(r.content) ? (r.content as Obj[]) : []).map((p, k): ContentBlockParam => {
+      const at = `${where}.toolResult.content[${k}]`;
+      if (typeof p.text === 'string') return { type: 'text', text: p.text };
+      if (isObj(p.image)) return image(p, at);
+      if ('json' in p) return { type: 'text', text: JSON.stringify(p.json) };
+      return unmapped(p, at);
+    });
+    return {
+      type: 'tool_result',
+      tool_use_id: String(r.toolUseId),
+      content: parts as never,
+      ...(r.status === 'error' ? { is_error: true } : {}),
+    };
+  }
+  if (isObj(c.reasoningContent)) {
+    const r = c.reasoningContent;
+    if (isObj(r.reasoningText)) {
+      const t = r.reasoningText;
+      return { type: 'thinking', thinking: String(t.text ?? ''), signature: typeof t.signature === 'string' ? t.signature : '' };
+    }
+    if (r.redactedContent !== undefined) return { type: 'redacted_thinking', data: base64(r.redactedContent, `${where}.reasoningContent.redactedContent`) };
+  }
+  return unmapped(c, where);
+}
+
+/**
+ * Converse messages as Messages API messages. A message object mapped before maps to the same object again
+ * while its content array and blocks are the same (so `prepare` recognises a re-sent message by identity, at no
+ * cost); a new message, a new or longer content array or a replaced block is mapped anew.
+ */
+const mapped = new WeakMap<object, { readonly content: readonly object[]; readonly blocks: readonly object[]; readonly message: MessageParam }>();
+
+function messagesOf(messages: ConverseParams['messages']): MessageParam[] {
+  return (messages ?? []).map((m, i) => {
+    const content = m.content ?? [];
+    const seen = mapped.get(m);
+    if (seen && seen.content === content && seen.blocks.length === content.length && seen.blocks.every((b, j) => b === content[j])) return seen.message;
+    const blocks = content.flatMap((b, j) => {
+      const out = block(b, `messages[${i}].content[${j}]`);
+      return out === undefined ? [] : [out];
+    });
+    const message: MessageParam = { role: m.role === 'assistant' ? 'assistant' : 'user', content: blocks };
+    mapped.set(m, { content, blocks: [...content], message });
+    return message;
+  });
+}
+
+function systemOf(system: ConverseParams['system']): TextBlockParam[] | undefined {
+  if (!system) return undefined;
+  return system.flatMap((b, i): TextBlockParam[] => {
+    const c = b as Obj;
+    if (typeof c.text === 'string') return [{ type: 'text', text: c.text }];
+    if (isObj(c.cachePoint)) return [];
+    return unmapped(c, `system[${i}]`);
+  });
+}
+
+function toolsOf(tools: readonly object[] | undefined): Tool[] | undefined {
+  if (!tools) return undefined;
+  return tools.flatMap((t, i): Tool[] => {
+    const c = t as Obj;
+    if (isObj(c.cachePoint)) return [];
+    if (!isObj(c.toolSpec)) return unmapped(c, `toolConfig.tools[${i}]`);
+    const s = c.toolSpec;
+    const schema = isObj(s.inputSchema) ? s.inputSchema.json : undefined;
+    return [
+      { name: String(s.name), ...(typeof s.description === 'string' ? { description: s.description } : {}), input_schema: schema as Tool['input_schema'] },
+    ];
+  });
+}
+
+/**
+ * Prepares a Bedrock Converse request: cachepoint's cache points (as `cachePoint` blocks), the volatile tail
+ * last, the sticky prune / hide / compact decisions, under the conversation `options.conversationId` names
+ * (the options are `prepare`'s). Claude models on Bedrock; the model's profile is `bedrockProfile(modelId)`
+ * unless `options.render.profile` says otherwise.
+ *
+ * @throws {InvalidParamsError} naming the field for a request the API would refuse, or a block with no mapping
+ * @example
+ * const { input } = await prepareConverse({ modelId, system, messages, toolConfig, inferenceConfig }, { conversationId: 'task-42', tail: liveView() });
+ * const out = await bedrock.send(new ConverseCommand(input));
+ * await recordConverseUsage(out, { conversationId: 'task-42' });
+ * messages.push(out.output!.message!);
+ */
+export async function prepareConverse<P extends ConverseParams>(input: P, options: PrepareOptions): Promise<PreparedConverse<P>> {
+  const modelId = input.modelId;
+  if (typeof modelId !== 'string' || modelId.length === 0)
+    throw new InvalidParamsError('modelId', 'a Bedrock model id is required (e.g. us.anthropic.claude-sonnet-4-5-20250929-v1:0)');
+  const fields = input.additionalModelRequestFields;
+  const thinking = isObj(fields) ? fields.thinking : undefined;
+  const system = systemOf(input.system);
+  const tools = toolsOf(input.toolConfig?.tools);
+  const profile = options.render?.profile ?? bedrockProfile(modelId, options.render?.profiles);
+  const prepared = await prepare(
+    {
+      model: modelId,
+      max_tokens: input.inferenceConfig?.maxTokens ?? 4096,
+      ...(system ? { system } : {}),
+      ...(tools ? { tools } : {}),
+      messages: messagesOf(input.messages),
+      ...(thinking === undefined ? {} : { thinking }),
+    },
+    { ...options, render: { ...options.render, profile } },
+  );
+  const out = prepared.params as { thinking?: unknown; system?: unknown; tools?: readonly unknown[]; messages: readonly { role: string; content: unknown }[] };
+  const converse = converseOfParams(out);
+  // prepare may turn thinking off for this request (a manual-thinking loop it cannot keep): say so to Bedrock too.
+  const extra = thinking !== undefined && out.thinking !== thinking ? { ...(fields as Obj), thinking: out.thinking } : fields;
+  const { system: _system, messages: _messages, toolConfig, ...rest } = input;
+  const request = {
+    ...rest,
+    modelId,
+    ...converse,
+    ...(converse.toolConfig ? { toolConfig: { ...toolConfig, tools: converse.toolConfig.tools } } : {}),
+    ...(extra === undefined ? {} : { additionalModelRequestFields: extra }),
+  };
+  return { input: request as unknown as PreparedConverse<P>['input'], plan: prepared.plan, rendered: prepared.rendered };
+}
+
+/**
+ * Records a Converse response's usage (`ConverseCommand`'s output, or `collectConverseStream`'s) on its
+ * conversation, as `recordUsage` does for a Messages response: stats and calibration.
+ *
+ * @returns false when there was no prepared request waiting for usage, or the store failed
+ */
+export async function recordConverseUsage(
+  response: {
+    readonly usage?:
+      | {
+          readonly inputTokens?: number | undefined;
+          readonly outputTokens?: number | undefined;
+          readonly cacheReadInputTokens?: number | undefined;
+          readonly cacheWriteInputTokens?: number | undefined;
+        }
+      | undefined;
+  },
+  ref: ConversationRef,
+): Promise<boolean> {
+  const u = response.usage;
+  if (!u || typeof u.inputTokens !== 'number') return false;
+  const usage: ReportedUsage = {
+    input_tokens: u.inputTokens,
+    cache_read_input_tokens: u.cacheReadInputTokens ?? 0,
+    cache_creation_input_tokens: u.cacheWriteInputTokens ?? 0,
+    ...(typeof u.outputTokens === 'number' ? { output_tokens: u.outputTokens } : {}),
+  };
+  return recordUsage({ usage }, ref);
+}

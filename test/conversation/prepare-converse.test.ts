@@ -1,0 +1,126 @@
+/**
+ * `prepareConverse` in front of a plain Bedrock Converse loop (the user's own `messages` in Converse's shape, the
+ * real AWS client against the fake server): every request after the first reads the cache, at most four cache
+ * points, the tail last and unmarked, the usage recorded; streamed (`ConverseStreamCommand`) the same; a block it
+ * cannot map is a typed error naming where.
+ */
+import { ConverseCommand, ConverseStreamCommand, type Message, type Tool } from '@aws-sdk/client-bedrock-runtime';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
+import { prepareConverse, recordConverseUsage } from '../../src/conversation/prepare-converse.js';
+import { conversationStats, type PreparePlan } from '../../src/conversation/prepare.js';
+import { InvalidParamsError } from '../../src/errors.js';
+import { collectConverseStream } from '../../src/providers/bedrock-stream.js';
+import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
+import { bedrockClient, reasoningReads } from '../helpers/bedrock.js';
+import { text } from '../helpers/build.js';
+
+const ID = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+const SYSTEM = `You are a careful coding agent. ${'Follow the repository conventions. '.repeat(300)}`;
+const TAIL = 'LIVE VIEW: 2 files open.';
+/** A 1×1 PNG. */
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+const servers: FakeMessagesServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const tools: Tool[] = [
+  {
+    toolSpec: {
+      name: 'Read',
+      description: 'Reads a file.',
+      inputSchema: { json: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+    },
+  },
+];
+
+const SCRIPT = reasoningReads(['src/math.ts', 'src/math.test.ts'], 'add subtracts; fixed.');
+
+/** The user's loop, as a Converse user writes it, with prepareConverse and recordConverseUsage added. */
+async function loop(stream: boolean) {
+  let clock = 0;
+  const server = await startFakeServer({ script: SCRIPT, now: () => (clock += 5_000) });
+  servers.push(server);
+  const bedrock = bedrockClient(server.url);
+  const store = new MemoryConversationStore();
+  const ref = { conversationId: 'task-42', store };
+  const screenshot = { image: { format: 'png' as const, source: { bytes: Buffer.from(PNG, 'base64') } } };
+  const messages: Message[] = [{ role: 'user', content: [{ text: 'The test in math.test.ts fails. Fix it.' }, screenshot] }];
+  let now = 0;
+  const plans: PreparePlan[] = [];
+  for (;;) {
+    const { input, plan } = await prepareConverse(
+      {
+        modelId: ID,
+        system: [{ text: SYSTEM }],
+        messages,
+        toolConfig: { tools, toolChoice: { auto: {} } },
+        inferenceConfig: { maxTokens: 2048 },
+        additionalModelRequestFields: { thinking: { type: 'enabled', budget_tokens: 1024 } },
+      },
+      { ...ref, tail: TAIL, now: (now += 5_000) },
+    );
+    expect(plan.resync).toBeUndefined();
+    plans.push(plan);
+    const out = stream
+      ? await collectConverseStream((await bedrock.send(new ConverseStreamCommand(input))).stream!)
+      : await bedrock.send(new ConverseCommand(input));
+    expect(await recordConverseUsage(out, ref)).toBe(true);
+    const message = out.output!.message! as Message;
+    messages.push(message);
+    const calls = message.content!.filter((b) => b.toolUse !== undefined);
+    if (calls.length === 0) break;
+    messages.push({
+      role: 'user',
+      content: calls.map((c) => ({ toolResult: { toolUseId: c.toolUse!.toolUseId!, content: [{ text: text(c.toolUse!.toolUseId!, 4000) }] } })),
+    });
+  }
+  return { server, plans, stats: await conversationStats(ref) };
+}
+
+describe('prepareConverse', () => {
+  it.each([false, true])('a plain Converse tool loop (stream: %s) reads the cache after the first request, tail last, usage recorded', async (stream) => {
+    const { server, plans, stats } = await loop(stream);
+    const requests = server.requests;
+    expect(requests.map((r) => r.status)).toEqual([200, 200, 200]);
+    requests.forEach((r, i) => {
+      const body = r.body as { messages: { content: Record<string, unknown>[] }[]; toolConfig: { toolChoice?: unknown } };
+      const points = JSON.stringify(body).split('"cachePoint"').length - 1;
+      // One cachePoint per cache point of the render (the newest stable message block's among them), none elsewhere.
+      expect(points).toBe(plans[i]!.cachePoints.length);
+      expect(JSON.stringify(body.messages).split('"cachePoint"').length - 1).toBeGreaterThanOrEqual(1);
+      expect(points).toBeLessThanOrEqual(4);
+      expect(body.messages.at(-1)!.content.at(-1)).toEqual({ text: TAIL });
+      expect(body.toolConfig.toolChoice).toEqual({ auto: {} });
+      expect(r.body).toMatchObject({
+        inferenceConfig: { maxTokens: 2048 },
+        additionalModelRequestFields: { thinking: { type: 'enabled', budget_tokens: 1024 } },
+      });
+      // The user's image goes out as the bytes it came as (base64 in the JSON body), every request.
+      expect(body.messages[0]!.content[1]).toEqual({ image: { format: 'png', source: { bytes: PNG } } });
+      const usage = (r.response as unknown as { usage: Record<string, number> }).usage;
+      if (i > 0) expect(usage['cacheReadInputTokens']).toBeGreaterThan(0);
+    });
+    expect(stats?.requests).toHaveLength(3);
+    expect(stats?.totals.cacheRead).toBeGreaterThan(0);
+    expect(stats?.pendingUsage).toBe(false);
+  });
+
+  it('names a block it cannot map, and the missing model id', async () => {
+    const store = new MemoryConversationStore();
+    const doc = { document: { format: 'pdf' as const, name: 'spec', source: { bytes: new Uint8Array([1]) } } };
+    await expect(
+      prepareConverse({ modelId: ID, messages: [{ role: 'user', content: [{ text: 'Read it.' }, doc] }] }, { conversationId: 'x', store }),
+    ).rejects.toThrow(InvalidParamsError);
+    await expect(
+      prepareConverse({ modelId: ID, messages: [{ role: 'user', content: [{ text: 'Read it.' }, doc] }] }, { conversationId: 'x', store }),
+    ).rejects.toThrowErrorMatchingInlineSnapshot(
+      `[InvalidParamsError: messages[0].content[1]: a Converse "document" block has no mapping in prepareConverse (text, image, toolUse, toolResult, reasoningContent and cachePoint do); send this request without cachepoint, or leave the block out]`,
+    );
+    await expect(prepareConverse({ modelId: undefined, messages: [] }, { conversationId: 'x', store })).rejects.toThrowErrorMatchingInlineSnapshot(
+      `[InvalidParamsError: modelId: a Bedrock model id is required (e.g. us.anthropic.claude-sonnet-4-5-20250929-v1:0)]`,
+    );
+  });
+});
