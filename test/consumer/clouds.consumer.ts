@@ -6,7 +6,9 @@
  * through `prepare`, and `AnthropicVertex` with a Vertex id through a streaming
  * `Session`, each against the fake Messages API (a fetch undoes the cloud
  * envelope). Each request reaches the cloud route of the id it was given, and
- * every one after the first reads the cache.
+ * every one after the first reads the cache. And the AWS SDK's own Converse
+ * client (project/converse.ts): a plain Converse loop through `prepareConverse`,
+ * both commands, against the fake server's Converse routes.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,4 +70,37 @@ describe('AnthropicBedrock and AnthropicVertex clients', () => {
     expect(r.vertex.reads[0]).toBe(0);
     for (const read of r.vertex.reads.slice(1)) expect(read).toBeGreaterThan(0);
   });
+
+  it('a plain Converse loop on the AWS SDK (prepareConverse; ConverseCommand and ConverseStreamCommand) typechecks and reads the cache', () => {
+    const dir = install(
+      packed,
+      'converse',
+      {
+        '@aws-sdk/client-bedrock-runtime': pkg.devDependencies['@aws-sdk/client-bedrock-runtime']!,
+        '@smithy/node-http-handler': pkg.devDependencies['@smithy/node-http-handler']!,
+        '@types/node': pkg.devDependencies['@types/node']!,
+      },
+      ['converse.ts'],
+      ['node'],
+      { exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true },
+    );
+    expect(typeErrors(dir)).toEqual([]);
+    const r = runReport<{ converse: ConverseSide; stream: ConverseSide }>(dir, 'converse.ts');
+    for (const [side, path] of [
+      [r.converse, 'converse'],
+      [r.stream, 'converse-stream'],
+    ] as const) {
+      expect(side.statuses).toEqual([200, 200, 200]);
+      expect(side.paths).toEqual([path, path, path]);
+      for (const read of side.reads.slice(1)) expect(read).toBeGreaterThan(0);
+      expect(side.recorded).toBe(3);
+    }
+  });
 });
+
+interface ConverseSide {
+  statuses: number[];
+  paths: string[];
+  reads: number[];
+  recorded: number;
+}
