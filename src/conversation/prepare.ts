@@ -12,16 +12,17 @@ import { paths } from '../timeline/paths.js';
 import { canonicalModelId, diagnosticsUnavailable, resolveProfile, unsendableModelId, type ModelProfile } from '../models/profiles.js';
 import { promptCost, usageTokens, type ReportedUsage } from '../models/pricing.js';
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
-import { defaultTokenCache } from '../render/options.js';
+import { defaultTokenCache, resolveRenderOptions, type ResolvedRenderOptions } from '../render/options.js';
 import { toolSchemaProblem } from '../internal/blocks.js';
 import { contentBlockIssue, refuseBlocks } from '../internal/block-rules.js';
 import { isManualThinking, refuseManualThinking, thinkingToDisable } from '../internal/loop-thinking.js';
 import { optionKeys, refuseUnknownKeys } from '../internal/option-keys.js';
-import { render, renderAsync, thinkingLostOf } from '../render/render.js';
+import { render, renderAsync, renderResolved, thinkingLostOf } from '../render/render.js';
 import { streamLength } from '../render/projection.js';
 import type { CachePoint, Decision, MissCause, Rendered, RenderOptions, RenderPlan, SegmentTokens } from '../render/types.js';
 import { formatRequests, pendingOf, requestRecord, totalsOf, type RequestRecord, type SessionTotals } from '../session/stats.js';
 import { Calibration, type CalibrationSnapshot } from '../tokens/calibration.js';
+import { BlockTokenCache } from '../tokens/counter.js';
 import { createTimeline, setEnvelope, setTail } from '../timeline/edit.js';
 import type { TimelineState } from '../timeline/types.js';
 import {
@@ -1010,6 +1011,53 @@ function renderOptionsOf(options: NonNullable<PrepareOptions['render']>, now: nu
   return ro as RenderOptions;
 }
 
+/** The render options resolved last, and the caller's option entries they were resolved from (see resolvedOptions). */
+let lastResolved: { readonly entries: readonly unknown[]; readonly options: ResolvedRenderOptions } | undefined;
+
+/**
+ * This request's resolved render options: the caller's, validated and filled in by `resolveRenderOptions` as
+ * `render` does, but once for the values a loop passes on every request. The same own keys with the same values
+ * (by identity, in the same order) as the options resolved last give that resolution again with this request's
+ * clock and token factor (checked as the render checks them). Only options whose values are primitives, functions
+ * or a BlockTokenCache are kept: a nested object (`prune`, `ttl`, a profile) can be changed in place, and is
+ * resolved every time. Validating the options on every request cost ~0.35 µs, the render's profile look-up as much.
+ */
+function resolvedOptions(options: NonNullable<PrepareOptions['render']>, now: number, factor: number): ResolvedRenderOptions {
+  const last = lastResolved;
+  if (last !== undefined && Number.isFinite(now) && Number.isFinite(factor) && factor > 0 && sameEntries(options, last.entries)) {
+    return Object.freeze({ ...last.options, now, tokenFactor: factor });
+  }
+  const resolved = resolveRenderOptions(renderOptionsOf(options, now, factor));
+  const entries = keptEntries(options);
+  lastResolved = entries ? { entries, options: resolved } : undefined;
+  return resolved;
+}
+
+/** `[key, value, …]` of the options' own keys, or undefined when a value is an object other than a BlockTokenCache. */
+function keptEntries(options: object): unknown[] | undefined {
+  const entries: unknown[] = [];
+  const o = options as Record<string, unknown>;
+  for (const k in o) {
+    if (!Object.hasOwn(o, k)) continue;
+    const v = o[k];
+    if (v !== null && typeof v === 'object' && !(v instanceof BlockTokenCache)) return undefined;
+    entries.push(k, v);
+  }
+  return entries;
+}
+
+/** Whether the options' own keys and values are `entries`, in order. */
+function sameEntries(options: object, entries: readonly unknown[]): boolean {
+  const o = options as Record<string, unknown>;
+  let i = 0;
+  for (const k in o) {
+    if (!Object.hasOwn(o, k)) continue;
+    if (entries[i] !== k || entries[i + 1] !== o[k]) return false;
+    i += 2;
+  }
+  return i === entries.length;
+}
+
 function extrasOf(params: PrepareParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   // The prompt fields by comparison, not a Set lookup (this runs on every request, once per key of the params).
@@ -1160,14 +1208,16 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   // previous request was seconds ago, elsewhere): nothing is pruned then. A prune while warm re-writes everything
   // after it, and with no state to keep the decision the next request would do it again.
   const unknownStanding = record === undefined && built.appended > 1;
-  // The profile is not passed on when it was resolved here: the render resolves the same one from the model without validating it again.
-  const ro = renderOptionsOf(
-    unknownStanding ? { ...renderOptions, prune: { ...renderOptions.prune, enabled: false } } : renderOptions,
-    now,
-    tokenFactor(record?.calibration, params.model),
-  );
-  // Without a summarizer nothing can be awaited: render directly (renderAsync would plan the compaction twice).
-  const rendered = renderOptions.summarizer ? await renderAsync(state, ro) : render(state, ro);
+  const given = unknownStanding ? { ...renderOptions, prune: { ...renderOptions.prune, enabled: false } } : renderOptions;
+  const factor = tokenFactor(record?.calibration, params.model);
+  // Without a summarizer nothing can be awaited: render directly (renderAsync would plan the compaction twice), from
+  // the options resolved for the values this loop passes and the profile found above (the render's own lookup of it
+  // copied the whole profile table), which is the state's model's.
+  const rendered = renderOptions.summarizer
+    ? await renderAsync(state, renderOptionsOf(given, now, factor))
+    : state.model === params.model
+      ? renderResolved(state, resolvedOptions(given, now, factor), profile)
+      : render(state, renderOptionsOf(given, now, factor));
 
   const extras = extrasOf(params);
   if (options.diagnostics) extras['diagnostics'] = { previous_message_id: record?.lastMessageId ?? null };
