@@ -33,8 +33,12 @@
  * lines; `--all` prints every session, not only those with a defect).
  * A session's seed is `judge-<k>`; the same k always gives the same session.
  */
+import type { ProviderId } from '../../src/models/caching.js';
 import { MODEL_PROFILES } from '../../src/models/profiles.js';
-import { compareTrace, type TraceComparison } from '../../src/replay/compare.js';
+import { toBedrockConverse } from '../../src/providers/bedrock.js';
+import { toOpenAIChat, toOpenAIResponses } from '../../src/providers/openai.js';
+import { OPENAI_MODELS } from '../../src/providers/openai-profile.js';
+import { compareTrace, providerReplayOptions, type TraceComparison } from '../../src/replay/compare.js';
 import { replay, type ReplayedRequest } from '../../src/replay/replay.js';
 import { idealBound } from '../../src/sim/ideal.js';
 import { CacheSimulator } from '../../src/sim/simulator.js';
@@ -44,6 +48,10 @@ import { Rng } from '../../src/synthetic/rng.js';
 import { validateRequest } from '../../src/testing/fake-server-validate.js';
 import { HttpError } from '../../src/testing/fake-server-http.js';
 import { LoopThinkingLedger } from '../../src/testing/fake-server-loop.js';
+import { MessageResponder } from '../../src/testing/fake-server-messages.js';
+import { ProviderRoutes } from '../../src/testing/fake-server-openai.js';
+import { noCacheUsageModel } from '../../src/testing/fake-server-usage.js';
+import { BlockTokenCache } from '../../src/tokens/counter.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { hiddenSetOf } from '../../src/timeline/hidden.js';
 import type { TimelineState } from '../../src/timeline/types.js';
@@ -100,8 +108,29 @@ export interface SessionVerdict {
   readonly door: Partial<Record<Policy, string>>;
   /** The disturbed plain loop's verdict (absent when the session overflows the window). */
   readonly loop?: LoopVerdict;
+  /** The other providers' verdicts (`--providers`; absent without it or when the session overflows the window). */
+  readonly providers?: readonly ProviderVerdict[];
   readonly crash?: string;
   readonly defects: readonly string[];
+}
+
+/** The API a provider run maps the engine's requests to (`--providers`). */
+export type ProviderApi = 'bedrock-converse' | 'openai-responses' | 'openai-chat';
+
+/**
+ * One other provider's verdict on one session (`--providers`): the session replayed with that provider's profile,
+ * each request mapped to its API (src/providers) and sent through the fake server's route for it
+ * (src/testing/fake-server-openai.ts: its request checks, the loop's thinking on Converse, its cache rules priced by
+ * the simulator).
+ */
+export interface ProviderVerdict {
+  readonly api: ProviderApi;
+  readonly model: string;
+  readonly policy: Policy;
+  readonly requests: number;
+  /** Requests the route refused (its 400 or 404), or over the model's window. */
+  readonly refused: readonly string[];
+  readonly busts: readonly string[];
 }
 
 /** The disturbed plain loop's verdict on one session. */
@@ -382,8 +411,84 @@ function withoutMarkers(params: unknown): string {
   return JSON.stringify(params, (key, value) => (key === 'cache_control' ? undefined : value));
 }
 
+const OPENAI_IDS = Object.keys(OPENAI_MODELS);
+
+/**
+ * Session k on the other providers (`--providers`), under the policy its disturbed loop does not use: Claude on
+ * Bedrock Converse (the trace's model), and an OpenAI model (cycled over `OPENAI_MODELS` by k) through Responses and
+ * Chat Completions. Each API gets its own fake-server routes (a fresh cache), answered with the trace's responses.
+ */
+export async function providerRuns(events: readonly TraceEvent[], k: number): Promise<ProviderVerdict[]> {
+  const policy: Policy = k % 2 === 0 ? 'economy' : 'conservative';
+  const out: ProviderVerdict[] = [];
+  for (const provider of ['bedrock', 'openai'] as const satisfies readonly ProviderId[]) {
+    const model = provider === 'openai' ? OPENAI_IDS[k % OPENAI_IDS.length]! : undefined;
+    const seen = provider === 'bedrock' ? events.map(asConverseSaw) : events;
+    const options = await providerReplayOptions(provider, () => seen, { policy, ...(model ? { model } : {}), onWarning: () => {} });
+    const engine: ReplayedRequest[] = [];
+    for await (const r of replay(seen, options)) engine.push(r);
+    const apis: readonly ProviderApi[] = provider === 'bedrock' ? ['bedrock-converse'] : ['openai-responses', 'openai-chat'];
+    for (const api of apis) out.push(throughRoute(api, engine, events, k, policy));
+  }
+  return out;
+}
+
+/**
+ * An event as a Converse client records it from the fake server: a redacted block's blob there is the scripted data's
+ * bytes (fake-server-openai.ts), which the client reads back as their base64 (providers/bedrock.ts fromConverseOutput).
+ */
+function asConverseSaw(e: TraceEvent): TraceEvent {
+  if (e.type !== 'assistant' || !e.content.some((b) => b.type === 'redacted_thinking')) return e;
+  const content = e.content.map((b) =>
+    b.type === 'redacted_thinking' ? { ...b, data: Buffer.from((b as { data: string }).data, 'utf8').toString('base64') } : b,
+  );
+  return { ...e, content } as TraceEvent;
+}
+
+/** The engine's requests mapped to `api` and sent, in order, through a fresh set of the fake server's routes. */
+function throughRoute(api: ProviderApi, engine: readonly ReplayedRequest[], events: readonly TraceEvent[], k: number, policy: Policy): ProviderVerdict {
+  const tokens = new BlockTokenCache();
+  const countTokens = (block: unknown): number => tokens.tokens(block);
+  const answers = events.flatMap((e) => (e.type === 'assistant' ? [e.content as never] : []));
+  const routes = new ProviderRoutes(
+    new MessageResponder(answers, noCacheUsageModel(tokens), tokens),
+    new CacheSimulator({ countTokens, profiles: OPENAI_MODELS }),
+    new CacheSimulator({ countTokens }),
+    tokens,
+  );
+  const refused: string[] = [];
+  const busts: string[] = [];
+  engine.forEach((r, i) => {
+    const profile = r.rendered.profile;
+    // As compareTrace prices OpenAI: the conversation as the cache key, 24h retention where the model has it.
+    const extras = { promptCacheKey: `judge-${k}`, ...(profile.caching?.kind === 'automatic' ? { retention: '24h' as const } : {}) };
+    try {
+      const answer =
+        api === 'bedrock-converse'
+          ? routes.converse(r.request.model, toBedrockConverse(r.rendered), r.at)
+          : api === 'openai-responses'
+            ? routes.responses(toOpenAIResponses(r.rendered, extras), r.at)
+            : routes.chat(toOpenAIChat(r.rendered, extras), r.at);
+      const explain = answer.explain as { bust?: boolean; missedPosition?: number; totalTokens?: number } | undefined;
+      if ((explain?.totalTokens ?? 0) > profile.contextWindow)
+        refused.push(`#${i}: prompt is too long: ${explain!.totalTokens} tokens > ${profile.contextWindow}`);
+      if (explain?.bust) busts.push(`#${i}: missed ${explain.missedPosition}`);
+    } catch (e) {
+      if (!(e instanceof HttpError)) throw e;
+      refused.push(`#${i}: ${e.status} ${e.message.slice(0, 160)}`);
+    }
+  });
+  return { api, model: engine[0]?.request.model ?? '', policy, requests: engine.length, refused, busts };
+}
+
+/** What a sweep adds to the default checks. */
+export interface JudgeOptions {
+  /** Also run each session on Bedrock Converse and OpenAI (Responses, Chat Completions): {@link providerRuns}. */
+  readonly providers?: boolean;
+}
+
 /** Generates session k and judges it. */
-export async function judgeSession(k: number, options: GenerateOptions = sessionOptions(k)): Promise<SessionVerdict> {
+export async function judgeSession(k: number, options: GenerateOptions = sessionOptions(k), judge: JudgeOptions = {}): Promise<SessionVerdict> {
   const defects: string[] = [];
   let events: TraceEvent[];
   try {
@@ -397,6 +502,7 @@ export async function judgeSession(k: number, options: GenerateOptions = session
   const out: { conservative?: PolicyVerdict; economy?: PolicyVerdict; bestPeer?: { id: string; cost: number } } = {};
   let crash: string | undefined;
   let loop: LoopVerdict | undefined;
+  let providers: ProviderVerdict[] | undefined;
   try {
     for (const policy of ['conservative', 'economy'] as const) {
       const c = await compareTrace(() => events, { policy, onWarning: () => {} });
@@ -434,11 +540,27 @@ export async function judgeSession(k: number, options: GenerateOptions = session
         defects.push(`${policy}: door`);
       }
     }
+    if (judge.providers && plainOverflow === 0) {
+      providers = await providerRuns(events, k);
+      if (providers.some((p) => p.refused.length > 0)) defects.push('providers: refused');
+      if (providers.some((p) => p.busts.length > 0)) defects.push('providers: bust');
+    }
   } catch (e) {
     crash = e instanceof Error ? (e.stack ?? e.message).split('\n').slice(0, 4).join(' | ') : String(e);
     defects.push('crash');
   }
-  return { k, options, requests, plainOverflow, ...out, door, ...(loop ? { loop } : {}), ...(crash ? { crash } : {}), defects };
+  return {
+    k,
+    options,
+    requests,
+    plainOverflow,
+    ...out,
+    door,
+    ...(loop ? { loop } : {}),
+    ...(providers ? { providers } : {}),
+    ...(crash ? { crash } : {}),
+    defects,
+  };
 }
 
 // REPORT
@@ -480,14 +602,18 @@ export function sessionLine(v: SessionVerdict): string {
     ...(l
       ? [...l.refused.slice(0, 2), ...l.busts.slice(0, 2), ...l.differs.slice(0, 2)].map((m) => `loop ${l.policy} ${JSON.stringify(l.disturb)}: ${m}`)
       : []),
+    ...(v.providers ?? []).flatMap((p) => [...p.refused.slice(0, 2), ...p.busts.slice(0, 2)].map((m) => `${p.api} ${p.model} ${p.policy}: ${m}`)),
     ...(v.crash ? [`crash: ${v.crash}`] : []),
   ];
   const over = v.plainOverflow > 0 ? ` · the trace's own requests over the window: ${v.plainOverflow}` : '';
   const loop = l
     ? ` · loop (${l.policy}) sent ${l.sent} refused ${l.refused.length} busts ${l.busts.length} loop thinking left out ${l.thinkingLeftOut} cost ÷session ${l.costRatio.toFixed(3)}`
     : '';
+  const providers = v.providers
+    ? ` · providers ${v.providers.map((p) => `${p.api} ${p.model} ${p.requests} req refused ${p.refused.length} busts ${p.busts.length}`).join(', ')}`
+    : '';
   return [
-    `k=${v.k} [${shape}] ${cons} · ${econ}${over}${loop}${v.defects.length ? ` · DEFECTS ${v.defects.join(', ')}` : ''}`,
+    `k=${v.k} [${shape}] ${cons} · ${econ}${over}${loop}${providers}${v.defects.length ? ` · DEFECTS ${v.defects.join(', ')}` : ''}`,
     ...extra.map((x) => `    ${x}`),
   ].join('\n');
 }
@@ -541,6 +667,20 @@ export function summaryRows(vs: readonly SessionVerdict[], first: number): Row[]
             : {}),
       }),
     ),
+    ...(vs.some((v) => v.providers)
+      ? (['refused', 'bust'] as const).map(
+          (d): Row => ({
+            name: `other providers: sessions with ${d === 'bust' ? 'busts' : 'refused requests'}`,
+            value: count(`providers: ${d}`),
+            baseline: `${vs.filter((v) => v.providers).length} sessions; ${(['bedrock-converse', 'openai-responses', 'openai-chat'] as const)
+              .map((api) => {
+                const runs = vs.flatMap((v) => v.providers?.filter((p) => p.api === api) ?? []);
+                return `${api}: ${sum(runs.map((p) => p.requests))} requests, ${sum(runs.map((p) => (d === 'bust' ? p.busts : p.refused).length))} ${d === 'bust' ? 'busts' : 'refused'}`;
+              })
+              .join('; ')}`,
+          }),
+        )
+      : []),
     {
       // Accepted with adaptive thinking (the only mode of the models that bind thinking), refused with manual thinking.
       name: "sessions whose open loop's thinking was left out",
@@ -582,10 +722,10 @@ export function summaryRows(vs: readonly SessionVerdict[], first: number): Row[]
 }
 
 /** Judges sessions first … first + n − 1 in order, calling `onSession` after each. */
-export async function sweep(n: number, first = 0, onSession?: (v: SessionVerdict) => void): Promise<SessionVerdict[]> {
+export async function sweep(n: number, first = 0, onSession?: (v: SessionVerdict) => void, judge: JudgeOptions = {}): Promise<SessionVerdict[]> {
   const out: SessionVerdict[] = [];
   for (let k = first; k < first + n; k++) {
-    const v = await judgeSession(k);
+    const v = await judgeSession(k, sessionOptions(k), judge);
     out.push(v);
     onSession?.(v);
   }
@@ -602,7 +742,7 @@ export function details(): string {
 export default async function bench(): Promise<Row[]> {
   const n = Number(process.env.JUDGE_SESSIONS ?? 40);
   const first = Number(process.env.JUDGE_FROM ?? 0);
-  const vs = await sweep(n, first);
+  const vs = await sweep(n, first, undefined, { providers: process.env.JUDGE_PROVIDERS === '1' });
   lastDetails = vs
     .filter((v) => v.defects.length > 0)
     .map(sessionLine)
@@ -618,9 +758,14 @@ if (isMain(import.meta.url)) {
   const all = process.argv.includes('--all');
   const first = arg('--from', 0);
   const t0 = performance.now();
-  const vs = await sweep(arg('--sessions', 200), first, (v) => {
-    if (all || v.defects.length > 0) console.log(sessionLine(v));
-  });
+  const vs = await sweep(
+    arg('--sessions', 200),
+    first,
+    (v) => {
+      if (all || v.defects.length > 0) console.log(sessionLine(v));
+    },
+    { providers: process.argv.includes('--providers') },
+  );
   console.log(formatRows(summaryRows(vs, first)));
   console.log(`(${((performance.now() - t0) / 1000).toFixed(1)} s)`);
 }
