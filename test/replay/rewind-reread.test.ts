@@ -65,4 +65,29 @@ describe('a rewind to the turn start, then the whole history again', () => {
     expect(sent.filter((s) => s.kind === 'rewind').map((s) => s.plan.resync?.reason)).toEqual(['history_truncated']);
     expectNoBust(sent);
   });
+
+  // judge-665 (claude-sonnet-5, economy, one turn): the stored state was lost at request 11, and the render from the
+  // messages alone did not prune (a lost state changes nothing it can avoid), so the requests after it sent round 5's
+  // Read in full though it repeats round 2's. The request that sends the history again after the rewind took every
+  // re-sent round for a new one (the cut request was at the turn's start) and replaced that Read with a note (dedupe:
+  // free only for a result no request has sent yet): the bytes changed at position 29, where the provider still held
+  // the entry at 28 that the requests before the lost state wrote (read 6,914 tokens, re-wrote 8,150).
+  it('under economy, makes no decision on a re-sent round that only a new round gets', async () => {
+    const sent = await loop(
+      {
+        ...BASE,
+        seed: 'judge-665',
+        requests: 27,
+        hugeRate: 0.002,
+        errorRate: 0.04,
+        hides: false,
+        envelopeChange: false,
+        revisits: true,
+        model: 'claude-sonnet-5',
+      },
+      { deleteBefore: [11], rewindAt: [22] },
+      'economy',
+    );
+    expectNoBust(sent);
+  });
 });
