@@ -163,8 +163,9 @@ function visibleAt(
 export function dedupe(state: TimelineState, ctx: PassContext): { state: TimelineState; decisions: Decision[] } {
   const o = ctx.options;
   if (o.policy !== 'economy' || !o.prune.enabled || state.turns.length === 0) return { state, decisions: [] };
-  // Rounds the previous request rendered: every round before its own (turn, round).
-  const prev = state.lastRender;
+  // Rounds the previous request rendered: every round before its own (turn, round), or before the rounds a request
+  // before a cut sent when they are sent again (cut-shadow.ts).
+  const prev = state.lastRender?.sentThrough ?? state.lastRender;
   const isNew = (turn: number, round: number): boolean => !prev || turn > prev.turn || (turn === prev.turn && round >= prev.round);
   const summarized = state.summaries.length > 0 ? summarizedOf(state.summaries) : undefined;
   const hidden = hiddenSetOf(state);

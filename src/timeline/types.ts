@@ -165,6 +165,12 @@ export interface LastRender {
   /** Number of the turn/round the request was for. */
   readonly turn: number;
   readonly round: number;
+  /**
+   * Set only on the state the request after a cut reads (conversation/cut-shadow.ts withShadowLedger, never saved):
+   * the stream past the cut is again the one the request before the cut sent, up to round `round` of turn `turn`, so
+   * the rounds before it are not new for dedupe (render/dedupe.ts), which changes only what no request has sent.
+   */
+  readonly sentThrough?: { readonly turn: number; readonly round: number };
   /** Requests rendered in this session so far. */
   readonly requests: number;
   /** How many renders came after a pause longer than the 5-minute cache window. */
