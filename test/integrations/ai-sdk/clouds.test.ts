@@ -5,8 +5,9 @@
  * the same `providerOptions.anthropic.cacheControl`. Offline, their requests
  * are routed to the fake Messages API by a fetch shim that undoes the cloud's
  * envelope (model in the URL, `anthropic_version` in the body). The cloud
- * model ids resolve to the model's profile by themselves. Bedrock streaming
- * (AWS event-stream framing) is not emulated: generate only.
+ * model ids resolve to the model's profile by themselves. Bedrock streams
+ * (InvokeModelWithResponseStream) come back as AWS event-stream `chunk` events,
+ * framed by the fake server's encoder.
  */
 import { createAmazonBedrockAnthropic } from '@ai-sdk/amazon-bedrock/anthropic';
 import { createGoogleVertexAnthropic } from '@ai-sdk/google-vertex/anthropic';
@@ -17,6 +18,7 @@ import { MemoryConversationStore } from '../../../src/conversation/memory-store.
 import { cachepointMiddleware, type CachepointWarning } from '../../../src/integrations/ai-sdk/index.js';
 import type { FakeMessagesServer } from '../../../src/testing/fake-server.js';
 import { startFakeServer } from '../../../src/testing/fake-server.js';
+import { encodeEventMessage } from '../../../src/testing/fake-server-eventstream.js';
 import { agentTools, bodies, MODEL, script, SYSTEM } from './harness.js';
 
 const servers: FakeMessagesServer[] = [];
@@ -31,12 +33,30 @@ function shim(server: FakeMessagesServer): typeof fetch {
     const { anthropic_version: _v, anthropic_beta: _b, ...rest } = body;
     const url = String(input instanceof Request ? input.url : input);
     const stream = /streamRawPredict|invoke-with-response-stream/.test(url);
-    return fetch(`${server.url}/v1/messages`, {
+    const response = await fetch(`${server.url}/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': 'test' },
       body: JSON.stringify({ ...rest, model: MODEL, ...(stream ? { stream: true } : {}) }),
     });
+    return url.endsWith('/invoke-with-response-stream') ? asBedrockStream(await response.text()) : response;
   };
+}
+
+/**
+ * Messages API server-sent events as Bedrock's InvokeModelWithResponseStream answers them: each event's JSON as the
+ * base64 `bytes` of a `chunk` event, in AWS's event-stream framing (the fake server's encoder).
+ */
+function asBedrockStream(sse: string): Response {
+  const frames = sse
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) =>
+      encodeEventMessage(
+        { ':event-type': 'chunk', ':content-type': 'application/json', ':message-type': 'event' },
+        Buffer.from(JSON.stringify({ bytes: Buffer.from(l.slice(6)).toString('base64') })),
+      ),
+    );
+  return new Response(Buffer.concat(frames), { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream' } });
 }
 
 function expectCached(server: FakeMessagesServer, n: number): void {
@@ -79,7 +99,7 @@ describe('Anthropic on Google Vertex (@ai-sdk/google-vertex/anthropic)', () => {
 });
 
 describe('Anthropic on Amazon Bedrock (@ai-sdk/amazon-bedrock/anthropic)', () => {
-  it('generate: the same cache points, read on every request after the first', async () => {
+  it.each(['generate', 'stream'] as const)('%s: the same cache points, read on every request after the first', async (mode) => {
     const server = await startFakeServer({ script: script(1, 3) });
     servers.push(server);
     const bedrock = createAmazonBedrockAnthropic({ region: 'us-east-1', apiKey: 'test', baseURL: `${server.url}/bedrock`, fetch: shim(server) });
@@ -88,9 +108,11 @@ describe('Anthropic on Amazon Bedrock (@ai-sdk/amazon-bedrock/anthropic)', () =>
     const warnings: CachepointWarning[] = [];
     const model = wrapLanguageModel({
       model: base,
-      middleware: cachepointMiddleware({ conversationId: 'bedrock', store: new MemoryConversationStore(), onWarning: (w) => warnings.push(w) }),
+      middleware: cachepointMiddleware({ conversationId: `bedrock-${mode}`, store: new MemoryConversationStore(), onWarning: (w) => warnings.push(w) }),
     });
-    await generateText({ model, instructions: SYSTEM, prompt: 'Task 1', tools: agentTools(), stopWhen: stepCountIs(10) });
+    const args = { model, instructions: SYSTEM, prompt: 'Task 1', tools: agentTools(), stopWhen: stepCountIs(10) };
+    if (mode === 'generate') await generateText(args);
+    else expect(await streamText(args).text).toBe('Turn 1 done: the change is in src/mod-1.ts.');
     expect(warnings).toEqual([]);
     expectCached(server, 4);
   });
