@@ -20,9 +20,9 @@ export function lines(seed: string, n: number, verb = 'sums the'): string {
   return Array.from({ length: n }, (_, i) => `${String(i + 1).padStart(4)}\t${seed} line ${i} ${verb} ${seed} entries`).join('\n');
 }
 
-/** The trace's JSONL text. */
-export function oneTurnTrace(calls: readonly Call[]): string {
-  const events: object[] = [ENV, { type: 'user', at: new Date(T0).toISOString(), content: 'fix the total' }];
+/** The trace's JSONL text (`user`: the turn's user message). */
+export function oneTurnTrace(calls: readonly Call[], user = 'fix the total'): string {
+  const events: object[] = [ENV, { type: 'user', at: new Date(T0).toISOString(), content: user }];
   let t = T0;
   calls.forEach(([name, input, result], i) => {
     t += 3000;

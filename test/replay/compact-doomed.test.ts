@@ -75,4 +75,31 @@ describe('a compaction that leaves the input over the threshold', () => {
     expect(c.engineResults[1]!.usage!.cache_creation_input_tokens).toBe(0);
     expect(c.summaries.find((s) => s.id === 'cachepoint')!.busts).toBe(0);
   });
+
+  // The user message alone takes the first request over the threshold, and nothing before it can be compacted: the
+  // next request cannot compact either (the user message goes with round 1, the newest round then), so it reads what
+  // this one writes. Only the request after that compacts (round 1 is an older one there).
+  it("writes the turn's first request when the next one cannot compact (a huge user message)", async () => {
+    const profile = { ...resolveProfile('claude-sonnet-4-6'), contextWindow: 12_000 };
+    const events = parseTrace(
+      oneTurnTrace(
+        [
+          ['Read', { file_path: 'src/a.ts' }, lines('a', 5)],
+          ['Read', { file_path: 'src/b.ts' }, lines('b', 5)],
+        ],
+        lines('doc', 760),
+      ),
+    );
+    const c = await compareTrace(() => events, { profile, onWarning: () => {} });
+    expect(c.engineResults[0]!.explain!.totalTokens).toBeGreaterThan(0.9 * profile.contextWindow);
+    expect(c.engine.slice(0, 2).some((r) => r.rendered.decisions.some((d) => d.type === 'compact'))).toBe(false);
+    expect(c.engine[2]!.rendered.decisions.some((d) => d.type === 'compact')).toBe(true);
+    // Request 1 reads the whole of request 0 (the user message included); only its own round is sent uncached.
+    const first = c.engineResults[0]!.explain!.totalTokens;
+    expect(c.engineResults[0]!.usage!.cache_creation_input_tokens).toBe(first);
+    expect(c.engineResults[1]!.usage!.cache_read_input_tokens).toBe(first);
+    expect(c.engineResults[1]!.usage!.input_tokens + c.engineResults[1]!.usage!.cache_creation_input_tokens).toBe(
+      c.engineResults[1]!.explain!.totalTokens - first,
+    );
+  });
 });
