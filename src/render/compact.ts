@@ -85,8 +85,9 @@ export function bindingDeferCeiling(threshold: number): number {
  * `threshold` of the window (a compaction keeps the newest round: one that holds most of the window keeps the input
  * over it, and the next request compacts again once that round is an older one). Its summary goes right after the
  * envelope and the summaries (their end is returned), so an entry written past them is never read: the cache points
- * stay before it (cache-points.ts). Undefined when the next request need not compact: under the threshold, or on a
- * model that binds thinking under {@link bindingDeferCeiling}, where the compaction may wait for the turn's end.
+ * stay before it (cache-points.ts). Undefined when the next request need not compact: under the threshold, on a
+ * model that binds thinking under {@link bindingDeferCeiling}, where the compaction may wait for the turn's end, or
+ * when the next request cannot compact (only a turn's user message is visible).
  */
 export function compactionDoomedFrom(stable: readonly StreamBlock[], state: TimelineState, ctx: PassContext): number | undefined {
   const o = ctx.options.compact;
@@ -96,6 +97,10 @@ export function compactionDoomedFrom(stable: readonly StreamBlock[], state: Time
   if (input < o.threshold * window || (ctx.profile.bindsThinking && input <= bindingDeferCeiling(o.threshold) * window)) return undefined;
   let from = 0;
   while (from < stable.length && (stable[from]!.segment === 'envelope' || stable[from]!.path.startsWith('summaries/'))) from++;
+  // Only a turn's user message is visible: it goes with round 1, the newest round at the next request, which cannot
+  // compact it and reads this request's entry (a huge user message); the request after that compacts.
+  const turn = state.turns.at(-1)!;
+  if (turn.rounds.length === 0 && stable[from]?.turn === turn.index) return undefined;
   return from < stable.length ? from : undefined;
 }
 
