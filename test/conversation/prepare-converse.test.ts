@@ -123,4 +123,46 @@ describe('prepareConverse', () => {
       `[InvalidParamsError: modelId: a Bedrock model id is required (e.g. us.anthropic.claude-sonnet-4-5-20250929-v1:0)]`,
     );
   });
+
+  it('a manual-thinking loop whose open tool loop holds no thinking goes to Bedrock with thinking disabled, the other fields kept', async () => {
+    // prepare turns thinking off for such a request (the API's own remedy); additionalModelRequestFields must say so too,
+    // or Bedrock answers 400 ("a final assistant message must start with a thinking block").
+    const server = await startFakeServer({ script: [[{ type: 'text', text: 'Done.' }]] });
+    servers.push(server);
+    const messages: Message[] = [
+      { role: 'user', content: [{ text: 'Read a.ts.' }] },
+      { role: 'assistant', content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'Read', input: { path: 'a.ts' } } }] },
+      { role: 'user', content: [{ toolResult: { toolUseId: 'tooluse_1', content: [{ text: 'export const a = 1;' }] } }] },
+    ];
+    const { input, plan } = await prepareConverse(
+      {
+        modelId: ID,
+        system: [{ text: SYSTEM }],
+        messages,
+        toolConfig: { tools },
+        inferenceConfig: { maxTokens: 2048 },
+        additionalModelRequestFields: { thinking: { type: 'enabled', budget_tokens: 1024 }, top_k: 5 },
+      },
+      { conversationId: 'off', store: new MemoryConversationStore() },
+    );
+    expect(plan.thinkingDisabled).toMatch(/does not start with a thinking block/);
+    expect(input.additionalModelRequestFields).toEqual({ thinking: { type: 'disabled' }, top_k: 5 });
+    await bedrockClient(server.url).send(new ConverseCommand(input));
+    expect(server.requests.map((r) => r.status)).toEqual([200]);
+  });
+
+  it('a 1-hour cache point is a cachePoint with ttl "1h", the 5-minute ones after it have none', async () => {
+    const { input, plan } = await prepareConverse(
+      { modelId: ID, system: [{ text: SYSTEM }], messages: [{ role: 'user', content: [{ text: 'Hello.' }] }], toolConfig: { tools } },
+      { conversationId: 'ttl', store: new MemoryConversationStore(), render: { ttl: { envelope: '1h' } } },
+    );
+    expect(plan.cachePoints.map((p) => p.ttl)).toEqual(['1h', '1h', '5m']);
+    // In the provider's prefix order: the tool catalog (⓪), the system prompt (①), the messages (④).
+    const points = (x: unknown) => JSON.stringify(x).match(/"cachePoint":\{[^}]*\}/g);
+    expect([input.toolConfig, input.system, input.messages].map(points)).toEqual([
+      ['"cachePoint":{"type":"default","ttl":"1h"}'],
+      ['"cachePoint":{"type":"default","ttl":"1h"}'],
+      ['"cachePoint":{"type":"default"}'],
+    ]);
+  });
 });
