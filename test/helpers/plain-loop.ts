@@ -140,8 +140,9 @@ export async function throughPrepare(
       if (d.deleteBefore?.includes(index)) await memory.delete(options.conversationId);
       if (d.rewindAt?.includes(index) && messages.length > turnStart) await send(messages.slice(0, turnStart), lastAt, 'rewind', []);
       let sent = await send(messages, lastAt, 'request', hide);
-      // A retry sends the same messages again (the hides were applied by the first).
-      if (d.retryAt?.includes(index)) sent = await send(messages, lastAt, 'retry', []);
+      // A retry repeats the call: the same messages and hides (a hide already applied is a no-op; the first send's
+      // is lost when the store was down, and the retry applies it again).
+      if (d.retryAt?.includes(index)) sent = await send(messages, lastAt, 'retry', hide);
       hide = [];
       out.push(sent);
       messages.push({ role: 'assistant', content: e.content as MessageParam['content'] });
