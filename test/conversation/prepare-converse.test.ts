@@ -108,6 +108,16 @@ describe('prepareConverse', () => {
     expect(stats?.pendingUsage).toBe(false);
   });
 
+  it('sends a json tool result as its JSON text', async () => {
+    const messages: Message[] = [
+      { role: 'user', content: [{ text: 'Read a.ts.' }] },
+      { role: 'assistant', content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'Read', input: { path: 'a.ts' } } }] },
+      { role: 'user', content: [{ toolResult: { toolUseId: 'tooluse_1', content: [{ json: { lines: 3 } }] } }] },
+    ];
+    const { input } = await prepareConverse({ modelId: ID, messages, toolConfig: { tools } }, { conversationId: 'json', store: new MemoryConversationStore() });
+    expect(input.messages[2]!.content[0]).toEqual({ toolResult: { toolUseId: 'tooluse_1', content: [{ text: '{"lines":3}' }] } });
+  });
+
   it('names a block it cannot map, and the missing model id', async () => {
     const store = new MemoryConversationStore();
     const doc = { document: { format: 'pdf' as const, name: 'spec', source: { bytes: new Uint8Array([1]) } } };
