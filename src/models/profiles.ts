@@ -383,6 +383,10 @@ function unknownModelHint(model: string, canonical: string, known: readonly stri
   if (opaque) {
     return `${OPAQUE_KIND[opaque[1]!]} does not name its model: pass the profile of the model it runs, e.g. render: { profile: resolveProfile('claude-sonnet-4-5') }.`;
   }
+  const other = /^(?:[a-z]{2,4}\.)?(amazon|meta|mistral|cohere|ai21|deepseek|writer|qwen|openai|twelvelabs|stability)\./.exec(model);
+  if (other) {
+    return `This is a Bedrock model of another provider (${other[1]}): cachepoint's profiles are Claude's, and that model's cache rules and prices are not. If you know them, pass a profile built for it (customProfile), e.g. render: { profile: customProfile('${model}', { prices: { input: 0.8 } }) }.`;
+  }
   if (/^(?:gpt-|chatgpt-|o\d)/.test(canonical)) {
     return `This is an OpenAI model: prepare and Session send Anthropic Messages requests. For OpenAI, render with profile: OPENAI_MODELS['${canonical}'] and map with toOpenAIResponses / toOpenAIChat, or wrap @ai-sdk/openai with cachepointMiddleware (docs/providers.md).`;
   }

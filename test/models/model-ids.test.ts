@@ -80,6 +80,13 @@ describe('model ids of every platform', () => {
     expect(unknown(arn).message).toMatch(/application inference profile.*does not name its model.*resolveProfile\('claude-sonnet-4-5'\)/);
   });
 
+  it("a Bedrock model of another provider (Nova, Llama, Mistral, …) says the profiles are Claude's and how to pass one", () => {
+    for (const id of ['amazon.nova-pro-v1:0', 'us.meta.llama3-3-70b-instruct-v1:0', 'mistral.mistral-large-2407-v1:0']) {
+      expect(unknown(id).message).toMatch(/a Bedrock model of another provider.*Claude.*customProfile/);
+    }
+    expect(unknown('claude-sonet-4-6').message).not.toMatch(/another provider/);
+  });
+
   it('a provisioned, custom or imported model ARN (opaque: it names no model) says how to name its model', () => {
     // docs.aws.amazon.com/bedrock/latest/userguide/prov-thru-use.html: "Specify the provisioned model ARN as the modelId"
     for (const arn of [
