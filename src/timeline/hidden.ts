@@ -85,13 +85,28 @@ export class HiddenSet {
   readonly #line: Lineage;
   /** This set's number in its run. */
   readonly #seq: number;
+  /**
+   * Every path any set made from the same root ({@link fromPlain}) has held: shared by all of them, only grows
+   * (bookkeeping, not state, like {@link Lineage}). A path not in it is in none of their levels, so a look-up that
+   * misses (a visible block: most of what the projection, the duplicates pass and the gate ask late in a long
+   * session) reads one set instead of every level, each a cold map by then.
+   */
+  readonly #held: Set<BlockPath>;
 
-  private constructor(levels: readonly Level[], size: number, base: HiddenSet | undefined, paths: readonly BlockPath[], plain?: PlainHidden) {
+  private constructor(
+    levels: readonly Level[],
+    size: number,
+    base: HiddenSet | undefined,
+    paths: readonly BlockPath[],
+    plain?: PlainHidden,
+    held?: Set<BlockPath>,
+  ) {
     this.#levels = levels;
     this.size = size;
     this.#base = base;
     this.paths = paths;
     this.#plain = plain;
+    this.#held = base !== undefined ? base.#held : (held ?? new Set());
     if (base === undefined) {
       this.#line = { parent: undefined, parentSeq: -1, last: 0 };
       this.#seq = 0;
@@ -126,7 +141,7 @@ export class HiddenSet {
   static fromPlain(plain: PlainHidden): HiddenSet {
     const level = new Map<BlockPath, HiddenRecord>();
     for (const path of Object.keys(plain)) level.set(path, plain[path]!);
-    return new HiddenSet(level.size > 0 ? [level] : EMPTY_LEVELS, level.size, undefined, [], plain);
+    return new HiddenSet(level.size > 0 ? [level] : EMPTY_LEVELS, level.size, undefined, [], plain, new Set(level.keys()));
   }
 
   /**
@@ -140,6 +155,7 @@ export class HiddenSet {
 
   /** The record of `path`, or undefined. */
   get(path: BlockPath): HiddenRecord | undefined {
+    if (!this.#held.has(path)) return undefined;
     const levels = this.#levels;
     for (let i = levels.length - 1; i >= 0; i--) {
       const r = levels[i]!.get(path);
@@ -168,6 +184,7 @@ export class HiddenSet {
       if (!top.has(r.path) && this.get(r.path) === undefined) size++;
       top.set(r.path, Object.freeze(r));
       paths.push(r.path);
+      this.#held.add(r.path);
     }
     levels.push(top);
     for (let n = levels.length; n >= 2 && levels[n - 1]!.size * RATIO >= levels[n - 2]!.size; n--) {

@@ -196,6 +196,22 @@ describe('HiddenSet equals the plain-object definition', () => {
     expect(next.plain()['turns/1/rounds/1/results/a']!.note).toBe('a2');
     expect(plain['turns/1/rounds/1/results/a'].note).toBe('a');
   });
+
+  it('a set made from a plain object, and the sets made from it, read each of its paths (a miss is answered without the levels only for a path none of them held)', () => {
+    const plain = Object.freeze({
+      'turns/2/rounds/1/results/b': { path: 'turns/2/rounds/1/results/b', reason: 'prune', note: 'b', chars: 1 },
+      'turns/1/rounds/1/results/a': { path: 'turns/1/rounds/1/results/a', reason: 'agent', note: 'a', chars: 2 },
+    } satisfies Record<string, HiddenRecord>);
+    const pool = [...Object.keys(plain), 'turns/3/rounds/1/results/c', 'turns/1/rounds/2/results/d'];
+    const set = HiddenSet.fromPlain(plain);
+    same(set, plain, pool);
+    const c: HiddenRecord = { path: 'turns/3/rounds/1/results/c', reason: 'prune', note: 'c', chars: 4 };
+    same(set.with([c]), plainWith(plain, [c]), pool);
+    // A sibling made from the same set later: c was held by the other branch only.
+    const d: HiddenRecord = { path: 'turns/1/rounds/2/results/d', reason: 'economy', note: 'd', chars: 5 };
+    same(set.with([d]), plainWith(plain, [d]), pool);
+    same(set, plain, pool);
+  });
 });
 
 describe('states carry the persistent set', () => {
