@@ -90,4 +90,38 @@ describe('a rewind to the turn start, then the whole history again', () => {
     );
     expectNoBust(sent);
   });
+
+  // judge-627 (claude-fable-5-1, research, economy, one turn): a rewind at request 7 and the history again. The prune
+  // weighs a round on its first chance, once, when it leaves the kept rounds; the re-sent rounds had had theirs
+  // before the cut, but the request after it renders from the cut request's last render (the turn's start), so every
+  // one of them had its first chance again, and results of rounds 1-2 the requests before had kept were pruned:
+  // the bytes changed right after the user message and the request read only what the cut request read.
+  it('under economy, gives the re-sent rounds no second first chance', async () => {
+    const sent = await loop(
+      {
+        ...BASE,
+        seed: 'judge-627',
+        profile: 'research',
+        requests: 13,
+        hugeRate: 0,
+        resultScale: 2,
+        thinkingRate: 0,
+        redactedRate: 0.05,
+        errorRate: 0,
+        hides: true,
+        envelopeChange: false,
+        revisits: true,
+        model: 'claude-fable-5-1',
+      },
+      { rewindAt: [7] },
+      'economy',
+    );
+    expectNoBust(sent);
+    const sim = new CacheSimulator();
+    const read = sent.map((s) => sim.send(s.params, s.at).usage?.cache_read_input_tokens ?? 0);
+    const cut = sent.findIndex((s) => s.kind === 'rewind');
+    expect(sent[cut + 1]!.kind).toBe('request');
+    // More than the cut request read (the envelope and the user message): the re-sent stretch is read.
+    expect(read[cut + 1]).toBeGreaterThan(read[cut]! + 4_000);
+  });
 });
