@@ -181,7 +181,7 @@ export function withShadowLedger(
   const entries: CacheEntryRecord[] = [];
   for (const e of shadow.entries) if (e.index < merged.length && e.expiresAt > now) entries.push({ ...e, block: merged[e.index]! });
   if (entries.length === 0) return state;
-  // The rounds before the last one taken back were sent: dedupe, which changes only new rounds, leaves them be.
+  // The rounds before the last one taken back were sent: dedupe and the prune's first chance leave them be.
   const end = merged.at(-1)!;
   const sentThrough = end.turn !== undefined && merged.length > shadow.from ? { turn: end.turn, round: end.round ?? 1 } : undefined;
   return stateWith(state, {

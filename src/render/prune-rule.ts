@@ -173,8 +173,8 @@ export interface FirstChance {
  */
 export function firstChanceFound(state: TimelineState, o: Readonly<Required<PruneOptions>>, thinking = false, ordered = true): FirstChance[] | undefined {
   if (!o.enabled) return [];
-  const prev = state.lastRender;
-  if (!prev) return undefined;
+  if (!state.lastRender) return undefined;
+  const prev = state.lastRender.sentThrough ?? state.lastRender;
   const rule = ruleOf(state, o, thinking);
   const turns = state.turns;
   // Rounds the previous request rendered (firstChance's prevRounds), relative to the session's round count: all

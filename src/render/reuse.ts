@@ -1230,7 +1230,7 @@ export function firstChance(
   keepRounds: number,
   superseded: (state: TimelineState, afterRound: number) => ReadonlySet<BlockPath> = supersededAfter,
 ): (b: { readonly path: BlockPath }) => boolean {
-  const prev = state.lastRender;
+  const prev = state.lastRender?.sentThrough ?? state.lastRender;
   const before: number[] = [];
   let n = 0;
   for (const t of state.turns) {

@@ -168,7 +168,8 @@ export interface LastRender {
   /**
    * Set only on the state the request after a cut reads (conversation/cut-shadow.ts withShadowLedger, never saved):
    * the stream past the cut is again the one the request before the cut sent, up to round `round` of turn `turn`, so
-   * the rounds before it are not new for dedupe (render/dedupe.ts), which changes only what no request has sent.
+   * the rounds before it are not new for dedupe (render/dedupe.ts), which changes only what no request has sent, nor
+   * for the prune's first chance (prune-rule.ts firstChanceFound, reuse.ts firstChance), which each round gets once.
    */
   readonly sentThrough?: { readonly turn: number; readonly round: number };
   /** Requests rendered in this session so far. */
