@@ -108,6 +108,19 @@ describe('prepareConverse', () => {
     expect(stats?.pendingUsage).toBe(false);
   });
 
+  it('sees an edit of a re-sent Converse message (its content replaced, or a block pushed): history_edited', async () => {
+    const ref = { conversationId: 'edit', store: new MemoryConversationStore() };
+    const first: Message = { role: 'user', content: [{ text: 'Read a.ts.' }] };
+    const answer: Message = { role: 'assistant', content: [{ text: 'Done.' }] };
+    const next: Message = { role: 'user', content: [{ text: 'And b.ts?' }] };
+    expect((await prepareConverse({ modelId: ID, messages: [first] }, ref)).plan.resync).toBeUndefined();
+    expect((await prepareConverse({ modelId: ID, messages: [first, answer, next] }, ref)).plan.resync).toBeUndefined();
+    first.content = [{ text: 'Read c.ts.' }];
+    expect((await prepareConverse({ modelId: ID, messages: [first, answer, next] }, ref)).plan.resync?.reason).toBe('history_edited');
+    answer.content!.push({ text: 'Also checked the tests.' });
+    expect((await prepareConverse({ modelId: ID, messages: [first, answer, next] }, ref)).plan.resync?.reason).toBe('history_edited');
+  });
+
   it('sends a json tool result as its JSON text', async () => {
     const messages: Message[] = [
       { role: 'user', content: [{ text: 'Read a.ts.' }] },
