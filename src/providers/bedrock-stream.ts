@@ -97,6 +97,15 @@ function broken(where: string, why: string): never {
  * Reads Converse stream events one at a time, for a loop that also shows the
  * deltas as they arrive; {@link ConverseStreamCollector.response} is then the
  * response `ConverseCommand` would have given.
+ *
+ * @example
+ * const out = await bedrock.send(new ConverseStreamCommand(input));
+ * const collector = new ConverseStreamCollector();
+ * for await (const event of out.stream!) {
+ *   collector.add(event);
+ *   process.stdout.write(event.contentBlockDelta?.delta?.text ?? '');
+ * }
+ * const response = collector.response(); // what collectConverseStream(out.stream!) gives
  */
 export class ConverseStreamCollector {
   readonly #blocks: Open[] = [];
