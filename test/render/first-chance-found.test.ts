@@ -18,7 +18,7 @@ import { firstChanceCandidates, firstChanceFound, pruneCandidates } from '../../
 import { render } from '../../src/render/render.js';
 import { payloadChars } from '../../src/render/notes.js';
 import { firstChance, reuseEstimates, supersededAfter, supersededAfterScan } from '../../src/render/reuse.js';
-import { hiddenSetOf } from '../../src/timeline/hidden.js';
+import { hiddenSetOf, stateWith } from '../../src/timeline/hidden.js';
 import type { RenderOptions } from '../../src/render/types.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { economySession, replayRequests } from '../helpers/economy-session.js';
@@ -106,4 +106,32 @@ describe('first-chance candidates: where each sits, and the stale ones have chan
       });
     }
   }
+});
+
+describe('first-chance candidates after a rewind (LastRender.sentThrough: the rounds a request before the cut sent)', () => {
+  it("the prune pass's form equals its definition when the rounds sent reach past the previous render's own", () => {
+    const model = 'claude-sonnet-4-6';
+    const options: RenderOptions = {
+      profile: { ...resolveProfile(model), contextWindow: 1_000_000 },
+      policy: 'economy',
+      compact: { enabled: false },
+      prune: { minChars: MIN_CHARS },
+    };
+    let changed = 0;
+    replayRequests(economySession('first-chance-sent', model, 'single', 60), model, options, (state, now) => {
+      const last = state.lastRender;
+      if (last && last.round > 4) {
+        // As withShadowLedger marks it: the previous render was the cut request's, the rounds sent reach further.
+        const cut = stateWith(state, { lastRender: { ...last, round: last.round - 3, sentThrough: { turn: last.turn, round: last.round } } });
+        checkUnordered(cut, options, now, MIN_CHARS);
+        const o = passContext(cut, { ...options, now }).options.prune;
+        const without = stateWith(state, { lastRender: { ...last, round: last.round - 3 } });
+        const paths = (s: TimelineState) => (firstChanceFound(s, o, false, false) ?? []).map((x) => x.block.path).sort();
+        if (JSON.stringify(paths(cut)) !== JSON.stringify(paths(without))) changed++;
+      }
+      return render(state, { ...options, now });
+    });
+    // Not vacuous: sentThrough changed the candidates of some requests.
+    expect(changed).toBeGreaterThan(0);
+  });
 });
