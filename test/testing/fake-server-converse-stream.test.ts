@@ -157,4 +157,18 @@ describe('ConverseStreamCollector', () => {
       `[ProviderMappingError: bedrock: content[0].toolUse.input: the streamed tool input is not JSON ("{\\"path\\":"). Do not record this response: send the request again.]`,
     );
   });
+
+  it('refuses a tool use that starts without its id or name, naming the event (not a tool_use id "undefined")', () => {
+    const noId = new ConverseStreamCollector();
+    noId.add({ messageStart: { role: 'assistant' } });
+    expect(() => noId.add({ contentBlockStart: { contentBlockIndex: 0, start: { toolUse: { name: 'Read' } } } })).toThrowErrorMatchingInlineSnapshot(
+      `[ProviderMappingError: bedrock: event 1 (contentBlockStart of block 0): a tool use without its toolUseId. Do not record this response: send the request again.]`,
+    );
+    const noName = new ConverseStreamCollector();
+    expect(() =>
+      noName.add({ contentBlockStart: { contentBlockIndex: 2, start: { toolUse: { toolUseId: 't1', name: '' } } } }),
+    ).toThrowErrorMatchingInlineSnapshot(
+      `[ProviderMappingError: bedrock: event 0 (contentBlockStart of block 2): a tool use without its name. Do not record this response: send the request again.]`,
+    );
+  });
 });
