@@ -122,7 +122,11 @@ export class ConverseStreamCollector {
     if (start?.start?.toolUse) {
       const i = this.#index(start.contentBlockIndex, n, 'contentBlockStart');
       const t = start.start.toolUse;
-      this.#blocks[i] = { kind: 'toolUse', toolUseId: String(t.toolUseId), name: String(t.name), input: '' };
+      // A tool_use without its id could not be paired with its result: the response is malformed, not recordable.
+      for (const field of ['toolUseId', 'name'] as const) {
+        if (typeof t[field] !== 'string' || t[field] === '') broken(`event ${n} (contentBlockStart of block ${i})`, `a tool use without its ${field}`);
+      }
+      this.#blocks[i] = { kind: 'toolUse', toolUseId: t.toolUseId!, name: t.name!, input: '' };
     }
     const delta = event.contentBlockDelta;
     if (delta?.delta) this.#delta(this.#index(delta.contentBlockIndex, n, 'contentBlockDelta'), delta.delta, n);
