@@ -16,6 +16,7 @@
  * block: send that request without cachepoint.
  */
 import { InvalidParamsError } from '../errors.js';
+import { base64Of } from '../internal/base64.js';
 import type { ReportedUsage } from '../models/pricing.js';
 import type { ContentBlockParam, MessageParam, TextBlockParam, Tool } from '../providers/anthropic-types.js';
 import { bedrockProfile, converseOfParams } from '../providers/bedrock.js';
@@ -50,11 +51,8 @@ type Obj = Readonly<Record<string, unknown>>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function base64(bytes: unknown, where: string): string {
-  if (typeof bytes === 'string') return bytes; // the JSON form of a blob
-  if (!(bytes instanceof Uint8Array)) throw new InvalidParamsError(where, 'expected bytes (a Uint8Array, or its base64 text)');
-  let bin = '';
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin);
+  if (typeof bytes !== 'string' && !(bytes instanceof Uint8Array)) throw new InvalidParamsError(where, 'expected bytes (a Uint8Array, or its base64 text)');
+  return base64Of(bytes);
 }
 
 function image(block: Obj, where: string): ContentBlockParam {

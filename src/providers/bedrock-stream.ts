@@ -12,6 +12,7 @@
  * (usage with `cacheReadInputTokens` / `cacheWriteInputTokens`, metrics).
  */
 import { ProviderMappingError } from '../errors.js';
+import { bytesOf } from '../internal/base64.js';
 import type { ConverseDocument } from './bedrock-types.js';
 
 // TYPES
@@ -76,8 +77,6 @@ type Open =
   | { kind: 'toolUse'; toolUseId: string; name: string; input: string }
   | { kind: 'reasoning'; text: string; signature?: string }
   | { kind: 'redacted'; bytes: Uint8Array[] };
-
-const bytesOf = (x: Uint8Array | string): Uint8Array => (typeof x === 'string' ? Uint8Array.from(atob(x), (c) => c.charCodeAt(0)) : x);
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

@@ -11,6 +11,7 @@
  * Sources in docs/providers.md.
  */
 import { ProviderMappingError } from '../errors.js';
+import { base64Of, bytesOf } from '../internal/base64.js';
 import type { CachingRules } from '../models/caching.js';
 import { MODEL_PROFILES, resolveProfile, type ModelProfile } from '../models/profiles.js';
 import type { CachePoint, Rendered } from '../render/types.js';
@@ -111,24 +112,11 @@ const FORMATS: Readonly<Record<string, ConverseImage['image']['format']>> = {
   'image/webp': 'webp',
 };
 
-/** Base64 → bytes with the web platform's `atob` (the core imports no Node built-ins). */
-function base64Bytes(data: string): Uint8Array {
-  return Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
-}
-
-/** Bytes → base64 (a string is taken as base64 already: the JSON form of a Converse blob). */
-function base64Of(data: Uint8Array | string): string {
-  if (typeof data === 'string') return data;
-  let bin = '';
-  for (const byte of data) bin += String.fromCharCode(byte);
-  return btoa(bin);
-}
-
 function image(path: string, block: Block): ConverseImage {
   const src = block.source as { type?: string; media_type?: string; data?: string } | undefined;
   const format = FORMATS[src?.media_type ?? ''];
   if (src?.type !== 'base64' || !format || typeof src.data !== 'string') fail(path, 'only base64 png/jpeg/gif/webp images map to Converse');
-  return { image: { format, source: { bytes: base64Bytes(src.data) } } };
+  return { image: { format, source: { bytes: bytesOf(src.data) } } };
 }
 
 function content(block: Block, path: string): ConverseContentBlock {
@@ -164,7 +152,7 @@ function content(block: Block, path: string): ConverseContentBlock {
         },
       };
     case 'redacted_thinking':
-      return { reasoningContent: { redactedContent: base64Bytes(String(block.data)) } };
+      return { reasoningContent: { redactedContent: bytesOf(String(block.data)) } };
     default:
       return fail(path, `content block of type "${block.type}" has no Converse equivalent`);
   }

@@ -23,6 +23,7 @@
  * - Bedrock: `{ cachePoint }` → a marker on the block before it.
  */
 import type { ModelProfile } from '../models/profiles.js';
+import { base64Of } from '../internal/base64.js';
 import type { SimParams } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -188,14 +189,8 @@ export function fromOpenAIChat(params: unknown, profile: ModelProfile): SimParam
 }
 
 /** Bytes as base64: a `Uint8Array` in process, already a base64 string on the wire (the AWS SDK's JSON). */
-function base64Of(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (v instanceof Uint8Array) {
-    let bin = '';
-    for (const byte of v) bin += String.fromCharCode(byte);
-    return btoa(bin);
-  }
-  return textOf(v);
+function blobOf(v: unknown): string {
+  return typeof v === 'string' || v instanceof Uint8Array ? base64Of(v) : textOf(v);
 }
 
 /** Converse blocks → simulator blocks; a `cachePoint` marks the block before it. */
@@ -223,7 +218,7 @@ function converseBlocks(content: unknown, role: 'user' | 'assistant' | 'system')
       out.push(
         isObj(r.reasoningText)
           ? { type: 'thinking', thinking: textOf(r.reasoningText.text), signature: textOf(r.reasoningText.signature ?? '') }
-          : { type: 'redacted_thinking', data: base64Of(r.redactedContent) },
+          : { type: 'redacted_thinking', data: blobOf(r.redactedContent) },
       );
     } else out.push(opaque(c));
     void role;

@@ -14,6 +14,7 @@
  */
 import type { ContentBlockParam, MessageParam, TextBlockParam, Tool, ToolResultBlockParam } from '../../providers/anthropic-types.js';
 import { sameData } from '../../internal/same-data.js';
+import { base64Of, bytesOf } from '../../internal/base64.js';
 import type { AssistantPart, CallOptions, CallTool, Prompt, PromptMessage, ProviderOptions, ToolResultOutput } from './types.js';
 
 // TYPES
@@ -202,13 +203,6 @@ function toolUseLast(content: ContentBlockParam[]): ContentBlockParam[] {
   return out;
 }
 
-/** Base64 of bytes, without Buffer (the entry runs on edge runtimes too). */
-function base64Of(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
 /** What a file part holds: base64 bytes, a URL or text. ai 5 and 6 give bytes, base64 or a URL; ai 7 a tagged object. */
 function fileData(data: unknown): { base64?: string; url?: string; text?: string } | undefined {
   if (data instanceof Uint8Array) return { base64: base64Of(data) };
@@ -231,7 +225,7 @@ function sniffImage(base64: string): string | undefined {
 
 /** UTF-8 text of base64 bytes. */
 function textOf(base64: string): string {
-  return new TextDecoder().decode(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
+  return new TextDecoder().decode(bytesOf(base64));
 }
 
 /**

@@ -1,0 +1,19 @@
+/**
+ * Base64 ⇄ bytes with the web platform's `atob` / `btoa`, not Node's Buffer: the core entry imports no Node
+ * built-ins, so it runs on edge runtimes too. One copy for the Converse mapping and stream, `prepareConverse`, the
+ * AI SDK's file parts and the simulator.
+ */
+
+/** Base64 of bytes; a string is taken as base64 already (the JSON form of a Converse blob). */
+export function base64Of(bytes: Uint8Array | string): string {
+  if (typeof bytes === 'string') return bytes;
+  let binary = '';
+  // In chunks: fromCharCode takes a bounded number of arguments, and one call per byte is a concatenation per byte.
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/** The bytes of base64 text; bytes are returned as they are. */
+export function bytesOf(data: string | Uint8Array): Uint8Array {
+  return typeof data === 'string' ? Uint8Array.from(atob(data), (c) => c.charCodeAt(0)) : data;
+}
