@@ -24,7 +24,7 @@
  *   Work: the blocks after the change (a normal render: only what it appended).
  */
 import type { BlockPath, HiddenRecord, StreamBlock, TimelineState, Turn } from '../timeline/types.js';
-import { noteRounds, noteTurns, roundsWith, shareToolUseIndex } from '../timeline/edit.js';
+import { noteTurns, roundCountOf, roundOf, shareToolUseIndex, turnWithRound } from '../timeline/edit.js';
 import { paths } from '../timeline/paths.js';
 import type { PassContext, RenderWork } from './context.js';
 import { hiddenRecord } from './notes.js';
@@ -81,7 +81,7 @@ export function foldSentTail(state: TimelineState, ctx: PassContext): TimelineSt
   const t = last.turn - 1;
   const turn = state.turns[t];
   // A response to that request: round `last.round` of that turn exists.
-  if (!turn || turn.rounds.length < last.round) return state;
+  if (!turn || roundCountOf(turn) < last.round) return state;
   let next: Turn;
   if (last.round <= 1) {
     const base = turn.user.length;
@@ -92,16 +92,14 @@ export function foldSentTail(state: TimelineState, ctx: PassContext): TimelineSt
     next = Object.freeze({ ...turn, user: Object.freeze([...turn.user, ...added]) });
   } else {
     const r = last.round - 2;
-    const round = turn.rounds[r]!;
+    const round = roundOf(turn, r)!;
     const base = round.results.length;
     const added = sent.map((b, k) => {
       const path: BlockPath = paths.injected(turn.index, round.index, base + k);
       return Object.freeze({ id: path, path, param: b.param as StreamBlock['param'] }) as Turn['user'][number];
     });
-    // Through the appends' copy of the open turn's rounds (edit.ts roundsWith): the next append continues from it.
-    const rounds = roundsWith(turn.rounds, r, Object.freeze({ ...round, results: Object.freeze([...round.results, ...added]) }));
-    noteRounds(rounds, turn.rounds, r);
-    next = Object.freeze({ ...turn, rounds });
+    // As the appends edit the open turn (edit.ts turnWithRound): a long turn's rounds are built when first read.
+    next = Object.freeze(turnWithRound(turn, r, Object.freeze({ ...round, results: Object.freeze([...round.results, ...added]) })));
   }
   // A spread, not slice: slice of a frozen array is V8's slow path (Node 20: ~20 µs at 500 turns against ~0.5).
   const turns = [...state.turns];

@@ -159,17 +159,17 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * A rounds array with `round` at `at` (its length: appended; below: that round replaced), frozen, and every other
- * round the same object. What every edit of a turn's rounds goes through (the appends, the render's fold of a
- * sent tail: render/bind.ts).
+ * round the same object. What every built edit of a turn's rounds goes through (a short turn's appends, a long
+ * turn's rounds when first read: {@link turnWithRound}).
  *
- * A state's arrays are frozen and never shared with a later state, so each edit of a long open turn copies its
- * rounds: O(rounds) per append, a persistent spine would need another type for `Turn.rounds`. What is cut here is
- * the constant: growing a frozen array by one (`[...rounds, round]`: V8 clones it, then grows the clone) costs ~3x
- * an exact copy of a plain array (Node 20, 5,000 rounds: ~16 µs against ~5). So the few chains being edited keep
- * a plain copy of their newest rounds array, never handed out: an edit of that array writes into the copy (a push,
- * amortized) and hands out a frozen exact copy of it (`slice` of a plain array is a memcpy). An edit of any other
- * array (a branch from an older state, an imported state, a chain pushed out by four others) copies as before and
- * takes a slot. Short arrays (up to {@link NOTE_FROM}) are spread at once: as cheap, and no slot held.
+ * A state's arrays are frozen and never shared with a later state, so building a long open turn's rounds copies
+ * them: O(rounds). What is cut here is the constant: growing a frozen array by one (`[...rounds, round]`: V8 clones
+ * it, then grows the clone) costs ~3x an exact copy of a plain array (Node 20, 5,000 rounds: ~16 µs against ~5). So
+ * the few chains being edited keep a plain copy of their newest rounds array, never handed out: an edit of that
+ * array writes into the copy (a push, amortized) and hands out a frozen exact copy of it (`slice` of a plain array is
+ * a memcpy). An edit of any other array (a branch from an older state, an imported state, a chain pushed out by four
+ * others) copies as before and takes a slot. Short arrays (up to {@link NOTE_FROM}) are spread at once: as cheap, and
+ * no slot held.
  */
 export function roundsWith(rounds: readonly Round[], at: number, round: Round): readonly Round[] {
   const n = rounds.length;
@@ -179,17 +179,23 @@ export function roundsWith(rounds: readonly Round[], at: number, round: Round): 
     out[at] = round;
     return Object.freeze(out);
   }
+  return roundsApplied(rounds, [at], [round]);
+}
+
+/**
+ * `rounds` with each `rounds2[k]` put at `ats[k]`, in order (an index at the length appends), through the chains'
+ * plain copies (see {@link roundsWith}); frozen.
+ */
+function roundsApplied(rounds: readonly Round[], ats: readonly number[], rounds2: readonly Round[]): readonly Round[] {
   let i = spineOf(rounds);
   let items: Round[];
-  if (i >= 0) {
-    items = spineItems[i]!;
-    items[at] = round;
-  } else {
-    items = at === n ? [...rounds, round] : [...rounds];
-    items[at] = round;
+  if (i >= 0) items = spineItems[i]!;
+  else {
+    items = [...rounds];
     // The least recently edited chain gives up its slot.
     i = SPINES - 1;
   }
+  for (let k = 0; k < ats.length; k++) items[ats[k]!] = rounds2[k]!;
   const next = Object.freeze(items.slice());
   for (let j = i; j > 0; j--) {
     spineTips[j] = spineTips[j - 1];
@@ -210,6 +216,131 @@ function spineOf(rounds: readonly Round[]): number {
   return -1;
 }
 
+/*
+ * A long open turn's rounds, built when first read. A tool loop edits its open turn three times a request (the
+ * response, its results, and on models that bind thinking the render's fold of the sent tail), and each edit made
+ * a new frozen rounds array: three O(rounds) copies a request (5,000 rounds: 3 × 40 KB), of which only the last is
+ * read (the render reads the state it renders; the states between are handed out and dropped). So an edit of a long
+ * turn (over NOTE_FROM rounds) makes a turn whose `rounds` is a getter: it builds the array on first read, from the
+ * array it was edited from and the rounds put since (a short chain of pending edits), once; every later read gets
+ * the same frozen array. The turn is frozen like any other, `rounds` is an own enumerable property (JSON, spreads
+ * and key order as before), and the appends read its length and last round from the pending edits without building.
+ */
+
+/** Edits of a long turn's rounds not built yet: `round` put at `at` of `base` (an array, or earlier pending edits). */
+interface PendingRounds {
+  /** The turn these are the rounds of (a copy of the turn made elsewhere does not read them: see pendingOf). */
+  owner: Turn | undefined;
+  /** What the edit was made on; undefined once built. */
+  base: readonly Round[] | PendingRounds | undefined;
+  readonly at: number;
+  readonly round: Round;
+  readonly length: number;
+  /** Pending edits down to a built array, this one included. */
+  readonly depth: number;
+  built: readonly Round[] | undefined;
+}
+
+/** Where a turn made by {@link turnWithRound} keeps its pending rounds (a non-enumerable own property). */
+const PENDING: unique symbol = Symbol('cachepoint.pendingRounds');
+
+/** Pending edits at most this deep: a caller that appends without reading (an import) builds every so often. */
+const PENDING_DEPTH = 8;
+
+/** The `rounds` getter of a turn made by {@link turnWithRound} (one function for all: one hidden class). */
+function readPendingRounds(this: Turn): readonly Round[] {
+  const p = (this as unknown as { [PENDING]: PendingRounds })[PENDING];
+  return p.built ?? buildPending(p);
+}
+
+const ROUNDS_GETTER: PropertyDescriptor = Object.freeze({ get: readPendingRounds, enumerable: true, configurable: false });
+
+/** The pending rounds of `turn`, when it is a turn made by {@link turnWithRound} and they are not built yet. */
+function pendingOf(turn: Turn): PendingRounds | undefined {
+  const p = (turn as unknown as { [PENDING]?: PendingRounds })[PENDING];
+  return p !== undefined && p.owner === turn && p.built === undefined ? p : undefined;
+}
+
+/** Builds pending rounds: one copy of the array they were edited from, with every pending edit put in order. */
+function buildPending(p: PendingRounds): readonly Round[] {
+  const chain: PendingRounds[] = [];
+  let q = p;
+  let root: readonly Round[];
+  for (;;) {
+    chain.push(q);
+    const b = q.base!;
+    if (Array.isArray(b)) {
+      root = b;
+      break;
+    }
+    const pb = b as PendingRounds;
+    if (pb.built !== undefined) {
+      root = pb.built;
+      break;
+    }
+    q = pb;
+  }
+  const ats: number[] = [];
+  const rounds: Round[] = [];
+  let same = root.length;
+  for (let k = chain.length - 1; k >= 0; k--) {
+    const d = chain[k]!;
+    ats.push(d.at);
+    rounds.push(d.round);
+    if (d.at < same) same = d.at;
+  }
+  const built = roundsApplied(root, ats, rounds);
+  noteRounds(built, root, same);
+  p.built = built;
+  // The edits are in the array now: the chain behind it may go.
+  p.base = undefined;
+  return built;
+}
+
+/** How many rounds `turn` has (its pending edits' count when not built). */
+export function roundCountOf(turn: Turn): number {
+  return pendingOf(turn)?.length ?? turn.rounds.length;
+}
+
+/** Round `i` (0-based) of `turn`, read from its pending edits when not built. */
+export function roundOf(turn: Turn, i: number): Round | undefined {
+  let p = pendingOf(turn);
+  if (p === undefined) return turn.rounds[i];
+  if (i >= p.length) return undefined;
+  for (;;) {
+    if (p.built !== undefined) return p.built[i];
+    if (p.at === i) return p.round;
+    const b = p.base!;
+    if (Array.isArray(b)) return (b as readonly Round[])[i];
+    p = b as PendingRounds;
+  }
+}
+
+/**
+ * The turn with `round` at `at` of its rounds (its round count: appended; below: that round replaced), every other
+ * round the same object; not frozen ({@link withLastTurn} freezes it, or the caller). A long turn's rounds are built
+ * when first read (see PendingRounds); a short one's at once.
+ */
+export function turnWithRound(turn: Turn, at: number, round: Round): Turn {
+  const p = pendingOf(turn);
+  const n = p?.length ?? turn.rounds.length;
+  if (n < NOTE_FROM) {
+    const rounds = roundsWith(turn.rounds, at, round);
+    noteRounds(rounds, turn.rounds, at);
+    return turnWith(turn, rounds);
+  }
+  const depth = p === undefined ? 1 : p.depth + 1;
+  const next: PendingRounds = { owner: undefined, base: p ?? turn.rounds, at, round, length: at === n ? n + 1 : n, depth, built: undefined };
+  const t: Record<PropertyKey, unknown> = { index: turn.index, user: turn.user };
+  Object.defineProperty(t, 'rounds', ROUNDS_GETTER);
+  if (turn.at !== undefined) t.at = turn.at;
+  Object.defineProperty(t, PENDING, { value: next });
+  next.owner = t as unknown as Turn;
+  // Deep enough: built now (a caller that edits without reading), so no chain grows without bound.
+  if (depth >= PENDING_DEPTH) buildPending(next);
+  return t as unknown as Turn;
+}
+
 /** A frozen copy of a frozen array with one more item (spread, not slice: slice of a frozen array takes V8's slow path). */
 function frozenWith<T>(items: readonly T[], item: T): readonly T[] {
   return Object.freeze([...items, item]);
@@ -223,8 +354,8 @@ function frozenWith<T>(items: readonly T[], item: T): readonly T[] {
  * append would cost in proportion to the whole history.
  */
 function withLastTurn(state: TimelineState, turn: Turn): TimelineState {
-  // The caller froze what it built (the new round and its blocks); the turn and its rounds array are new here.
-  Object.freeze(turn.rounds);
+  // The caller froze what it built (the new round and its blocks); the turn is new here, and its rounds array is
+  // frozen as built (roundsWith, or a pending turn's getter: not read here).
   const turns = [...state.turns];
   turns[turns.length - 1] = Object.freeze(turn);
   noteTurns(turns, state.turns, turns.length - 1);
@@ -269,6 +400,12 @@ function turnWith(turn: Turn, rounds: readonly Round[]): Turn {
  * times an indexed read, and the appends read them several times each.
  */
 
+/** The last round of a turn, or undefined (read without building a pending turn's rounds). */
+function lastRoundOf(turn: Turn): Round | undefined {
+  const n = roundCountOf(turn);
+  return n > 0 ? roundOf(turn, n - 1) : undefined;
+}
+
 /** The last item of an array, or undefined. */
 function lastOf<T>(items: readonly T[]): T | undefined {
   return items.length > 0 ? items[items.length - 1] : undefined;
@@ -278,13 +415,14 @@ const NO_IDS: readonly string[] = Object.freeze([]);
 
 function openIds(state: TimelineState): readonly string[] {
   const turn = lastOf(state.turns);
-  const round = turn && lastOf(turn.rounds);
+  const round = turn && lastRoundOf(turn);
   return round ? round.open : NO_IDS;
 }
 
 function currentPath(state: TimelineState): string {
   const t = state.turns.length;
-  const r = lastOf(state.turns)?.rounds.length ?? 0;
+  const last = lastOf(state.turns);
+  const r = last ? roundCountOf(last) : 0;
   return r > 0 ? `turns/${t}/rounds/${r}` : `turns/${t}`;
 }
 
@@ -408,9 +546,8 @@ const NO_BLOCKS: readonly Block[] = Object.freeze([]);
 function buildResponse(state: TimelineState, response: Message | readonly (ContentBlock | ContentBlockParam)[]): BuiltResponse {
   const turn = lastOf(state.turns);
   if (!turn) throw new TimelineError('turns', 'no turn is open: call startTurn with the user message first');
-  const rounds = turn.rounds;
-  const last = lastOf(rounds);
-  const index = rounds.length + 1;
+  const last = lastRoundOf(turn);
+  const index = roundCountOf(turn) + 1;
   if (last && last.open.length > 0) {
     throw new TimelineError(
       `turns/${turn.index}/rounds/${index}`,
@@ -458,10 +595,7 @@ function buildResponse(state: TimelineState, response: Message | readonly (Conte
 
 /** The state with `round` appended to its current turn, and the chain's tool_use index handed on to it. */
 function commitRound(state: TimelineState, turn: Turn, round: Round, known: Set<string>): TimelineState {
-  const rounds = turn.rounds;
-  const grown = roundsWith(rounds, rounds.length, round);
-  noteRounds(grown, rounds, rounds.length);
-  const next = withLastTurn(state, turnWith(turn, grown));
+  const next = withLastTurn(state, turnWithRound(turn, roundCountOf(turn), round));
   rememberIndex(state.turns, next.turns, { ids: known, size: known.size });
   return next;
 }
@@ -737,12 +871,10 @@ export function appendToolResults(
   at?: number,
 ): TimelineState {
   const turn = lastOf(state.turns);
-  const round = turn && lastOf(turn.rounds);
+  const round = turn && lastRoundOf(turn);
   if (!turn || !round) throw new TimelineError('turns', 'no round to answer: append the model response first');
   const answeredRound = answerRound(turn, round.index, round.response, round.results, round.open, round.at, results, injected, at);
-  const rounds = roundsWith(turn.rounds, turn.rounds.length - 1, answeredRound);
-  noteRounds(rounds, turn.rounds, rounds.length - 1);
-  const next = withLastTurn(state, turnWith(turn, rounds));
+  const next = withLastTurn(state, turnWithRound(turn, roundCountOf(turn) - 1, answeredRound));
   return carryIndex(state, next);
 }
 
