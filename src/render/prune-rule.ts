@@ -8,6 +8,7 @@ import { hiddenSetOf } from '../timeline/hidden.js';
 import { parseTimelinePath } from '../timeline/paths.js';
 import type { Block, BlockPath, StreamBlock, TimelineState } from '../timeline/types.js';
 import { hiddenRecord, payloadChars, PRUNE_NOTICE } from './notes.js';
+import type { ModelProfile } from '../models/profiles.js';
 import type { PassContext } from './context.js';
 import { expectedRemaining, noticePrice } from './gate.js';
 import { coveredFrom, isCompacted, isThinking, streamLayout, visibleFrom } from './projection.js';
@@ -348,6 +349,34 @@ export function indexOfPath(stream: readonly StreamBlock[], path: BlockPath): nu
 }
 
 const THINKING_TYPES = new Set(['thinking', 'redacted_thinking']);
+const thinks = (round: Round): boolean => round.response.some((b) => THINKING_TYPES.has((b.param as { type?: string }).type ?? ''));
+
+/** Responses the thinking rate is read from: the newest ones (a session's habit drifts; the walk stays O(1)). */
+const THINKING_WINDOW = 8;
+
+/**
+ * Whether the next response is too likely to think for the newest payloads to be sent uncached, on a model that
+ * binds thinking. Sent uncached, a payload costs 1× now, plus a 1.25× write next request if the response in between
+ * thinks (the prune is deferred); written now, 1.25×, plus a 0.1× read in that case. Uncached wins while
+ * P(think) < (write − input) ÷ (write − read) (0.22 at the 5-minute prices). P is the rate over the newest
+ * {@link THINKING_WINDOW} responses, add-half smoothed ((k + ½) ÷ (n + 1): 0.5 with no history, so the first rounds
+ * write); a response that thinks right before is taken to say the next one will (they come in runs).
+ */
+function thinkingLikely(state: TimelineState, prices: ModelProfile['prices']): boolean {
+  let n = 0;
+  let k = 0;
+  for (let t = state.turns.length; t >= 1 && n < THINKING_WINDOW; t--) {
+    const rounds = state.turns[t - 1]!.rounds;
+    for (let r = rounds.length - 1; r >= 0 && n < THINKING_WINDOW; r--) {
+      const yes = thinks(rounds[r]!);
+      if (yes && n === 0) return true;
+      n++;
+      if (yes) k++;
+    }
+  }
+  const breakEven = (prices.cacheWrite5m - prices.input) / (prices.cacheWrite5m - prices.cacheRead);
+  return (k + 0.5) / (n + 1) >= breakEven;
+}
 
 /**
  * Under `economy` with `keepRounds: 1`, the newest round's bulky payloads the
@@ -364,8 +393,8 @@ export function doomedFrom(stable: readonly StreamBlock[], state: TimelineState,
   const round = turn?.rounds.at(-1);
   if (!turn || !round) return undefined;
   // A model that binds thinking: the next request defers the prune when the response in between thinks (it would
-  // invalidate that thinking), and the payload stays to be read. A response thinks when the one before it did.
-  if (ctx.profile.bindsThinking && round.response.some((b) => THINKING_TYPES.has((b.param as { type?: string }).type ?? ''))) return undefined;
+  // invalidate that thinking), and the payload stays to be read: written then, after this request sent it uncached.
+  if (ctx.profile.bindsThinking && thinkingLikely(state, ctx.profile.prices)) return undefined;
   // The gate's own verdict for the next request (warm, the same remaining): what it keeps is read again.
   const weigh = reuseWeigher(state, stable, ctx, true, expectedRemaining(state, options.expectedRemaining));
   for (let i = stable.length - 1; i >= 0; i--) {
