@@ -57,6 +57,11 @@ describe('economy on a model that binds thinking: the newest payload sent uncach
     expect(written).toBeLessThan(100);
   });
 
+  it('reads the rate from the eight newest responses only: thinking before them is a habit the session dropped', async () => {
+    const { uncached } = await bigRequest([0, 1]);
+    expect(uncached).toBeGreaterThan(1500);
+  });
+
   it('writes it when the newest response thought', async () => {
     const { uncached } = await bigRequest([0, BIG]);
     expect(uncached).toBeLessThan(100);
