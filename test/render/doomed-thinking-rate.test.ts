@@ -23,7 +23,9 @@ function trace(thinksAt: readonly number[]): string {
   let t = 0;
   for (let i = 0; i <= BIG + 1; i++) {
     t += 3000;
-    const thinking = thinksAt.includes(i) ? [{ type: 'thinking', thinking: `Round ${i}: where next? `.repeat(10), signature: `sig-${i}-${'x'.repeat(40)}` }] : [];
+    const thinking = thinksAt.includes(i)
+      ? [{ type: 'thinking', thinking: `Round ${i}: where next? `.repeat(10), signature: `sig-${i}-${'x'.repeat(40)}` }]
+      : [];
     const input = { pattern: `p${i}`, path: `/repo/src/m${i}` };
     events.push({ type: 'assistant', at: at(t), content: [...thinking, { type: 'tool_use', id: `toolu_${i}`, name: 'Grep', input }] });
     t += 3000;
