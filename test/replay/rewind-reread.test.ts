@@ -35,6 +35,15 @@ function expectNoBust(sent: readonly SentRequest[]): void {
   }
 }
 
+/** The request that sends the history again after each rewind: the plan predicts the read the provider makes. */
+function expectPlannedReads(sent: readonly SentRequest[]): void {
+  const sim = new CacheSimulator();
+  sent.forEach((s, i) => {
+    const read = sim.send(s.params, s.at).usage?.cache_read_input_tokens;
+    if (i > 0 && sent[i - 1]!.kind === 'rewind') expect(s.plan.usage.cache_read_input_tokens, `request ${s.index}`).toBe(read);
+  });
+}
+
 const BASE: Omit<GenerateOptions, 'seed' | 'model'> = {
   profile: 'coding',
   rounds: { median: 12, min: 1, max: 60 },
@@ -123,5 +132,67 @@ describe('a rewind to the turn start, then the whole history again', () => {
     expect(sent[cut + 1]!.kind).toBe('request');
     // More than the cut request read (the envelope and the user message): the re-sent stretch is read.
     expect(read[cut + 1]).toBeGreaterThan(read[cut]! + 4_000);
+  });
+
+  // judge-82 (claude-opus-5-5, research, a tail per request): the stored state was deleted before request 10, so the
+  // requests after it sent no earlier tail in the history (which tails the lost requests sent is unknown). The rewind
+  // to the turn's start sends the user message and its own tail, and writes its entry there; the request that sends
+  // the history again keeps that tail in the history where it was sent (render/bind.ts foldSentTail: a model that
+  // binds thinking), so its stream parts from the requests before the rewind right after the user message. The cut's
+  // shadow was matched against the stream without that fold and taken for the same, so the ledger held the shadow's
+  // entries (which no longer match) instead of the rewind's on its tail: no marker reached it (missed 13, read the
+  // envelope only).
+  it('on a model that binds thinking, with a tail, reads the entry the rewind wrote on its tail', async () => {
+    const sent = await loop(
+      {
+        ...BASE,
+        seed: 'judge-82',
+        profile: 'research',
+        requests: 21,
+        rounds: { median: 8, min: 1, max: 60 },
+        idleGaps: { over5m: 2, over1h: 1 },
+        hugeRate: 0.005,
+        thinkingRate: 0.3,
+        redactedRate: 0,
+        errorRate: 0.1,
+        tail: true,
+        hides: false,
+        envelopeChange: false,
+        revisits: true,
+        model: 'claude-opus-5-5',
+      },
+      { deleteBefore: [10], rewindAt: [14] },
+    );
+    expectNoBust(sent);
+    expectPlannedReads(sent);
+  });
+
+  // judge-59 (claude-opus-4-8, economy, thinking on 90 % of the responses): economy leaves out the thinking of earlier
+  // turns, but never the latest assistant message's. A rewind to the start of turn 3 makes turn 2's answer the latest
+  // assistant message again, so the cut request sends its thinking (as the turn's first request did): its stream parts
+  // from the request before the rewind before the cut. The cut kept no shadow then, and the request that sends the
+  // history again (the thinking left out again) forgot the entries the requests before the rewind wrote past the cut:
+  // missed the entry at 48, read 14,362 tokens, re-wrote 15,191.
+  it('under economy, reads past the cut when the rewind sent the thinking of the latest answer again', async () => {
+    const sent = await loop(
+      {
+        ...BASE,
+        seed: 'judge-59',
+        requests: 60,
+        rounds: { median: 6, min: 1, max: 60 },
+        fanout: { rounds: 1, min: 3, max: 12 },
+        hugeRate: 0.005,
+        thinkingRate: 0.9,
+        redactedRate: 0.2,
+        errorRate: 0.04,
+        hides: false,
+        envelopeChange: false,
+        model: 'claude-opus-4-8',
+      },
+      { rewindAt: [22] },
+      'economy',
+    );
+    expectNoBust(sent);
+    expectPlannedReads(sent);
   });
 });
