@@ -16,6 +16,7 @@
  */
 import { castDraft, produce } from 'immer';
 import type { ModelProfile } from '../models/profiles.js';
+import { foldSentTail } from '../render/bind.js';
 import { passContext } from '../render/context.js';
 import { previousBlock, previousLength, stableStream } from '../render/projection.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
@@ -168,7 +169,9 @@ export function withShadowLedger(
   const own = shadow.stripBoundary !== undefined;
   if (!last || kept.size === 0 || (own ? previousLength(last) < shadow.from : previousLength(last) !== shadow.from)) return state;
   const ctx = passContext(state, { profile, now, ...(tokens ? { tokens } : {}) });
-  const stream = stableStream(state, ctx);
+  // The stream as the render builds it: on a model that binds thinking, the cut request's tail stays in the history
+  // where it was sent (foldSentTail), right at `from`, where the requests before the cut had other blocks.
+  const stream = stableStream(foldSentTail(state, ctx), ctx);
   if (own) return withOwnView(state, last, shadow, kept, stream, ctx.tokens, now);
   const merged: StreamBlock[] = [];
   for (let i = 0; i < shadow.from; i++) merged.push(previousBlock(last, i));
