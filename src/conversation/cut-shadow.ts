@@ -22,7 +22,7 @@ import { previousBlock, previousLength, stableStream } from '../render/projectio
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type { Block, CacheEntryRecord, DeferredHide, HiddenRecord, LastRender, StreamBlock, TimelineState } from '../timeline/types.js';
 import { stateWith } from '../timeline/hidden.js';
-import { turnBlocks } from '../timeline/paths.js';
+import { findBlock, turnBlocks } from '../timeline/paths.js';
 import { currentThinking, digestOf } from './mapping.js';
 import { streamKey, thinkingPlaceholder } from './state.js';
 import type { CutShadow, MessageMark, ShadowEntry } from './types.js';
@@ -54,7 +54,8 @@ export function shadowLive(shadow: CutShadow | undefined, now: number): shadow i
  * The shadow of a cut, once the cut request has rendered: `before` is the state the cut was made from (its last
  * render is the last request before the cut), `after` the cut request's rendered state, `mark` and `count` where it
  * cut. Undefined when there is nothing worth remembering: no entry past the cut, or the cut request changed the
- * stream before the cut (then the provider's entries past it no longer match any prefix the loop can send).
+ * stream before the cut (then the provider's entries past it no longer match any prefix the loop can send), unless
+ * that change is one the request appending past the cut undoes (a strip boundary, the latest answer's thinking).
  * `previous`: the shadow of an earlier cut not taken back yet (the conversation was not extended since), continued
  * by this one when it cut at or before it.
  */
@@ -78,9 +79,15 @@ export function shadowOfCut(
   // the other kept (their strip boundaries differ): from there the shadow keeps the request before the cut's own
   // view (its stream and boundary), entries before the cut mark included.
   const boundary = a.stripBoundary;
-  const own = boundary !== undefined && (same < cutLength || boundary !== b.stripBoundary);
+  // Models that keep thinking: the cut sends the thinking of the latest assistant message again (truncateTo: the
+  // API needs it unchanged), which the request before the cut had left out (economy, an earlier turn's). The request
+  // that appends past the cut leaves it out again (its hide comes back with the stretch, takeBack), so the provider's
+  // entries of the request before the cut match again: the shadow keeps that request's own view from where the two
+  // streams part, and the hides the cut undid.
+  const unhidden = boundary === undefined && same < cutLength ? [...currentThinking(after)].filter((p) => before.hidden[p] && !after.hidden[p]) : [];
+  const own = (boundary !== undefined && (same < cutLength || boundary !== b.stripBoundary)) || unhidden.length > 0;
   if (same < cutLength && !own) return undefined;
-  const from = own ? (boundary === b.stripBoundary ? same : Math.min(same, boundary, b.stripBoundary ?? 0)) : cutLength;
+  const from = own ? (boundary === undefined || boundary === b.stripBoundary ? same : Math.min(same, boundary, b.stripBoundary ?? 0)) : cutLength;
   // An earlier cut's shadow continues this one when `before` is that cut's request (nothing appended since).
   const chained =
     !own && shadowLive(previous, now) && previous.stripBoundary === undefined && previous.from === length && previous.count >= count ? previous : undefined;
@@ -110,6 +117,7 @@ export function shadowOfCut(
     if (h) hidden[x.path] = h;
     if (!chained && x.path === last) break;
   }
+  for (const p of unhidden) hidden[p] = before.hidden[p]!;
   const paths = new Set(blocks.map((x) => x.path));
   const deferred = before.deferred.filter((d) => paths.has(d.path));
   if (chained) {
@@ -118,7 +126,8 @@ export function shadowOfCut(
     Object.assign(hidden, chained.hidden);
     deferred.push(...chained.deferred);
   }
-  return { count, mark, blocks, hidden, deferred, from, stream, entries: entries.slice(-48), ...(own ? { stripBoundary: boundary } : {}) };
+  // A model that keeps thinking strips none: its own view's boundary is 0.
+  return { count, mark, blocks, hidden, deferred, from, stream, entries: entries.slice(-48), ...(own ? { stripBoundary: boundary ?? 0 } : {}) };
 }
 
 /**
@@ -143,6 +152,11 @@ export function takeBack(state: TimelineState, shadow: CutShadow): { state: Time
     if (h && !current.has(n.path)) hides.push([n.path, h]);
   }
   if (kept.size === 0) return { state, kept };
+  // The thinking the cut sent again before the mark (shadowOfCut), no longer the latest assistant message's.
+  const stretch = new Set(shadow.blocks.map((b) => b.path));
+  for (const [path, h] of Object.entries(shadow.hidden)) {
+    if (!stretch.has(path) && state.hidden[path] === undefined && !current.has(path) && findBlock(state, path)) hides.push([path, h]);
+  }
   const deferred = shadow.deferred.filter((d) => kept.has(d.path) && !state.deferred.some((x) => x.path === d.path));
   if (hides.length === 0 && deferred.length === 0) return { state, kept };
   const next = produce(state, (draft) => {
@@ -204,7 +218,7 @@ function isThinkingBlock(b: { readonly param: object }): boolean {
 
 /**
  * {@link withShadowLedger} for a shadow that keeps the request before the cut's own view (a model that does not keep
- * thinking, see shadowOfCut): its stream from `from` on, re-attached to this state's blocks by path and key (a block
+ * thinking, or the cut sent the latest answer's thinking again: see shadowOfCut): its stream from `from` on, re-attached to this state's blocks by path and key (a block
  * past the cut mark only when taken back), with a placeholder for a thinking block this stream no longer holds (its
  * type and tokens: validEntries skips it where that request's API had stripped it), and its entries there. The last
  * render stays the cut request's; the view goes with it as `otherView`, and validEntries keeps the entries of either.

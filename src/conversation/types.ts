@@ -186,7 +186,9 @@ export interface CutShadow {
   /**
    * Models that do not keep thinking, when that request's provider prefix parts from the cut request's before the
    * cut request's end (see shadowOfCut): its strip boundary. `from` is then where they part, and the shadow is that
-   * request's own view, kept beside the cut request's (LastRender.cut) instead of continuing it.
+   * request's own view, kept beside the cut request's (LastRender.otherView) instead of continuing it. Models that
+   * keep thinking, when the cut sent the latest answer's thinking again (its hide is then in `hidden`, though the
+   * block is before the cut): 0, the same own view.
    */
   readonly stripBoundary?: number;
 }
