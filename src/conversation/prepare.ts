@@ -47,6 +47,7 @@ import {
 import { shadowLive, shadowOfCut, takeBack, withShadowLedger } from './cut-shadow.js';
 import { MemoryConversationStore } from './memory-store.js';
 import { rehydrate } from './state.js';
+import { keepCopy, sourceOf, type LocalStateReason } from './local-copy.js';
 import { leaveOutUnvouched, type Unvouched } from './unvouched.js';
 import type { ConsumedMessage, ConversationRecord, ConversationStore, CutShadow, EnvelopeDigest, MessageMark, SentEnvelope, SentIndex } from './types.js';
 
@@ -243,6 +244,13 @@ export interface PreparePlan extends RenderPlan {
   readonly resync?: Resync;
   /** Set when the new state could not be saved (the request is still valid). */
   readonly unsaved?: string;
+  /**
+   * Set when the request was rendered from this process's copy of the conversation (the state it rendered last)
+   * instead of the store's: the store failed at load (`store_unavailable`: nothing saved), or it held an older state
+   * because the save after an earlier request of this process failed (`unsaved`: saved over the store's revision).
+   * The sticky decisions are kept, as with the store up. Never when another worker saved the conversation since.
+   */
+  readonly localState?: { readonly reason: LocalStateReason; readonly detail: string };
   readonly cachePoints: readonly CachePoint[];
   readonly decisions: readonly Decision[];
   readonly tokens: SegmentTokens;
@@ -1127,6 +1135,15 @@ function newIncarnation(): string {
   return `${incarnationBase}.${(++incarnations).toString(36)}`;
 }
 
+/** What {@link PreparePlan.localState} says. */
+function localStateOf(reason: LocalStateReason, storeDown: string | undefined, stored: ConversationRecord | undefined): NonNullable<PreparePlan['localState']> {
+  const detail =
+    reason === 'store_unavailable'
+      ? `the conversation store failed (${storeDown}): rendered from this process's copy of the conversation (the state it rendered last), its decisions kept; nothing saved`
+      : `the store held ${stored ? `revision ${stored.revision}` : 'no state'}, older than this process's copy (a save failed): rendered from the copy, its decisions kept`;
+  return { reason, detail };
+}
+
 function isStoreFailure(err: unknown): boolean {
   return !(err instanceof ConversationConflictError) && !(err instanceof ConversationStateError) && !(err instanceof InvalidParamsError);
 }
@@ -1173,6 +1190,10 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   }
   const ctxTokens = renderOptions.tokens;
   if (record?.imported) record = rehydrate(record, profile, ctxTokens);
+  // The store's answer; the state rendered from may be this process's newer copy (local-copy.ts).
+  const stored = record;
+  const source = store instanceof MemoryConversationStore ? undefined : sourceOf(store, id, stored, storeDown !== undefined);
+  if (source) record = source.record;
 
   const { params: input, offset, prefill } = split(params);
   // Manual extended thinking: an open tool loop's assistant turn must start with its thinking (the API's 400); a turn
@@ -1250,21 +1271,22 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
     };
   }
 
-  const resync: Resync | undefined = storeDown
-    ? {
-        reason: 'store_unavailable',
-        detail: `the conversation store failed (${storeDown}): rendered from the messages alone, without stored decisions; nothing saved`,
-      }
-    : // No record, and the messages hold a response (build sets `unvouched` then): history the store does not have.
-      record === undefined && built.unvouched
+  const resync: Resync | undefined =
+    storeDown && !source?.local
       ? {
-          reason: 'no_stored_state',
-          detail: `the store has no state for this conversation (expired, evicted or deleted, or kept by another process) while the messages carry history: rendered from the messages alone, without stored decisions`,
+          reason: 'store_unavailable',
+          detail: `the conversation store failed (${storeDown}): rendered from the messages alone, without stored decisions; nothing saved`,
         }
-      : built.resync;
-  const revision = (record?.revision ?? 0) + 1;
+      : // No record, and the messages hold a response (build sets `unvouched` then): history the store does not have.
+        record === undefined && built.unvouched
+        ? {
+            reason: 'no_stored_state',
+            detail: `the store has no state for this conversation (expired, evicted or deleted, or kept by another process) while the messages carry history: rendered from the messages alone, without stored decisions`,
+          }
+        : built.resync;
+  const revision = (stored?.revision ?? 0) + 1;
   let unsaved: string | undefined;
-  if (!storeDown) {
+  {
     // Built by assignment: conditional spreads in one literal are slow runtime copies (this runs on every request).
     const next: Writable<ConversationRecord> = {
       id,
@@ -1296,13 +1318,20 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
     if (cut) next.cut = cut;
     if (built.cutMessage) next.cutMessage = built.cutMessage;
     if (record?.lastMessageId) next.lastMessageId = record.lastMessageId;
-    try {
-      if (store instanceof MemoryConversationStore) store.saveSync(next, record?.revision ?? null);
-      else await store.save(next, record?.revision ?? null);
-    } catch (err) {
-      if (options.onStoreError === 'throw' || !isStoreFailure(err)) throw err;
-      unsaved = `the conversation store failed to save (${err instanceof Error ? err.message : String(err)}); the next request resynchronises`;
-    }
+    if (storeDown) {
+      // Nothing saved: which revision the store holds is unknown.
+      if (source?.local) unsaved = `the conversation store failed at load (${storeDown}): nothing saved; this process keeps the state`;
+    } else
+      try {
+        if (store instanceof MemoryConversationStore) store.saveSync(next, stored?.revision ?? null);
+        else await store.save(next, stored?.revision ?? null);
+      } catch (err) {
+        if (options.onStoreError === 'throw' || !isStoreFailure(err)) throw err;
+        unsaved = source
+          ? `the conversation store failed to save (${err instanceof Error ? err.message : String(err)}); this process keeps the state for the next request`
+          : `the conversation store failed to save (${err instanceof Error ? err.message : String(err)}); the next request resynchronises`;
+      }
+    if (source) keepCopy(store, id, next, !storeDown && !unsaved, source);
   }
   const plan = planOf(priced.plan, id, storeDown || unsaved ? null : revision, rendered, built.appended, priced.tokens);
   if (unvouched && unvouched.length > 0) {
@@ -1311,6 +1340,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   }
   if (resync) plan.resync = resync;
   if (unsaved) plan.unsaved = unsaved;
+  if (source?.local) plan.localState = localStateOf(source.local, storeDown, stored);
   if (prefill) plan.prefillTokens = prefillTokens;
   if (hides) plan.hides = hides;
   if (thinkingDisabled) plan.thinkingDisabled = thinkingDisabled;

@@ -610,15 +610,26 @@ describe('prepare', () => {
     expect((await prepare({ ...base, messages: m1! }, { ...ref, now: 1 })).plan.revision).toBe(1);
     fail('load');
     const down = (await prepare({ ...base, messages: m2! }, { ...ref, now: 2 })).plan;
-    expect(down.resync?.reason).toBe('store_unavailable');
+    // This process prepared the conversation before: rendered from its copy (local-copy.ts), nothing saved.
+    expect(down.localState?.reason).toBe('store_unavailable');
+    expect(down.resync).toBeUndefined();
+    expect(down.unsaved).toMatch(/ECONNREFUSED/);
     expect(down.revision).toBeNull();
     fail('save');
     const unsaved = (await prepare({ ...base, messages: m2! }, { ...ref, now: 3 })).plan;
     expect(unsaved.unsaved).toMatch(/ECONNREFUSED/);
     expect(unsaved.revision).toBeNull();
     fail(undefined);
-    expect((await prepare({ ...base, messages: m2! }, { ...ref, now: 4 })).plan.revision).toBe(2);
+    const back = (await prepare({ ...base, messages: m2! }, { ...ref, now: 4 })).plan;
+    expect(back.revision).toBe(2);
+    expect(back.localState?.reason).toBe('unsaved');
     expect((await inner.load('rev'))!.revision).toBe(2);
+    // Without the copy (another store object: another worker), the messages alone, as before.
+    fail('load');
+    const elsewhere = (await prepare({ ...base, messages: m2! }, { conversationId: 'rev', store: { ...store }, now: 5 })).plan;
+    expect(elsewhere.resync?.reason).toBe('store_unavailable');
+    expect(elsewhere.localState).toBeUndefined();
+    expect(elsewhere.revision).toBeNull();
   });
 
   it('recordUsage while the store is down: resolves false (nothing recorded), never throws into the loop', async () => {

@@ -39,7 +39,8 @@ describe('a retry while the store is down', () => {
     const disturb = { storeDownAt: [13, 14], retryAt: [13] };
     await throughPrepare(events, expected, { conversationId: 'retry', render: { policy: 'economy' }, disturb, onSent: (s) => sent.push(s) });
     const [first, retry] = sent.filter((s) => s.index === 13);
-    expect([first?.kind, retry?.kind, first?.plan.resync?.reason, retry?.plan.revision]).toEqual(['request', 'retry', 'store_unavailable', null]);
+    // Rendered from this process's copy of the conversation (the store is down: nothing saved, local-copy.ts).
+    expect([first?.kind, retry?.kind, first?.plan.localState?.reason, retry?.plan.revision]).toEqual(['request', 'retry', 'store_unavailable', null]);
     // The request applies the agent's hide of a WebFetch result.
     expect(first!.plan.hides?.map((h) => h.decision.type)).toEqual(['hide']);
     const bytes = (s: SentRequest): string => JSON.stringify(s.params, (key, value) => (key === 'cache_control' ? undefined : value));

@@ -105,11 +105,19 @@ type Loss = (lostAt: number) => { store: ConversationStore; before(step: number,
 const LOSSES: Record<string, Loss> = {
   // `store.delete` before request lostAt (run() does it: it knows the conversation id).
   delete: () => ({ store: new MemoryConversationStore(), before: async () => undefined }),
-  // Two requests rendered from the messages alone (store_unavailable), then the store answers again.
+  // Two requests rendered from the messages alone (store_unavailable), then the store answers again. They go to a
+  // worker that holds no copy of the conversation (another store object: the process's copy, local-copy.ts, is kept
+  // per store), as when another worker prepared the requests before.
   'store down': (lostAt) => {
     let step = 0;
+    const inner = new MemoryConversationStore();
+    const down = () => step === lostAt || step === lostAt + 1;
+    const here = new FlakyStore(inner, down);
+    const elsewhere = new FlakyStore(inner, down);
     return {
-      store: new FlakyStore(new MemoryConversationStore(), () => step === lostAt || step === lostAt + 1),
+      get store() {
+        return down() ? elsewhere : here;
+      },
       before: async (s) => void (step = s),
     };
   },
