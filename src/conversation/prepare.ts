@@ -807,6 +807,44 @@ function matchFlat(v: object, flat: readonly unknown[]): boolean {
   return flat[flatAt++] === END;
 }
 
+/**
+ * The empty timelines the last new conversations started from, newest first, each with the flat form of a private
+ * JSON copy of the envelope it was built from. A process serving one agent starts every conversation from the same
+ * model, system prompt and tools, and building that envelope (every tool copied and frozen, its schema checked:
+ * createTimeline) cost ~15-30 µs for coding's 21 kB on each conversation's first request, more when cold. A
+ * state is immutable, and states already share their parts (each request's state the previous one's envelope), so
+ * a conversation whose envelope is one of these starts from that state. Compared by content in full, never by the
+ * caller's objects (a loop may change a tool object in place between two conversations): the same keys in the same
+ * order and the same values (inFlat against our copy: no identity can match), so a hit is an envelope
+ * createTimeline builds into the same bytes. Another key order is a miss (built afresh, its own bytes kept).
+ */
+const initials: { readonly model: string; readonly system: readonly unknown[]; readonly tools: readonly unknown[]; readonly state: TimelineState }[] = [];
+/** Envelopes kept in {@link initials} (a process serving a few agents in turn). */
+const INITIALS = 4;
+
+/** The empty timeline a new conversation with this envelope starts from, when an earlier one was built from the same. */
+function knownInitial(params: PrepareParams): TimelineState | undefined {
+  for (let i = 0; i < initials.length; i++) {
+    const e = initials[i]!;
+    if (e.model === params.model && inFlat(params.system, e.system) && inFlat(params.tools ?? [], e.tools)) return e.state;
+  }
+  return undefined;
+}
+
+/** A new conversation's empty timeline, built, and kept for the next new conversation with the same envelope. */
+function initialState(params: PrepareParams): TimelineState {
+  const state = createTimeline(envelopeInput(params));
+  let copy: { system?: unknown; tools?: unknown };
+  try {
+    copy = JSON.parse(JSON.stringify({ system: params.system, tools: params.tools ?? [] })) as typeof copy;
+  } catch {
+    return state; // not JSON (a cycle, a BigInt): not kept
+  }
+  initials.unshift({ model: params.model, system: flatten(copy.system, []), tools: flatten(copy.tools, []), state });
+  if (initials.length > INITIALS) initials.length = INITIALS;
+  return state;
+}
+
 /** What the envelope was built from, for {@link unchangedEnvelope} (arrays copied: an in-place push is a change). */
 function sentEnvelopeOf(params: PrepareParams): SentEnvelope {
   const system = params.system;
@@ -852,11 +890,12 @@ function build(
   now: number,
   offset: number,
   verifyRecent: number,
+  initial: TimelineState | undefined,
 ): Built {
   const messages = params.messages;
   if (!record) {
     const consumed: ConsumedMessage[] = [];
-    const state = applyMessages(createTimeline(envelopeInput(params)), messages, 0, consumed, now, -1, now, offset);
+    const state = applyMessages(initial ?? initialState(params), messages, 0, consumed, now, -1, now, offset);
     const fresh: Built = { state, consumed, index: newSentIndex(messages, messages.length), appended: messages.length };
     // No stored state: which tails, hides or compactions the requests before sent is unknown, so is every
     // response's prefix (a conversation that starts here has no response yet).
@@ -1231,10 +1270,12 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   // An envelope sent before keeps its record's digest (computed only when exported); the first request's is
   // computed only when needed too (export, or the next request's envelope differs); a changed one now.
   const recognised = record !== undefined && unchangedEnvelope(record, input);
-  if (!recognised) validateEnvelope(params);
+  // A new conversation whose envelope an earlier one started from: checked when that one was built.
+  const initial = record === undefined ? knownInitial(input) : undefined;
+  if (!recognised && initial === undefined) validateEnvelope(params);
   const unchanged = record === undefined || recognised;
   const digest = unchanged ? undefined : envelopeDigest(input);
-  const built = build(record, input, digest, now, offset, options.verifyRecent ?? DEFAULT_VERIFY_RECENT);
+  const built = build(record, input, digest, now, offset, options.verifyRecent ?? DEFAULT_VERIFY_RECENT, initial);
   let state = built.state;
   refuseUnanswered(state, offset + input.messages.length - 1);
   // Models that bind thinking: the thinking whose prefix the stored state cannot vouch for is left out (sticky).
