@@ -16,9 +16,10 @@
  * in-memory conversation store, and its `system` / `tools` either kept (the
  * same objects while they do not change, as a loop with `const tools = […]`),
  * rebuilt for every request (every object and string new, as a JSON parse
- * gives them: no identity shortcut, a structural compare of everything) or
- * re-mapped for every request (new tool and block objects around the loop's
- * own schemas and strings). All three are reported (see LOOPS).
+ * gives them: no identity shortcut, a structural compare of everything; made
+ * ahead of the run, or right before each call), or re-mapped for every
+ * request (new tool and block objects around the loop's own schemas and
+ * strings). All four are reported (see LOOPS).
  *
  * The machine is shared (5 processes on 2 cores), so the two sides run in
  * lockstep: one replay of the fixture drives both, request by request; a load
@@ -118,6 +119,8 @@ export async function lockstep(
   flip = 0,
   onPrepared?: (k: number, messages: readonly MessageParam[], store: MemoryConversationStore) => void,
   fork: { readonly from?: Start; readonly onUser?: (requests: number, snapshot: () => Start, at: number) => void } = {},
+  /** What the loop makes of request k's system and tools right before it calls prepare (untimed): see LOOPS. */
+  atRequest?: (env: Envelope) => Envelope,
 ): Promise<Times> {
   const out: Times = { render: [], step: [], prepare: [], envelopes: [] };
   const from = fork.from;
@@ -158,7 +161,7 @@ export async function lockstep(
     appendNs = clock() - t2;
   };
   const prepareRequest = async (e: TraceEvent & { type: 'assistant' }) => {
-    const env = envelopes![k]!;
+    const env = atRequest ? atRequest(envelopes![k]!) : envelopes![k]!;
     const params = {
       model,
       max_tokens: 2048,
@@ -566,14 +569,29 @@ async function aiSdkGrowth(): Promise<Row[]> {
 /**
  * How the plain loop passes its system and tools (fresh objects every run):
  * - `kept`: the same objects while they do not change (a loop with `const tools = [...]`);
- * - `rebuilt`: every object and string new for every request (a JSON parse per request, as a proxy that receives
- *   the body over the wire would see them; no identity hit anywhere, every string compared by its characters);
+ * - `rebuilt`: every object and string new for every request (a JSON parse per request; no identity hit anywhere,
+ *   every string compared by its characters), all of a run's made before the run starts (~1 MB for coding's 44
+ *   requests): by the time of its request, an envelope's ~21 kB are cold (a render or two ran since each was
+ *   made), so the compare reads them from far caches (~3-5 µs of the ~6-7 µs it costs here, 2026-12-02);
+ * - `parsed`: the same, each request's made right before its call (untimed): what a proxy that parses each
+ *   request's body, or a loop that builds its params from a parse per request, hands to prepare (the objects just
+ *   written, as warm as the loop left them). Added beside `rebuilt` (2026-12-02, prep20), not instead of it;
  * - `remapped`: new system blocks and tool objects for every request whose values are the loop's own (a loop that
  *   writes `tools: defs.map((d) => ({ name: d.name, description: d.description, input_schema: d.schema }))` or an
  *   inline literal of constants: the same strings, each tool's schema the same object every time).
  * `BENCH_PREPARE_LOOPS=kept,rebuilt` runs only those.
  */
-const LOOPS = (process.env.BENCH_PREPARE_LOOPS ?? 'kept,rebuilt,remapped').split(',') as ('kept' | 'rebuilt' | 'remapped')[];
+const LOOPS = (process.env.BENCH_PREPARE_LOOPS ?? 'kept,rebuilt,parsed,remapped').split(',') as ('kept' | 'rebuilt' | 'parsed' | 'remapped')[];
+
+/** The JSON text of each kept envelope (made once: only the parse is the loop's per-request work). */
+const texts = new WeakMap<Envelope, string>();
+
+/** `parsed`: the request's system and tools as a fresh JSON parse, made right before its call. */
+function parsedAtRequest(e: Envelope): Envelope {
+  let text = texts.get(e);
+  if (text === undefined) texts.set(e, (text = JSON.stringify(e)));
+  return JSON.parse(text) as Envelope;
+}
 
 /** The envelope as a loop that re-maps its definitions per request passes it: new top-level objects, their values shared. */
 function remapped(e: Envelope): Envelope {
@@ -596,27 +614,34 @@ export default async function (): Promise<Row[]> {
       const fresh = () => {
         const copy = JSON.parse(JSON.stringify(envelopes)) as Envelope[];
         if (loop === 'rebuilt') return copy;
+        // `parsed`: the kept objects, each request's parsed from its JSON right before its call (parsedAtRequest).
         const kept = copy.map((e, i) => {
           const prev = copy[i - 1];
           return prev && JSON.stringify(prev) === JSON.stringify(e) ? (copy[i] = prev) : e;
         });
-        return loop === 'kept' ? kept : kept.map(remapped);
+        return loop === 'kept' || loop === 'parsed' ? kept : kept.map(remapped);
       };
+      const atRequest = loop === 'parsed' ? parsedAtRequest : undefined;
       // Warm-up: replays until both doors' code has run WARMUP requests (see WARMUP).
       const warmups = Math.max(1, Math.ceil(WARMUP / requests));
-      for (let w = 0; w < warmups; w++) await lockstep(events, model, fresh(), loopEvents, w % 2);
+      for (let w = 0; w < warmups; w++) await lockstep(events, model, fresh(), loopEvents, w % 2, undefined, {}, atRequest);
       const runs: Times[] = [];
       for (let run = 0; run < RUNS; run++) {
         const envelopesOfRun = fresh();
         shiftYoungGeneration((YOUNG_SPAN * run) / RUNS);
-        runs.push(await lockstep(events, model, envelopesOfRun, loopEvents, run % 2));
+        runs.push(await lockstep(events, model, envelopesOfRun, loopEvents, run % 2, undefined, {}, atRequest));
       }
       const vsStep = runs.map((r) => sum(r.prepare) / sum(r.step));
       const vsRender = runs.map((r) => sum(r.prepare) / sum(r.render));
       const best = { prepare: bestOf(runs.map((r) => r.prepare)), step: bestOf(runs.map((r) => r.step)), render: bestOf(runs.map((r) => r.render)) };
       const mid = { prepare: medianOf(runs.map((r) => r.prepare)), step: medianOf(runs.map((r) => r.step)), render: medianOf(runs.map((r) => r.render)) };
       const us = (ns: number) => `${sig(ns / requests / 1000)} µs`;
-      const how = { kept: 'system/tools kept', rebuilt: 'system/tools rebuilt per request', remapped: 'system/tools re-mapped per request' }[loop];
+      const how = {
+        kept: 'system/tools kept',
+        rebuilt: 'system/tools rebuilt per request',
+        parsed: 'system/tools parsed at each request',
+        remapped: 'system/tools re-mapped per request',
+      }[loop];
       rows.push({
         name: `${name}, ${how}: prepare ÷ Session step`,
         value: times(mid.prepare / mid.step),
