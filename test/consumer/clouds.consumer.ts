@@ -16,10 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { install, pack, ROOT, runReport, typeErrors, type Packed } from './project.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
-/** The versions this test was written against (2026-12-01); the cloud packages' own range is `@anthropic-ai/sdk >=1.0.0 <2`. */
-const SDK = '1.15.0';
-const BEDROCK = '1.1.3';
-const VERTEX = '1.1.3';
+/** The versions this test was written against (registry, 2026-12-02); bedrock-sdk 1.2.0 needs `@anthropic-ai/sdk >=1.16.0 <2`, vertex-sdk 1.1.4 `>=1.0.0 <2`. */
+const SDK = '1.16.0';
+const BEDROCK = '1.2.0';
+const VERTEX = '1.1.4';
 
 let packed: Packed;
 beforeAll(() => {

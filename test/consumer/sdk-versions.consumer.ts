@@ -15,7 +15,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { pe
 const RANGE = pkg.peerDependencies['@anthropic-ai/sdk']!;
 /** The oldest and the latest supported versions: the ends of the peer range. */
 const OLDEST = /^>=(\S+)/.exec(RANGE)![1]!;
-const LATEST = '1.15.0';
+const LATEST = '1.16.0';
 
 let packed: Packed;
 beforeAll(() => {
