@@ -26,6 +26,7 @@ import { resolveProfile } from '../../models/profiles.js';
 import { callerMarkersOutsidePrompt, emptyIndex, firstMarkedMessage, fromAnthropicPrompt, indexPrompt, type PromptIndex } from './from-anthropic.js';
 import { engineModelId, markerTarget, providerFamily, renderOptionsFor, withCallOptions, withoutGatewayCaching, type ProviderFamily } from './providers.js';
 import { mapPrompt, UnmappablePromptError, type AnthropicPrompt, type MappedPrompt } from './to-anthropic.js';
+import { streamsEagerTools } from './eager-tools.js';
 import type { CallOptions, CallWarning, LanguageModelMiddleware, ProviderOptions, StreamPart, WrappedModel } from './types.js';
 import { reportedUsage } from './usage.js';
 import { optionKeys, refuseUnknownKeys } from '../../internal/option-keys.js';
@@ -248,16 +249,6 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
     return typeof t === 'function' ? await t({ conversationId, call }) : t;
   }
 
-  /**
-   * Whether the provider puts `eager_input_streaming` on a streamed call's tools. `@ai-sdk/anthropic` 2.x (ai 5,
-   * specification V2) never adds it by default; 3.0.140 (ai 6) and 4.x (ai 7) do, 3.0.0 does not (read from the npm
-   * tarballs and the consumer test, 2026-12-02). Mapped the wrong way, a switch between generateText and streamText
-   * looked like a tools change (a resync and a false warning). Learning it from a streamed request body would map a
-   * provider's first streamed calls one way and the later ones another (a resync in a loop that only streams), so
-   * the specification decides: ai 6.0's first provider versions keep the flag in the engine's view (as before).
-   */
-  const streamsEagerTools = (model: WrappedModel): boolean => (model as { specificationVersion?: string }).specificationVersion !== 'v2';
-
   async function transform(call: CallOptions, type: 'generate' | 'stream', model: WrappedModel): Promise<CallOptions> {
     const warnings: CachepointWarning[] = [];
     const fixed = options.conversationId;
@@ -287,7 +278,7 @@ export function cachepointMiddleware(options: CachepointMiddlewareOptions = {}):
     try {
       // Only the Anthropic providers send eager_input_streaming on a streamed call's tools, and not every version: for
       // the others a streamed call's tools are mapped as an unstreamed one's, the bytes their requests carry.
-      const streamForm = type === 'stream' && anthropicFamily && streamsEagerTools(model);
+      const streamForm = type === 'stream' && anthropicFamily && (await streamsEagerTools(model));
       const { mapped, reuse } = mapPrompt(call, streamForm ? 'stream' : 'generate', last?.mapped);
       before = mapped.result;
       // Only the messages past the part equal to the last call's can add or move a caller marker.
