@@ -44,12 +44,18 @@ import type {
 /**
  * Where a cache marker goes for each provider the middleware serves: the engine
  * writes one kind; every kind the caller had put anywhere is removed.
+ * `@ai-sdk/anthropic` 4.x also reads a call's options under the provider's own
+ * key (`googleVertex`, legacy `vertex`, `bedrock`: the provider id before its
+ * first dot) over `anthropic`'s, so `cacheControl` there is request-level
+ * automatic caching on the Vertex and Bedrock Anthropic models.
  */
 const MARKER_KEYS: Readonly<Record<string, readonly string[]>> = {
   anthropic: ['cacheControl', 'cache_control'],
   openai: ['promptCacheBreakpoint'],
-  bedrock: ['cachePoint'],
+  bedrock: ['cachePoint', 'cacheControl', 'cache_control'],
   amazonBedrock: ['cachePoint'],
+  googleVertex: ['cacheControl', 'cache_control'],
+  vertex: ['cacheControl', 'cache_control'],
 };
 
 /** Where a marker sits: on a tool, on a system message, or on a content part. */

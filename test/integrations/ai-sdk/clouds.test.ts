@@ -117,3 +117,53 @@ describe('Anthropic on Amazon Bedrock (@ai-sdk/amazon-bedrock/anthropic)', () =>
     expectCached(server, 4);
   });
 });
+
+/**
+ * `@ai-sdk/anthropic` 4.x reads a call's options under the provider's own key too (`googleVertex`, its legacy
+ * `vertex`, `bedrock`: the provider id before the first dot) and merges them over `anthropic`'s, so a caller's
+ * `providerOptions.googleVertex.cacheControl` on the call became request-level automatic caching (a marker on the
+ * last block, the volatile tail, and a fifth one next to four cache points): sent with no warning. It is the
+ * caller's marker like `anthropic.cacheControl`: removed, with `caller_cache_control`.
+ */
+describe("the caller's cacheControl under the cloud provider's own options key", () => {
+  const cases = [
+    ['googleVertex', 'vertex'],
+    ['vertex', 'vertex'],
+    ['bedrock', 'bedrock'],
+  ] as const;
+  it.each(cases)('%s.cacheControl on the call (%s): removed, with a warning; the request is the one sent without it', async (key, cloud) => {
+    const sent: unknown[] = [];
+    for (const own of [true, false]) {
+      const server = await startFakeServer({ script: script(1, 0) });
+      servers.push(server);
+      const base =
+        cloud === 'vertex'
+          ? createGoogleVertexAnthropic({
+              project: 'p',
+              location: 'us-east5',
+              baseURL: `${server.url}/vertex`,
+              generateAuthToken: async () => 'token',
+              fetch: shim(server),
+            })('claude-sonnet-4-6@20250929')
+          : createAmazonBedrockAnthropic({ region: 'us-east-1', apiKey: 'test', baseURL: `${server.url}/bedrock`, fetch: shim(server) })(
+              'us.anthropic.claude-sonnet-4-6-v1:0',
+            );
+      const warnings: CachepointWarning[] = [];
+      const model = wrapLanguageModel({
+        model: base,
+        middleware: cachepointMiddleware({ conversationId: `own-${key}`, store: new MemoryConversationStore(), onWarning: (w) => warnings.push(w) }),
+      });
+      await generateText({
+        model,
+        instructions: SYSTEM,
+        prompt: 'Task 1',
+        ...(own ? { providerOptions: { [key]: { cacheControl: { type: 'ephemeral' } } } } : {}),
+      });
+      const [body] = bodies(server);
+      expect((body as { cache_control?: unknown }).cache_control).toBeUndefined();
+      expect(warnings.map((w) => w.code)).toEqual(own ? ['caller_cache_control'] : []);
+      sent.push(body);
+    }
+    expect(sent[0]).toEqual(sent[1]);
+  });
+});
