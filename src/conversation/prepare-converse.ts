@@ -8,18 +8,21 @@
  * a Converse request with a `cachePoint` block after each cache point; every
  * other field passes through.
  *
- * Converse blocks read: `text`, `image` (bytes), `toolUse`, `toolResult`
- * (text, image and json content; json is sent as its JSON text),
+ * Converse blocks read: `text`, `image` (bytes), `document` (bytes or text,
+ * with its format, name, context and citations: a document block of the
+ * format's media type, sent back as it came), `toolUse`, `toolResult` (text,
+ * image, document and json content; json is sent as its JSON text),
  * `reasoningContent` (text with signature, or redacted bytes), and
  * `cachePoint` (the caller's are replaced by the engine's). Anything else
- * (documents, video, guard content, …) is an `InvalidParamsError` naming the
- * block: send that request without cachepoint.
+ * (video, guard content, an S3 location, a document's structured `content`
+ * source, …) is an `InvalidParamsError` naming the block: send that request
+ * without cachepoint.
  */
 import { InvalidParamsError } from '../errors.js';
 import { base64Of } from '../internal/base64.js';
 import type { ReportedUsage } from '../models/pricing.js';
 import type { ContentBlockParam, MessageParam, TextBlockParam, Tool } from '../providers/anthropic-types.js';
-import { bedrockProfile, converseOfParams } from '../providers/bedrock.js';
+import { bedrockProfile, converseOfParams, DOCUMENT_MEDIA_TYPES } from '../providers/bedrock.js';
 import type { BedrockConverseInput } from '../providers/bedrock-types.js';
 import type { Rendered } from '../render/types.js';
 import { prepare, recordUsage, type ConversationRef, type PrepareOptions, type PreparePlan } from './prepare.js';
@@ -55,13 +58,50 @@ function base64(bytes: unknown, where: string): string {
   return base64Of(bytes);
 }
 
+/** Bedrock reads S3 sources for Amazon Nova models (the AWS SDKs' release notes, 2025-04-25); we found none for Claude. */
+function s3(where: string): never {
+  throw new InvalidParamsError(
+    `${where}.s3Location`,
+    'an S3 location is not read here (Bedrock takes S3 sources for Amazon Nova models; send Claude the bytes)',
+  );
+}
+
 function image(block: Obj, where: string): ContentBlockParam {
-  const img = block.image as { format?: string; source?: { bytes?: unknown } } | undefined;
-  if (!img?.format || img.source?.bytes === undefined)
-    throw new InvalidParamsError(where, 'an image needs a format and source.bytes (an S3 location cannot be read here)');
+  const img = block.image as { format?: string; source?: { bytes?: unknown; s3Location?: unknown } } | undefined;
+  if (img?.source?.s3Location !== undefined) s3(`${where}.image.source`);
+  if (!img?.format || img.source?.bytes === undefined) throw new InvalidParamsError(where, 'an image needs a format and source.bytes');
   return {
     type: 'image',
     source: { type: 'base64', media_type: `image/${img.format}`, data: base64(img.source.bytes, `${where}.image.source.bytes`) },
+  } as ContentBlockParam;
+}
+
+/** A document as the timeline keeps it: its format as the media type ({@link DOCUMENT_MEDIA_TYPES}), its name as the title. */
+function document(block: Obj, where: string): ContentBlockParam {
+  const d = block.document as Obj;
+  const at = `${where}.document`;
+  const mediaType = typeof d.format === 'string' ? (DOCUMENT_MEDIA_TYPES as Readonly<Record<string, string>>)[d.format] : undefined;
+  if (mediaType === undefined)
+    throw new InvalidParamsError(
+      `${at}.format`,
+      `expected one of ${Object.keys(DOCUMENT_MEDIA_TYPES).join(', ')} (prepareConverse sends the document back by it)`,
+    );
+  if (typeof d.name !== 'string' || d.name === '') throw new InvalidParamsError(`${at}.name`, 'expected a string (Converse requires a document name)');
+  const src = isObj(d.source) ? d.source : {};
+  if (src.s3Location !== undefined) s3(`${at}.source`);
+  const source =
+    src.bytes !== undefined
+      ? { type: 'base64', media_type: mediaType, data: base64(src.bytes, `${at}.source.bytes`) }
+      : typeof src.text === 'string'
+        ? { type: 'text', media_type: mediaType, data: src.text }
+        : undefined;
+  if (source === undefined) throw new InvalidParamsError(`${at}.source`, 'expected bytes or text (a structured content source is not mapped)');
+  return {
+    type: 'document',
+    source,
+    title: d.name,
+    ...(typeof d.context === 'string' ? { context: d.context } : {}),
+    ...(isObj(d.citations) ? { citations: d.citations } : {}),
   } as ContentBlockParam;
 }
 
@@ -69,7 +109,7 @@ function unmapped(block: Obj, where: string): never {
   const kind = Object.keys(block).find((k) => k !== '$unknown') ?? 'empty';
   throw new InvalidParamsError(
     where,
-    `a Converse "${kind}" block has no mapping in prepareConverse (text, image, toolUse, toolResult, reasoningContent and cachePoint do); send this request without cachepoint, or leave the block out`,
+    `a Converse "${kind}" block has no mapping in prepareConverse (text, image, document, toolUse, toolResult, reasoningContent and cachePoint do); send this request without cachepoint, or leave the block out`,
   );
 }
 
@@ -79,6 +119,7 @@ function block(b: object, where: string): ContentBlockParam | undefined {
   if (typeof c.text === 'string') return { type: 'text', text: c.text };
   if (isObj(c.cachePoint)) return undefined;
   if (isObj(c.image)) return image(c, where);
+  if (isObj(c.document)) return document(c, where);
   if (isObj(c.toolUse)) {
     const t = c.toolUse;
     return { type: 'tool_use', id: String(t.toolUseId), name: String(t.name), input: t.input ?? {} };
@@ -89,6 +130,7 @@ function block(b: object, where: string): ContentBlockParam | undefined {
       const at = `${where}.toolResult.content[${k}]`;
       if (typeof p.text === 'string') return { type: 'text', text: p.text };
       if (isObj(p.image)) return image(p, at);
+      if (isObj(p.document)) return document(p, at);
       if ('json' in p) return { type: 'text', text: JSON.stringify(p.json) };
       return unmapped(p, at);
     });

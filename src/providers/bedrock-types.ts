@@ -21,6 +21,20 @@ export interface ConverseImage {
   image: { format: 'png' | 'jpeg' | 'gif' | 'webp'; source: { bytes: Uint8Array } };
 }
 
+/** The document formats Converse names (`DocumentFormat`). */
+export type ConverseDocumentFormat = 'pdf' | 'csv' | 'doc' | 'docx' | 'xls' | 'xlsx' | 'html' | 'txt' | 'md';
+
+/** A document: its bytes or its text, the name the model sees, optional citation settings. */
+export interface ConverseDocumentBlock {
+  document: {
+    format: ConverseDocumentFormat;
+    name: string;
+    source: { bytes: Uint8Array } | { text: string };
+    context?: string;
+    citations?: { enabled: boolean };
+  };
+}
+
 export interface ConverseToolUse {
   toolUse: { toolUseId: string; name: string; input: ConverseDocument };
 }
@@ -28,7 +42,7 @@ export interface ConverseToolUse {
 export interface ConverseToolResult {
   toolResult: {
     toolUseId: string;
-    content: (ConverseText | ConverseImage)[];
+    content: (ConverseText | ConverseImage | ConverseDocumentBlock)[];
     status?: 'success' | 'error';
   };
 }
@@ -37,7 +51,14 @@ export interface ConverseReasoning {
   reasoningContent: { reasoningText: { text: string; signature?: string } } | { redactedContent: Uint8Array };
 }
 
-export type ConverseContentBlock = ConverseText | ConverseImage | ConverseToolUse | ConverseToolResult | ConverseReasoning | ConverseCachePoint;
+export type ConverseContentBlock =
+  | ConverseText
+  | ConverseImage
+  | ConverseDocumentBlock
+  | ConverseToolUse
+  | ConverseToolResult
+  | ConverseReasoning
+  | ConverseCachePoint;
 
 export interface ConverseMessage {
   role: 'user' | 'assistant';

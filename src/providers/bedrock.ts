@@ -21,6 +21,8 @@ import type {
   ConverseCachePoint,
   ConverseContentBlock,
   ConverseDocument,
+  ConverseDocumentBlock,
+  ConverseDocumentFormat,
   ConverseImage,
   ConverseMessage,
   ConverseText,
@@ -119,23 +121,70 @@ function image(path: string, block: Block): ConverseImage {
   return { image: { format, source: { bytes: bytesOf(src.data) } } };
 }
 
+/**
+ * A Converse document format as the media type of the document block that carries it in the timeline, and back: one
+ * type per format, so a document `prepareConverse` read goes back to Bedrock as it came. @internal
+ */
+export const DOCUMENT_MEDIA_TYPES: Readonly<Record<ConverseDocumentFormat, string>> = Object.freeze({
+  pdf: 'application/pdf',
+  csv: 'text/csv',
+  doc: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xls: 'application/vnd.ms-excel',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  html: 'text/html',
+  txt: 'text/plain',
+  md: 'text/markdown',
+});
+
+const DOCUMENT_FORMATS: Readonly<Record<string, ConverseDocumentFormat>> = Object.fromEntries(
+  Object.entries(DOCUMENT_MEDIA_TYPES).map(([format, type]) => [type, format as ConverseDocumentFormat]),
+);
+
+/** A document block (base64 or text source, a media type of {@link DOCUMENT_MEDIA_TYPES}, a title) as Converse's. */
+function document(path: string, block: Block): ConverseDocumentBlock {
+  const src = block.source as { type?: string; media_type?: string; data?: unknown } | undefined;
+  const format = DOCUMENT_FORMATS[src?.media_type ?? ''];
+  if (!format || (src?.type !== 'base64' && src?.type !== 'text') || typeof src.data !== 'string')
+    fail(path, 'only base64 or text documents of a format Converse names (pdf, csv, doc, docx, xls, xlsx, html, txt, md) map to Converse');
+  if (typeof block.title !== 'string' || block.title === '') fail(path, 'a Converse document needs a name: give the document block a title');
+  const citations = block.citations as { enabled?: unknown } | null | undefined;
+  return {
+    document: {
+      format,
+      name: block.title,
+      source: src.type === 'base64' ? { bytes: bytesOf(src.data) } : { text: src.data },
+      ...(typeof block.context === 'string' ? { context: block.context } : {}),
+      ...(typeof citations?.enabled === 'boolean' ? { citations: { enabled: citations.enabled } } : {}),
+    },
+  };
+}
+
 function content(block: Block, path: string): ConverseContentBlock {
   switch (block.type) {
     case 'text':
       return { text: String(block.text) };
     case 'image':
       return image(path, block);
+    case 'document':
+      return document(path, block);
     case 'tool_use':
       return { toolUse: { toolUseId: String(block.id), name: String(block.name), input: (block.input ?? {}) as ConverseDocument } };
     case 'tool_result': {
       const c = block.content;
-      const parts: (ConverseText | ConverseImage)[] =
+      const parts: (ConverseText | ConverseImage | ConverseDocumentBlock)[] =
         c === undefined
           ? []
           : typeof c === 'string'
             ? [{ text: c }]
             : (c as Block[]).map((p) =>
-                p.type === 'text' ? { text: String(p.text) } : p.type === 'image' ? image(path, p) : fail(path, `tool_result content "${p.type}"`),
+                p.type === 'text'
+                  ? { text: String(p.text) }
+                  : p.type === 'image'
+                    ? image(path, p)
+                    : p.type === 'document'
+                      ? document(path, p)
+                      : fail(path, `tool_result content "${p.type}"`),
               );
       return {
         toolResult: {

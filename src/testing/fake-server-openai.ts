@@ -28,6 +28,7 @@ import type { UsageModel } from './fake-server-usage.js';
 import { manualLoopThinkingIssue } from '../internal/loop-thinking.js';
 import type { Message } from '../providers/anthropic-types.js';
 import { LoopThinkingLedger, type LoopThinking, type LoopThinkingRule } from './fake-server-loop.js';
+import { checkConverseDocuments } from './fake-server-converse-documents.js';
 import { converseStreamEvents, encodeConverseEvent } from './fake-server-eventstream.js';
 
 /** What a route answers: a JSON body, SSE frames (or event-stream messages) when streaming, and the simulator's explanation. */
@@ -447,6 +448,7 @@ export class ProviderRoutes {
     if (!Array.isArray(body.messages) || body.messages.length === 0)
       throw new HttpError(400, 'ValidationException', 'A conversation must start with a user message.');
     profileOr404('bedrock', modelId);
+    checkConverseDocuments(body.messages);
     const params = fromBedrockConverse(body, modelId);
     // Claude's thinking on Converse (additionalModelRequestFields.thinking): the Messages API's rules on an open loop.
     const fields = isObj(body.additionalModelRequestFields) ? body.additionalModelRequestFields : {};

@@ -94,6 +94,9 @@ describe('AnthropicBedrock and AnthropicVertex clients', () => {
       expect(side.paths).toEqual([path, path, path]);
       for (const read of side.reads.slice(1)) expect(read).toBeGreaterThan(0);
       expect(side.recorded).toBe(3);
+      // The user's document went out as the AWS client sends it (its bytes as base64 in the JSON body), every request.
+      const document = { format: 'txt', name: 'test output', source: { bytes: Buffer.from('FAIL math.test.ts: expected 3, got -1').toString('base64') } };
+      expect(side.documents).toEqual([1, 2, 3].map(() => ({ document })));
     }
   });
 });
@@ -103,4 +106,5 @@ interface ConverseSide {
   paths: string[];
   reads: number[];
   recorded: number;
+  documents: unknown[];
 }

@@ -133,18 +133,83 @@ describe('prepareConverse', () => {
 
   it('names a block it cannot map, and the missing model id', async () => {
     const store = new MemoryConversationStore();
-    const doc = { document: { format: 'pdf' as const, name: 'spec', source: { bytes: new Uint8Array([1]) } } };
-    await expect(
-      prepareConverse({ modelId: ID, messages: [{ role: 'user', content: [{ text: 'Read it.' }, doc] }] }, { conversationId: 'x', store }),
-    ).rejects.toThrow(InvalidParamsError);
-    await expect(
-      prepareConverse({ modelId: ID, messages: [{ role: 'user', content: [{ text: 'Read it.' }, doc] }] }, { conversationId: 'x', store }),
-    ).rejects.toThrowErrorMatchingInlineSnapshot(
-      `[InvalidParamsError: messages[0].content[1]: a Converse "document" block has no mapping in prepareConverse (text, image, toolUse, toolResult, reasoningContent and cachePoint do); send this request without cachepoint, or leave the block out]`,
+    const refused = (block: object) =>
+      prepareConverse({ modelId: ID, messages: [{ role: 'user', content: [{ text: 'Read it.' }, block as never] }] }, { conversationId: 'x', store });
+    await expect(refused({ video: { format: 'mp4', source: { bytes: new Uint8Array([1]) } } })).rejects.toThrow(InvalidParamsError);
+    await expect(refused({ video: { format: 'mp4', source: { bytes: new Uint8Array([1]) } } })).rejects.toThrowErrorMatchingInlineSnapshot(
+      `[InvalidParamsError: messages[0].content[1]: a Converse "video" block has no mapping in prepareConverse (text, image, document, toolUse, toolResult, reasoningContent and cachePoint do); send this request without cachepoint, or leave the block out]`,
+    );
+    await expect(refused({ guardContent: { text: { text: 'guarded' } } })).rejects.toThrow(
+      /messages\[0\]\.content\[1\]: a Converse "guardContent" block has no mapping/,
+    );
+    // An S3 location (Bedrock reads S3 objects for Amazon Nova models; a Claude request carries the bytes).
+    await expect(refused({ image: { format: 'png', source: { s3Location: { uri: 's3://bucket/a.png' } } } })).rejects.toThrowErrorMatchingInlineSnapshot(
+      `[InvalidParamsError: messages[0].content[1].image.source.s3Location: an S3 location is not read here (Bedrock takes S3 sources for Amazon Nova models; send Claude the bytes)]`,
+    );
+    await expect(refused({ document: { format: 'pdf', name: 'spec', source: { s3Location: { uri: 's3://bucket/spec.pdf' } } } })).rejects.toThrow(
+      /messages\[0\]\.content\[1\]\.document\.source\.s3Location: an S3 location is not read here/,
+    );
+    // A document whose format is not given, or not one Converse names, or a source it does not map.
+    await expect(refused({ document: { name: 'spec', source: { bytes: new Uint8Array([1]) } } })).rejects.toThrowErrorMatchingInlineSnapshot(
+      `[InvalidParamsError: messages[0].content[1].document.format: expected one of pdf, csv, doc, docx, xls, xlsx, html, txt, md (prepareConverse sends the document back by it)]`,
+    );
+    await expect(refused({ document: { format: 'pdf', name: 'spec', source: { content: [{ text: 'a' }] } } })).rejects.toThrow(
+      /messages\[0\]\.content\[1\]\.document\.source: expected bytes or text/,
     );
     await expect(prepareConverse({ modelId: undefined, messages: [] }, { conversationId: 'x', store })).rejects.toThrowErrorMatchingInlineSnapshot(
       `[InvalidParamsError: modelId: a Bedrock model id is required (e.g. us.anthropic.claude-sonnet-4-5-20250929-v1:0)]`,
     );
+  });
+
+  it('sends documents back as they came (bytes of each format, text, context, citations; in a message and in a tool result), a cachePoint after one that is a cache point', async () => {
+    const server = await startFakeServer({ script: [[{ type: 'text', text: 'Read.' }], [{ type: 'text', text: 'Read.' }]] });
+    servers.push(server);
+    const bedrock = bedrockClient(server.url);
+    const bytes = (s: string) => new TextEncoder().encode(s);
+    const docs = [
+      {
+        document: { format: 'pdf' as const, name: 'Spec (v2)', source: { bytes: bytes('%PDF-1.4 spec') }, context: 'The spec.', citations: { enabled: true } },
+      },
+      { document: { format: 'csv' as const, name: 'rows', source: { bytes: bytes('a,b\n1,2\n') } } },
+      { document: { format: 'md' as const, name: 'notes', source: { text: '# Notes\n\nKeep it short.' } } },
+      { document: { format: 'docx' as const, name: 'letter [draft]', source: { bytes: new Uint8Array([80, 75, 3, 4, 0, 255]) } } },
+    ];
+    const messages: Message[] = [
+      { role: 'user', content: [{ text: 'Summarize these.' }, ...docs] },
+      { role: 'assistant', content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'Read', input: { path: 'report.txt' } } }] },
+      {
+        role: 'user',
+        content: [
+          {
+            toolResult: {
+              toolUseId: 'tooluse_1',
+              content: [{ text: 'The report:' }, { document: { format: 'txt', name: 'report', source: { bytes: bytes('All green.') } } }],
+            },
+          },
+        ],
+      },
+    ];
+    const request = { modelId: ID, system: [{ text: SYSTEM }], messages, toolConfig: { tools }, inferenceConfig: { maxTokens: 512 } };
+    // The same request without cachepoint, then through it: what the AWS client sends is the same, but for the cachePoints.
+    await bedrock.send(new ConverseCommand(request));
+    const { input, plan } = await prepareConverse(request, { conversationId: 'docs', store: new MemoryConversationStore() });
+    await bedrock.send(new ConverseCommand(input));
+    expect(server.requests.map((r) => r.status)).toEqual([200, 200]);
+    const withoutPoints = (x: unknown): unknown =>
+      Array.isArray(x)
+        ? x.filter((b) => !(typeof b === 'object' && b !== null && 'cachePoint' in b)).map(withoutPoints)
+        : typeof x === 'object' && x !== null
+          ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, withoutPoints(v)]))
+          : x;
+    const [direct, prepared] = server.requests.map((r) => r.body as { messages: { content: object[] }[] });
+    expect(withoutPoints(prepared)).toEqual(direct);
+    expect(JSON.stringify(prepared!.messages[0]).split('"cachePoint"').length - 1).toBe(0);
+    // The newest stable block (④) is the tool result holding a document: its cachePoint follows it.
+    expect(plan.cachePoints.length).toBeGreaterThanOrEqual(2);
+    expect(prepared!.messages[2]!.content.at(-1)).toEqual({ cachePoint: { type: 'default' } });
+    // And the first message, a document last, with its own cachePoint once it is the newest stable block.
+    const first = await prepareConverse({ ...request, messages: messages.slice(0, 1) }, { conversationId: 'doc-last', store: new MemoryConversationStore() });
+    expect(first.input.messages[0]!.content.slice(-2)).toEqual([docs[3], { cachePoint: { type: 'default' } }]);
   });
 
   it('a manual-thinking loop whose open tool loop holds no thinking goes to Bedrock with thinking disabled, the other fields kept', async () => {

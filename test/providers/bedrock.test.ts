@@ -4,7 +4,7 @@ import { bedrockProfile, fromConverseOutput, toBedrockConverse } from '../../src
 import { render } from '../../src/render/render.js';
 import { CacheSimulator } from '../../src/sim/simulator.js';
 import { fromBedrockConverse } from '../../src/sim/from-provider.js';
-import { setTail } from '../../src/timeline/edit.js';
+import { createTimeline, setTail, startTurn } from '../../src/timeline/edit.js';
 import { answerAll, session, toolResponse, toolRound } from '../helpers/build.js';
 import { appendResponse, appendToolResults } from '../../src/timeline/edit.js';
 import { toAnthropic } from '../../src/providers/anthropic.js';
@@ -59,6 +59,38 @@ describe('toBedrockConverse', () => {
     expect(input.system?.some((b) => 'cachePoint' in b)).toBe(true);
     // Thinking of the timeline travels as reasoning content, signature kept.
     expect(JSON.stringify(input)).toContain('"reasoningContent"');
+  });
+
+  it('sends a titled base64 or text document of a Converse format as a document block (its title the name), and names one it cannot', () => {
+    const doc = (source: object, extra: object = {}) => ({ type: 'document', source, ...extra }) as never;
+    const pdf = { type: 'base64', media_type: 'application/pdf', data: Buffer.from('%PDF-1.4').toString('base64') };
+    let s = createTimeline({ model: ID, instructions: ['Be brief.'], tools: [] });
+    s = startTurn(s, [
+      { type: 'text', text: 'Read these.' },
+      doc(pdf, { title: 'Spec (v2)', context: 'The spec.', citations: { enabled: true } }),
+      doc({ type: 'text', media_type: 'text/markdown', data: '# Notes' }, { title: 'notes' }),
+    ]);
+    const input = toBedrockConverse(render(s, { profile: bedrockProfile(ID), now: 0 }));
+    expect(input.messages[0]!.content.slice(1, 3)).toEqual([
+      {
+        document: {
+          format: 'pdf',
+          name: 'Spec (v2)',
+          source: { bytes: new Uint8Array(Buffer.from('%PDF-1.4')) },
+          context: 'The spec.',
+          citations: { enabled: true },
+        },
+      },
+      { document: { format: 'md', name: 'notes', source: { text: '# Notes' } } },
+    ]);
+    // Converse needs a name, and takes no URL or file source: named, not sent wrong.
+    for (const [block, why] of [
+      [doc(pdf), /needs a name/],
+      [doc({ type: 'url', url: 'https://example.com/a.pdf' }, { title: 'a' }), /only base64 or text documents/],
+    ] as const) {
+      const t = startTurn(createTimeline({ model: ID, instructions: ['Be brief.'], tools: [] }), [{ type: 'text', text: 'Read.' }, block]);
+      expect(() => toBedrockConverse(render(t, { profile: bedrockProfile(ID), now: 0 }))).toThrow(why);
+    }
   });
 
   it('writes 1h points before 5m ones and sends ttl only for 1h', () => {

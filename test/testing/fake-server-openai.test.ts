@@ -169,4 +169,47 @@ describe('the AWS SDK against the fake Converse route', () => {
     );
     await expect(send).rejects.toMatchObject({ name: 'ValidationException' });
   });
+
+  it('refuses a document Bedrock refuses (a name with characters it does not take, no source, an unknown format), naming where', async () => {
+    server = await startFakeServer({ script: [[{ type: 'text', text: 'ok' }]] });
+    const client = bedrockClient(server.url);
+    const send = (document: object) =>
+      client.send(
+        new ConverseCommand({
+          modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+          messages: [{ role: 'user', content: [{ text: 'Read it.' }, { document } as never] }],
+        }),
+      );
+    const bytes = { bytes: new TextEncoder().encode('a,b') };
+    await expect(send({ format: 'csv', name: 'rows.csv', source: bytes })).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: expect.stringMatching(/^messages\.0\.content\.1\.document\.name: /),
+    });
+    await expect(send({ format: 'csv', name: 'two  spaces', source: bytes })).rejects.toMatchObject({ name: 'ValidationException' });
+    await expect(send({ format: 'csv', name: 'rows', source: {} })).rejects.toMatchObject({
+      message: expect.stringMatching(/^messages\.0\.content\.1\.document\.source: /),
+    });
+    await expect(send({ format: 'rtf', name: 'rows', source: bytes })).rejects.toMatchObject({
+      message: expect.stringMatching(/^messages\.0\.content\.1\.document\.format: /),
+    });
+    // Inside a tool result too; and a valid one is answered.
+    const toolUse = { toolUse: { toolUseId: 'tooluse_1', name: 'Read', input: {} } };
+    const inResult = client.send(
+      new ConverseCommand({
+        modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+        messages: [
+          { role: 'user', content: [{ text: 'Read it.' }] },
+          { role: 'assistant', content: [toolUse] },
+          {
+            role: 'user',
+            content: [{ toolResult: { toolUseId: 'tooluse_1', content: [{ document: { format: 'csv', name: 'a.b', source: bytes } } as never] } }],
+          },
+        ],
+        toolConfig: { tools: [{ toolSpec: { name: 'Read', inputSchema: { json: { type: 'object' } } } }] },
+      }),
+    );
+    await expect(inResult).rejects.toMatchObject({ message: expect.stringMatching(/^messages\.2\.content\.0\.toolResult\.content\.0\.document\.name: /) });
+    await send({ format: 'csv', name: 'Rows (2026) [final]-v2', source: bytes });
+    expect(server.requests.at(-1)!.status).toBe(200);
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * A new user's Bedrock Converse loop on the AWS SDK's own client, as docs/providers.md shows it: the request
  * through `prepareConverse`, `ConverseCommand` (then `ConverseStreamCommand` read with `collectConverseStream`),
- * `recordConverseUsage`, the response's message pushed onto the user's Converse `messages`. Against cachepoint's
+ * `recordConverseUsage`, the response's message pushed onto the user's Converse `messages` (the first one holds a
+ * document). Against cachepoint's
  * fake server (its Converse routes); what was sent and read is reported as one JSON line.
  */
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, type Message, type Tool } from '@aws-sdk/client-bedrock-runtime';
@@ -39,7 +40,11 @@ async function run(stream: boolean) {
     requestHandler: new NodeHttpHandler(),
   });
   const ref = { conversationId: `converse-${stream}`, store: new MemoryConversationStore() };
-  const messages: Message[] = [{ role: 'user', content: [{ text: 'The test fails. Fix it.' }] }];
+  // A document with the task (a plain-text file's bytes): prepareConverse sends it back as it came.
+  const report = {
+    document: { format: 'txt' as const, name: 'test output', source: { bytes: new TextEncoder().encode('FAIL math.test.ts: expected 3, got -1') } },
+  };
+  const messages: Message[] = [{ role: 'user', content: [{ text: 'The test fails. Fix it.' }, report] }];
   for (;;) {
     const { input } = await prepareConverse(
       {
@@ -72,6 +77,7 @@ async function run(stream: boolean) {
     paths: server.requests.map((r) => r.path.replace(/^\/model\/[^/]+\//, '')),
     reads: server.requests.map((r) => (r.response as unknown as { usage: { cacheReadInputTokens: number } }).usage.cacheReadInputTokens),
     recorded: stats?.requests.length ?? 0,
+    documents: server.requests.map((r) => (r.body as { messages: { content: unknown[] }[] }).messages[0]!.content[1]),
   };
 }
 
