@@ -45,4 +45,20 @@ describe('the packed README and guides', () => {
     // The README's links reach the guides (so the walk above looked at them).
     expect([...seen]).toEqual(expect.arrayContaining(['README.md', 'docs/drop-in.md', 'docs/ai-sdk.md', 'docs/redis.md']));
   });
+
+  it("ship the user guides, not the benchmarks' dated history; a guide that names a doc not shipped says it is the repository's", { timeout: 60_000 }, () => {
+    const files = packed();
+    const guides = [...files].filter((f) => f.endsWith('.md'));
+    // docs/benchmarks.md is ~380 KB of dated measurement notes, a seventh of the unpacked package: a contributor's
+    // record, kept in the repository. Every other guide ships.
+    expect(files.has('docs/benchmarks.md')).toBe(false);
+    expect(guides).toEqual(expect.arrayContaining(['README.md', 'docs/drop-in.md', 'docs/ai-sdk.md', 'docs/providers.md', 'docs/trace-format.md']));
+    const named: string[] = [];
+    for (const guide of guides) {
+      const text = readFileSync(join(ROOT, guide), 'utf8');
+      for (const m of text.matchAll(/(the\s+repository's\s+)?`?(docs\/[\w-]+\.md)/g))
+        if (!files.has(m[2]!) && m[1] === undefined) named.push(`${guide}: ${m[2]}`);
+    }
+    expect(named).toEqual([]);
+  });
 });
