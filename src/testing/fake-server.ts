@@ -23,6 +23,11 @@
  *   (400 "… cannot be modified …"; `loopThinking: 'strict'` also refuses them
  *   left out), see fake-server-loop.ts; manual thinking's "must start with a
  *   thinking block" is in fake-server-validate.ts.
+ * - `POST /model/{modelId}/invoke` (`…/invoke-with-response-stream`: AWS
+ *   event-stream `chunk` events) and `…/publishers/anthropic/models/{model}:rawPredict`
+ *   (`:streamRawPredict`): Claude on Bedrock and on Vertex AI, the Messages
+ *   route under the cloud's envelope (fake-server-clouds.ts), so
+ *   `AnthropicBedrock` and `AnthropicVertex` run against it by `baseURL`.
  * - anything else: 404 `not_found_error`.
  *
  * Every request is recorded (`server.requests`) with its parsed body and the
@@ -49,6 +54,7 @@ import {
   sendOpenAIError,
 } from './fake-server-http.js';
 import { bindResponse, checkBinding } from './fake-server-binding.js';
+import { bedrockChunks, cloudParams, cloudRoute } from './fake-server-clouds.js';
 import { LoopThinkingLedger, type LoopThinking, type LoopThinkingRule } from './fake-server-loop.js';
 import { ProviderRoutes } from './fake-server-openai.js';
 import { MessageResponder } from './fake-server-messages.js';
@@ -142,7 +148,7 @@ export interface FakeMessagesServer {
 
 // IMPLEMENTATION
 
-type Endpoint = 'messages' | 'count_tokens' | 'responses' | 'chat' | 'converse' | 'converse-stream';
+type Endpoint = 'messages' | 'count_tokens' | 'responses' | 'chat' | 'converse' | 'converse-stream' | 'cloud';
 
 /** Bedrock's Converse paths: `/model/{modelId}/converse` and `…/converse-stream` (the id URL-encoded). */
 const CONVERSE = /^\/model\/([^/]+)\/converse(-stream)?$/;
@@ -155,6 +161,7 @@ function route(method: string, path: string): Endpoint {
   if (method === 'POST' && path === '/v1/chat/completions') return 'chat';
   const converse = method === 'POST' ? CONVERSE.exec(path) : null;
   if (converse) return converse[2] ? 'converse-stream' : 'converse';
+  if (method === 'POST' && cloudRoute(path) !== undefined) return 'cloud';
   throw new HttpError(404, 'not_found_error', `Not found: ${method} ${path}`);
 }
 
@@ -228,15 +235,20 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
         else sendJson(res, requestId, answer.body);
         return;
       }
-      const issue = validateRequest(body, endpoint);
+      // Claude on Bedrock (InvokeModel) and Vertex (rawPredict): the Messages API's body under the cloud's envelope.
+      const cloud = endpoint === 'cloud' ? cloudRoute(path) : undefined;
+      const { params: input, beta } = cloud ? cloudParams(cloud, body, req.headers['anthropic-beta']) : { params: body, beta: req.headers['anthropic-beta'] };
+      const kind = cloud === undefined ? endpoint : cloud.countTokens ? 'count_tokens' : 'messages';
+      if (cloud) stream = cloud.stream;
+      const issue = validateRequest(input, kind as 'messages' | 'count_tokens');
       if (issue !== null) throw new HttpError(400, 'invalid_request_error', issue.message);
-      const params = body as MessageCreateParamsBase;
-      if (endpoint === 'messages') {
-        const tooLong = contextWindowIssue(params.model, req.headers['anthropic-beta'], promptTokens(params, tokens).total, options.contextWindow);
+      const params = input as MessageCreateParamsBase;
+      if (kind === 'messages') {
+        const tooLong = contextWindowIssue(params.model, beta, promptTokens(params, tokens).total, options.contextWindow);
         if (tooLong !== null) throw new HttpError(400, 'invalid_request_error', tooLong.message);
       }
 
-      if (endpoint === 'count_tokens') {
+      if (kind === 'count_tokens') {
         const response: MessageTokensCount = { input_tokens: promptTokens(params, tokens).total };
         requests.push({ ...base, body, stream: false, status: 200, response });
         sendJson(res, requestId, response);
@@ -244,7 +256,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
       }
 
       // Preserved thinking (models that bind thinking to its prefix): refused, or dropped blocks listed.
-      const dropped = checkBinding(params, req.headers['anthropic-beta']);
+      const dropped = checkBinding(params, beta);
       const loopThinking = loops.check(params, options.loopThinking ?? 'lenient');
       const created = responder.create(params, at);
       const explain = created.explain;
@@ -260,8 +272,10 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
         ...(explain === undefined ? {} : { explain }),
         ...(loopThinking === undefined ? {} : { loopThinking }),
       });
-      if (stream) sendEvents(res, requestId, [...messageFrames(message)].map(formatFrame));
-      else sendJson(res, requestId, message);
+      const frames = stream ? [...messageFrames(message)].map(formatFrame) : [];
+      if (!stream) sendJson(res, requestId, message);
+      else if (cloud?.cloud === 'bedrock') sendEventStream(res, requestId, bedrockChunks(frames));
+      else sendEvents(res, requestId, frames);
     } catch (e) {
       const err = e instanceof HttpError ? e : new HttpError(500, 'api_error', `fake server failed: ${String(e)}`);
       requests.push({ ...base, body, stream, status: err.status, error: { status: err.status, type: err.type, message: err.message } });

@@ -3,9 +3,9 @@
  * `AnthropicVertex` (their own packages, on the project's one
  * @anthropic-ai/sdk) with their platforms' model ids, through `prepare` (a plain
  * loop, as docs/drop-in.md shows it) and through `Session` (streaming on
- * Vertex). The clients talk to cachepoint's fake Messages API through a
- * `fetch` that undoes the cloud envelope (the model in the URL,
- * `anthropic_version` in the body); what they sent is reported as one JSON line.
+ * Vertex). The clients talk to cachepoint's fake server by `baseURL` alone (it
+ * serves Bedrock's InvokeModel and Vertex's rawPredict routes, the model in the
+ * URL, `anthropic_version` in the body); what they sent is reported as one JSON line.
  */
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
@@ -20,45 +20,24 @@ const script = () =>
     [{ type: 'text', text: 'Fixed.' }],
   ] as never;
 
-/** A fetch for the cloud client: the cloud's URL and body back into a Messages API request to `server`. */
-function cloudShim(server: { url: string }, paths: string[], models: string[]): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
-    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-    paths.push(url.pathname.replace(/^.*\/(model|models)\//, '$1/'));
-    const m = /\/model\/([^/]+)\/invoke(-with-response-stream)?$|\/models\/([^/:]+):(rawPredict|streamRawPredict)$/.exec(url.pathname);
-    if (!m) throw new Error(`unexpected cloud path ${url.pathname}`);
-    models.push(decodeURIComponent(m[1] ?? m[3]!));
-    const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
-    if (typeof body['anthropic_version'] !== 'string') throw new Error('no anthropic_version in the cloud body');
-    delete body['anthropic_version'];
-    body['model'] = 'claude-sonnet-4-6'; // the fake server prices the Claude model the id names
-    if (m[4] === 'streamRawPredict') body['stream'] = true;
-    return fetch(`${server.url}/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': 'test', 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify(body),
-    });
-  }) as typeof fetch;
-}
-
 const system = `You are a careful coding agent. ${'Follow the repository conventions. '.repeat(200)}`;
 const tools: Anthropic.Tool[] = [
   { name: 'Read', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
 ];
 const file = (p: string) => `// ${p}\n${'export const value = 1;\n'.repeat(150)}`;
 const statusesOf = (rs: readonly { status: number }[]) => rs.map((r) => r.status);
+/** The route and the model each request's URL named (`model/{id}/invoke`, `models/{id}:streamRawPredict`). */
+const routesOf = (rs: readonly { path: string }[]) => ({
+  paths: rs.map((r) => r.path.replace(/^.*\/(model|models)\//, '$1/')),
+  models: rs.map((r) => {
+    const m = /\/model\/([^/]+)\/|\/models\/([^/:]+):/.exec(r.path);
+    return decodeURIComponent(m?.[1] ?? m?.[2] ?? '');
+  }),
+});
 
 // 1. Bedrock, a plain loop through prepare (docs/drop-in.md).
 const bedrockServer = await startFakeServer({ script: script() });
-const bedrockPaths: string[] = [];
-const bedrockModels: string[] = [];
-const bedrock = new AnthropicBedrock({
-  awsRegion: 'us-east-1',
-  awsAccessKey: 'test',
-  awsSecretKey: 'test',
-  maxRetries: 0,
-  fetch: cloudShim(bedrockServer, bedrockPaths, bedrockModels),
-});
+const bedrock = new AnthropicBedrock({ awsRegion: 'us-east-1', awsAccessKey: 'test', awsSecretKey: 'test', baseURL: bedrockServer.url, maxRetries: 0 });
 const store = new MemoryConversationStore();
 const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'The test in math.test.ts fails. Fix it.' }];
 const bedrockReads: number[] = [];
@@ -78,19 +57,18 @@ for (;;) {
   messages.push({ role: 'user', content: results });
 }
 const bedrockStatuses = statusesOf(bedrockServer.requests);
+const bedrockRoutes = routesOf(bedrockServer.requests);
 await bedrockServer.close();
 
 // 2. Vertex, a Session that streams.
 const vertexServer = await startFakeServer({ script: script() });
-const vertexPaths: string[] = [];
-const vertexModels: string[] = [];
 const vertex = new AnthropicVertex({
   region: 'us-east5',
   projectId: 'my-project',
   // A stand-in for google-auth-library's client (no Google credentials offline).
   authClient: { projectId: 'my-project', getRequestHeaders: async () => new Headers({ authorization: 'Bearer test' }) } as never,
+  baseURL: `${vertexServer.url}/v1`,
   maxRetries: 0,
-  fetch: cloudShim(vertexServer, vertexPaths, vertexModels),
 });
 const session = new Session({
   model: 'claude-sonnet-4-5@20250929',
@@ -108,11 +86,12 @@ for (;;) {
   if (message.stop_reason !== 'tool_use') break;
 }
 const vertexStatuses = statusesOf(vertexServer.requests);
+const vertexRoutes = routesOf(vertexServer.requests);
 await vertexServer.close();
 
 console.log(
   JSON.stringify({
-    bedrock: { statuses: bedrockStatuses, paths: bedrockPaths, models: bedrockModels, reads: bedrockReads },
-    vertex: { statuses: vertexStatuses, paths: vertexPaths, models: vertexModels, reads: vertexReads, text, recorded: session.stats().requests.length },
+    bedrock: { statuses: bedrockStatuses, ...bedrockRoutes, reads: bedrockReads },
+    vertex: { statuses: vertexStatuses, ...vertexRoutes, reads: vertexReads, text, recorded: session.stats().requests.length },
   }),
 );

@@ -2,12 +2,11 @@
  * Claude on other clouds through the AI SDK: the Google Vertex and Amazon
  * Bedrock Anthropic providers reuse the Anthropic Messages model (provider ids
  * `googleVertex.anthropic.messages`, `bedrock.anthropic.messages`) and take
- * the same `providerOptions.anthropic.cacheControl`. Offline, their requests
- * are routed to the fake Messages API by a fetch shim that undoes the cloud's
- * envelope (model in the URL, `anthropic_version` in the body). The cloud
- * model ids resolve to the model's profile by themselves. Bedrock streams
- * (InvokeModelWithResponseStream) come back as AWS event-stream `chunk` events,
- * framed by the fake server's encoder.
+ * the same `providerOptions.anthropic.cacheControl`. Offline, they post to
+ * the fake server's own Bedrock (InvokeModel) and Vertex (rawPredict) routes,
+ * by their base URL only (model in the URL, `anthropic_version` in the body;
+ * a Bedrock stream comes back as AWS event-stream `chunk` events). The cloud
+ * model ids resolve to the model's profile by themselves.
  */
 import { createAmazonBedrockAnthropic } from '@ai-sdk/amazon-bedrock/anthropic';
 import { createGoogleVertexAnthropic } from '@ai-sdk/google-vertex/anthropic';
@@ -18,54 +17,24 @@ import { MemoryConversationStore } from '../../../src/conversation/memory-store.
 import { cachepointMiddleware, type CachepointWarning } from '../../../src/integrations/ai-sdk/index.js';
 import type { FakeMessagesServer } from '../../../src/testing/fake-server.js';
 import { startFakeServer } from '../../../src/testing/fake-server.js';
-import { encodeEventMessage } from '../../../src/testing/fake-server-eventstream.js';
-import { agentTools, bodies, MODEL, script, SYSTEM } from './harness.js';
+import { agentTools, script, SYSTEM } from './harness.js';
 
 const servers: FakeMessagesServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-/** A fetch that sends a cloud's Anthropic request to the fake Messages API as a plain Messages request. */
-function shim(server: FakeMessagesServer): typeof fetch {
-  return async (input, init) => {
-    const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
-    const { anthropic_version: _v, anthropic_beta: _b, ...rest } = body;
-    const url = String(input instanceof Request ? input.url : input);
-    const stream = /streamRawPredict|invoke-with-response-stream/.test(url);
-    const response = await fetch(`${server.url}/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': 'test' },
-      body: JSON.stringify({ ...rest, model: MODEL, ...(stream ? { stream: true } : {}) }),
-    });
-    return url.endsWith('/invoke-with-response-stream') ? asBedrockStream(await response.text()) : response;
-  };
-}
+/** The request bodies the cloud routes received (the Messages API body, `anthropic_version` in it, the model in the URL). */
+const cloudBodies = (server: FakeMessagesServer) => server.requests.map((r) => r.body as Record<string, unknown>);
 
-/**
- * Messages API server-sent events as Bedrock's InvokeModelWithResponseStream answers them: each event's JSON as the
- * base64 `bytes` of a `chunk` event, in AWS's event-stream framing (the fake server's encoder).
- */
-function asBedrockStream(sse: string): Response {
-  const frames = sse
-    .split('\n')
-    .filter((l) => l.startsWith('data: '))
-    .map((l) =>
-      encodeEventMessage(
-        { ':event-type': 'chunk', ':content-type': 'application/json', ':message-type': 'event' },
-        Buffer.from(JSON.stringify({ bytes: Buffer.from(l.slice(6)).toString('base64') })),
-      ),
-    );
-  return new Response(Buffer.concat(frames), { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream' } });
-}
-
-function expectCached(server: FakeMessagesServer, n: number): void {
-  const requests = server.requests.filter((r) => r.path === '/v1/messages');
+function expectCached(server: FakeMessagesServer, n: number, route: RegExp): void {
+  const requests = server.requests;
+  expect(requests.every((r) => route.test(decodeURIComponent(r.path)))).toBe(true);
   expect(requests).toHaveLength(n);
   expect(requests.every((r) => r.status === 200)).toBe(true);
   const usage = requests.map((r) => (r.response as Message).usage);
   usage.slice(1).forEach((u) => expect(u.cache_read_input_tokens).toBeGreaterThan(0));
-  for (const body of bodies(server)) {
+  for (const body of cloudBodies(server)) {
     const markers = (JSON.stringify(body).match(/"cache_control"/g) ?? []).length;
     expect(markers).toBeGreaterThanOrEqual(2);
     expect(markers).toBeLessThanOrEqual(4);
@@ -76,12 +45,13 @@ describe('Anthropic on Google Vertex (@ai-sdk/google-vertex/anthropic)', () => {
   it.each(['generate', 'stream'] as const)('%s: the same cache points, read on every request after the first', async (mode) => {
     const server = await startFakeServer({ script: script(1, 3) });
     servers.push(server);
+    // The fake server answers Vertex's rawPredict route itself: only the base URL (the provider's default names the
+    // project's publisher path on aiplatform.googleapis.com) and a token stand-in.
     const vertex = createGoogleVertexAnthropic({
       project: 'p',
       location: 'us-east5',
-      baseURL: `${server.url}/vertex`,
+      baseURL: `${server.url}/v1/projects/p/locations/us-east5/publishers/anthropic/models`,
       generateAuthToken: async () => 'token',
-      fetch: shim(server),
     });
     const base = vertex('claude-sonnet-4-6@20250929');
     expect(base.provider).toBe('googleVertex.anthropic.messages');
@@ -94,7 +64,7 @@ describe('Anthropic on Google Vertex (@ai-sdk/google-vertex/anthropic)', () => {
     if (mode === 'generate') await generateText(args);
     else await streamText(args).consumeStream();
     expect(warnings).toEqual([]);
-    expectCached(server, 4);
+    expectCached(server, 4, new RegExp(`/publishers/anthropic/models/claude-sonnet-4-6@20250929:${mode === 'stream' ? 'streamRawPredict' : 'rawPredict'}$`));
   });
 });
 
@@ -102,7 +72,8 @@ describe('Anthropic on Amazon Bedrock (@ai-sdk/amazon-bedrock/anthropic)', () =>
   it.each(['generate', 'stream'] as const)('%s: the same cache points, read on every request after the first', async (mode) => {
     const server = await startFakeServer({ script: script(1, 3) });
     servers.push(server);
-    const bedrock = createAmazonBedrockAnthropic({ region: 'us-east-1', apiKey: 'test', baseURL: `${server.url}/bedrock`, fetch: shim(server) });
+    // The fake server answers Bedrock's InvokeModel routes itself (a stream as AWS event-stream chunks): only the base URL.
+    const bedrock = createAmazonBedrockAnthropic({ region: 'us-east-1', apiKey: 'test', baseURL: server.url });
     const base = bedrock('us.anthropic.claude-sonnet-4-6-v1:0');
     expect(base.provider).toBe('bedrock.anthropic.messages');
     const warnings: CachepointWarning[] = [];
@@ -114,7 +85,7 @@ describe('Anthropic on Amazon Bedrock (@ai-sdk/amazon-bedrock/anthropic)', () =>
     if (mode === 'generate') await generateText(args);
     else expect(await streamText(args).text).toBe('Turn 1 done: the change is in src/mod-1.ts.');
     expect(warnings).toEqual([]);
-    expectCached(server, 4);
+    expectCached(server, 4, new RegExp(`^/model/us.anthropic.claude-sonnet-4-6-v1:0/${mode === 'stream' ? 'invoke-with-response-stream' : 'invoke'}$`));
   });
 });
 
@@ -141,13 +112,10 @@ describe("the caller's cacheControl under the cloud provider's own options key",
           ? createGoogleVertexAnthropic({
               project: 'p',
               location: 'us-east5',
-              baseURL: `${server.url}/vertex`,
+              baseURL: `${server.url}/v1/projects/p/locations/us-east5/publishers/anthropic/models`,
               generateAuthToken: async () => 'token',
-              fetch: shim(server),
             })('claude-sonnet-4-6@20250929')
-          : createAmazonBedrockAnthropic({ region: 'us-east-1', apiKey: 'test', baseURL: `${server.url}/bedrock`, fetch: shim(server) })(
-              'us.anthropic.claude-sonnet-4-6-v1:0',
-            );
+          : createAmazonBedrockAnthropic({ region: 'us-east-1', apiKey: 'test', baseURL: server.url })('us.anthropic.claude-sonnet-4-6-v1:0');
       const warnings: CachepointWarning[] = [];
       const model = wrapLanguageModel({
         model: base,
@@ -159,7 +127,7 @@ describe("the caller's cacheControl under the cloud provider's own options key",
         prompt: 'Task 1',
         ...(own ? { providerOptions: { [key]: { cacheControl: { type: 'ephemeral' } } } } : {}),
       });
-      const [body] = bodies(server);
+      const [body] = cloudBodies(server);
       expect((body as { cache_control?: unknown }).cache_control).toBeUndefined();
       expect(warnings.map((w) => w.code)).toEqual(own ? ['caller_cache_control'] : []);
       sent.push(body);
