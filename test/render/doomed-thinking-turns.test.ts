@@ -2,7 +2,7 @@
  * Economy's doomed rule on a model that binds thinking reads the thinking rate over the newest responses of the
  * session (prune-rule.ts thinkingLikely), not of the current turn only: a new turn's first rounds carry the session's
  * habit, so a session that stopped thinking sends a new turn's newest bulky payload uncached at once, and one that
- * thinks keeps writing it.
+ * thinks keeps writing it. With no history the rate is one half (add-half smoothed): the session's first round writes.
  */
 import { describe, expect, it } from 'vitest';
 import { replayAll } from '../../src/replay/replay.js';
@@ -47,6 +47,34 @@ async function bigRequest(thinks: boolean) {
   const plan = reqs[i]!.rendered.plan;
   return { uncached: plan.usage.input_tokens, written: plan.usage.cache_creation_input_tokens };
 }
+
+/** The session's first round brings a big result (its response does not think), then small Grep rounds. */
+function firstRoundTrace(): string {
+  const at = (ms: number) => new Date(T0 + ms).toISOString();
+  const events: object[] = [
+    { ...ENV, model: MODEL },
+    { type: 'user', at: at(0), content: 'find the total' },
+  ];
+  let t = 0;
+  for (let i = 0; i < 4; i++) {
+    const input = { pattern: `p${i}`, path: `/repo/src/m${i}` };
+    events.push({ type: 'assistant', at: at((t += 3000)), content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Grep', input }] });
+    const result = i === 0 ? lines('hit0', 120) : `src/m${i}.ts:${i}: total`;
+    events.push({ type: 'tool_results', at: at((t += 3000)), content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: result }] });
+  }
+  events.push({ type: 'assistant', at: at(t + 3000), content: [{ type: 'text', text: 'Done.' }] });
+  return events.map((e) => JSON.stringify(e)).join('\n');
+}
+
+describe('economy on a model that binds thinking, the first round', () => {
+  it('writes the session’s first big payload: one response that did not think is no rate yet', async () => {
+    const reqs = await replayAll(parseTrace(firstRoundTrace()), { policy: 'economy' });
+    const plan = reqs[1]!.rendered.plan;
+    expect(reqs[1]!.rendered.stream.some((b) => b.path === 'turns/1/rounds/1/results/toolu_0')).toBe(true);
+    expect(plan.usage.input_tokens).toBeLessThan(100);
+    expect(plan.usage.cache_creation_input_tokens).toBeGreaterThan(1500);
+  });
+});
 
 describe('economy on a model that binds thinking, a new turn: the thinking rate is the session’s', () => {
   it('sends the new turn’s first big payload uncached when none of the session’s newest responses thought', async () => {
