@@ -53,6 +53,12 @@ describe('economy on a model that binds thinking: the newest payload sent uncach
     expect(written).toBeGreaterThan(1500);
   });
 
+  it('writes it when two of the eight newest responses thought, though none of the four newest did', async () => {
+    const { uncached, written } = await bigRequest([2, 4]);
+    expect(uncached).toBeLessThan(100);
+    expect(written).toBeGreaterThan(1500);
+  });
+
   it('sends it uncached when none of the eight newest responses thought', async () => {
     const { uncached, written } = await bigRequest([0]);
     expect(uncached).toBeGreaterThan(1500);
