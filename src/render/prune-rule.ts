@@ -358,11 +358,12 @@ const THINKING_WINDOW = 8;
  * Whether the next response is too likely to think for the newest payloads to be sent uncached, on a model that
  * binds thinking. Sent uncached, a payload costs 1× now, plus a 1.25× write next request if the response in between
  * thinks (the prune is deferred); written now, 1.25×, plus a 0.1× read in that case. Uncached wins while
- * P(think) < (write − input) ÷ (write − read) (0.22 at the 5-minute prices). P is the rate over the newest
+ * P(think) < (write − input) ÷ (write − read): 0.22 at the 5-minute prices, 0.53 when the caller gives ④ (`ttl.tail`)
+ * the hour (a 2× write). P is the rate over the newest
  * {@link THINKING_WINDOW} responses, add-half smoothed ((k + ½) ÷ (n + 1): 0.5 with no history, so the first rounds
  * write); a response that thinks right before is taken to say the next one will (they come in runs).
  */
-function thinkingLikely(state: TimelineState, prices: ModelProfile['prices']): boolean {
+function thinkingLikely(state: TimelineState, prices: ModelProfile['prices'], hour: boolean): boolean {
   let n = 0;
   let k = 0;
   for (let t = state.turns.length; t >= 1 && n < THINKING_WINDOW; t--) {
@@ -374,7 +375,8 @@ function thinkingLikely(state: TimelineState, prices: ModelProfile['prices']): b
       if (yes) k++;
     }
   }
-  const breakEven = (prices.cacheWrite5m - prices.input) / (prices.cacheWrite5m - prices.cacheRead);
+  const write = hour ? prices.cacheWrite1h : prices.cacheWrite5m;
+  const breakEven = (write - prices.input) / (write - prices.cacheRead);
   return (k + 0.5) / (n + 1) >= breakEven;
 }
 
@@ -394,7 +396,7 @@ export function doomedFrom(stable: readonly StreamBlock[], state: TimelineState,
   if (!turn || !round) return undefined;
   // A model that binds thinking: the next request defers the prune when the response in between thinks (it would
   // invalidate that thinking), and the payload stays to be read: written then, after this request sent it uncached.
-  if (ctx.profile.bindsThinking && thinkingLikely(state, ctx.profile.prices)) return undefined;
+  if (ctx.profile.bindsThinking && thinkingLikely(state, ctx.profile.prices, ctx.options.ttl?.[4] === '1h')) return undefined;
   // The gate's own verdict for the next request (warm, the same remaining): what it keeps is read again.
   const weigh = reuseWeigher(state, stable, ctx, true, expectedRemaining(state, options.expectedRemaining));
   for (let i = stable.length - 1; i >= 0; i--) {

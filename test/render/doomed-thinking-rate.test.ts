@@ -6,7 +6,7 @@
  * prices), not merely when the newest response did not think (judge-1282: economy 21 % over conservative).
  */
 import { describe, expect, it } from 'vitest';
-import { replayAll } from '../../src/replay/replay.js';
+import { type ReplayOptions, replayAll } from '../../src/replay/replay.js';
 import { parseTrace } from '../../src/trace/reader.js';
 import { ENV, lines, T0 } from '../helpers/one-turn-trace.js';
 
@@ -37,8 +37,8 @@ function trace(thinksAt: readonly number[]): string {
 }
 
 /** The request that first sends round BIG's result: its uncached input tokens and the tokens it writes. */
-async function bigRequest(thinksAt: readonly number[]) {
-  const reqs = await replayAll(parseTrace(trace(thinksAt)), { policy: 'economy' });
+async function bigRequest(thinksAt: readonly number[], ttl?: ReplayOptions['ttl']) {
+  const reqs = await replayAll(parseTrace(trace(thinksAt)), { policy: 'economy', ...(ttl ? { ttl } : {}) });
   const path = `turns/1/rounds/${BIG + 1}/results/toolu_${BIG}`;
   const i = reqs.findIndex((r) => r.rendered.stream.some((b) => b.path === path));
   expect(i).toBeGreaterThan(0);
@@ -68,6 +68,15 @@ describe('economy on a model that binds thinking: the newest payload sent uncach
   it('reads the rate from the eight newest responses only: thinking before them is a habit the session dropped', async () => {
     const { uncached } = await bigRequest([0, 1]);
     expect(uncached).toBeGreaterThan(1500);
+  });
+
+  it('with ④ on the hour (a 2× write) the break-even is 0.53: three of the eight newest thinking still sends it uncached', async () => {
+    const hour = { envelope: '1h', previousTurn: '1h', preTail: '1h', tail: '1h' } as const;
+    const { uncached, written } = await bigRequest([0, 3, 5, 7], hour);
+    expect(uncached).toBeGreaterThan(1500);
+    expect(written).toBeLessThan(100);
+    // Five of eight ((5 + ½) ÷ 9 = 0.61): written on the hour too.
+    expect((await bigRequest([0, 2, 3, 5, 7, 8], hour)).uncached).toBeLessThan(100);
   });
 
   it('writes it when the newest response thought', async () => {
