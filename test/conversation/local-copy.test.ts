@@ -18,7 +18,7 @@ import type { ConversationRecord, ConversationStore } from '../../src/conversati
 import { ConversationConflictError } from '../../src/errors.js';
 import { createRedisConversationStore } from '../../src/toolcache/stores/redis.js';
 import { startRedisServer, type RedisServerHandle } from '../toolcache/redis-fixtures/server.js';
-import { BASE, requests } from './store-contract.js';
+import { answering, BASE, requests } from './store-contract.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -234,15 +234,3 @@ describe("the process's copy of a conversation", () => {
     expect((await send(store, 4)).plan.resync?.reason).toBe('no_stored_state');
   });
 });
-
-async function answering(store: ConversationStore): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      await store.load('probe');
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-  throw new Error('the store did not answer again');
-}

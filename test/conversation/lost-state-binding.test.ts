@@ -21,6 +21,7 @@ import type { ConversationStore } from '../../src/conversation/types.js';
 import { startFakeServer, type FakeMessagesServer } from '../../src/testing/fake-server.js';
 import { createRedisConversationStore } from '../../src/toolcache/stores/redis.js';
 import { bindingScript } from '../helpers/binding.js';
+import { answering } from './store-contract.js';
 import { INSTRUCTIONS, TOOLS, text } from '../helpers/build.js';
 import { sharedRedis, startRedisServer, uniqueNamespace, type RedisServerHandle } from '../toolcache/redis-fixtures/server.js';
 
@@ -149,18 +150,6 @@ async function outage(lostAt: number, commandTimeoutMs: number, down: (own: Redi
       await own.destroy();
     },
   };
-}
-
-async function answering(store: ConversationStore): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      await store.load('probe');
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-  throw new Error('the store did not answer again');
 }
 
 interface Step {

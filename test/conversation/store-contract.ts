@@ -61,6 +61,19 @@ async function refusedOnceRecreated(store: ConversationStore, held: Conversation
   return recreated;
 }
 
+/** Resolves once `store` answers a load again (a redis-server just started or thawed); throws after ~5 s. */
+export async function answering(store: ConversationStore): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      await store.load('probe');
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+  throw new Error('the store did not answer again');
+}
+
 export function describeConversationStore(name: string, make: () => Promise<ConversationStore & { close?(): Promise<void> }>): void {
   describe(`conversation store contract: ${name}`, () => {
     it('loads nothing for an unknown id, saves a new conversation with expected null, then by revision', async () => {
