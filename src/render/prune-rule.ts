@@ -348,8 +348,7 @@ export function indexOfPath(stream: readonly StreamBlock[], path: BlockPath): nu
   return undefined;
 }
 
-const THINKING_TYPES = new Set(['thinking', 'redacted_thinking']);
-const thinks = (round: Round): boolean => round.response.some((b) => THINKING_TYPES.has((b.param as { type?: string }).type ?? ''));
+const thinks = (round: Round): boolean => round.response.some(isThinking);
 
 /** Responses the thinking rate is read from: the newest ones (a session's habit drifts; the walk stays O(1)). */
 const THINKING_WINDOW = 8;
