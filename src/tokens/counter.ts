@@ -9,7 +9,7 @@
  * blocks are counted.
  */
 import { cl100kCount, cl100kEstimate } from './bpe.js';
-import { PDF_PAGE_TEXT_TOKENS, pdfPages, UNSEEN_DOCUMENT_PAGES } from './document.js';
+import { decodeTextDocument, documentBytesKind, officeDocumentTokens, PDF_PAGE_TEXT_TOKENS, pdfPages, UNSEEN_DOCUMENT_PAGES } from './document.js';
 
 /** Counts tokens of a text. Implementations must be pure (same text → same count). */
 export interface TokenCounter {
@@ -90,8 +90,9 @@ export function blockText(block: unknown): { text: string; extra: number } {
 }
 
 /**
- * A document block: text sources by their text, content sources by their parts, a base64 PDF by its pages, url and
- * file sources by an estimate (see document.ts); title and context are text the model reads too.
+ * A document block: text sources by their text, content sources by their parts, base64 bytes by their kind (a PDF by
+ * its pages, a text-like file by its decoded text, an Office file by its size), url and file sources by an estimate
+ * (see document.ts); title and context are text the model reads too.
  */
 function documentText(b: Record<string, unknown>): { text: string; extra: number } {
   const source = (b.source ?? {}) as Record<string, unknown>;
@@ -107,8 +108,18 @@ function documentText(b: Record<string, unknown>): { text: string; extra: number
       const parts = blockText({ type: 'tool_result', content: typeof c === 'string' || Array.isArray(c) ? c : undefined });
       return withHeading(parts.text, parts.extra);
     }
-    case 'base64':
-      return withHeading('', pdfPages(String(source.data ?? '')) * perPage);
+    case 'base64': {
+      const data = String(source.data ?? '');
+      switch (documentBytesKind(source.media_type)) {
+        case 'text':
+          // Not base64: its characters, an estimate that never throws.
+          return withHeading(decodeTextDocument(data) ?? data, 0);
+        case 'office':
+          return withHeading('', officeDocumentTokens(data));
+        default:
+          return withHeading('', pdfPages(data) * perPage);
+      }
+    }
     default:
       // url, file and sources we do not know: the bytes are not here (estimate).
       return withHeading('', UNSEEN_DOCUMENT_PAGES * perPage);

@@ -1,7 +1,11 @@
 /**
- * What a `document` block costs. Only the text sources are text the model reads; a base64 PDF is read as pages
- * (each page's extracted text plus an image of it), and url and file sources are fetched by the API, so their
- * bytes are not here to count. Counting the block's JSON instead made a 1 MB PDF ~950,000 tokens.
+ * What a `document` block costs, by what the provider bills. Text sources are text the model reads; base64 bytes are
+ * billed by their kind (see {@link documentBytesKind}): a PDF as pages (each page's extracted text plus an image of
+ * it), a text-like file (csv, md, html, txt: Converse's text formats) as its decoded text, an Office file by an
+ * estimate from its size. Url and file sources are fetched by the API, so their bytes are not here to count.
+ * Counting the block's JSON instead made a 1 MB PDF ~950,000 tokens; counting every base64 document as PDF pages
+ * made a 200-byte CSV 3,100 tokens (cache points misplaced) and a 500 KB one 15,500 (the window check passed a
+ * request of ~150,000).
  */
 
 /**
@@ -9,7 +13,9 @@
  * (https://platform.claude.com/docs/en/build-with-claude/pdf-support, read 2026-12-01): "Each page typically uses
  * 1,500-3,000 tokens per page depending on content density", plus the page's image at the vision cost. A page
  * counts the low end of that range plus counter.ts's image figure: the thresholds need the order of magnitude, and
- * calibration from reported usage corrects the rest.
+ * calibration from reported usage corrects the rest. On Bedrock's Converse API a PDF sent without citations is read
+ * as its text only ("Converse Document Chat ... Uses approximately 1,000 tokens for a 3-page PDF", same page, read
+ * 2026-12-02), so there this figure overestimates: the counter does not know the provider; calibration corrects it.
  */
 export const PDF_PAGE_TEXT_TOKENS = 1_500;
 
@@ -25,6 +31,72 @@ const FALLBACK_BYTES_PER_PAGE = 100_000;
  * the same block always counts the same.
  */
 export const UNSEEN_DOCUMENT_PAGES = 5;
+
+/**
+ * Estimate: bytes of an Office file (doc, docx, xls, xlsx) per token of the text Bedrock extracts from it. Bedrock's
+ * Converse API takes these formats (DocumentBlock, "Valid Values: pdf | csv | doc | docx | xls | xlsx | html | txt |
+ * md", https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_DocumentBlock.html, read 2026-12-02) and
+ * gives the model their text ("Converse Document Chat ... text extraction only", Anthropic, "PDF support",
+ * https://platform.claude.com/docs/en/build-with-claude/pdf-support, read 2026-12-02); neither publishes a figure per
+ * format. A docx or xlsx is zipped XML and a doc or xls carries its text beside binary records, so the extracted
+ * text runs to about the file's size or less: 4 bytes a token (cl100k's English rate, one byte a character) is the
+ * high side of that, the safe side for window checks. Calibration from reported usage corrects the rest.
+ */
+export const OFFICE_BYTES_PER_TOKEN = 4;
+
+/**
+ * How the bytes of a base64 document are billed, by its media type. `text`: a text-like file (`text/plain`,
+ * `text/csv`, `text/html`, `text/markdown`, any `text/*`), read as its decoded text: a text document is given to the
+ * model as its text (Anthropic, "Citations": plain text documents are chunked into sentences, no page images,
+ * https://platform.claude.com/docs/en/build-with-claude/citations, read 2026-12-02; Bedrock converts csv, html, txt
+ * and md for the model the same way, estimate: no AWS figure found). `pdf`: `application/pdf`, and a source with no
+ * media type (the API takes base64 documents as PDFs only), counted by pages. `office`: anything else (Converse's
+ * doc, docx, xls, xlsx), estimated from its size ({@link OFFICE_BYTES_PER_TOKEN}).
+ *
+ * @example
+ * documentBytesKind('text/csv'); // 'text'
+ */
+export function documentBytesKind(mediaType: unknown): 'pdf' | 'text' | 'office' {
+  if (typeof mediaType !== 'string' || mediaType === '') return 'pdf';
+  const type = mediaType.toLowerCase().split(';')[0]!.trim();
+  if (type === 'application/pdf') return 'pdf';
+  return type.startsWith('text/') ? 'text' : 'office';
+}
+
+const UTF8 = new TextDecoder('utf-8');
+
+/**
+ * The text of a base64 text document as UTF-8 (invalid sequences become U+FFFD, as a reader shows them), or
+ * `undefined` when the data is not base64 as `atob` reads it (then the caller counts its characters: an estimate).
+ *
+ * @example
+ * decodeTextDocument(btoa('a,b\n1,2\n')); // 'a,b\n1,2\n'
+ */
+export function decodeTextDocument(base64: string): string | undefined {
+  let binary: string;
+  try {
+    binary = atob(base64);
+  } catch {
+    return undefined;
+  }
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return UTF8.decode(bytes);
+}
+
+/**
+ * Estimated tokens of an Office document's extracted text: its decoded size ({@link OFFICE_BYTES_PER_TOKEN}), read
+ * from the base64 length without decoding it (whitespace left out, padding subtracted).
+ *
+ * @example
+ * officeDocumentTokens(btoa('x'.repeat(4_000))); // 1000
+ */
+export function officeDocumentTokens(base64: string): number {
+  const clean = base64.replace(BASE64_SPACES, '');
+  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
+  const bytes = Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
+  return Math.ceil(bytes / OFFICE_BYTES_PER_TOKEN);
+}
 
 /** A page object (`/Type /Page`, not the `/Type /Pages` tree nodes). */
 const PAGE_OBJECT = /\/Type\s*\/Page(?![A-Za-z0-9])/g;
