@@ -75,7 +75,7 @@ export class UnknownModelError extends CachepointError {
     super(
       'unknown_model',
       provider
-        ? `${provider} has no profile for model "${model}". Known ${provider} models: ${known.join(', ')}. Choose one (--model), or pass a custom profile: customProfile("${model}", { provider: "${provider}", prices: { input, output } }) in render options' profiles.`
+        ? `${provider} has no profile for model "${model}". Known ${provider} models: ${known.join(', ')}. Choose one, or pass a custom profile: customProfile("${model}", { provider: "${provider}", prices: { input, output } }) in render options' profiles.`
         : `unknown model "${model}"${canonical ? ` (read as "${canonical}")` : ''}.${hint ? ` ${hint}` : ''} Known: ${known.join(', ')}. ` +
             `Fix: pass a profile for it, e.g. render: { profiles: { '${model}': customProfile('${model}', { prices: { input: 3 } }) } } (or profile: resolveProfile('<a known id>')).`,
     );

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CachepointError } from '../errors.js';
+import { CachepointError, UnknownModelError } from '../errors.js';
 import { demoCommand } from './commands/demo.js';
 import { importCommand } from './commands/import.js';
 import { renderCommand } from './commands/render.js';
@@ -123,6 +123,11 @@ export function describeError(err: unknown, io: Pick<CliIo, 'env'>): { status: n
   if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
     const message = (err as Error).message;
     return { status: USAGE_CODES.has(code) || malformedFlag(code, message) ? 2 : 1, message: `${oneLine(message)} (see --help)` };
+  }
+  // The library's fix (a custom profile in render options) is code; the CLI's is a flag.
+  if (err instanceof UnknownModelError && err.provider !== undefined) {
+    const { provider, model, known } = err;
+    return { status: 1, message: `--provider ${provider}: the model "${model}" has no ${provider} profile; pass --model with one of ${known.join(', ')}` };
   }
   if (err instanceof CachepointError) return { status: 1, message: oneLine(err.message) };
   // A file that cannot be opened, read or written is the user's input, not a crash.

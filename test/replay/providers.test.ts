@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareTrace } from '../../src/replay/compare.js';
+import { providerProfile } from '../../src/providers/registry.js';
 import { maskedRecalls } from '../../src/replay/masked-recalls.js';
 import { replayAll } from '../../src/replay/replay.js';
 import { readTrace } from '../../src/trace/reader.js';
@@ -41,12 +42,20 @@ describe('compareTrace on other providers', () => {
 });
 
 describe('cachepoint simulate / replay --provider', () => {
-  it('names the provider, the id and the fix when the model has no profile there', async () => {
+  it('names the provider, the id and the fix a CLI user has (--model) when the model has no profile there', async () => {
     const r = await cli('simulate', 'fixtures/coding.jsonl', '--provider', 'openai');
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('openai has no profile for model "claude-sonnet-4-6"');
-    expect(r.stderr).toContain('customProfile("claude-sonnet-4-6", { provider: "openai"');
+    expect(r.stderr).toContain('--provider openai: the model "claude-sonnet-4-6" has no openai profile; pass --model with one of gpt-');
+    // The library's fix (a custom profile in render options) is code a CLI user cannot pass.
+    expect(r.stderr).not.toContain('customProfile');
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("the library's error names the library's fix, not a CLI flag", () => {
+    expect(() => providerProfile('openai', 'claude-sonnet-4-6')).toThrow(
+      /openai has no profile for model "claude-sonnet-4-6"\. Known openai models: .*\. Choose one, or pass a custom profile: customProfile\("claude-sonnet-4-6", \{ provider: "openai"/,
+    );
+    expect(() => providerProfile('openai', 'claude-sonnet-4-6')).not.toThrow(/--model/);
   });
 
   it("refuses a --model the user typed that no profile knows, with what it most likely is (the trace's own unknown model only warns)", async () => {
