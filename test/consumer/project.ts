@@ -22,7 +22,7 @@ export const CONSUMER_COMPILER_OPTIONS = {
   skipLibCheck: false,
 } as const;
 
-/** A temp folder holding the packed tarball (built first). */
+/** A temp folder holding the packed tarball (built by package.json's `prepack`). */
 export interface Packed {
   readonly work: string;
   readonly tarball: string;
@@ -31,7 +31,6 @@ export interface Packed {
 
 export function pack(prefix: string): Packed {
   const work = mkdtempSync(join(tmpdir(), prefix));
-  npm(['run', 'build'], ROOT);
   const out = npm(['pack', '--pack-destination', work, '--silent'], ROOT).trim().split('\n').at(-1)!;
   return { work, tarball: join(work, out), remove: () => rmSync(work, { recursive: true, force: true }) };
 }
