@@ -61,4 +61,46 @@ describe('the packed README and guides', () => {
     }
     expect(named).toEqual([]);
   });
+
+  it("every #anchor of a relative link names a heading of the file it points at (GitHub's heading ids)", () => {
+    const slug = (heading: string) =>
+      heading
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-');
+    const headings = (file: string) =>
+      new Set(
+        readFileSync(join(ROOT, file), 'utf8')
+          .replace(/^```[\s\S]*?^```/gm, '')
+          .split('\n')
+          .filter((l) => /^#{1,6} /.test(l))
+          .map((l) => slug(l.replace(/^#+ /, ''))),
+      );
+    const broken: string[] = [];
+    const guides = ['README.md', ...[...packedMarkdown()].filter((f) => f.startsWith('docs/'))];
+    for (const file of guides) {
+      for (const m of readFileSync(join(ROOT, file), 'utf8').matchAll(/\]\(([^)\s]+)\)/g)) {
+        const [path, anchor] = m[1]!.split('#');
+        if (anchor === undefined || /^[a-z]+:/i.test(m[1]!)) continue;
+        const target = path === '' ? file : normalize(join(dirname(file), path!));
+        if (!headings(target).has(anchor)) broken.push(`${file}: ${m[1]}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("opens with a package user's quick start (install, npx cachepoint demo), not a clone's (npm start)", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const first = /^```sh\n([\s\S]*?)^```/m.exec(readme)?.[1] ?? '';
+    expect(first).toMatch(/^npm install cachepoint\b/m);
+    expect(first).toMatch(/^npx cachepoint demo\b/m);
+    // `npm start` and `npm test` exist only in a clone: a user of the package has neither.
+    expect(first).not.toMatch(/npm (start|test)\b/);
+  });
 });
+
+/** The markdown files the package ships. */
+function packedMarkdown(): string[] {
+  return [...packed()].filter((f) => f.endsWith('.md'));
+}
