@@ -459,6 +459,14 @@ export function applyMessage(state: TimelineState, message: MessageLike, index: 
       }
       return startTurn(state, blocks, at);
     }
+    if (lastRound(state) === undefined) {
+      // Nothing to answer (the timeline's own error names its turns, not the caller's messages).
+      const k = blocks.findIndex((b) => b.type === 'tool_result');
+      throw new InvalidParamsError(
+        `messages[${pos}].content[${k}]`,
+        `tool_result ${JSON.stringify((blocks[k] as ToolResultBlockParam).tool_use_id)} answers no tool_use: no assistant message with tool_use blocks comes before it (the API requires each tool_result right after its tool_use)`,
+      );
+    }
     const { results, injected } = resultsOf(parsed, pos);
     return appendToolResults(state, results, injected, at);
   } catch (err) {

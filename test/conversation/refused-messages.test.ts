@@ -39,6 +39,12 @@ describe('prepare refuses messages the API refuses, naming where', () => {
       /tool_use toolu_2 of the previous assistant message has no tool_result/,
     ],
     [
+      'a tool_result in the first message (no assistant tool_use before it to answer)',
+      [U([{ type: 'text', text: 'Here is the result.' }, result('toolu_9')])],
+      'messages[0].content[1]',
+      /^messages\[0\]\.content\[1\]: tool_result "toolu_9" answers no tool_use: no assistant message with tool_use blocks comes before it/,
+    ],
+    [
       'a tool_use id of another provider (a dot and a colon)',
       [U('Run it.'), A([use('functions.bash:0')]), U([result('functions.bash:0')])],
       'messages[1].content[0].id',
