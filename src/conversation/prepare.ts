@@ -808,7 +808,7 @@ function matchFlat(v: object, flat: readonly unknown[]): boolean {
 }
 
 /**
- * The empty timelines the last new conversations started from, newest first, each with the flat form of a private
+ * The empty timelines the last new conversations started from, the most recently used first, each with the flat form of a private
  * JSON copy of the envelope it was built from. A process serving one agent starts every conversation from the same
  * model, system prompt and tools, and building that envelope (every tool copied and frozen, its schema checked:
  * createTimeline) cost ~15-30 µs for coding's 21 kB on each conversation's first request, more when cold. A
@@ -826,7 +826,11 @@ const INITIALS = 4;
 function knownInitial(params: PrepareParams): TimelineState | undefined {
   for (let i = 0; i < initials.length; i++) {
     const e = initials[i]!;
-    if (e.model === params.model && inFlat(params.system, e.system) && inFlat(params.tools ?? [], e.tools)) return e.state;
+    if (e.model === params.model && inFlat(params.system, e.system) && inFlat(params.tools ?? [], e.tools)) {
+      // Newest used first: a busy envelope stays while a few others come and go.
+      if (i > 0) initials.unshift(...initials.splice(i, 1));
+      return e.state;
+    }
   }
   return undefined;
 }

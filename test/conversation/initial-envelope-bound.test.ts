@@ -33,4 +33,14 @@ describe('the empty timelines new conversations start from', () => {
     // The newest is kept.
     expect(await firstTool('Envelope 8.', 'c8')).toBe(later);
   });
+
+  it('keep the envelopes last used, not the last built: a busy envelope stays while others come and go', async () => {
+    const busy = await firstTool('Busy envelope.', 'busy0');
+    // Three other envelopes between every new conversation of the busy one: it is always among the last four used.
+    for (let round = 1; round <= 3; round++) {
+      for (let i = 1; i <= 3; i++) await firstTool(`Tenant ${round}-${i}.`, `t${round}-${i}`);
+      expect(await firstTool('Busy envelope.', `busy${round}`)).toBe(busy);
+    }
+  });
 });
+
