@@ -16,6 +16,7 @@ import { MemoryConversationStore } from '../../src/conversation/memory-store.js'
 import { prepare, type PreparePlan } from '../../src/conversation/prepare.js';
 import type { ConversationRecord, ConversationStore } from '../../src/conversation/types.js';
 import { ConversationConflictError } from '../../src/errors.js';
+import { CacheSimulator } from '../../src/sim/simulator.js';
 import { createRedisConversationStore } from '../../src/toolcache/stores/redis.js';
 import { startRedisServer, type RedisServerHandle } from '../toolcache/redis-fixtures/server.js';
 import { answering, BASE, requests } from './store-contract.js';
@@ -168,6 +169,96 @@ describe("the process's copy of a conversation", () => {
         // The copy is per store object: the racing worker is A's store again.
         await expect(send(Object.assign(a, { load: racing.load }), 8)).rejects.toBeInstanceOf(ConversationConflictError);
         expect((await backend.store.load('c'))!.revision).toBe(7);
+      } finally {
+        await backend.close();
+      }
+    });
+    // One long tool loop; the agent hides a result; the caller deletes the conversation before request 34. That request is a lost state: the hidden result is sent again, so the bytes change there (no decision
+    // of the copy comes back). Without what this process sent (its copy's ledger), no point of that render reaches the
+    // entries the provider still holds around that block, and it re-writes them (the judge's loop busts after a delete).
+    const CASES = {
+      // The entries written before the hide have expired: the latest request's ledger reads the newest entry before it.
+      'written before the hide expired': { round: 10, hideAt: 12, gap: 270_000, again: false },
+      // They are warm (requests 5 s apart): the request before the hide wrote past the block the lost state sends again.
+      'written before the hide still warm': { round: 10, hideAt: 12, gap: 0, again: false },
+      // The agent hides round 33's result as it comes (request 33) and again at request 35, after the delete: its bytes
+      // are the ones request 33 wrote again.
+      'the hide made again after the delete': { round: 33, hideAt: 33, gap: 0, again: true },
+    };
+    for (const [label, { round, hideAt, gap, again }] of Object.entries(CASES)) {
+      it(`${name}: the record deleted mid-loop (${label}): the messages alone, and the provider's entries are read, not re-written`, async () => {
+        const loop = requests(1, 40, 400);
+        const backend = await make();
+        try {
+          const store = backend.store;
+          const sim = new CacheSimulator();
+          const busts: string[] = [];
+          for (let k = 0; k < loop.length; k++) {
+            if (k === 34) await store.delete('d');
+            const at = 1_000_000 + k * 5_000 + (k > hideAt ? gap : 0);
+            const hide = k === hideAt || (again && k === 35);
+            const { params, plan } = await prepare(
+              { ...BASE, messages: loop[k]! as MessageParam[] },
+              { conversationId: 'd', store, now: at, ...(hide ? { hide: [{ toolUseId: `toolu_1_${round}`, force: true }] } : {}) },
+            );
+            const r = sim.send(params as never, at);
+            if (r.explain?.bust) busts.push(`request ${k}: missed ${r.explain.missedPosition}`);
+            if (k === 33) expect(hidden(JSON.stringify(params))).toBe(true);
+            if (k === 34) {
+              expect(plan.resync?.reason).toBe('no_stored_state');
+              expect(plan.localState).toBeUndefined();
+              expect(hidden(JSON.stringify(params))).toBe(false);
+            }
+            if (k === 35) expect(hidden(JSON.stringify(params))).toBe(again);
+            if (k >= 34 && k <= 37) expect(r.usage!.cache_read_input_tokens, `request ${k}`).toBe(plan.usage.cache_read_input_tokens);
+          }
+          expect(busts).toEqual([]);
+        } finally {
+          await backend.close();
+        }
+      });
+    }
+
+    it(`${name}: deleted, then another conversation under the same id: the copy's ledger claims no entry of the other bytes`, async () => {
+      const backend = await make();
+      try {
+        const store = backend.store;
+        const sim = new CacheSimulator();
+        const before = requests(1, 30, 400);
+        for (let k = 0; k < 25; k++)
+          sim.send(
+            (await prepare({ ...BASE, messages: before[k]! as MessageParam[] }, { conversationId: 'f', store, now: 1_000_000 + k * 5_000 })).params as never,
+            1_000_000 + k * 5_000,
+          );
+        await store.delete('f');
+        // The same paths (one long tool loop), other results: only the envelope's entries are the provider's.
+        const other = requests(1, 30, 700);
+        const at = 1_000_000 + 25 * 5_000;
+        const { params, plan } = await prepare({ ...BASE, messages: other[25]! as MessageParam[] }, { conversationId: 'f', store, now: at });
+        const r = sim.send(params as never, at);
+        expect(plan.resync?.reason).toBe('no_stored_state');
+        expect(r.usage!.cache_read_input_tokens).toBe(plan.usage.cache_read_input_tokens);
+        expect(r.explain?.bust).toBe(false);
+      } finally {
+        await backend.close();
+      }
+    });
+
+    it(`${name}: the first save fails, then the caller deletes the conversation: the copy does not revive it`, async () => {
+      const backend = await make();
+      try {
+        const store = new Faulty(backend.store);
+        store.fail = 'save';
+        const first = await send(store, 2, 'e');
+        expect([first.plan.revision, hidden(first.bytes)]).toEqual([null, true]);
+        store.fail = undefined;
+        // Nothing was stored: the delete is the caller's reset (it cannot be told from a first save that failed).
+        await store.delete('e');
+        const next = await prepare({ ...BASE, messages: ALL[3]! as MessageParam[] }, { conversationId: 'e', store, now: 1_000_000 + 3 * 2_000 });
+        expect(next.plan.localState).toBeUndefined();
+        expect(next.plan.resync?.reason).toBe('no_stored_state');
+        expect(hidden(JSON.stringify(next.params))).toBe(false);
+        expect(next.plan.revision).toBe(1);
       } finally {
         await backend.close();
       }
