@@ -47,7 +47,7 @@ import {
 import { shadowLive, shadowOfCut, takeBack, withShadowLedger } from './cut-shadow.js';
 import { MemoryConversationStore } from './memory-store.js';
 import { rehydrate } from './state.js';
-import { keepCopy, sourceOf, type LocalStateReason } from './local-copy.js';
+import { keepCopy, sourceOf, withLedgerHint, type LocalStateReason } from './local-copy.js';
 import { leaveOutUnvouched, type Unvouched } from './unvouched.js';
 import type { ConsumedMessage, ConversationRecord, ConversationStore, CutShadow, EnvelopeDigest, MessageMark, SentEnvelope, SentIndex } from './types.js';
 
@@ -212,7 +212,8 @@ export type ResyncReason =
   | 'store_unavailable'
   /**
    * The store has no state for this conversation while the messages carry history (a record expired, evicted or
-   * deleted; a new process with the in-memory store): rendered from the messages alone, without stored decisions.
+   * deleted; a new process with the in-memory store): rendered from the messages alone, without stored decisions
+   * (with what this process sent last as a cache hint, when it did: local-copy.ts).
    */
   | 'no_stored_state';
 
@@ -1281,6 +1282,10 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   const digest = unchanged ? undefined : envelopeDigest(input);
   const built = build(record, input, digest, now, offset, options.verifyRecent ?? DEFAULT_VERIFY_RECENT, initial);
   let state = built.state;
+  // The store holds nothing but this process sent the previous request: what it sent is a cache hint (local-copy.ts).
+  const hint = record === undefined ? source?.hint : undefined;
+  if (hint) state = withLedgerHint(state, hint, profile, ctxTokens, now);
+  const hinted = state !== built.state;
   refuseUnanswered(state, offset + input.messages.length - 1);
   // Models that bind thinking: the thinking whose prefix the stored state cannot vouch for is left out (sticky).
   let unvouched: Decision[] | undefined;
@@ -1352,7 +1357,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
         record === undefined && built.unvouched
         ? {
             reason: 'no_stored_state',
-            detail: `the store has no state for this conversation (expired, evicted or deleted, or kept by another process) while the messages carry history: rendered from the messages alone, without stored decisions`,
+            detail: `the store has no state for this conversation (expired, evicted or deleted, or kept by another process) while the messages carry history: rendered from the messages alone, without stored decisions${hinted ? " (this process's ledger of what it sent last kept as a cache hint)" : ''}`,
           }
         : built.resync;
   const revision = (stored?.revision ?? 0) + 1;
