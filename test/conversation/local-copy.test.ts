@@ -219,6 +219,40 @@ describe("the process's copy of a conversation", () => {
       });
     }
 
+    it(`${name}: the record deleted, then the loop regenerates the turn (cut back to its user message) and goes on: no request the API refuses`, async () => {
+      // A model that binds thinking: a response's thinking must come back under the prefix it was produced under. The
+      // response that stood at the cut answered the request before the delete (with the agent's hide), not the cut
+      // request rendered from the messages alone (the API's 400 "bound to a different conversation" on every request).
+      const loop = requests(2, 6, 400);
+      const model = { ...BASE, model: 'claude-opus-5-5' };
+      const backend = await make();
+      try {
+        const store = backend.store;
+        const sim = new CacheSimulator();
+        const refused: string[] = [];
+        const send = async (k: number, messages: MessageParam[]) => {
+          const at = 1_000_000 + k * 5_000;
+          const { params } = await prepare(
+            { ...model, messages },
+            { conversationId: 'g', store, now: at, ...(k === 3 ? { hide: [{ toolUseId: 'toolu_1_2', force: true }] } : {}) },
+          );
+          const r = sim.send(params as never, at);
+          if (r.rejected) refused.push(`request ${k}: ${r.rejected.message.slice(0, 120)}`);
+        };
+        for (let k = 0; k < loop.length; k++) {
+          if (k === 10) {
+            await store.delete('g');
+            // Turn 2 started at request 7 (its messages end with the turn's user message).
+            await send(k, loop[7]! as MessageParam[]);
+          }
+          await send(k, loop[k]! as MessageParam[]);
+        }
+        expect(refused).toEqual([]);
+      } finally {
+        await backend.close();
+      }
+    });
+
     it(`${name}: deleted, then another conversation under the same id: the copy's ledger claims no entry of the other bytes`, async () => {
       const backend = await make();
       try {
