@@ -1284,7 +1284,14 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   let state = built.state;
   // The store holds nothing but this process sent the previous request: what it sent is a cache hint (local-copy.ts).
   const hint = record === undefined ? source?.hint : undefined;
-  if (hint) state = withLedgerHint(state, hint, profile, ctxTokens, now);
+  if (hint) {
+    state = withLedgerHint(state, hint, profile, ctxTokens, now);
+    // These messages cut back what this process sent before (a loop that regenerates after the record was lost): the
+    // response that stood at the cut answered an earlier request, not this one (as a cut of a stored history says).
+    const { list, count } = consumedOf(hint.record);
+    const n = input.messages.length;
+    if (count > n && firstMismatch(input.messages, list, n) === n) built.cutMessage = { at: n + offset, digest: consumedDigest(list[n]!) };
+  }
   const hinted = state !== built.state;
   refuseUnanswered(state, offset + input.messages.length - 1);
   // Models that bind thinking: the thinking whose prefix the stored state cannot vouch for is left out (sticky).
