@@ -47,9 +47,10 @@ export const OFFICE_BYTES_PER_TOKEN = 4;
 /**
  * How the bytes of a base64 document are billed, by its media type. `text`: a text-like file (`text/plain`,
  * `text/csv`, `text/html`, `text/markdown`, any `text/*`), read as its decoded text: a text document is given to the
- * model as its text (Anthropic, "Citations": plain text documents are chunked into sentences, no page images,
- * https://platform.claude.com/docs/en/build-with-claude/citations, read 2026-12-02; Bedrock converts csv, html, txt
- * and md for the model the same way, estimate: no AWS figure found). `pdf`: `application/pdf`, and a source with no
+ * model as its text (Anthropic, "Citations": plain text documents are chunked into sentences,
+ * https://platform.claude.com/docs/en/build-with-claude/citations, read 2026-12-02; only a PDF is read as page
+ * images, "PDF support" above; Bedrock converts csv, html, txt and md for the model the same way, an estimate: no
+ * AWS figure found). `pdf`: `application/pdf`, and a source with no
  * media type (the API takes base64 documents as PDFs only), counted by pages. `office`: anything else (Converse's
  * doc, docx, xls, xlsx), estimated from its size ({@link OFFICE_BYTES_PER_TOKEN}).
  *
