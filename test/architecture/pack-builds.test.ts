@@ -22,6 +22,8 @@ describe('npm pack from a checkout without dist/', () => {
     expect(existsSync(join(work, 'dist'))).toBe(false);
     const out = execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: work, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     const files = new Set((JSON.parse(out.slice(out.indexOf('['))) as [{ files: { path: string }[] }])[0].files.map((f) => f.path));
-    expect([...files]).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/cli/bin.js', 'dist/node.js', 'dist/toolcache/stores/redis.js']));
+    expect([...files]).toEqual(
+      expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/cli/bin.js', 'dist/node.js', 'dist/toolcache/stores/redis.js']),
+    );
   });
 });

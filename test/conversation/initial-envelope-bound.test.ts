@@ -43,4 +43,3 @@ describe('the empty timelines new conversations start from', () => {
     }
   });
 });
-

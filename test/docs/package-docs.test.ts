@@ -94,7 +94,12 @@ describe('the packed README and guides', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const first = /^```sh\n([\s\S]*?)^```/m.exec(readme)?.[1] ?? '';
     // The company's rule: `npm install && npm start` (the demo) and `npm test`, nothing else.
-    expect(first.split('\n').filter((l) => l.trim() !== '').map((l) => l.replace(/\s+#.*$/, ''))).toEqual(['npm install && npm start', 'npm test']);
+    expect(
+      first
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => l.replace(/\s+#.*$/, '')),
+    ).toEqual(['npm install && npm start', 'npm test']);
     // A user of the npm package has neither script: the paragraph after it gives the package's way to the demo.
     const after = readme.slice(readme.indexOf(first) + first.length).split('\n## ')[0]!;
     expect(after).toMatch(/`npm install cachepoint`/);
