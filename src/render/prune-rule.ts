@@ -207,7 +207,7 @@ export function firstChanceFound(state: TimelineState, o: Readonly<Required<Prun
   // Hidden payloads are no candidates: left out before their weighing (most of what a write made stale is). A path
   // the walk just found visible in this hidden set (a live key's result) is not looked up again: a miss reads
   // every level of the set, for each visible result of a file-less call after every write.
-  const superseded = supersededFoundSince(state, since, (path, live) => !taken.has(path) && (live !== undefined || !hidden.has(path)), o.minChars);
+  const superseded = supersededFoundSince(state, since, (path, live) => live !== undefined || !hidden.has(path), o.minChars, taken);
   for (let k = 0; k < superseded.paths.length; k++) {
     const path = superseded.paths[k]!;
     const live = superseded.live[k];

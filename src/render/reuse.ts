@@ -54,6 +54,7 @@ import { expectedRemaining } from './gate.js';
 import { payloadChars } from './notes.js';
 import { hiddenChanges } from './hidden-set.js';
 import { type HiddenSet, hiddenSetOf } from '../timeline/hidden.js';
+import { LIVE_EXTERNAL, LIVE_SIMPLE, LiveSeen } from './live-seen.js';
 import { tokensOf } from './projection.js';
 
 /** Parameters of the re-use model (the defaults are the fitted figures above). */
@@ -139,12 +140,15 @@ export interface SupersededFound {
  * given the result instead of `true`): the prune pass sorts its candidates by their place anyway, and reads a
  * live result's place and staleness from the result instead of looking its path up again (after every write,
  * each visible result of a file-less call: a hundred per request late in a long session that keeps them).
+ * With `skip`, the paths in it are left out and `only` is not asked about the live results found visible (it must
+ * pass those): after a write each of them was one call of `only` and one look-up in the caller's set.
  */
 export function supersededFound(
   state: TimelineState,
   afterRound: number,
   only?: (path: BlockPath, live: LiveResult | undefined) => boolean,
   minChars?: number,
+  skip?: ReadonlySet<BlockPath>,
 ): SupersededFound {
   const w = analyze(state).walk();
   // What can have become superseded after the round: a payload replaced since, or the newest result of a call
@@ -181,43 +185,46 @@ export function supersededFound(
       }
       w.liveAgainst = hidden;
       w.liveMinChars = minChars;
-      // A result seen visible against the previous set stays visible unless this set hid its path since: only
-      // what changed is looked up (a miss in the hidden set reads each of its levels).
-      const hiddenSince = changed !== undefined && changed.length > 8 ? new Set(changed) : changed;
+      // A result seen visible against the previous set stays visible unless this set hid its path since: only what
+      // changed is looked up (a miss in the hidden set reads each of its levels), and by path, not entry by entry.
       const seen = w.liveSeen;
-      const stale: LiveResult[] = [];
-      // A key seen visible still has that newest result (setNewest and its roll-back drop the entry): it is
-      // visible unless this set hid it since, read from the entry without the session's maps.
-      for (const [k, r] of seen) {
-        if (hiddenSince instanceof Set ? hiddenSince.has(r.path) : hiddenSince!.includes(r.path)) seen.delete(k);
-        else if (!r.external) stale.push(r);
-      }
-      // Any other key is looked up.
+      if (changed !== undefined) for (const p of changed) for (const k of seen.keysOf(p)) seen.delete(k);
+      // Any other key is looked up. (A key is never both seen and unseen: setNewest and the roll-backs move it
+      // from seen to unseen, and a new key is neither; so the new entries go after every earlier one.)
       for (const k of w.liveUnseen) {
         const src = w.filelessKeys.has(k) ? w.newest.get(keyTarget(w, k)) : undefined;
-        if (src !== undefined && !hidden.has(src.path) && src.chars >= minChars) {
-          const r = liveResult(w, state, k, src);
-          seen.set(k, r);
-          if (!r.external) stale.push(r);
-        }
+        if (src !== undefined && !hidden.has(src.path) && src.chars >= minChars) seen.set(k, liveResult(w, state, k, src));
       }
       w.liveUnseen.clear();
-      for (const r of stale) {
-        // A result that is only its key's newest source is superseded at the last write (see LiveResult.simple).
-        if (r.simple && !maybe.has(r.path)) {
-          if ((!only || only(r.path, r)) && w.anyWrite > r.at) {
-            paths.push(r.path);
+      // Every entry in order (a key seen visible still has that newest result: setNewest and its roll-back drop the
+      // entry), read from the slots' arrays: only the paths a few look-ups single out are read otherwise. A result
+      // that is only its key's newest source is superseded at the last write (see LiveResult.simple); one whose
+      // path `maybe` holds already, or that is not simple, is checked with `maybe`'s paths below.
+      const inMaybe = slotsIn(seen, maybe);
+      const skipped = skip && skip.size > 0 ? slotsIn(seen, skip) : undefined;
+      const { results, paths: slotPaths, at, flags } = seen;
+      const anyWrite = w.anyWrite;
+      for (let i = 0; i < results.length; i++) {
+        const r = results[i];
+        if (r === undefined) continue;
+        const f = flags[i]!;
+        if (f & LIVE_EXTERNAL) continue;
+        const path = slotPaths[i]!;
+        if (f & LIVE_SIMPLE && !inMaybe?.has(i)) {
+          if ((skip ? !skipped?.has(i) : !only || only(path, r)) && anyWrite > at[i]!) {
+            paths.push(path);
             live.push(r);
           }
         } else {
-          maybe.add(r.path);
-          (visibleNow ??= new Map()).set(r.path, r);
+          maybe.add(path);
+          (visibleNow ??= new Map()).set(path, r);
         }
       }
     }
   }
   for (const path of maybe) {
     const r = visibleNow?.get(path);
+    if (skip?.has(path)) continue;
     if (only && !only(path, r)) continue;
     const at = supersededAtOf(w, path);
     if (at !== undefined && at > afterRound) {
@@ -258,8 +265,22 @@ export function supersededFoundSince(
   since: number,
   only?: (path: BlockPath, live: LiveResult | undefined) => boolean,
   minChars?: number,
+  skip?: ReadonlySet<BlockPath>,
 ): SupersededFound {
-  return supersededFound(state, analyze(state).walk().request - since, only, minChars);
+  return supersededFound(state, analyze(state).walk().request - since, only, minChars, skip);
+}
+
+/** The slots of `seen` whose path `paths` holds (read path by path: `paths` is a request's few), or undefined when none. */
+function slotsIn(seen: LiveSeen<LiveResult>, paths: ReadonlySet<BlockPath>): Set<number> | undefined {
+  let out: Set<number> | undefined;
+  for (const p of paths) {
+    const s = seen.slotsOf(p);
+    if (s === undefined) continue;
+    out ??= new Set();
+    if (typeof s === 'number') out.add(s);
+    else for (const i of s) out.add(i);
+  }
+  return out;
 }
 
 /**
@@ -388,9 +409,10 @@ interface Walk {
    * The newest result of each live key found visible (and of at least liveMinChars) in `liveAgainst`: visible
    * in a set made from that one unless the set hid its path since. Always the key's newest: a key whose newest
    * result changes, or changes back in a roll-back, or stops being a file-less key, loses its entry (and is
-   * looked up again).
+   * looked up again). Read after every write as slots (live-seen.ts), and by path for the few paths a request
+   * hides, replaces or already has.
    */
-  readonly liveSeen: Map<string, LiveResult>;
+  readonly liveSeen: LiveSeen<LiveResult>;
   /** The caller's minChars when it asked for visible payloads only: a result under it is never one (retired too). */
   liveMinChars: number | undefined;
   /**
@@ -432,7 +454,7 @@ function newWalk(): Walk {
     filelessKeys: new Set(),
     liveUnseen: new Set(),
     liveAgainst: undefined,
-    liveSeen: new Map(),
+    liveSeen: new LiveSeen(),
     liveMinChars: undefined,
     results: new Map(),
     reads: new Map(),
