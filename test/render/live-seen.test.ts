@@ -7,18 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LIVE_EXTERNAL, LIVE_SIMPLE, type LiveEntry, LiveSeen } from '../../src/render/live-seen.js';
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { Rng } from '../../src/synthetic/rng.js';
 
 function check(seen: LiveSeen<LiveEntry>, model: Map<string, LiveEntry>): void {
   expect(seen.size).toBe(model.size);
@@ -49,7 +38,8 @@ function check(seen: LiveSeen<LiveEntry>, model: Map<string, LiveEntry>): void {
 describe('LiveSeen stays the Map it stands for, and its slots and paths in step with it', () => {
   for (const seed of [1, 2, 3, 4, 5, 6]) {
     it(`random sets, deletes and clears (seed ${seed})`, () => {
-      const next = rng(seed);
+      const rng = new Rng(seed);
+      const next = (): number => rng.next();
       const seen = new LiveSeen<LiveEntry>();
       const model = new Map<string, LiveEntry>();
       // Few paths for many keys: some paths held by several keys at once (a recalled copy is newest of several).
