@@ -15,6 +15,8 @@ export interface LiveEntry {
   readonly at: number;
   readonly external: boolean;
   readonly simple: boolean;
+  /** Where it was found: its turn and round numbers (1-based), read into {@link LiveSeen.turns} and `roundNos`. */
+  readonly place?: { readonly turn: number; readonly roundNo: number } | undefined;
 }
 
 /** Flag bits of {@link LiveSeen.flags}. */
@@ -26,8 +28,8 @@ const PACK_FROM = 32;
 
 /**
  * A map from key to entry in insertion order (a key set again keeps its place, as in a Map), whose entries are
- * also read as slots: `results[i]` is undefined for a removed slot, else the entry, with `paths[i]`, `at[i]` and
- * `flags[i]` beside it; `slotsOf(path)` gives the slots holding a path. Slots keep their order; removed ones are
+ * also read as slots: `results[i]` is undefined for a removed slot, else the entry, with `paths[i]`, `at[i]`,
+ * `flags[i]`, `turns[i]` and `roundNos[i]` beside it; `slotsOf(path)` gives the slots holding a path. Slots keep their order; removed ones are
  * packed away once they are most of them (slot numbers change then: read them within one pass).
  */
 export class LiveSeen<R extends LiveEntry> {
@@ -37,6 +39,8 @@ export class LiveSeen<R extends LiveEntry> {
   #paths: BlockPath[] = [];
   #at: number[] = [];
   #flags: number[] = [];
+  #turns: number[] = [];
+  #roundNos: number[] = [];
   readonly #byPath = new Map<BlockPath, number | number[]>();
   #removed = 0;
 
@@ -64,6 +68,16 @@ export class LiveSeen<R extends LiveEntry> {
 
   get flags(): readonly number[] {
     return this.#flags;
+  }
+
+  /** Per slot, the turn of the entry's place (-1 when it has none). */
+  get turns(): readonly number[] {
+    return this.#turns;
+  }
+
+  /** Per slot, the round of the entry's place in its turn (-1 when it has none). */
+  get roundNos(): readonly number[] {
+    return this.#roundNos;
   }
 
   get(key: string): R | undefined {
@@ -106,6 +120,8 @@ export class LiveSeen<R extends LiveEntry> {
     this.#paths = [];
     this.#at = [];
     this.#flags = [];
+    this.#turns = [];
+    this.#roundNos = [];
     this.#removed = 0;
   }
 
@@ -140,6 +156,8 @@ export class LiveSeen<R extends LiveEntry> {
     this.#paths[i] = r.path;
     this.#at[i] = r.at;
     this.#flags[i] = (r.external ? LIVE_EXTERNAL : 0) | (r.simple ? LIVE_SIMPLE : 0);
+    this.#turns[i] = r.place?.turn ?? -1;
+    this.#roundNos[i] = r.place?.roundNo ?? -1;
     const s = this.#byPath.get(r.path);
     if (s === undefined) this.#byPath.set(r.path, i);
     else if (typeof s === 'number') this.#byPath.set(r.path, s < i ? [s, i] : [i, s]);

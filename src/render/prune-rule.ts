@@ -12,6 +12,7 @@ import type { ModelProfile } from '../models/profiles.js';
 import type { PassContext } from './context.js';
 import { expectedRemaining, noticePrice } from './gate.js';
 import { coveredFrom, isCompacted, isThinking, streamLayout, visibleFrom } from './projection.js';
+import type { LiveSeen } from './live-seen.js';
 import { type LiveResult, reuseWeigher, supersededFoundSince } from './reuse.js';
 import type { PruneOptions } from './types.js';
 
@@ -108,9 +109,14 @@ function ruleOf(state: TimelineState, o: Readonly<Required<PruneOptions>>, think
 
 /** Whether round `round` of turn `t` (1-based) may hold candidates: prunable, outside the keep window, not compacted. */
 function roundOpen(rule: Rule, t: number, round: Round): boolean {
+  return roundOpenAt(rule, t, round.index);
+}
+
+/** {@link roundOpen} of round number `r` of turn `t` (a round's number is its index). */
+function roundOpenAt(rule: Rule, t: number, r: number): boolean {
   if (t > rule.lastPrunableTurn) return false;
-  if (t === rule.keepFrom.turn && round.index >= rule.keepFrom.round) return false;
-  return !coveredFrom(rule.from, t, round.index);
+  if (t === rule.keepFrom.turn && r >= rule.keepFrom.round) return false;
+  return !coveredFrom(rule.from, t, r);
 }
 
 /** Pushes the candidates of one round (response, then results) onto `out`. */
@@ -169,10 +175,33 @@ export interface FirstChance {
 }
 
 /**
- * {@link firstChanceCandidates} with each candidate's place and staleness (see {@link FirstChance}). `ordered` false:
- * in no particular order (the prune pass orders its candidates by stream position anyway).
+ * The live results (reuse.ts `LiveResult`) {@link firstChanceFound} leaves to its caller when asked to (`split`):
+ * after every write the gate finds every visible stale result of a file-less call again, and on a model that binds
+ * thinking holds nearly all of them, request after request (a hundred and more late in a long session). The prune
+ * pass keeps, per slot, where it found each one in the stream and what removing it saves, and re-reads only a slot
+ * whose result or stream block changed since (through `resolve`).
  */
-export function firstChanceFound(state: TimelineState, o: Readonly<Required<PruneOptions>>, thinking = false, ordered = true): FirstChance[] | undefined {
+export interface LiveSlots {
+  /** Slots of `seen` whose result passed the round rule, in no particular order (filled by firstChanceFound). */
+  readonly slots: number[];
+  /** The walk's live keys seen visible (set by firstChanceFound). */
+  seen?: LiveSeen<LiveResult>;
+  /** The candidate firstChanceFound makes of a live result, or undefined when it is none (set by firstChanceFound). */
+  resolve?: (live: LiveResult) => FirstChance | undefined;
+}
+
+/**
+ * {@link firstChanceCandidates} with each candidate's place and staleness (see {@link FirstChance}). `ordered` false:
+ * in no particular order (the prune pass orders its candidates by stream position anyway). `split`: the live results
+ * read from the walk's slots are left in it (see {@link LiveSlots}), not made candidates here.
+ */
+export function firstChanceFound(
+  state: TimelineState,
+  o: Readonly<Required<PruneOptions>>,
+  thinking = false,
+  ordered = true,
+  split?: LiveSlots,
+): FirstChance[] | undefined {
   if (!o.enabled) return [];
   if (!state.lastRender) return undefined;
   const prev = state.lastRender.sentThrough ?? state.lastRender;
@@ -208,31 +237,43 @@ export function firstChanceFound(state: TimelineState, o: Readonly<Required<Prun
   // the walk just found visible in this hidden set (a live key's result) is not looked up again: a miss reads
   // every level of the set, for each visible result of a file-less call after every write.
   const superseded = supersededFoundSince(state, since, (path, live) => live !== undefined || !hidden.has(path), o.minChars, taken);
-  for (let k = 0; k < superseded.paths.length; k++) {
-    const path = superseded.paths[k]!;
-    const live = superseded.live[k];
+  // The candidate a superseded path is (undefined: none), found as the walk left it.
+  const one = (path: BlockPath, live: LiveResult | undefined): FirstChance | undefined => {
     const place = live?.place;
     // A live result's place, found when the walk first saw it visible: still this state's when its round is.
     if (place !== undefined && turns[place.turn - 1]?.rounds[place.roundNo - 1] === place.round) {
-      if (!roundOpen(rule, place.turn, place.round)) continue;
+      if (!roundOpen(rule, place.turn, place.round)) return undefined;
       // Not added to `taken`: the paths the walk found are distinct, and `only` has read it already.
-      const c = liveCandidate(live!, o, rule);
-      if (c) found.push(c);
-      continue;
+      return liveCandidate(live!, o, rule);
     }
     const loc = locOf(path);
-    if (loc?.round === undefined) continue;
+    if (loc?.round === undefined) return undefined;
     const round = turns[loc.turn - 1]?.rounds[loc.round - 1];
-    if (!round || !roundOpen(rule, loc.turn, round)) continue;
+    if (!round || !roundOpen(rule, loc.turn, round)) return undefined;
     const i = blockIndex(round).get(path);
-    if (i === undefined) continue;
+    if (i === undefined) return undefined;
     const b = i < round.response.length ? round.response[i]! : round.results[i - round.response.length]!;
     // No hidden test (`only` passed this path against the same set), and the round's thinking rule read only for a
     // thinking block (the only kind it decides): each look-up reads cold objects, per payload a write made stale,
     // tens per request late in a long session.
-    if (prunableKind(o, b, isThinking(b) && thinkingPrunable(rule, loc.turn, round))) {
-      found.push({ block: b, t: loc.turn, r: round.index, i, round, stale: live?.simple === true });
+    if (!prunableKind(o, b, isThinking(b) && thinkingPrunable(rule, loc.turn, round))) return undefined;
+    return { block: b, t: loc.turn, r: round.index, i, round, stale: live?.simple === true };
+  };
+  const seen = superseded.seen;
+  if (split) {
+    split.seen = seen;
+    split.resolve = (live) => one(live.path, live);
+  }
+  for (let k = 0; k < superseded.paths.length; k++) {
+    const slot = superseded.slots[k]!;
+    // Read from the slots (split): only the round rule, from the place's numbers (a live result is a tool result of
+    // at least minChars, a prunable kind); the caller checks the rest against what it kept of the slot, or resolves it.
+    if (split && slot >= 0 && seen.turns[slot]! >= 0) {
+      if (roundOpenAt(rule, seen.turns[slot]!, seen.roundNos[slot]!)) split.slots.push(slot);
+      continue;
     }
+    const c = one(superseded.paths[k]!, superseded.live[k]);
+    if (c) found.push(c);
   }
   if (ordered) found.sort((a, b) => a.t - b.t || a.r - b.r || a.i - b.i);
   return found;

@@ -15,7 +15,7 @@
  * a pruned block stays pruned in every later render. Idempotent.
  */
 import { castDraft, produce } from 'immer';
-import type { Block, CacheEntryRecord, HiddenRecord, Round, StreamBlock, TimelineState } from '../timeline/types.js';
+import type { Block, BlockPath, CacheEntryRecord, HiddenRecord, Round, StreamBlock, TimelineState } from '../timeline/types.js';
 import { isThinkingBlock } from './bind.js';
 import type { Pass, PassContext } from './context.js';
 import { expectedRemaining, noticePrice, noticeStripPrice, priceChange } from './gate.js';
@@ -24,8 +24,9 @@ import { dedupe } from './dedupe.js';
 import { withHidden } from './hidden-set.js';
 import { hiddenSetOf } from '../timeline/hidden.js';
 import { cacheStanding, isThinking } from './projection.js';
-import { candidatesFrom, firstChanceFound, indexOfPath, locOf, pruneCandidates } from './prune-rule.js';
-import { firstChance, reuseWeigher, type ReuseVerdict } from './reuse.js';
+import type { LiveSeen } from './live-seen.js';
+import { candidatesFrom, firstChanceFound, indexOfPath, type LiveSlots, locOf, pruneCandidates } from './prune-rule.js';
+import { firstChance, type LiveResult, reuseWeigher, type ReuseVerdict } from './reuse.js';
 import type { Decision } from './types.js';
 
 const NOTICE_PARAM = { type: 'text' as const, text: PRUNE_NOTICE };
@@ -143,6 +144,53 @@ function noteTokensOf(ctx: PassContext, b: Block, note: string): number {
   return isThinking(b) ? 0 : noteTextTokens(ctx, note);
 }
 
+/**
+ * What the gate last read of each slot of the walk's live keys seen visible (live-seen.ts), for one counter: the
+ * result it was (a slot read for another result, after a packing or a key seen anew, is read again), where its block
+ * sat in the stable stream and that stream block, and the tokens removing it saves. While the slot holds the same
+ * result and the stream read now holds that block at that index (a stream holds a path once; the block is the
+ * projection of that payload, visible), the candidate is what it was: the same position and saving, so still held
+ * when before the bound. On a model that binds thinking nearly every visible stale result is held, found again after
+ * every write: read this way, a held one costs a few array reads, not a candidate made and weighed.
+ */
+interface SlotRecord {
+  readonly counter: object;
+  readonly live: (LiveResult | undefined)[];
+  readonly at: number[];
+  readonly block: (StreamBlock | undefined)[];
+  readonly removed: number[];
+}
+
+const slotRecords = new WeakMap<LiveSeen<LiveResult>, SlotRecord>();
+
+/** The slot record of `seen` for this counter (a new one for another counter: savings are counted with it). */
+function slotRecordOf(seen: LiveSeen<LiveResult>, counter: object): SlotRecord {
+  let r = slotRecords.get(seen);
+  if (r?.counter !== counter) slotRecords.set(seen, (r = { counter, live: [], at: [], block: [], removed: [] }));
+  return r;
+}
+
+/** The held items in stream order: those the candidates gave (in stream order) and the held slots, merged by position. */
+function withHeldSlots(
+  held: readonly { readonly path: BlockPath; readonly at: number }[],
+  slots: number[],
+  record: SlotRecord | undefined,
+  seen: LiveSeen<LiveResult> | undefined,
+): readonly { readonly path: BlockPath; readonly at: number }[] {
+  if (slots.length === 0) return held;
+  const at = record!.at;
+  const paths = seen!.paths;
+  slots.sort((a, b) => at[a]! - at[b]!);
+  const out: { path: BlockPath; at: number }[] = [];
+  let j = 0;
+  for (const i of slots) {
+    while (j < held.length && held[j]!.at < at[i]!) out.push(held[j++]!);
+    out.push({ path: paths[i]!, at: at[i]! });
+  }
+  while (j < held.length) out.push(held[j++]!);
+  return out;
+}
+
 /** Adds the one-time notice to the newest user message, if there is one to carry it. */
 function addNotice(state: TimelineState): TimelineState {
   const turn = state.turns.at(-1);
@@ -197,9 +245,37 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   // until the cache is cold (a free prune) or compaction rewrites it.
   // (Found from the rounds since the previous render and the payloads superseded since, not by filtering every round's.)
   const first = timelineWarm && o.reuse;
+  // Models that bind thinking: a payload before a visible thinking block stays (see `held` below), so its re-use is
+  // not weighed: only its path is reported. Late in a long session those are most candidates, on every request.
+  const bound = ctx.profile.bindsThinking ? lastThinking(stream) : -1;
+  // The live results (the visible results of file-less calls, stale after every write) come as the walk's slots when
+  // some may be held: most are found held again, as the slot's record says (see {@link SlotRecord}).
+  const split: LiveSlots | undefined = first && bound >= 0 && state.deferred.length === 0 ? { slots: [] } : undefined;
   const candidates: Candidate[] =
-    (first && firstChanceFound(state, o, thinking, false)) ||
+    (first && firstChanceFound(state, o, thinking, false, split)) ||
     (first ? pruneCandidates(state, o, thinking).filter(firstChance(state, o.keepRounds)) : pruneCandidates(state, o, thinking)).map((block) => ({ block }));
+  /** Slots held as their record says (no candidate made of them), and the slot of each live candidate made here. */
+  const heldSlots: number[] = [];
+  let slotOf: Map<Candidate, number> | undefined;
+  const seen = split?.seen;
+  const slotRecord = seen && split.slots.length > 0 ? slotRecordOf(seen, ctx.tokens) : undefined;
+  if (slotRecord) {
+    const results = seen!.results;
+    for (const i of split!.slots) {
+      const r = results[i]!;
+      const at = slotRecord.at[i]!;
+      // The same result at the same stream block: the same position and saving, and still before the bound.
+      if (slotRecord.live[i] === r && at < bound && stream[at] === slotRecord.block[i]) {
+        if (slotRecord.removed[i]! > 0) heldSlots.push(i);
+        continue;
+      }
+      const c = split!.resolve!(r);
+      if (c) {
+        candidates.push(c);
+        (slotOf ??= new Map()).set(c, i);
+      }
+    }
+  }
   const hiddenNow = hiddenSetOf(state);
   for (const d of state.deferred) {
     if (!candidates.some((c) => c.block.path === d.path) && !hiddenNow.has(d.path)) {
@@ -208,7 +284,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
       if (b) candidates.push({ block: { id: b.id, path: b.path, param: b.param as Block['param'] } });
     }
   }
-  if (candidates.length === 0) return { state, decisions: [] };
+  if (candidates.length === 0 && heldSlots.length === 0) return { state, decisions: [] };
 
   // Stream positions by path, read from the layout as asked (a map of the whole stream cost O(session) per render).
   const positions = new Map<string, number | undefined>();
@@ -220,9 +296,6 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   };
   const remaining = expectedRemaining(state, options.expectedRemaining);
   const weigh = reuseWeigher(state, stream, ctx, timelineWarm, remaining);
-  // Models that bind thinking: a payload before a visible thinking block stays (see `held` below), so its re-use is
-  // not weighed: only its path is reported. Late in a long session those are most candidates, on every request.
-  const bound = ctx.profile.bindsThinking ? lastThinking(stream) : -1;
   const all = candidates
     .map((c) => {
       const b = c.block;
@@ -250,6 +323,13 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
           removed = w.removed = Math.max(0, w.block.tokens - w.noteTokens);
         }
       }
+      const slot = slotOf?.get(c);
+      if (slot !== undefined && at !== undefined) {
+        slotRecord!.live[slot] = seen!.results[slot];
+        slotRecord!.at[slot] = at;
+        slotRecord!.block[slot] = stream[at];
+        slotRecord!.removed[slot] = removed;
+      }
       // The agent's own hides are its decision: no re-use weighing.
       const reuse = reason === 'agent' || at < bound ? undefined : weigh(b.path, removed, c.stale);
       return { path: b.path, at, record, removed, reuse, thinking };
@@ -259,7 +339,15 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   // Models that bind thinking: a payload before a visible thinking block stays, since pruning it would invalidate
   // that thinking and every later one (render/bind.ts). The agent's deferred hides wait too (for a compaction);
   // a hide it asks for now (hideBlock) still applies, and the plan then says which thinking it cost.
-  const held = bound >= 0 ? all.filter((x) => x.at < bound) : [];
+  const held =
+    bound >= 0
+      ? withHeldSlots(
+          all.filter((x) => x.at < bound),
+          heldSlots,
+          slotRecord,
+          seen,
+        )
+      : [];
   const free = held.length > 0 ? all.filter((x) => x.at >= bound) : all;
   // Payloads a later call is likely enough to need stay visible: the plan says so, with the figures.
   const kept = free.filter((x) => x.reuse?.keep);
@@ -291,6 +379,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   if (timelineWarm && first && chosen.from < items.length) {
     const from = items[chosen.from]!.at;
     const taken = new Set(all.map((x) => x.path));
+    for (const i of heldSlots) taken.add(seen!.paths[i]!);
     for (const b of candidatesFrom(state, o, thinking, items[chosen.from]!.path) ?? pruneCandidates(state, o, thinking)) {
       const at = index.get(b.path);
       if (at === undefined || at <= from || at < bound || taken.has(b.path)) continue;

@@ -133,6 +133,10 @@ export interface SupersededFound {
   readonly paths: BlockPath[];
   /** Per path (same index): the live key's result it is, found visible in the state's hidden set; else undefined. */
   readonly live: (LiveResult | undefined)[];
+  /** Per path (same index): the live result's slot in `seen`, when read from the slots; else -1. */
+  readonly slots: number[];
+  /** The walk's live keys seen visible, whose slots `slots` names (read them before the walk moves). */
+  readonly seen: LiveSeen<LiveResult>;
 }
 
 /**
@@ -158,6 +162,7 @@ export function supersededFound(
   const maybe = new Set<BlockPath>();
   const paths: BlockPath[] = [];
   const live: (LiveResult | undefined)[] = [];
+  const slots: number[] = [];
   /** Live keys' results found visible by this call that share a path with `maybe` (see `only`). */
   let visibleNow: Map<BlockPath, LiveResult> | undefined;
   const replaced = w.replacedLog;
@@ -214,6 +219,7 @@ export function supersededFound(
           if ((skip ? !skipped?.has(i) : !only || only(path, r)) && anyWrite > at[i]!) {
             paths.push(path);
             live.push(r);
+            slots.push(i);
           }
         } else {
           maybe.add(path);
@@ -230,9 +236,10 @@ export function supersededFound(
     if (at !== undefined && at > afterRound) {
       paths.push(path);
       live.push(r);
+      slots.push(-1);
     }
   }
-  return { paths, live };
+  return { paths, live, slots, seen: w.liveSeen };
 }
 
 /**
