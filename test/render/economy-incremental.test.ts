@@ -34,6 +34,7 @@ import type { TimelineState } from '../../src/timeline/types.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { parseTimelinePath } from '../../src/timeline/paths.js';
 import { dedupeScan, firstChanceScan } from '../helpers/economy-reference.js';
+import { coldCopy as cold } from '../helpers/cold-copy.js';
 import { economySession } from '../helpers/economy-session.js';
 import { applyEvent } from '../helpers/trace-events.js';
 import { figures } from '../helpers/reuse.js';
@@ -43,22 +44,6 @@ const REQUESTS = 260;
 /** One open turn of REQUESTS rounds, or REQUESTS requests over many turns; re-reads and re-runs as real agents do. */
 function session(model: string, shape: 'single' | 'multi'): TraceEvent[] {
   return economySession('economy-incremental', model, shape, REQUESTS);
-}
-
-/** The same state with nothing shared that an index could be kept on: new turns, rounds, arrays, hidden set; the previous stream a plain copy. */
-function cold(state: TimelineState): TimelineState {
-  const turns = state.turns.map((t) => ({
-    ...t,
-    user: [...t.user],
-    rounds: t.rounds.map((r) => ({ ...r, response: [...r.response], results: [...r.results], open: [...r.open] })),
-  }));
-  const prev = state.lastRender;
-  return {
-    ...state,
-    turns,
-    hidden: { ...state.hidden },
-    ...(prev ? { lastRender: { ...prev, stream: [...prev.stream], entries: [...prev.entries] } } : {}),
-  };
 }
 
 /** Rounds before round `round` of turn `turn` (1-based), across turns. */

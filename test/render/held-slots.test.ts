@@ -18,26 +18,11 @@ import { appendResponse } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { BlockTokenCache, charCounter, type TokenCounter } from '../../src/tokens/counter.js';
 import type { TraceEvent } from '../../src/trace/types.js';
+import { coldCopy as cold } from '../helpers/cold-copy.js';
 import { economySession } from '../helpers/economy-session.js';
 import { applyEvent } from '../helpers/trace-events.js';
 
 const REQUESTS = 220;
-
-/** The same state with nothing an index could be kept on (new turns, rounds and arrays, a copied hidden set). */
-function cold(state: TimelineState): TimelineState {
-  const turns = state.turns.map((t) => ({
-    ...t,
-    user: [...t.user],
-    rounds: t.rounds.map((r) => ({ ...r, response: [...r.response], results: [...r.results], open: [...r.open] })),
-  }));
-  const prev = state.lastRender;
-  return {
-    ...state,
-    turns,
-    hidden: { ...state.hidden },
-    ...(prev ? { lastRender: { ...prev, stream: [...prev.stream], entries: [...prev.entries] } } : {}),
-  };
-}
 
 /** Characters / 4, but a hidden payload's note costs more than any payload of the session: removing one saves nothing. */
 const dearNotes: TokenCounter = {
