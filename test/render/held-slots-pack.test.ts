@@ -37,6 +37,32 @@ const dearNotes: TokenCounter = {
 
 const output = (seed: string, n: number) => Array.from({ length: n }, (_, i) => `${seed} line ${i}: status of the build step ${i} is fine`).join('\n');
 
+/** The paths the rule above names in `state` (see {@link run}). */
+function heldByRule(state: TimelineState, keepRounds: number): string[] {
+  const rounds = state.turns.flatMap((t) => t.rounds);
+  const newest = new Map<string, { path: string; at: number }>();
+  let lastWrite = -1;
+  let lastThinking = -1;
+  rounds.forEach((round, at) => {
+    if (round.response.some((b) => b.param.type === 'thinking')) lastThinking = at;
+    for (const b of round.response) {
+      if (b.param.type !== 'tool_use') continue;
+      if (b.param.name === 'Write') lastWrite = at;
+      const result = round.results.find((x) => x.id === b.id);
+      if (b.param.name === 'Bash' && result) newest.set(JSON.stringify(b.param.input), { path: result.path, at });
+    }
+  });
+  return [...newest.values()]
+    .filter((r) => r.at < lastWrite && r.at < lastThinking && r.at < rounds.length - keepRounds && state.hidden[r.path] === undefined)
+    .map((r) => r.path);
+}
+
+/** Whether the newest round of `state` wrote a file. */
+function wroteLast(state: TimelineState): boolean {
+  const round = state.turns.at(-1)?.rounds.at(-1);
+  return round?.response.some((b) => b.param.type === 'tool_use' && b.param.name === 'Write') === true;
+}
+
 /** `counters`: the token counter of each request, in turn, `every` requests each. */
 function run(
   keys: number,
@@ -45,6 +71,7 @@ function run(
   counters: readonly TokenCounter[],
   every: number,
   keepRounds?: number,
+  turnEvery?: number,
 ): { held: number; pruned: number } {
   const caches = counters.map((c) => new BlockTokenCache(c));
   const options: RenderOptions = {
@@ -70,7 +97,15 @@ function run(
     const fresh = render(cold(state), opts);
     expect(rendered.decisions).toEqual(fresh.decisions);
     expect(JSON.stringify(toAnthropic(rendered))).toBe(JSON.stringify(toAnthropic(fresh)));
-    n.held += rendered.decisions.filter((d) => d.type === 'defer' && d.why.startsWith('preserved thinking')).length;
+    const held = rendered.decisions.filter((d) => d.type === 'defer' && d.why.startsWith('preserved thinking'));
+    n.held += held.length;
+    // From scratch, after a write (each visible stale result is found again then), under a counter whose notes cost
+    // less than the payloads: every newest result of a command, still visible, that a later write made stale and a
+    // later thinking block holds, outside the rounds kept, is reported held (or pruned now).
+    if (counters[0] === opts.tokens.counter && wroteLast(state)) {
+      const reported = new Set(rendered.decisions.filter((d) => d.type === 'prune' || held.includes(d)).map((d) => d.path));
+      expect(heldByRule(state, keepRounds ?? 1).filter((p) => !reported.has(p))).toEqual([]);
+    }
     n.pruned += rendered.decisions.filter((d) => d.type === 'prune').length;
     if (keepRounds !== undefined && before) {
       const retry = { ...opts, now: before.now };
@@ -79,6 +114,12 @@ function run(
       expect(again.decisions).toEqual(render(cold(before.state), retry).decisions);
     }
     before = { state, now };
+    if (turnEvery !== undefined && r > 0 && r % turnEvery === 0) {
+      state = appendResponse(rendered.state, [{ type: 'text', text: `Step ${r}: all green.` }] as never, now);
+      now += 3_000;
+      state = startTurn(state, `Check again (${r}).`, now);
+      continue;
+    }
     const k = r % keys;
     const thinking =
       r < thinkingRounds ? [{ type: 'thinking', thinking: `Round ${r}: check step ${k} again. `.repeat(8), signature: `sig-${r}-${'x'.repeat(40)}` }] : [];
@@ -102,6 +143,11 @@ describe('held stale results after the slots are packed and after thinking stops
 
   it('the same under two counters in turn, one whose notes cost more than any payload (a slot read under the other holds nothing)', () => {
     const n = run(8, 90, 60, [charCounter(), dearNotes], 5);
+    expect(n.held).toBeGreaterThan(0);
+  });
+
+  it('the same over many turns (a new user message every seven rounds: the stale results in the last turn)', () => {
+    const n = run(8, 90, 60, [charCounter()], 1, undefined, 7);
     expect(n.held).toBeGreaterThan(0);
   });
 
