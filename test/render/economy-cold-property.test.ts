@@ -21,23 +21,8 @@ import { Rng } from '../../src/synthetic/rng.js';
 import { appendResponse } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import type { TraceEvent } from '../../src/trace/types.js';
+import { coldCopy } from '../helpers/cold-copy.js';
 import { applyEvent } from '../helpers/trace-events.js';
-
-/** The same state with nothing an index could be kept on (new turns, rounds and arrays, a copied hidden set). */
-function cold(state: TimelineState): TimelineState {
-  const turns = state.turns.map((t) => ({
-    ...t,
-    user: [...t.user],
-    rounds: t.rounds.map((r) => ({ ...r, response: [...r.response], results: [...r.results], open: [...r.open] })),
-  }));
-  const prev = state.lastRender;
-  return {
-    ...state,
-    turns,
-    hidden: { ...state.hidden },
-    ...(prev ? { lastRender: { ...prev, stream: [...prev.stream], entries: [...prev.entries] } } : {}),
-  };
-}
 
 interface Line {
   state: TimelineState | undefined;
@@ -60,11 +45,12 @@ interface Run {
 function renderBoth(run: Run, state: TimelineState, now: number) {
   const opts = { ...run.options, now };
   const r = render(state, opts);
-  const fresh = render(cold(state), opts);
+  const fresh = render(coldCopy(state), opts);
   run.renders++;
   expect(r.decisions).toEqual(fresh.decisions);
   expect(JSON.stringify(toAnthropic(r))).toBe(JSON.stringify(toAnthropic(fresh)));
-  for (const d of r.decisions) run.kinds.add(d.type === 'defer' && d.why.startsWith('preserved thinking') ? 'held' : d.type === 'prune' ? `prune:${d.reason}` : d.type);
+  for (const d of r.decisions)
+    run.kinds.add(d.type === 'defer' && d.why.startsWith('preserved thinking') ? 'held' : d.type === 'prune' ? `prune:${d.reason}` : d.type);
   return r;
 }
 

@@ -15,19 +15,10 @@ import type { RenderOptions } from '../../src/render/types.js';
 import { appendResponse, appendToolResults, createTimeline, startTurn } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { BlockTokenCache, charCounter, type TokenCounter } from '../../src/tokens/counter.js';
+import { coldCopy } from '../helpers/cold-copy.js';
 
 const MODEL = 'claude-sonnet-5-5';
 const T0 = Date.UTC(2026, 2, 2, 9, 0, 0);
-
-function cold(state: TimelineState): TimelineState {
-  const turns = state.turns.map((t) => ({
-    ...t,
-    user: [...t.user],
-    rounds: t.rounds.map((r) => ({ ...r, response: [...r.response], results: [...r.results], open: [...r.open] })),
-  }));
-  const prev = state.lastRender;
-  return { ...state, turns, hidden: { ...state.hidden }, ...(prev ? { lastRender: { ...prev, stream: [...prev.stream], entries: [...prev.entries] } } : {}) };
-}
 
 /** Characters / 4, but a hidden payload's note costs more than any payload: removing one saves nothing (none is held). */
 const dearNotes: TokenCounter = {
@@ -94,7 +85,7 @@ function run(
     now += 3_000;
     const opts = { ...options, now, tokens: caches[Math.floor(r / every) % caches.length]! };
     const rendered = render(state, opts);
-    const fresh = render(cold(state), opts);
+    const fresh = render(coldCopy(state), opts);
     expect(rendered.decisions).toEqual(fresh.decisions);
     expect(JSON.stringify(toAnthropic(rendered))).toBe(JSON.stringify(toAnthropic(fresh)));
     const held = rendered.decisions.filter((d) => d.type === 'defer' && d.why.startsWith('preserved thinking'));
@@ -111,7 +102,7 @@ function run(
       const retry = { ...opts, now: before.now };
       // A copy with its own turns array: not the memo of that state's analysis, so the session's walk is rolled back.
       const again = render({ ...before.state, turns: [...before.state.turns] }, retry);
-      expect(again.decisions).toEqual(render(cold(before.state), retry).decisions);
+      expect(again.decisions).toEqual(render(coldCopy(before.state), retry).decisions);
     }
     before = { state, now };
     if (turnEvery !== undefined && r > 0 && r % turnEvery === 0) {
