@@ -1,0 +1,41 @@
+/**
+ * The process's copy as a cache hint after a deleted record (local-copy.ts withLedgerHint) is this model's only: the
+ * provider's cache entries are per model, so after the record is deleted and the loop goes on with another model, the
+ * request is rendered from the messages alone with no entry claimed (the plan predicts what the provider reads).
+ */
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FileConversationStore } from '../../src/conversation/file-store.js';
+import { prepare } from '../../src/conversation/prepare.js';
+import { CacheSimulator } from '../../src/sim/simulator.js';
+import { BASE, requests } from './store-contract.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe("the copy's ledger after a deleted record", () => {
+  it('is no hint for another model: nothing of its entries is claimed, as the provider reads nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'local-copy-model-'));
+    dirs.push(dir);
+    const store = new FileConversationStore({ dir });
+    const sim = new CacheSimulator();
+    const loop = requests(1, 30, 400);
+    for (let k = 0; k < 25; k++) {
+      const at = 1_000_000 + k * 5_000;
+      sim.send((await prepare({ ...BASE, messages: loop[k]! as MessageParam[] }, { conversationId: 'm', store, now: at })).params as never, at);
+    }
+    await store.delete('m');
+    const at = 1_000_000 + 25 * 5_000;
+    const other = { ...BASE, model: 'claude-sonnet-4-5' };
+    const { params, plan } = await prepare({ ...other, messages: loop[25]! as MessageParam[] }, { conversationId: 'm', store, now: at });
+    const r = sim.send(params as never, at);
+    expect(plan.resync?.reason).toBe('no_stored_state');
+    expect(r.usage!.cache_read_input_tokens).toBe(0);
+    expect(plan.usage.cache_read_input_tokens).toBe(0);
+  });
+});
