@@ -1,7 +1,8 @@
 /**
  * The process's copy as a cache hint after a deleted record (local-copy.ts withLedgerHint) is this model's only: the
  * provider's cache entries are per model, so after the record is deleted and the loop goes on with another model, the
- * request is rendered from the messages alone with no entry claimed (the plan predicts what the provider reads).
+ * request is rendered from the messages alone with no entry claimed (the plan predicts what the provider reads). A
+ * retry of the last request after the delete cuts nothing back: rendered from its messages, read as predicted.
  */
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages/messages';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,5 +38,26 @@ describe("the copy's ledger after a deleted record", () => {
     expect(plan.resync?.reason).toBe('no_stored_state');
     expect(r.usage!.cache_read_input_tokens).toBe(0);
     expect(plan.usage.cache_read_input_tokens).toBe(0);
+  });
+
+  it('a retry of the last request after the delete (the same messages, nothing cut back) is rendered from them, as the provider reads it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'local-copy-retry-'));
+    dirs.push(dir);
+    const store = new FileConversationStore({ dir });
+    const sim = new CacheSimulator();
+    const loop = requests(1, 12, 400);
+    const model = { ...BASE, model: 'claude-opus-5-5' };
+    for (let k = 0; k < 10; k++) {
+      const at = 1_000_000 + k * 5_000;
+      sim.send((await prepare({ ...model, messages: loop[k]! as MessageParam[] }, { conversationId: 'r', store, now: at })).params as never, at);
+    }
+    await store.delete('r');
+    const at = 1_000_000 + 10 * 5_000;
+    const { params, plan } = await prepare({ ...model, messages: loop[9]! as MessageParam[] }, { conversationId: 'r', store, now: at });
+    const r = sim.send(params as never, at);
+    expect(r.rejected).toBeNull();
+    expect(plan.resync?.reason).toBe('no_stored_state');
+    expect(r.usage!.cache_read_input_tokens).toBe(plan.usage.cache_read_input_tokens);
+    expect(r.explain?.bust).toBe(false);
   });
 });
