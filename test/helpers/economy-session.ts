@@ -4,13 +4,13 @@
  * as real agents do, no huge payloads.
  */
 import type { Rendered, RenderOptions } from '../../src/render/types.js';
-import { generateTrace } from '../../src/synthetic/generate.js';
+import { type GenerateOptions, generateTrace } from '../../src/synthetic/generate.js';
 import { appendResponse } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { applyEvent } from './trace-events.js';
 
-export function economySession(seed: string, model: string, shape: 'single' | 'multi', requests: number): TraceEvent[] {
+export function economySession(seed: string, model: string, shape: 'single' | 'multi', requests: number, more: Partial<GenerateOptions> = {}): TraceEvent[] {
   return generateTrace({
     seed: `${seed}-${shape}-${model}`,
     profile: 'coding',
@@ -21,6 +21,7 @@ export function economySession(seed: string, model: string, shape: 'single' | 'm
     revisits: true,
     hugeRate: 0,
     model,
+    ...more,
   });
 }
 

@@ -16,12 +16,12 @@ import { resolveProfile } from '../../src/models/profiles.js';
 import { toAnthropic } from '../../src/providers/anthropic.js';
 import { render } from '../../src/render/render.js';
 import type { RenderOptions } from '../../src/render/types.js';
-import { generateTrace } from '../../src/synthetic/generate.js';
 import { Rng } from '../../src/synthetic/rng.js';
 import { appendResponse } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import type { TraceEvent } from '../../src/trace/types.js';
 import { coldCopy } from '../helpers/cold-copy.js';
+import { economySession } from '../helpers/economy-session.js';
 import { applyEvent } from '../helpers/trace-events.js';
 
 interface Line {
@@ -75,18 +75,7 @@ function step(run: Run, line: Line): boolean {
 
 function replay(seed: number, model: string, shape: 'single' | 'multi', window: number): Set<string> {
   const requests = 70;
-  const events = generateTrace({
-    seed: `economy-cold-${seed}-${shape}`,
-    profile: 'coding',
-    requests,
-    ...(shape === 'single' ? { rounds: { median: requests, min: requests, max: requests } } : {}),
-    tail: true,
-    hides: true,
-    revisits: true,
-    hugeRate: 0,
-    thinkingRate: 0.4,
-    model,
-  });
+  const events = economySession(`economy-cold-${seed}`, model, shape, requests, { thinkingRate: 0.4 });
   const options: RenderOptions = {
     profile: { ...resolveProfile(model), contextWindow: window },
     policy: 'economy',
