@@ -11,7 +11,10 @@ const io = { env: {} };
 describe('describeError: an unknown model', () => {
   it('under a provider: the CLI fix, with that provider’s models', () => {
     const d = describeError(new UnknownModelError('claude-sonnet-4-6', ['gpt-5', 'gpt-5-mini'], undefined, 'openai'), io);
-    expect(d).toEqual({ status: 1, message: '--provider openai: the model "claude-sonnet-4-6" has no openai profile; pass --model with one of gpt-5, gpt-5-mini' });
+    expect(d).toEqual({
+      status: 1,
+      message: '--provider openai: the model "claude-sonnet-4-6" has no openai profile; pass --model with one of gpt-5, gpt-5-mini',
+    });
   });
 
   it('with no provider: the library’s message as one line, no --provider named', () => {
