@@ -48,3 +48,43 @@ export function replayRequests(
     state = applyEvent(state, e, { model, options, now, shift: 0, seen });
   }
 }
+
+/** One line of a session replayed on several (branches, forks, rewinds): its state before its next event, where it is in the events, its clock. */
+export interface SessionLine {
+  state: TimelineState | undefined;
+  next: number;
+  now: number;
+  /** Text this line adds to every tool result message (its rounds differ from the other lines'). */
+  extra?: string;
+}
+
+/** The session's events and what applying them needs, shared by its lines. */
+export interface SessionRun {
+  readonly events: readonly TraceEvent[];
+  readonly model: string;
+  readonly options: RenderOptions;
+  /** Kinds of what happened (events applied, decisions made), for the tests' coverage checks. */
+  readonly kinds: Set<string>;
+}
+
+/**
+ * Moves a line on by one request: its events up to the next response applied, the request answered by
+ * `answer(state, now)` (the response is appended to the state of the render it returns; `line.next` is still the
+ * response's event then); false when its events are spent.
+ */
+export function stepLine(run: SessionRun, line: SessionLine, answer: (state: TimelineState, now: number) => Rendered): boolean {
+  for (; line.next < run.events.length; line.next++) {
+    const e = run.events[line.next]!;
+    if (e.type === 'assistant') {
+      const r = answer(line.state!, line.now);
+      line.state = appendResponse(r.state, e.content as never, e.at);
+      line.now = e.at;
+      line.next++;
+      return true;
+    }
+    if ('at' in e && typeof e.at === 'number') line.now = e.at;
+    const event = line.extra && e.type === 'tool_results' ? { ...e, content: [...e.content, { type: 'text' as const, text: line.extra }] } : e;
+    line.state = applyEvent(line.state, event, { model: run.model, options: run.options, now: line.now, shift: 0, seen: run.kinds });
+  }
+  return false;
+}

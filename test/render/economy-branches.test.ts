@@ -15,12 +15,10 @@ import { toAnthropic } from '../../src/providers/anthropic.js';
 import { positions, positionsOf, prefixOf, prefixTokens } from '../../src/render/projection.js';
 import { render } from '../../src/render/render.js';
 import type { Rendered, RenderOptions } from '../../src/render/types.js';
-import { appendResponse } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import type { TraceEvent } from '../../src/trace/types.js';
-import { economySession } from '../helpers/economy-session.js';
+import { economySession, type SessionLine, type SessionRun, stepLine } from '../helpers/economy-session.js';
 import { withoutReuse } from '../helpers/reuse.js';
-import { applyEvent } from '../helpers/trace-events.js';
 
 const REQUESTS = 90;
 /** Requests of the main line before the branches leave it. */
@@ -42,20 +40,9 @@ function seen(r: Rendered): string {
   });
 }
 
-/** One line of the session: its state before the next event, where it is in the events, its clock. */
-interface Line {
-  state: TimelineState | undefined;
-  next: number;
-  now: number;
-  /** Text this line adds to every tool result message (a branch whose rounds differ from the others' in length). */
-  extra?: string;
-}
+type Line = SessionLine;
 
-interface Run {
-  readonly events: readonly TraceEvent[];
-  readonly model: string;
-  readonly options: RenderOptions;
-  readonly kinds: Set<string>;
+interface Run extends SessionRun {
   /** Renders not read yet, with what a from-scratch render of their state showed when they were made. */
   readonly unread: { r: Rendered; expected: string }[];
   renders: number;
@@ -76,21 +63,10 @@ function renderOne(run: Run, state: TimelineState, now: number): Rendered {
 
 /** Moves a line on by one request (the events up to it, its render, its response); every fourth, a retry first. */
 function step(run: Run, line: Line): boolean {
-  for (; line.next < run.events.length; line.next++) {
-    const e = run.events[line.next]!;
-    if (e.type === 'assistant') {
-      if (run.renders % 4 === 3) renderOne(run, line.state!, line.now);
-      const r = renderOne(run, line.state!, line.now);
-      line.state = appendResponse(r.state, e.content as never, e.at);
-      line.now = e.at;
-      line.next++;
-      return true;
-    }
-    if ('at' in e && typeof e.at === 'number') line.now = e.at;
-    const event = line.extra && e.type === 'tool_results' ? { ...e, content: [...e.content, { type: 'text' as const, text: line.extra }] } : e;
-    line.state = applyEvent(line.state, event, { model: run.model, options: run.options, now: line.now, shift: 0, seen: run.kinds });
-  }
-  return false;
+  return stepLine(run, line, (state, now) => {
+    if (run.renders % 4 === 3) renderOne(run, state, now);
+    return renderOne(run, state, now);
+  });
 }
 
 function replay(model: string, shape: 'single' | 'multi', options: RenderOptions): Set<string> {

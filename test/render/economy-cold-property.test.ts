@@ -17,28 +17,16 @@ import { toAnthropic } from '../../src/providers/anthropic.js';
 import { render } from '../../src/render/render.js';
 import type { RenderOptions } from '../../src/render/types.js';
 import { Rng } from '../../src/synthetic/rng.js';
-import { appendResponse } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
-import type { TraceEvent } from '../../src/trace/types.js';
 import { coldCopy } from '../helpers/cold-copy.js';
-import { economySession } from '../helpers/economy-session.js';
-import { applyEvent } from '../helpers/trace-events.js';
+import { economySession, type SessionLine, type SessionRun, stepLine } from '../helpers/economy-session.js';
 
-interface Line {
-  state: TimelineState | undefined;
-  next: number;
-  now: number;
-  /** Text this line adds to every tool result message (its rounds differ from the others'). */
-  extra?: string;
+interface Line extends SessionLine {
   /** Its states before each request, oldest first (what a fork or a retry starts from). */
   readonly past: { state: TimelineState; next: number; now: number }[];
 }
 
-interface Run {
-  readonly events: readonly TraceEvent[];
-  readonly model: string;
-  readonly options: RenderOptions;
-  readonly kinds: Set<string>;
+interface Run extends SessionRun {
   renders: number;
 }
 
@@ -54,23 +42,12 @@ function renderBoth(run: Run, state: TimelineState, now: number) {
   return r;
 }
 
-/** Moves a line on by one request; false when its events are spent. */
+/** Moves a line on by one request (its state before it kept for later forks and retries); false when its events are spent. */
 function step(run: Run, line: Line): boolean {
-  for (; line.next < run.events.length; line.next++) {
-    const e = run.events[line.next]!;
-    if (e.type === 'assistant') {
-      line.past.push({ state: line.state!, next: line.next, now: line.now });
-      const r = renderBoth(run, line.state!, line.now);
-      line.state = appendResponse(r.state, e.content as never, e.at);
-      line.now = e.at;
-      line.next++;
-      return true;
-    }
-    if ('at' in e && typeof e.at === 'number') line.now = e.at;
-    const event = line.extra && e.type === 'tool_results' ? { ...e, content: [...e.content, { type: 'text' as const, text: line.extra }] } : e;
-    line.state = applyEvent(line.state, event, { model: run.model, options: run.options, now: line.now, shift: 0, seen: run.kinds });
-  }
-  return false;
+  return stepLine(run, line, (state, now) => {
+    line.past.push({ state, next: line.next, now });
+    return renderBoth(run, state, now);
+  });
 }
 
 function replay(seed: number, model: string, shape: 'single' | 'multi', window: number): Set<string> {
