@@ -10,6 +10,7 @@ import { castDraft, produce } from 'immer';
 import type { ContentBlockParam, TextBlockParam, ToolResultBlockParam } from '../providers/anthropic-types.js';
 import { InvalidParamsError, TimelineError } from '../errors.js';
 import { contentBlockIssue } from '../internal/block-rules.js';
+import type { ProviderId } from '../models/caching.js';
 import { appendResponse, appendRound, appendToolResults, startTurn } from '../timeline/edit.js';
 import { findBlock, turnBlocks } from '../timeline/paths.js';
 import type { Block, DeferredHide, HiddenRecord, TimelineState } from '../timeline/types.js';
@@ -329,7 +330,7 @@ function blocksOf(message: MessageLike): ContentBlockParam[] {
  * What is wrong with a block's own fields that the edits would trip over (a TypeError deep inside) or the API
  * refuse: `[field suffix, message]`, or undefined. Only the fields cachepoint reads; other types pass as they are.
  */
-function blockIssue(b: ContentBlockParam): readonly [string, string] | undefined {
+function blockIssue(b: ContentBlockParam, api: ProviderId): readonly [string, string] | undefined {
   const o = b as unknown as Record<string, unknown>;
   switch (b.type) {
     case 'text':
@@ -337,7 +338,7 @@ function blockIssue(b: ContentBlockParam): readonly [string, string] | undefined
     case 'tool_use':
       if (typeof o.id !== 'string' || o.id.length === 0) return ['.id', 'expected a non-empty string'];
       if (typeof o.name !== 'string') return ['.name', 'expected a string'];
-      return o.input !== null && typeof o.input === 'object' && !Array.isArray(o.input) ? contentBlockIssue(o) : ['.input', 'expected an object'];
+      return o.input !== null && typeof o.input === 'object' && !Array.isArray(o.input) ? contentBlockIssue(o, api) : ['.input', 'expected an object'];
     case 'tool_result': {
       if (typeof o.tool_use_id !== 'string') return ['.tool_use_id', 'expected a string'];
       const c = o.content;
@@ -347,14 +348,14 @@ function blockIssue(b: ContentBlockParam): readonly [string, string] | undefined
         const x = c[j] as { type?: unknown; text?: unknown } | null;
         if (x === null || typeof x !== 'object' || typeof x.type !== 'string') return [`.content[${j}]`, 'expected a content block with a "type"'];
         if (x.type === 'text' && typeof x.text !== 'string') return [`.content[${j}].text`, 'expected a string'];
-        const part = contentBlockIssue(x as Record<string, unknown>);
+        const part = contentBlockIssue(x as Record<string, unknown>, api);
         if (part) return [`.content[${j}]${part[0]}`, part[1]];
       }
       return undefined;
     }
     default:
       // The API's own rules on the other blocks (internal/block-rules.ts): a thinking block's signature, an image's source, …
-      return contentBlockIssue(o);
+      return contentBlockIssue(o, api);
   }
 }
 
@@ -381,7 +382,7 @@ interface Parsed {
  *
  * @throws {InvalidParamsError} naming `messages[pos]`
  */
-function parseMessage(message: MessageLike, pos: number): Parsed {
+function parseMessage(message: MessageLike, pos: number, api: ProviderId): Parsed {
   // The field name of an error, built only when one is thrown (this runs for every new message).
   if (message === null || typeof message !== 'object') throw new InvalidParamsError(`messages[${pos}]`, 'expected a message object');
   if (message.role === 'system') {
@@ -409,7 +410,7 @@ function parseMessage(message: MessageLike, pos: number): Parsed {
     if (b === null || typeof b !== 'object' || typeof (b as { type?: unknown }).type !== 'string') {
       throw new InvalidParamsError(`messages[${pos}].content[${i}]`, 'expected a content block with a "type"');
     }
-    const issue = blockIssue(b);
+    const issue = blockIssue(b, api);
     if (issue) throw new InvalidParamsError(`messages[${pos}].content[${i}]${issue[0]}`, issue[1]);
     if (!user) continue;
     if (b.type === 'tool_result') count++;
@@ -439,9 +440,16 @@ function resultsOf(parsed: Parsed, pos: number): { results: ToolResultBlockParam
  *
  * @throws {InvalidParamsError} for a message the API would refuse in that place
  */
-export function applyMessage(state: TimelineState, message: MessageLike, index: number, at: number | undefined, offset = 0): TimelineState {
+export function applyMessage(
+  state: TimelineState,
+  message: MessageLike,
+  index: number,
+  at: number | undefined,
+  offset = 0,
+  api: ProviderId = 'anthropic',
+): TimelineState {
   const pos = index + offset;
-  const parsed = parseMessage(message, pos);
+  const parsed = parseMessage(message, pos, api);
   const { blocks, count } = parsed;
   try {
     if (message.role === 'assistant') {
@@ -489,11 +497,12 @@ function applyRound(
   at: number | undefined,
   answerAt: number | undefined,
   offset: number,
+  api: ProviderId,
 ): TimelineState | undefined {
   if (index === 0 || response?.role !== 'assistant' || answer?.role !== 'user' || typeof answer.content === 'string') return undefined;
   try {
-    const a = parseMessage(response, index + offset);
-    const b = parseMessage(answer, index + 1 + offset);
+    const a = parseMessage(response, index + offset, api);
+    const b = parseMessage(answer, index + 1 + offset, api);
     if (b.count === 0) return undefined;
     const { results, injected } = resultsOf(b, index + 1 + offset);
     return appendRound(state, a.blocks, results, injected, at, answerAt);
@@ -506,7 +515,8 @@ function applyRound(
  * Maps messages `from..` onto the state, recording a mark per message. Every
  * message is stamped `now`, except an assistant message at `respondedIndex`
  * (the response to the previous request), stamped `respondedAt`. A response
- * followed by its tool results is mapped as one edit (see {@link applyRound}).
+ * followed by its tool results is mapped as one edit (see {@link applyRound}). `api` is the API the request goes
+ * to: the Messages API's rules on a document's or image's bytes hold for 'anthropic' only (internal/block-rules.ts).
  */
 export function applyMessages(
   state: TimelineState,
@@ -517,6 +527,7 @@ export function applyMessages(
   respondedIndex = -1,
   respondedAt = now,
   offset = 0,
+  api: ProviderId = 'anthropic',
 ): TimelineState {
   let s = state;
   for (let i = from; i < messages.length; i++) {
@@ -525,7 +536,7 @@ export function applyMessages(
     const at = i === respondedIndex && m?.role === 'assistant' ? respondedAt : now;
     if (i + 1 < messages.length) {
       const next = messages[i + 1]!;
-      const both = applyRound(s, m, next, i, at, now, offset);
+      const both = applyRound(s, m, next, i, at, now, offset, api);
       if (both !== undefined) {
         s = both;
         consumed.push({ mark, sent: sentOf(m) });
@@ -535,7 +546,7 @@ export function applyMessages(
         continue;
       }
     }
-    s = applyMessage(s, m, i, at, offset);
+    s = applyMessage(s, m, i, at, offset, api);
     consumed.push({ mark, sent: sentOf(m) });
   }
   return s;

@@ -19,10 +19,10 @@
  * without cachepoint.
  */
 import { InvalidParamsError } from '../errors.js';
-import { base64Of } from '../internal/base64.js';
+import { base64Of, decodedLength } from '../internal/base64.js';
 import type { ReportedUsage } from '../models/pricing.js';
 import type { ContentBlockParam, MessageParam, TextBlockParam, Tool } from '../providers/anthropic-types.js';
-import { bedrockProfile, converseOfParams, DOCUMENT_MEDIA_TYPES } from '../providers/bedrock.js';
+import { bedrockProfile, converseOfParams, DOCUMENT_MEDIA_TYPES, DOCUMENT_NAME } from '../providers/bedrock.js';
 import type { BedrockConverseInput } from '../providers/bedrock-types.js';
 import type { Rendered } from '../render/types.js';
 import { prepare, recordUsage, type ConversationRef, type PrepareOptions, type PreparePlan } from './prepare.js';
@@ -58,6 +58,27 @@ function base64(bytes: unknown, where: string): string {
   return base64Of(bytes);
 }
 
+/**
+ * Bedrock's limits on a message's media: "Each image's size, height, and width must be no more than 3.75 MB, 8000 px,
+ * and 8000 px", "Each document's size must be no more than 4.5 MB" (Converse API reference, Message,
+ * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Message.html, read 2026-12-02). Whether a MB
+ * is 10^6 bytes or 2^20 is not said: only what is over the larger reading is refused, as Bedrock refuses it either way.
+ */
+const CONVERSE_MAX_BYTES = { image: 3.75 * 1024 * 1024, document: 4.5 * 1024 * 1024 } as const;
+
+/** Bytes (or their base64 text) within Bedrock's limit for that kind of block. */
+function withinLimit(kind: 'image' | 'document', bytes: unknown, where: string): void {
+  const size = bytes instanceof Uint8Array ? bytes.length : typeof bytes === 'string' ? decodedLength(bytes) : 0;
+  const max = CONVERSE_MAX_BYTES[kind];
+  if (size > max) {
+    const mb = kind === 'image' ? '3.75' : '4.5';
+    throw new InvalidParamsError(
+      where,
+      `${kind === 'image' ? 'an image' : 'a document'} of ${size.toLocaleString('en-US')} bytes: Bedrock takes at most ${mb} MB (${max.toLocaleString('en-US')} bytes) per ${kind}`,
+    );
+  }
+}
+
 /** Bedrock reads S3 sources for Amazon Nova models (the AWS SDKs' release notes, 2025-04-25); we found none for Claude. */
 function s3(where: string): never {
   throw new InvalidParamsError(
@@ -70,6 +91,7 @@ function image(block: Obj, where: string): ContentBlockParam {
   const img = block.image as { format?: string; source?: { bytes?: unknown; s3Location?: unknown } } | undefined;
   if (img?.source?.s3Location !== undefined) s3(`${where}.image.source`);
   if (!img?.format || img.source?.bytes === undefined) throw new InvalidParamsError(where, 'an image needs a format and source.bytes');
+  withinLimit('image', img.source.bytes, `${where}.image.source.bytes`);
   return {
     type: 'image',
     source: { type: 'base64', media_type: `image/${img.format}`, data: base64(img.source.bytes, `${where}.image.source.bytes`) },
@@ -87,8 +109,14 @@ function document(block: Obj, where: string): ContentBlockParam {
       `expected one of ${Object.keys(DOCUMENT_MEDIA_TYPES).join(', ')} (prepareConverse sends the document back by it)`,
     );
   if (typeof d.name !== 'string' || d.name === '') throw new InvalidParamsError(`${at}.name`, 'expected a string (Converse requires a document name)');
+  if (!DOCUMENT_NAME.test(d.name))
+    throw new InvalidParamsError(
+      `${at}.name`,
+      `${JSON.stringify(d.name)}: Bedrock takes a document name of 1 to 200 characters: letters, digits, single spaces, hyphens, parentheses and square brackets (no dots: leave the extension out)`,
+    );
   const src = isObj(d.source) ? d.source : {};
   if (src.s3Location !== undefined) s3(`${at}.source`);
+  if (src.bytes !== undefined) withinLimit('document', src.bytes, `${at}.source.bytes`);
   const source =
     src.bytes !== undefined
       ? { type: 'base64', media_type: mediaType, data: base64(src.bytes, `${at}.source.bytes`) }

@@ -10,6 +10,7 @@ import { ConversationConflictError, ConversationStateError, HideRefusedError, In
 import { hideBlock, recall } from '../render/hide-block.js';
 import { paths } from '../timeline/paths.js';
 import { canonicalModelId, diagnosticsUnavailable, resolveProfile, unsendableModelId, type ModelProfile } from '../models/profiles.js';
+import type { ProviderId } from '../models/caching.js';
 import { promptCost, usageTokens, type ReportedUsage } from '../models/pricing.js';
 import { anthropicHeaders, toAnthropic, type RequestExtras } from '../providers/anthropic.js';
 import { defaultTokenCache, resolveRenderOptions, type ResolvedRenderOptions } from '../render/options.js';
@@ -896,11 +897,12 @@ function build(
   offset: number,
   verifyRecent: number,
   initial: TimelineState | undefined,
+  api: ProviderId,
 ): Built {
   const messages = params.messages;
   if (!record) {
     const consumed: ConsumedMessage[] = [];
-    const state = applyMessages(initial ?? initialState(params), messages, 0, consumed, now, -1, now, offset);
+    const state = applyMessages(initial ?? initialState(params), messages, 0, consumed, now, -1, now, offset, api);
     const fresh: Built = { state, consumed, index: newSentIndex(messages, messages.length), appended: messages.length };
     // No stored state: which tails, hides or compactions the requests before sent is unknown, so is every
     // response's prefix (a conversation that starts here has no response yet).
@@ -955,7 +957,7 @@ function build(
   }
   // The response right after the previous request is stamped with the time it was recorded (no closure: this runs per request).
   const from = consumed.length;
-  state = applyMessages(state, messages, from, consumed, now, count, record.respondedAt ?? now, offset);
+  state = applyMessages(state, messages, from, consumed, now, count, record.respondedAt ?? now, offset, api);
   if (d < count) state = keepUnchanged(uncut, state, consumedBefore[d]!.mark);
   let reappended: Built['reappended'];
   if (d === count && shadow && messages.length > count) {
@@ -1280,7 +1282,9 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   if (!recognised && initial === undefined) validateEnvelope(params);
   const unchanged = record === undefined || recognised;
   const digest = unchanged ? undefined : envelopeDigest(input);
-  const built = build(record, input, digest, now, offset, options.verifyRecent ?? DEFAULT_VERIFY_RECENT, initial);
+  // The API the request goes to: prepareConverse's documents (csv, docx, …) are Bedrock's to take, not the Messages API's.
+  const api = profile.provider ?? 'anthropic';
+  const built = build(record, input, digest, now, offset, options.verifyRecent ?? DEFAULT_VERIFY_RECENT, initial, api);
   let state = built.state;
   // The store holds nothing but this process sent the previous request: what it sent is a cache hint (local-copy.ts).
   const hint = record === undefined ? source?.hint : undefined;
@@ -1305,7 +1309,7 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   let hides: HideOutcome[] | undefined;
   if (options.hide && options.hide.length > 0) ({ state, outcomes: hides } = applyHides(state, options.hide, renderOptions, now));
   if (!sameTail(state, options.tail)) {
-    refuseBlocks(options.tail, 'tail');
+    refuseBlocks(options.tail, 'tail', api);
     state = setTail(state, options.tail ?? []);
   }
   // Without a stored state (the store down, a new process, an evicted record) the provider's cache may be warm (the

@@ -17,3 +17,19 @@ export function base64Of(bytes: Uint8Array | string): string {
 export function bytesOf(data: string | Uint8Array): Uint8Array {
   return typeof data === 'string' ? Uint8Array.from(atob(data), (c) => c.charCodeAt(0)) : data;
 }
+
+/** What `atob` skips in base64 text (the forgiving-base64 ASCII whitespace). */
+const SPACES = /[\t\n\f\r ]/g;
+
+/**
+ * Bytes a base64 text decodes to, read from its length without decoding it (whitespace left out, padding
+ * subtracted).
+ *
+ * @example
+ * decodedLength(btoa('abcd')); // 4
+ */
+export function decodedLength(base64: string): number {
+  const clean = base64.replace(SPACES, '');
+  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
+}

@@ -14,9 +14,16 @@
  *   2026-04-03; lbjlaq/Antigravity-Manager#1790, 2026-02-10), `messages.N.content.M: Input tag 'compaction' found
  *   using 'type' does not match any of the expected tags: …` for a type it does not take (quoted in a gateway's
  *   tests, 2026), and an OpenAI `image_url` part refused by Anthropic (BerriAI/litellm#4738, 2024-07-16).
+ *
+ * The media rules (what a document's or image's bytes may be) are the Messages API's, and hold only where the request
+ * goes to it (`api` 'anthropic', the default): Bedrock's Converse API takes csv, doc, docx, xls, xlsx, html, txt and md
+ * documents, which `prepareConverse` keeps as document blocks of those media types (its own limits are checked where
+ * it reads the Converse request). The facts, with their sources: docs/drop-in.md, "Documents and images".
  */
 
 import { TimelineError } from '../errors.js';
+import { decodedLength } from './base64.js';
+import type { ProviderId } from '../models/caching.js';
 
 /** What is wrong with a block: the field under it (`.source`, or '' for the block itself) and why. */
 export type BlockIssue = readonly [field: string, message: string];
@@ -49,6 +56,24 @@ const FOREIGN: Readonly<Record<string, string>> = {
  */
 const IMAGE_MEDIA_TYPES: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
 
+/**
+ * The one media type of a base64 document and of a text document: SDK 1.16's `Base64PDFSource { media_type:
+ * 'application/pdf' }` and `PlainTextSource { media_type: 'text/plain' }` (generated from the API's specification),
+ * and the API's answer to a CSV sent as a base64 document: "messages.0.content.1.document.source.base64.media_type:
+ * Input should be 'application/pdf'" (langchain-ai/langchain#37576, 2026-05-20; langchain-ai/langchainjs#11156,
+ * 2026-07-06, for docx/xlsx). Other files go to the API as text (the Files API page: "For file types that are not
+ * supported as document blocks (.csv, .txt, .md, .docx, .xlsx), convert the files to plain text").
+ */
+const DOCUMENT_MEDIA_TYPE: Readonly<Record<string, string>> = { base64: 'application/pdf', text: 'text/plain' };
+
+/**
+ * The most bytes one base64 image may decode to: the API's answer "messages.2.content.0.image.source.base64: image
+ * exceeds 5 MB maximum: 8259148 bytes > 5242880 bytes" (anthropics/claude-code#19631, 2026-01-21; #10612,
+ * 2025-10-30). Whether the API measures the decoded bytes or the base64 text is not documented: an image over this
+ * many decoded bytes is refused either way, so only that is refused here.
+ */
+export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+
 /** A tool_use id as the API takes it. */
 const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
 
@@ -71,7 +96,7 @@ const SOURCE_HINT: Readonly<Record<string, string>> = {
  * @example
  * contentBlockIssue({ type: 'thinking', thinking: '…' }); // ['.signature', 'expected a string: …']
  */
-export function contentBlockIssue(block: Json): BlockIssue | undefined {
+export function contentBlockIssue(block: Json, api: ProviderId = 'anthropic'): BlockIssue | undefined {
   const type = block.type as string;
   switch (type) {
     case 'tool_use':
@@ -93,7 +118,7 @@ export function contentBlockIssue(block: Json): BlockIssue | undefined {
       return typeof block.data === 'string' ? undefined : ['.data', 'expected a string: send a redacted_thinking block back as the response gave it'];
     case 'image':
     case 'document':
-      return sourceIssue(type, block.source);
+      return sourceIssue(type, block.source, api === 'anthropic');
     case 'search_result':
       // SDK 1.14 `SearchResultBlockParam { source: string; title: string; content: TextBlockParam[] }` (a RAG tool's
       // results, most often inside a tool_result).
@@ -112,7 +137,8 @@ export function contentBlockIssue(block: Json): BlockIssue | undefined {
   }
 }
 
-function sourceIssue(type: 'image' | 'document', source: unknown): BlockIssue | undefined {
+/** `media`: the Messages API's rules on the bytes too ({@link mediaIssue}). */
+function sourceIssue(type: 'image' | 'document', source: unknown, media: boolean): BlockIssue | undefined {
   const hint = SOURCE_HINT[type]!;
   if (!isObject(source)) return ['.source', `${type === 'image' ? 'an image' : 'a document'} block needs a source object: ${hint}`];
   if (typeof source.type !== 'string') return ['.source.type', `expected a string: ${hint}`];
@@ -126,7 +152,33 @@ function sourceIssue(type: 'image' | 'document', source: unknown): BlockIssue | 
   if (source.type === 'content' && typeof source.content !== 'string' && !Array.isArray(source.content)) {
     return ['.source.content', 'expected a string or an array of text and image blocks'];
   }
-  return undefined;
+  return media ? mediaIssue(type, source) : undefined;
+}
+
+/** The Messages API's rules on a source's bytes: a document's media type, an image's size. */
+function mediaIssue(type: 'image' | 'document', source: Json): BlockIssue | undefined {
+  if (type === 'image') {
+    // Checked only for data long enough to be over: the count reads the text once more.
+    const data = source.data as string | undefined;
+    if (source.type !== 'base64' || data === undefined || data.length <= (IMAGE_MAX_BYTES * 4) / 3) return undefined;
+    const bytes = decodedLength(data);
+    return bytes > IMAGE_MAX_BYTES
+      ? [
+          '.source.data',
+          `an image of ${bytes.toLocaleString('en-US')} bytes: the API takes at most 5 MB (${IMAGE_MAX_BYTES.toLocaleString('en-US')} bytes) per image; resize or recompress it`,
+        ]
+      : undefined;
+  }
+  const only = DOCUMENT_MEDIA_TYPE[source.type as string];
+  if (only === undefined || source.media_type === only) return undefined;
+  const given = `${JSON.stringify(source.media_type)}: the Messages API takes a ${source.type} document only as '${only}'`;
+  if ((source.media_type as string).toLowerCase() === only) return ['.source.media_type', `${given} (lower case: '${only}')`];
+  return [
+    '.source.media_type',
+    source.type === 'base64'
+      ? `${given}; send a text file as { type: 'text', media_type: 'text/plain', data } (its decoded text), convert an Office file to PDF or to text, or send the request to Bedrock's Converse API (prepareConverse), which reads csv, doc, docx, xls, xlsx, html, txt and md`
+      : `${given} (whatever the text's format: csv, markdown, html)`,
+  ];
 }
 
 /**
@@ -137,14 +189,14 @@ function sourceIssue(type: 'image' | 'document', source: unknown): BlockIssue | 
  *
  * @throws {TimelineError} for the first block that breaks a rule
  */
-export function refuseBlocks(blocks: unknown, where: string): void {
+export function refuseBlocks(blocks: unknown, where: string, api: ProviderId = 'anthropic'): void {
   if (!Array.isArray(blocks)) return; // a string, or what the edits refuse themselves (not an array)
   for (let i = 0; i < blocks.length; i++) {
     const b: unknown = blocks[i];
     if (b === null || typeof b !== 'object' || typeof (b as { type?: unknown }).type !== 'string') continue; // the edits' own error
-    const issue = contentBlockIssue(b as Record<string, unknown>);
+    const issue = contentBlockIssue(b as Record<string, unknown>, api);
     if (issue) throw new TimelineError(`${where}/${i}`, issue[0] ? `${issue[0].slice(1)}: ${issue[1]}` : issue[1]);
     const parts = (b as { type: string; content?: unknown }).type === 'tool_result' ? (b as { content?: unknown }).content : undefined;
-    if (Array.isArray(parts)) refuseBlocks(parts, `${where}/${i}/content`);
+    if (Array.isArray(parts)) refuseBlocks(parts, `${where}/${i}/content`, api);
   }
 }

@@ -141,6 +141,14 @@ const DOCUMENT_FORMATS: Readonly<Record<string, ConverseDocumentFormat>> = Objec
   Object.entries(DOCUMENT_MEDIA_TYPES).map(([format, type]) => [type, format as ConverseDocumentFormat]),
 );
 
+/**
+ * The names Bedrock takes for a document: "The name can only contain the following characters: Alphanumeric
+ * characters, Whitespace characters (no more than one in a row), Hyphens, Parentheses, Square brackets", 1 to 200 of
+ * them (DocumentBlock, https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_DocumentBlock.html, read
+ * 2026-12-02). @internal
+ */
+export const DOCUMENT_NAME = /^(?!.*\s\s)[\p{L}\p{N}\s\-()[\]]{1,200}$/u;
+
 /** A document block (base64 or text source, a media type of {@link DOCUMENT_MEDIA_TYPES}, a title) as Converse's. */
 function document(path: string, block: Block): ConverseDocumentBlock {
   const src = block.source as { type?: string; media_type?: string; data?: unknown } | undefined;
@@ -148,6 +156,11 @@ function document(path: string, block: Block): ConverseDocumentBlock {
   if (!format || (src?.type !== 'base64' && src?.type !== 'text') || typeof src.data !== 'string')
     fail(path, 'only base64 or text documents of a format Converse names (pdf, csv, doc, docx, xls, xlsx, html, txt, md) map to Converse');
   if (typeof block.title !== 'string' || block.title === '') fail(path, 'a Converse document needs a name: give the document block a title');
+  if (!DOCUMENT_NAME.test(block.title))
+    fail(
+      path,
+      `the title ${JSON.stringify(block.title)} is the Converse document's name, which Bedrock takes only as 1 to 200 letters, digits, single spaces, hyphens, parentheses and square brackets`,
+    );
   const citations = block.citations as { enabled?: unknown } | null | undefined;
   return {
     document: {

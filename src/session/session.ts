@@ -14,6 +14,7 @@ import type {
   ToolResultBlockParam,
 } from '../providers/anthropic-types.js';
 import { canonicalModelId, diagnosticsUnavailable, resolveProfile, unsendableModelId, type ModelProfile } from '../models/profiles.js';
+import type { ProviderId } from '../models/caching.js';
 import {
   assertClient,
   callCreate,
@@ -131,6 +132,11 @@ export class Session {
   readonly #calibration = new Calibration();
   readonly #profile: ModelProfile;
 
+  /** The API the profile's requests go to: the Messages API's rules on documents and images hold for 'anthropic'. */
+  get #api(): ProviderId {
+    return this.#profile.provider ?? 'anthropic';
+  }
+
   constructor(options: SessionOptions) {
     checkSessionOptions(options);
     this.#options = options;
@@ -168,7 +174,7 @@ export class Session {
 
   /** Starts a turn with the user's message; advances the tool cache's turn clock. */
   startTurn(content: string | readonly ContentBlockParam[]): this {
-    refuseBlocks(content, `turns/${this.#state.turns.length + 1}/user`);
+    refuseBlocks(content, `turns/${this.#state.turns.length + 1}/user`, this.#api);
     // A paused turn not continued is history like any response (as `prepare` maps [..., paused, user]).
     const paused = this.#paused;
     const state = paused ? appendResponse(this.#state, paused, this.#now()) : this.#state;
@@ -180,7 +186,7 @@ export class Session {
 
   /** Sets the volatile tail of the next request. */
   setTail(content: string | readonly ContentBlockParam[]): this {
-    refuseBlocks(content, 'tail');
+    refuseBlocks(content, 'tail', this.#api);
     this.#state = setTail(this.#state, content);
     return this;
   }
@@ -236,7 +242,7 @@ export class Session {
   recordResponse(message: Message): this {
     // Checked before its usage is recorded: a refused response changes nothing, and recording it again once fixed
     // counts the request once.
-    refuseBlocks(message?.content, `${nextRoundPath(this.#state)}/response`);
+    refuseBlocks(message?.content, `${nextRoundPath(this.#state)}/response`, this.#api);
     const r = this.#last;
     if (r) this.#recordUsage(r, message);
     // stop_reason `pause_turn` (server tools): the docs say to send the content back as is to let the model
@@ -255,7 +261,7 @@ export class Session {
 
   /** Appends tool results you ran yourself (and optional injected text). */
   recordToolResults(results: readonly ToolResultBlockParam[], injected: readonly (string | TextBlockParam)[] = []): this {
-    refuseBlocks(results, `${nextRoundPath(this.#state, 0)}/results`);
+    refuseBlocks(results, `${nextRoundPath(this.#state, 0)}/results`, this.#api);
     this.#state = appendToolResults(this.#state, results, injected, this.#now());
     return this;
   }

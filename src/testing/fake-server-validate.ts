@@ -256,6 +256,18 @@ function checkSource(block: Json, path: string): void {
   if (kind === 'image' && tag === 'base64' && !['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(source.media_type as string)) {
     fail(`${path}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`);
   }
+  // SDK 1.16's Base64PDFSource and PlainTextSource each take one media type; the API's answer to a CSV sent as a base64
+  // document (langchain-ai/langchain#37576, 2026-05-20).
+  if (kind === 'document' && tag === 'base64' && source.media_type !== 'application/pdf') {
+    fail(`${path}.document.source.base64.media_type: Input should be 'application/pdf'`);
+  }
+  if (kind === 'document' && tag === 'text' && source.media_type !== 'text/plain')
+    fail(`${path}.document.source.text.media_type: Input should be 'text/plain'`);
+  // The API's answer to an image over 5 MB (anthropics/claude-code#19631, 2026-01-21), here by its decoded bytes.
+  if (kind === 'image' && tag === 'base64' && typeof source.data === 'string') {
+    const bytes = Buffer.byteLength(source.data, 'base64');
+    if (bytes > 5_242_880) fail(`${path}.image.source.base64: image exceeds 5 MB maximum: ${bytes} bytes > 5242880 bytes`);
+  }
 }
 
 /** A search_result's required fields (SDK 1.14's `SearchResultBlockParam`), named as the API's schema names them. */

@@ -8,6 +8,8 @@
  * request of ~150,000).
  */
 
+import { decodedLength } from '../internal/base64.js';
+
 /**
  * Text tokens one PDF page costs. Anthropic, "PDF support", Estimate your costs
  * (https://platform.claude.com/docs/en/build-with-claude/pdf-support, read 2026-12-01): "Each page typically uses
@@ -93,10 +95,7 @@ export function decodeTextDocument(base64: string): string | undefined {
  * officeDocumentTokens(btoa('x'.repeat(4_000))); // 1000
  */
 export function officeDocumentTokens(base64: string): number {
-  const clean = base64.replace(BASE64_SPACES, '');
-  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
-  const bytes = Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
-  return Math.ceil(bytes / OFFICE_BYTES_PER_TOKEN);
+  return Math.ceil(decodedLength(base64) / OFFICE_BYTES_PER_TOKEN);
 }
 
 /** A page object (`/Type /Page`, not the `/Type /Pages` tree nodes). */
