@@ -200,3 +200,28 @@ export function refuseBlocks(blocks: unknown, where: string, api: ProviderId = '
     if (Array.isArray(parts)) refuseBlocks(parts, `${where}/${i}/content`, api);
   }
 }
+
+/**
+ * The first image or document of `blocks` (or of a tool_result's content among them) that is well formed but breaks
+ * the Messages API's rules on its bytes, as `content[1].source.media_type: …`; undefined when none does or `api` is
+ * not 'anthropic'. For what only analyses a log (replay, simulate): such a block is replayed as it was sent, and said.
+ *
+ * @example
+ * refusedMedia([{ type: 'document', source: { type: 'base64', media_type: 'text/csv', data: 'YQ==' } }]);
+ * // 'content[0].source.media_type: "text/csv": the Messages API takes a base64 document only as …'
+ */
+export function refusedMedia(blocks: unknown, api: ProviderId = 'anthropic'): string | undefined {
+  if (api !== 'anthropic' || !Array.isArray(blocks)) return undefined;
+  for (let i = 0; i < blocks.length; i++) {
+    const b: unknown = blocks[i];
+    if (!isObject(b)) continue;
+    if (b.type === 'image' || b.type === 'document') {
+      const issue = sourceIssue(b.type, b.source, false) === undefined ? sourceIssue(b.type, b.source, true) : undefined;
+      if (issue) return `content[${i}]${issue[0]}: ${issue[1]}`;
+    } else if (b.type === 'tool_result') {
+      const inner = refusedMedia(b.content, api);
+      if (inner) return `content[${i}].${inner}`;
+    }
+  }
+  return undefined;
+}

@@ -56,8 +56,17 @@ export async function compareTrace(
   compareOptions: CompareOptions = {},
   onProgress?: (done: number) => void,
 ): Promise<TraceComparison> {
-  const { provider = 'anthropic', ...rest } = compareOptions;
-  const options = await providerReplayOptions(provider, load, rest);
+  const { provider = 'anthropic', onWarning, ...rest } = compareOptions;
+  // The trace is replayed twice (the engine, then plain for the peers): a warning about it is said once.
+  const said = new Set<string>();
+  const once =
+    onWarning &&
+    ((message: string, code: string) => {
+      if (said.has(message)) return;
+      said.add(message);
+      onWarning(message, code);
+    });
+  const options = await providerReplayOptions(provider, load, { ...rest, ...(once ? { onWarning: once } : {}) });
   const engine: ReplayedRequest[] = [];
   const engineOptions = { ...options, recalls: options.recalls ?? true };
   for await (const r of (await import('./replay.js')).replay(load(), engineOptions)) {

@@ -20,6 +20,7 @@ import { payloadAsContent } from '../recall/recall-tool.js';
 import { recall } from '../render/hide-block.js';
 import { defaultTokenCache } from '../render/context.js';
 import { RecallTracker, type ForcedRecall } from './recalls.js';
+import { refusedMedia } from '../internal/block-rules.js';
 
 /** Options of {@link replay}: render options plus how to read the trace. */
 export interface ReplayOptions extends Omit<RenderOptions, 'now'> {
@@ -103,6 +104,12 @@ export async function* replay(events: AsyncIterable<TraceEvent> | Iterable<Trace
   const tracker = recalls && !plain ? new RecallTracker(toolPolicies) : undefined;
   const warn = onWarning ?? ((message: string, code: string) => process.emitWarning(message, { code }));
   let renderOptions: RenderOptions = plain ? { ...engine, prune: { enabled: false }, compact: { enabled: false } } : engine;
+  // A log is analysed as it was sent; a block the Messages API refuses is said, once per event (prepare refuses it).
+  const refusedHere = (content: unknown, line: number) => {
+    const refused = refusedMedia(content, renderOptions.profile?.provider);
+    if (refused !== undefined)
+      warn(`${where(source, line)}: ${refused}; replayed as sent, but the API answers such a request with a 400`, 'CACHEPOINT_REFUSED_MEDIA');
+  };
   for await (const e of events) {
     // An event the format accepts but the engine refuses (a tool_result in the tail, an empty
     // instruction, …) is named by its line, like a format error.
@@ -116,6 +123,7 @@ export async function* replay(events: AsyncIterable<TraceEvent> | Iterable<Trace
           break;
         }
         case 'user':
+          refusedHere(e.content, e.line);
           state = startTurn(need(state), e.content, e.at + shift);
           break;
         case 'assistant': {
@@ -161,11 +169,13 @@ export async function* replay(events: AsyncIterable<TraceEvent> | Iterable<Trace
         }
         case 'tool_results': {
           const results = e.content.filter((b) => b.type === 'tool_result').map((b) => stripDuration(b as ToolResultBlockParam));
+          refusedHere(e.content, e.line);
           const texts = e.content.filter((b) => b.type === 'text');
           state = appendToolResults(need(state), results, texts as never, e.at + shift);
           break;
         }
         case 'tail':
+          refusedHere(e.content, e.line);
           state = setTail(need(state), e.content);
           break;
         case 'hide': {
