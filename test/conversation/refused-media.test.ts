@@ -11,7 +11,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { Message } from '@aws-sdk/client-bedrock-runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
-import { prepare } from '../../src/conversation/prepare.js';
+import { prepare, recallFromConversation } from '../../src/conversation/prepare.js';
 import { prepareConverse } from '../../src/conversation/prepare-converse.js';
 import { InvalidParamsError, ProviderMappingError, TimelineError } from '../../src/errors.js';
 import { bedrockProfile, toBedrockConverse } from '../../src/providers/bedrock.js';
@@ -252,5 +252,22 @@ describe('toBedrockConverse: a document title Bedrock refuses as a name', () => 
     expect(() => toBedrockConverse(rendered('report.pdf'))).toThrow(/turns\/1\/user\/0: the title "report\.pdf" is the Converse document's name/);
     const ok = toBedrockConverse(rendered('Report (Q3) [final]'));
     expect(JSON.stringify(ok.messages)).toContain('"name":"Report (Q3) [final]"');
+  });
+});
+
+describe('what the passes make of an accepted document', () => {
+  it('a hidden PDF becomes a text note the API takes, and recall gives back the block that was sent', async () => {
+    const store = new MemoryConversationStore();
+    const pdf = doc({ type: 'base64', media_type: 'application/pdf', data: PDF }, { title: 'Spec' });
+    const messages = [U('Read the spec.'), A([use('toolu_1')]), U([result('toolu_1', [pdf])])];
+    const { params, plan } = (await prepare(body(messages) as never, { conversationId: 'h', store, hide: [{ toolUseId: 'toolu_1' }] })) as unknown as {
+      params: object;
+      plan: { hides: { path: string; decision: { kind: string } }[] };
+    };
+    expect(plan.hides).toHaveLength(1);
+    expect(validateRequest(params)).toBeNull();
+    expect(JSON.stringify(params)).not.toContain(PDF); // hidden behind its note
+    const back = await recallFromConversation(plan.hides[0]!.path, { conversationId: 'h', store });
+    expect(JSON.stringify(back)).toContain(JSON.stringify(pdf).slice(1, -1));
   });
 });
