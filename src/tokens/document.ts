@@ -35,16 +35,29 @@ const FALLBACK_BYTES_PER_PAGE = 100_000;
 export const UNSEEN_DOCUMENT_PAGES = 5;
 
 /**
- * Estimate: bytes of an Office file (doc, docx, xls, xlsx) per token of the text Bedrock extracts from it. Bedrock's
- * Converse API takes these formats (DocumentBlock, "Valid Values: pdf | csv | doc | docx | xls | xlsx | html | txt |
- * md", https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_DocumentBlock.html, read 2026-12-02) and
- * gives the model their text ("Converse Document Chat ... text extraction only", Anthropic, "PDF support",
+ * Estimate: bytes per token of an Office file's text (doc, docx, xls, xlsx). Bedrock's Converse API takes these
+ * formats (DocumentBlock, "Valid Values: pdf | csv | doc | docx | xls | xlsx | html | txt | md",
+ * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_DocumentBlock.html, read 2026-12-02) and gives
+ * the model their text ("Converse Document Chat ... text extraction only", Anthropic, "PDF support",
  * https://platform.claude.com/docs/en/build-with-claude/pdf-support, read 2026-12-02); neither publishes a figure per
- * format. A docx or xlsx is zipped XML and a doc or xls carries its text beside binary records, so the extracted
- * text runs to about the file's size or less: 4 bytes a token (cl100k's English rate, one byte a character) is the
- * high side of that, the safe side for window checks. Calibration from reported usage corrects the rest.
+ * format. 4 bytes a token is cl100k's English rate (one byte a character), applied to what holds the text: a doc's or
+ * xls's bytes (its text beside binary records, so no more text than bytes), and the uncompressed XML parts of a docx
+ * or xlsx that hold its text (no more text than XML; {@link ZIPPED_BYTES_PER_TOKEN} caps that). Calibration from
+ * reported usage corrects the rest.
  */
 export const OFFICE_BYTES_PER_TOKEN = 4;
+
+/**
+ * Estimate: at least this many zipped bytes per token of a docx's or xlsx's text, the cap on its XML parts' count.
+ * Deflate packs English about 3× (measured in test/tokens/office-zip.test.ts: a 109 KB docx of 310 KB of prose text,
+ * 86,485 cl100k tokens, 1.26 zipped bytes a token); the file's size at 4 bytes a token counted 0.32× of its text. The
+ * XML alone counts markup too (a docx of two-word paragraphs: 9× its text): the smaller of the two is within 1–3× of
+ * the text's tokens on the shapes measured there, never under it.
+ */
+export const ZIPPED_BYTES_PER_TOKEN = 1;
+
+/** The zip parts of a docx and an xlsx that hold the text Bedrock extracts: body, headers, footers, notes, comments; cells. */
+const TEXT_PARTS = /^(?:word\/(?:document|header\d*|footer\d*|footnotes|endnotes|comments)\.xml|xl\/(?:sharedStrings|worksheets\/[^/]+)\.xml)$/;
 
 /**
  * How the bytes of a base64 document are billed, by its media type. `text`: a text-like file (`text/plain`,
@@ -88,14 +101,77 @@ export function decodeTextDocument(base64: string): string | undefined {
 }
 
 /**
- * Estimated tokens of an Office document's extracted text: its decoded size ({@link OFFICE_BYTES_PER_TOKEN}), read
- * from the base64 length without decoding it (whitespace left out, padding subtracted).
+ * Estimated tokens of an Office document's extracted text. A docx or xlsx (a zip): the uncompressed sizes of the parts
+ * that hold its text, read from the zip's central directory without inflating anything, at
+ * {@link OFFICE_BYTES_PER_TOKEN}, and at most its zipped size at {@link ZIPPED_BYTES_PER_TOKEN}. A doc, an xls, or a
+ * zip whose directory cannot be read: its decoded size at {@link OFFICE_BYTES_PER_TOKEN}.
  *
  * @example
- * officeDocumentTokens(btoa('x'.repeat(4_000))); // 1000
+ * officeDocumentTokens(btoa('x'.repeat(4_000))); // 1000 (not a zip)
  */
 export function officeDocumentTokens(base64: string): number {
-  return Math.ceil(decodedLength(base64) / OFFICE_BYTES_PER_TOKEN);
+  const size = decodedLength(base64);
+  const parts = zipTextBytes(base64, size);
+  return parts === undefined ? Math.ceil(size / OFFICE_BYTES_PER_TOKEN) : Math.ceil(Math.min(parts / OFFICE_BYTES_PER_TOKEN, size / ZIPPED_BYTES_PER_TOKEN));
+}
+
+/** Bytes `start..end` of the data a base64 text (no whitespace) decodes to; undefined when that text is not base64. */
+function bytesAt(base64: string, start: number, end: number): Uint8Array | undefined {
+  const from = Math.floor(start / 3);
+  let binary: string;
+  try {
+    binary = atob(base64.slice(from * 4, Math.ceil(end / 3) * 4));
+  } catch {
+    return undefined;
+  }
+  const out = new Uint8Array(end - start);
+  for (let i = 0; i < out.length; i++) out[i] = binary.charCodeAt(start - from * 3 + i);
+  return out;
+}
+
+/**
+ * The uncompressed bytes of a zip's {@link TEXT_PARTS}, from its end-of-central-directory record and central directory
+ * (PKWARE APPNOTE.TXT 4.3.12, 4.3.16), or undefined: not a zip, a zip64, damaged, or none of those parts in it.
+ */
+function zipTextBytes(data: string, size: number): number | undefined {
+  const base64 = data.replace(BASE64_SPACES, '');
+  // A zip starts with a local file header, "PK\x03\x04": "UEsDB" in base64.
+  if (!base64.startsWith('UEsDB') || size < 22) return undefined;
+  // The end record is the last 22 bytes, before a comment of at most 65,535 bytes.
+  const tailStart = Math.max(0, size - 22 - 0xffff);
+  const tail = bytesAt(base64, tailStart, size);
+  if (tail === undefined) return undefined;
+  const u16 = (b: Uint8Array, i: number) => b[i]! | (b[i + 1]! << 8);
+  const u32 = (b: Uint8Array, i: number) => (u16(b, i) | (u16(b, i + 2) << 16)) >>> 0;
+  let end = -1;
+  for (let i = tail.length - 22; i >= 0; i--) {
+    if (u32(tail, i) === 0x06054b50) {
+      end = i;
+      break;
+    }
+  }
+  if (end < 0) return undefined;
+  const dirSize = u32(tail, end + 12);
+  const dirOffset = u32(tail, end + 16);
+  if (dirOffset === 0xffffffff || dirOffset + dirSize > tailStart + end) return undefined;
+  const dir = bytesAt(base64, dirOffset, dirOffset + dirSize);
+  if (dir === undefined) return undefined;
+  const names = new TextDecoder();
+  let bytes = 0;
+  let found = false;
+  for (let i = 0; i + 46 <= dir.length; ) {
+    if (u32(dir, i) !== 0x02014b50) return undefined;
+    const uncompressed = u32(dir, i + 24);
+    const nameLength = u16(dir, i + 28);
+    const name = names.decode(dir.subarray(i + 46, i + 46 + nameLength));
+    if (TEXT_PARTS.test(name)) {
+      if (uncompressed === 0xffffffff) return undefined; // zip64: the size is in an extra field
+      bytes += uncompressed;
+      found = true;
+    }
+    i += 46 + nameLength + u16(dir, i + 30) + u16(dir, i + 32);
+  }
+  return found ? bytes : undefined;
 }
 
 /** A page object (`/Type /Page`, not the `/Type /Pages` tree nodes). */
