@@ -50,11 +50,9 @@ const BIG_IMAGE = imageOf(IMAGE_MAX + 1);
 const doc = (source: object, extra: object = {}) => ({ type: 'document', source, ...extra });
 const img = (data: string) => ({ type: 'image', source: { type: 'base64', media_type: 'image/png', data } });
 
+/** What `p` rejects with (a value it resolves to fails the check). */
 async function refusal(p: Promise<unknown>): Promise<Error> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const err: unknown = await p.catch((e: unknown) => e);
   expect(err).toBeInstanceOf(Error);
   return err as Error;
 }
