@@ -181,6 +181,37 @@ function block(b: object, where: string): ContentBlockParam | undefined {
 }
 
 /**
+ * Bedrock's rules on one message's media (Converse API reference, Message: "You can include up to 20 images", "You can
+ * include up to five documents", "If you include a ContentBlock with a document field in the array, you must also
+ * include a ContentBlock with a text field", "You can only include images and documents if the role is user";
+ * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Message.html, read 2026-12-02). A tool result's
+ * images and documents are inside its toolResult block, not fields of the message's.
+ *
+ * @throws {InvalidParamsError} naming the block (or the message's content) that breaks one
+ */
+function refuseMessageMedia(role: string | undefined, content: readonly object[], i: number): void {
+  let images = 0;
+  let documents = 0;
+  let text = false;
+  for (let j = 0; j < content.length; j++) {
+    const c = content[j] as Obj;
+    if (typeof c.text === 'string') text = true;
+    const media = isObj(c.image) ? 'image' : isObj(c.document) ? 'document' : undefined;
+    if (media === undefined) continue;
+    const where = `messages[${i}].content[${j}]`;
+    if (role === 'assistant') throw new InvalidParamsError(where, `an ${role} message's ${media}: Bedrock takes images and documents in user messages only`);
+    if (media === 'image' && ++images > 20) throw new InvalidParamsError(where, 'a 21st image in one message: Bedrock takes at most 20 images per message');
+    if (media === 'document' && ++documents > 5)
+      throw new InvalidParamsError(where, 'a sixth document in one message: Bedrock takes at most five documents per message');
+  }
+  if (documents > 0 && !text)
+    throw new InvalidParamsError(
+      `messages[${i}].content`,
+      "a message with a document must also hold a text block (Bedrock's rule): add the question as { text }",
+    );
+}
+
+/**
  * Converse messages as Messages API messages. A message object mapped before maps to the same object again
  * while its content array and blocks are the same (so `prepare` recognises a re-sent message by identity, at no
  * cost); a new message, a new or longer content array or a replaced block is mapped anew.
@@ -192,6 +223,7 @@ function messagesOf(messages: ConverseParams['messages']): MessageParam[] {
     const content = m.content ?? [];
     const seen = mapped.get(m);
     if (seen && seen.content === content && seen.blocks.length === content.length && seen.blocks.every((b, j) => b === content[j])) return seen.message;
+    refuseMessageMedia(m.role, content, i);
     const blocks = content.flatMap((b, j) => {
       const out = block(b, `messages[${i}].content[${j}]`);
       return out === undefined ? [] : [out];

@@ -207,6 +207,59 @@ describe('prepareConverse: Bedrock’s own rules, not the Messages API’s', () 
     ]);
   });
 
+  const converseMessages = (messages: object[]) =>
+    prepareConverse(
+      { modelId: ID, messages: messages as Message[], inferenceConfig: { maxTokens: 100 } },
+      { conversationId: 'b', store: new MemoryConversationStore() },
+    );
+  const csvDoc = (name: string) => ({ document: { format: 'csv', name, source: { bytes: bytes('a,b') } } });
+  const png = { image: { format: 'png', source: { bytes: bytes('png') } } };
+
+  it.each<[string, object[], string, RegExp]>([
+    [
+      'a sixth document in one message',
+      [{ role: 'user', content: [...['a', 'b', 'c', 'd', 'e', 'f'].map(csvDoc), { text: 'Compare them.' }] }],
+      'messages[0].content[5]',
+      /a sixth document in one message: Bedrock takes at most five documents per message/,
+    ],
+    [
+      'a 21st image in one message',
+      [{ role: 'user', content: [...Array.from({ length: 21 }, () => png), { text: 'Which differ?' }] }],
+      'messages[0].content[20]',
+      /a 21st image in one message: Bedrock takes at most 20 images per message/,
+    ],
+    [
+      'a document with no text block beside it',
+      [{ role: 'user', content: [csvDoc('sales')] }],
+      'messages[0].content',
+      /a message with a document must also hold a text block \(Bedrock's rule\): add the question as \{ text \}/,
+    ],
+    [
+      'an image in an assistant message',
+      [
+        { role: 'user', content: [{ text: 'Draw it.' }] },
+        { role: 'assistant', content: [png] },
+        { role: 'user', content: [{ text: 'Thanks.' }] },
+      ],
+      'messages[1].content[0]',
+      /Bedrock takes images and documents in user messages only/,
+    ],
+  ])('refuses %s (Bedrock’s rules on a message), naming where', async (_, messages, where, what) => {
+    const err = (await refusal(converseMessages(messages))) as InvalidParamsError;
+    expect(err).toBeInstanceOf(InvalidParamsError);
+    expect(err.where).toBe(where);
+    expect(err.message).toMatch(what);
+  });
+
+  it('takes five documents and 20 images in one message, a document in a tool result without text beside it', async () => {
+    await converseMessages([{ role: 'user', content: [...['a', 'b', 'c', 'd', 'e'].map(csvDoc), ...Array.from({ length: 20 }, () => png), { text: 'Go.' }] }]);
+    await converseMessages([
+      { role: 'user', content: [{ text: 'Read it.' }] },
+      { role: 'assistant', content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'Read', input: {} } }] },
+      { role: 'user', content: [{ toolResult: { toolUseId: 'tooluse_1', content: [csvDoc('sales')] } }] },
+    ]);
+  });
+
   it.each<[string, object, string, RegExp]>([
     [
       'a document name with a dot (Bedrock takes letters, digits, single spaces, hyphens, parentheses, square brackets)',
