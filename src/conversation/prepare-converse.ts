@@ -19,7 +19,8 @@
  * without cachepoint.
  */
 import { InvalidParamsError } from '../errors.js';
-import { base64Of, decodedLength } from '../internal/base64.js';
+import { base64Of, base64Reader, decodedLength } from '../internal/base64.js';
+import { oversizedImage } from '../internal/image-size.js';
 import type { ReportedUsage } from '../models/pricing.js';
 import type { ContentBlockParam, MessageParam, TextBlockParam, Tool } from '../providers/anthropic-types.js';
 import { bedrockProfile, converseOfParams, DOCUMENT_MEDIA_TYPES, DOCUMENT_NAME } from '../providers/bedrock.js';
@@ -92,6 +93,14 @@ function image(block: Obj, where: string): ContentBlockParam {
   if (img?.source?.s3Location !== undefined) s3(`${where}.image.source`);
   if (!img?.format || img.source?.bytes === undefined) throw new InvalidParamsError(where, 'an image needs a format and source.bytes');
   withinLimit('image', img.source.bytes, `${where}.image.source.bytes`);
+  const bytes = img.source.bytes;
+  const oversized =
+    bytes instanceof Uint8Array
+      ? oversizedImage((s, e) => (s < bytes.length ? bytes.subarray(s, e) : undefined), 'Bedrock')
+      : typeof bytes === 'string'
+        ? oversizedImage(base64Reader(bytes), 'Bedrock')
+        : undefined;
+  if (oversized !== undefined) throw new InvalidParamsError(`${where}.image.source.bytes`, oversized);
   return {
     type: 'image',
     source: { type: 'base64', media_type: `image/${img.format}`, data: base64(img.source.bytes, `${where}.image.source.bytes`) },

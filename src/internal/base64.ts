@@ -33,3 +33,29 @@ export function decodedLength(base64: string): number {
   const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
 }
+
+/**
+ * Random access to the bytes of base64 text without decoding all of it: `read(start, end)` decodes only the groups
+ * that hold those bytes (cut at the data's end; undefined from past it, or when the text is not base64).
+ *
+ * @example
+ * base64Reader(btoa('GIF89a'))(0, 4); // Uint8Array [71, 73, 70, 56]
+ */
+export function base64Reader(base64: string): (start: number, end: number) => Uint8Array | undefined {
+  const clean = /[\t\n\f\r ]/.test(base64) ? base64.replace(SPACES, '') : base64;
+  const total = decodedLength(clean);
+  return (start, end) => {
+    const stop = Math.min(end, total);
+    if (start < 0 || start >= stop) return undefined;
+    const from = Math.floor(start / 3);
+    let binary: string;
+    try {
+      binary = atob(clean.slice(from * 4, Math.ceil(stop / 3) * 4));
+    } catch {
+      return undefined;
+    }
+    const out = new Uint8Array(stop - start);
+    for (let i = 0; i < out.length; i++) out[i] = binary.charCodeAt(start - from * 3 + i);
+    return out;
+  };
+}

@@ -22,7 +22,8 @@
  */
 
 import { TimelineError } from '../errors.js';
-import { decodedLength } from './base64.js';
+import { base64Reader, decodedLength } from './base64.js';
+import { oversizedImage } from './image-size.js';
 import type { ProviderId } from '../models/caching.js';
 
 /** What is wrong with a block: the field under it (`.source`, or '' for the block itself) and why. */
@@ -158,16 +159,18 @@ function sourceIssue(type: 'image' | 'document', source: unknown, media: boolean
 /** The Messages API's rules on a source's bytes: a document's media type, an image's size. */
 function mediaIssue(type: 'image' | 'document', source: Json): BlockIssue | undefined {
   if (type === 'image') {
-    // Checked only for data long enough to be over: the count reads the text once more.
     const data = source.data as string | undefined;
-    if (source.type !== 'base64' || data === undefined || data.length <= (IMAGE_MAX_BYTES * 4) / 3) return undefined;
-    const bytes = decodedLength(data);
-    return bytes > IMAGE_MAX_BYTES
-      ? [
-          '.source.data',
-          `an image of ${bytes.toLocaleString('en-US')} bytes: the API takes at most 5 MB (${IMAGE_MAX_BYTES.toLocaleString('en-US')} bytes) per image; resize or recompress it`,
-        ]
-      : undefined;
+    if (source.type !== 'base64' || data === undefined) return undefined;
+    // The size is counted only for data long enough to be over (the count reads the text once more).
+    const bytes = data.length > (IMAGE_MAX_BYTES * 4) / 3 ? decodedLength(data) : 0;
+    if (bytes > IMAGE_MAX_BYTES) {
+      return [
+        '.source.data',
+        `an image of ${bytes.toLocaleString('en-US')} bytes: the API takes at most 5 MB (${IMAGE_MAX_BYTES.toLocaleString('en-US')} bytes) per image; resize or recompress it`,
+      ];
+    }
+    const oversized = oversizedImage(base64Reader(data), 'the API');
+    return oversized === undefined ? undefined : ['.source.data', oversized];
   }
   const only = DOCUMENT_MEDIA_TYPE[source.type as string];
   if (only === undefined || source.media_type === only) return undefined;

@@ -267,7 +267,31 @@ function checkSource(block: Json, path: string): void {
   if (kind === 'image' && tag === 'base64' && typeof source.data === 'string') {
     const bytes = Buffer.byteLength(source.data, 'base64');
     if (bytes > 5_242_880) fail(`${path}.image.source.base64: image exceeds 5 MB maximum: ${bytes} bytes > 5242880 bytes`);
+    // The API's answer to an image over 8000 px a side (anthropics/claude-code#4778, 2025-08-04).
+    const [w, h] = pixelSize(Buffer.from(source.data, 'base64'));
+    if (w > 8000 || h > 8000) fail(`${path}.image.source.base64.data: At least one of the image dimensions exceed max allowed size: 8000 pixels`);
   }
+}
+
+/** Width and height from an image's header (PNG, GIF, WebP VP8X/VP8L/VP8, JPEG frame), [0, 0] when not found. */
+function pixelSize(img: Buffer): [number, number] {
+  const tag = img.toString('latin1', 0, 16);
+  if (tag.startsWith('\x89PNG') && img.length >= 24) return [img.readUInt32BE(16), img.readUInt32BE(20)];
+  if (tag.startsWith('GIF8') && img.length >= 10) return [img.readUInt16LE(6), img.readUInt16LE(8)];
+  if (tag.startsWith('RIFF') && tag.slice(8, 12) === 'WEBP' && img.length >= 30) {
+    if (tag.slice(12) === 'VP8X') return [img.readUIntLE(24, 3) + 1, img.readUIntLE(27, 3) + 1];
+    if (tag.slice(12) === 'VP8L') {
+      const v = img.readUInt32LE(21);
+      return [(v & 0x3fff) + 1, ((v >>> 14) & 0x3fff) + 1];
+    }
+    return [img.readUInt16LE(26) & 0x3fff, img.readUInt16LE(28) & 0x3fff];
+  }
+  // JPEG: walk the segments to the first start-of-frame marker (not DHT C4, JPG C8, DAC CC).
+  for (let i = 2; img[0] === 0xff && img[1] === 0xd8 && i + 9 <= img.length; i += 2 + img.readUInt16BE(i + 2)) {
+    const m = img[i + 1]!;
+    if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc) return [img.readUInt16BE(i + 7), img.readUInt16BE(i + 5)];
+  }
+  return [0, 0];
 }
 
 /** A search_result's required fields (SDK 1.14's `SearchResultBlockParam`), named as the API's schema names them. */

@@ -8,7 +8,7 @@
  * request of ~150,000).
  */
 
-import { decodedLength } from '../internal/base64.js';
+import { base64Reader, decodedLength } from '../internal/base64.js';
 
 /**
  * Text tokens one PDF page costs. Anthropic, "PDF support", Estimate your costs
@@ -115,34 +115,22 @@ export function officeDocumentTokens(base64: string): number {
   return parts === undefined ? Math.ceil(size / OFFICE_BYTES_PER_TOKEN) : Math.ceil(Math.min(parts / OFFICE_BYTES_PER_TOKEN, size / ZIPPED_BYTES_PER_TOKEN));
 }
 
-/** Bytes `start..end` of the data a base64 text (no whitespace) decodes to; undefined when that text is not base64. */
-function bytesAt(base64: string, start: number, end: number): Uint8Array | undefined {
-  const from = Math.floor(start / 3);
-  let binary: string;
-  try {
-    binary = atob(base64.slice(from * 4, Math.ceil(end / 3) * 4));
-  } catch {
-    return undefined;
-  }
-  const out = new Uint8Array(end - start);
-  for (let i = 0; i < out.length; i++) out[i] = binary.charCodeAt(start - from * 3 + i);
-  return out;
-}
-
 /**
  * The uncompressed bytes of a zip's {@link TEXT_PARTS}, from its end-of-central-directory record and central directory
  * (PKWARE APPNOTE.TXT 4.3.12, 4.3.16), or undefined: not a zip, a zip64, damaged, or none of those parts in it.
  */
 function zipTextBytes(data: string, size: number): number | undefined {
-  const base64 = data.replace(BASE64_SPACES, '');
-  // A zip starts with a local file header, "PK\x03\x04": "UEsDB" in base64.
-  if (!base64.startsWith('UEsDB') || size < 22) return undefined;
-  // The end record is the last 22 bytes, before a comment of at most 65,535 bytes.
-  const tailStart = Math.max(0, size - 22 - 0xffff);
-  const tail = bytesAt(base64, tailStart, size);
-  if (tail === undefined) return undefined;
+  if (size < 22) return undefined;
+  const bytesAt = base64Reader(data);
   const u16 = (b: Uint8Array, i: number) => b[i]! | (b[i + 1]! << 8);
   const u32 = (b: Uint8Array, i: number) => (u16(b, i) | (u16(b, i + 2) << 16)) >>> 0;
+  // A zip starts with a local file header, "PK\x03\x04".
+  const head = bytesAt(0, 4);
+  if (head === undefined || u32(head, 0) !== 0x04034b50) return undefined;
+  // The end record is the last 22 bytes, before a comment of at most 65,535 bytes.
+  const tailStart = Math.max(0, size - 22 - 0xffff);
+  const tail = bytesAt(tailStart, size);
+  if (tail === undefined) return undefined;
   let end = -1;
   for (let i = tail.length - 22; i >= 0; i--) {
     if (u32(tail, i) === 0x06054b50) {
@@ -154,7 +142,8 @@ function zipTextBytes(data: string, size: number): number | undefined {
   const dirSize = u32(tail, end + 12);
   const dirOffset = u32(tail, end + 16);
   if (dirOffset === 0xffffffff || dirOffset + dirSize > tailStart + end) return undefined;
-  const dir = bytesAt(base64, dirOffset, dirOffset + dirSize);
+  const dir = bytesAt(dirOffset, dirOffset + dirSize);
+  if (dir !== undefined && dir.length < dirSize) return undefined;
   if (dir === undefined) return undefined;
   const names = new TextDecoder();
   let bytes = 0;

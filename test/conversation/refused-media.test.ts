@@ -47,6 +47,58 @@ const imageOf = (n: number) => {
   return bytes.toString('base64');
 };
 const BIG_IMAGE = imageOf(IMAGE_MAX + 1);
+/** The header of a PNG of `w`×`h` px (signature and IHDR: all the size check reads), as base64. */
+const pngOf = (w: number, h: number) => {
+  const b = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).copy(b);
+  b.write('IHDR', 12, 'latin1');
+  b.writeUInt32BE(w, 16);
+  b.writeUInt32BE(h, 20);
+  return b.toString('base64');
+};
+/** A JPEG's start: SOI, an APP0 segment, then a baseline frame header of `w`×`h` px. */
+const jpegOf = (w: number, h: number) => {
+  const app0 = Buffer.from([0xff, 0xe0, 0x00, 0x10, ...Buffer.from('JFIF\0'), 1, 1, 0, 0, 1, 0, 1, 0, 0]);
+  const sof = Buffer.from([0xff, 0xc0, 0x00, 0x11, 8, h >> 8, h & 0xff, w >> 8, w & 0xff, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
+  return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, sof, Buffer.from([0xff, 0xd9])]).toString('base64');
+};
+/** GIF and WebP (VP8X) headers of `w`×`h` px. */
+const gifOf = (w: number, h: number) => {
+  const b = Buffer.alloc(13);
+  b.write('GIF89a', 0, 'latin1');
+  b.writeUInt16LE(w, 6);
+  b.writeUInt16LE(h, 8);
+  return b.toString('base64');
+};
+const webpOf = (w: number, h: number) => {
+  const b = Buffer.alloc(30);
+  b.write('RIFF', 0, 'latin1');
+  b.writeUInt32LE(22, 4);
+  b.write('WEBPVP8X', 8, 'latin1');
+  b.writeUInt32LE(10, 16);
+  b.writeUIntLE(w - 1, 24, 3);
+  b.writeUIntLE(h - 1, 27, 3);
+  return b.toString('base64');
+};
+/** WebP lossless (VP8L) and lossy (VP8) headers of `w`×`h` px. */
+const webpLosslessOf = (w: number, h: number) => {
+  const b = Buffer.alloc(30);
+  b.write('RIFF', 0, 'latin1');
+  b.write('WEBPVP8L', 8, 'latin1');
+  b[20] = 0x2f;
+  b.writeUInt32LE(((w - 1) | ((h - 1) << 14)) >>> 0, 21);
+  return b.toString('base64');
+};
+const webpLossyOf = (w: number, h: number) => {
+  const b = Buffer.alloc(30);
+  b.write('RIFF', 0, 'latin1');
+  b.write('WEBPVP8 ', 8, 'latin1');
+  Buffer.from([0x9d, 0x01, 0x2a]).copy(b, 23);
+  b.writeUInt16LE(w, 26);
+  b.writeUInt16LE(h, 28);
+  return b.toString('base64');
+};
+const typed = (media_type: string, data: string) => ({ type: 'image', source: { type: 'base64', media_type, data } });
 const doc = (source: object, extra: object = {}) => ({ type: 'document', source, ...extra });
 const img = (data: string) => ({ type: 'image', source: { type: 'base64', media_type: 'image/png', data } });
 
@@ -90,6 +142,42 @@ describe('prepare refuses documents and images the Messages API refuses, naming 
       /an image of 5,242,881 bytes: the API takes at most 5 MB \(5,242,880 bytes\) per image/,
     ],
     [
+      'a full-page screenshot 12,000 px tall (PNG)',
+      [U([img(pngOf(1280, 12_000)), { type: 'text', text: 'Review the page.' }])],
+      'messages[0].content[0].source.data',
+      /an image of 1280×12000 px: the API takes at most 8000 px a side/,
+    ],
+    [
+      'a JPEG 8,001 px wide inside a tool_result',
+      [U('Take a photo.'), A([use('toolu_1')]), U([result('toolu_1', [typed('image/jpeg', jpegOf(8001, 600))])])],
+      'messages[2].content[0].content[0].source.data',
+      /an image of 8001×600 px/,
+    ],
+    [
+      'a GIF 9,000 px wide',
+      [U([typed('image/gif', gifOf(9000, 10)), { type: 'text', text: 'What is it?' }])],
+      'messages[0].content[0].source.data',
+      /9000×10 px/,
+    ],
+    [
+      'a lossless WebP 8,500 px wide',
+      [U([typed('image/webp', webpLosslessOf(8500, 20)), { type: 'text', text: 'What is it?' }])],
+      'messages[0].content[0].source.data',
+      /8500×20 px/,
+    ],
+    [
+      'a lossy WebP 16,000 px tall',
+      [U([typed('image/webp', webpLossyOf(30, 16_000)), { type: 'text', text: 'What is it?' }])],
+      'messages[0].content[0].source.data',
+      /30×16000 px/,
+    ],
+    [
+      'a WebP 8,192 px tall',
+      [U([typed('image/webp', webpOf(100, 8192)), { type: 'text', text: 'What is it?' }])],
+      'messages[0].content[0].source.data',
+      /100×8192 px/,
+    ],
+    [
       'a screenshot over 5 MB inside a tool_result',
       [U('Take a screenshot.'), A([use('toolu_1')]), U([result('toolu_1', [img(BIG_IMAGE)])])],
       'messages[2].content[0].content[0].source.data',
@@ -131,6 +219,12 @@ describe('and sends the kinds the API takes byte for byte', () => {
     ['a file document (its type is the Files API’s to check)', doc({ type: 'file', file_id: 'file_011CNha8iCJcU1wXNR6q4V8w' })],
     ['a content document', doc({ type: 'content', content: [{ type: 'text', text: 'a chunk' }] })],
     ['a base64 image of exactly 5 MB', img(imageOf(IMAGE_MAX))],
+    ['a PNG of 8000×8000 px', img(pngOf(8000, 8000))],
+    ['a JPEG of 8000×4500 px', typed('image/jpeg', jpegOf(8000, 4500))],
+    ['a GIF of 8000×1 px', typed('image/gif', gifOf(8000, 1))],
+    ['a WebP of 8000×8000 px', typed('image/webp', webpOf(8000, 8000))],
+    ['a lossless WebP of 8000×7999 px', typed('image/webp', webpLosslessOf(8000, 7999))],
+    ['a lossy WebP of 7999×8000 px', typed('image/webp', webpLossyOf(7999, 8000))],
   ];
   it.each(kinds)('%s', async (_, block) => {
     const messages = [U([block, { type: 'text', text: 'Sum it up.' }]), A([use('toolu_1')]), U([result('toolu_1', [block])])];
@@ -272,6 +366,12 @@ describe('prepareConverse: Bedrock’s own rules, not the Messages API’s', () 
       { document: { format: 'txt', name: 'log', source: { bytes: new Uint8Array(4.5 * 1024 * 1024 + 1) } } },
       'messages[0].content[0].document.source.bytes',
       /a document of 4,718,593 bytes: Bedrock takes at most 4\.5 MB \(4,718,592 bytes\) per document/,
+    ],
+    [
+      'an image 8,001 px tall',
+      { image: { format: 'png', source: { bytes: new Uint8Array(Buffer.from(pngOf(640, 8001), 'base64')) } } },
+      'messages[0].content[0].image.source.bytes',
+      /an image of 640×8001 px: Bedrock takes at most 8000 px a side/,
     ],
     [
       'an image over 3.75 MB',
