@@ -154,30 +154,6 @@ describe('prepare refuses documents and images the Messages API refuses, naming 
       /an image of 8001×600 px/,
     ],
     [
-      'a GIF 9,000 px wide',
-      [U([typed('image/gif', gifOf(9000, 10)), { type: 'text', text: 'What is it?' }])],
-      'messages[0].content[0].source.data',
-      /9000×10 px/,
-    ],
-    [
-      'a lossless WebP 8,500 px wide',
-      [U([typed('image/webp', webpLosslessOf(8500, 20)), { type: 'text', text: 'What is it?' }])],
-      'messages[0].content[0].source.data',
-      /8500×20 px/,
-    ],
-    [
-      'a lossy WebP 16,000 px tall',
-      [U([typed('image/webp', webpLossyOf(30, 16_000)), { type: 'text', text: 'What is it?' }])],
-      'messages[0].content[0].source.data',
-      /30×16000 px/,
-    ],
-    [
-      'a WebP 8,192 px tall',
-      [U([typed('image/webp', webpOf(100, 8192)), { type: 'text', text: 'What is it?' }])],
-      'messages[0].content[0].source.data',
-      /100×8192 px/,
-    ],
-    [
       'a screenshot over 5 MB inside a tool_result',
       [U('Take a screenshot.'), A([use('toolu_1')]), U([result('toolu_1', [img(BIG_IMAGE)])])],
       'messages[2].content[0].content[0].source.data',
@@ -190,6 +166,19 @@ describe('prepare refuses documents and images the Messages API refuses, naming 
     expect(err).toBeInstanceOf(InvalidParamsError);
     expect(err.where).toBe(where);
     expect(err.message).toMatch(what);
+  });
+
+  it.each<[string, string, string, string]>([
+    ['a GIF 9,000 px wide', 'image/gif', gifOf(9000, 10), '9000×10'],
+    ['a lossless WebP 8,500 px wide', 'image/webp', webpLosslessOf(8500, 20), '8500×20'],
+    ['a lossy WebP 16,000 px tall', 'image/webp', webpLossyOf(30, 16_000), '30×16000'],
+    ['a WebP 8,192 px tall', 'image/webp', webpOf(100, 8192), '100×8192'],
+  ])('%s', async (_, mediaType, data, size) => {
+    const messages = [U([typed(mediaType, data), { type: 'text', text: 'What is it?' }])];
+    expect(validateRequest(body(messages))).not.toBeNull();
+    const err = (await refusal(run(messages))) as InvalidParamsError;
+    expect(err.where).toBe('messages[0].content[0].source.data');
+    expect(err.message).toContain(`an image of ${size} px: the API takes at most 8000 px a side`);
   });
 
   it('a refused document in the tail is refused before anything is saved, naming tail/i', async () => {
