@@ -83,6 +83,11 @@ export async function throughPrepare(
     readonly conversationId: string;
     readonly render?: Omit<RenderOptions, 'now' | 'tokenFactor'>;
     readonly disturb?: LoopDisturbance;
+    /**
+     * The conversation store (default: a memory store, which keeps no process copy: src/conversation/local-copy.ts).
+     * Not with `disturb.idleMs`, which needs the memory store's clock.
+     */
+    readonly store?: ConversationStore;
     /** Receives every request sent, in order (the retries and regenerations too). */
     readonly onSent?: (r: SentRequest) => void;
   },
@@ -90,8 +95,9 @@ export async function throughPrepare(
   const d = options.disturb ?? {};
   let clock = 0;
   let down = false;
-  const memory = new MemoryConversationStore(d.idleMs !== undefined ? { idleMs: d.idleMs, now: () => clock } : {});
-  const store: ConversationStore = d.storeDownAt?.length ? new FlakyStore(memory, () => down) : memory;
+  if (options.store && d.idleMs !== undefined) throw new Error('disturb.idleMs needs the memory store');
+  const inner = options.store ?? new MemoryConversationStore(d.idleMs !== undefined ? { idleMs: d.idleMs, now: () => clock } : {});
+  const store: ConversationStore = d.storeDownAt?.length ? new FlakyStore(inner, () => down) : inner;
   const messages: MessageParam[] = [];
   const out: { params: unknown; plan: PreparePlan }[] = [];
   let tail: MessageParam['content'] | undefined;
@@ -137,7 +143,7 @@ export async function throughPrepare(
         options.onSent?.({ index, kind, at, params: params as MessageCreateParamsNonStreaming, plan });
         return { params, plan };
       };
-      if (d.deleteBefore?.includes(index)) await memory.delete(options.conversationId);
+      if (d.deleteBefore?.includes(index)) await inner.delete(options.conversationId);
       if (d.rewindAt?.includes(index) && messages.length > turnStart) await send(messages.slice(0, turnStart), lastAt, 'rewind', []);
       let sent = await send(messages, lastAt, 'request', hide);
       // A retry repeats the call: the same messages and hides (a hide already applied is a no-op; the first send's
