@@ -1289,20 +1289,23 @@ export async function prepare<P extends PrepareParams>(params: P, options: Prepa
   // The store holds nothing but this process sent the previous request: what it sent is a cache hint (local-copy.ts).
   const hint = record === undefined ? source?.hint : undefined;
   if (hint) {
-    state = withLedgerHint(state, hint, profile, ctxTokens, now);
     // These messages cut back what this process sent before (a loop that regenerates after the record was lost): the
     // response that stood at the cut answered an earlier request, not this one (as a cut of a stored history says).
     const { list, count } = consumedOf(hint.record);
     const n = input.messages.length;
     if (count > n && firstMismatch(input.messages, list, n) === n) built.cutMessage = { at: n + offset, digest: consumedDigest(list[n]!) };
   }
-  const hinted = state !== built.state;
   refuseUnanswered(state, offset + input.messages.length - 1);
   // Models that bind thinking: the thinking whose prefix the stored state cannot vouch for is left out (sticky).
   let unvouched: Decision[] | undefined;
   if (profile.bindsThinking && built.unvouched) {
     ({ state, decisions: unvouched } = leaveOutUnvouched(state, built.unvouched, profile, ctxTokens ?? defaultTokenCache()));
   }
+  // The hint is matched to the stream this request sends, after that leave-out: the copy's requests may have left the
+  // same thinking out (a cut earlier on), and then their entries past it are read.
+  const unhinted = state;
+  if (hint) state = withLedgerHint(state, hint, profile, ctxTokens, now);
+  const hinted = state !== unhinted;
   // Appended past a cut again: the entries the provider still holds there rejoin the ledger (cut-shadow.ts), as far
   // as the stream is the one it cached (after the thinking left out above, as the request before the cut left it out).
   if (built.reappended) state = withShadowLedger(state, built.reappended.shadow, built.reappended.kept, profile, ctxTokens, now);
