@@ -18,7 +18,7 @@ import { castDraft, produce } from 'immer';
 import type { ModelProfile } from '../models/profiles.js';
 import { foldSentTail } from '../render/bind.js';
 import { passContext } from '../render/context.js';
-import { previousBlock, previousLength, stableStream } from '../render/projection.js';
+import { detachedView, previousBlock, previousLength, stableStream } from '../render/projection.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import type { Block, CacheEntryRecord, DeferredHide, HiddenRecord, LastRender, StreamBlock, TimelineState } from '../timeline/types.js';
 import { stateWith } from '../timeline/hidden.js';
@@ -43,6 +43,22 @@ export function stretchOf(state: TimelineState, mark: MessageMark): Block[] {
 
 function payloadDigest(b: Block): string {
   return digestOf(JSON.stringify(b.param));
+}
+
+/**
+ * `state`, cut back at `mark` from `before`, with its superseded view (LastRender.otherView: a compaction's, or a lost
+ * state's hint) standing detached from the view's first block the cut removed (render/projection.ts detachedView): the
+ * request that appends past the cut again builds those blocks anew, so identity no longer tells them; their path, role
+ * and bytes do (as for a view read back from a record, conversation/state.ts).
+ */
+export function withViewDetached(before: TimelineState, state: TimelineState, mark: MessageMark): TimelineState {
+  const last = state.lastRender;
+  const view = last?.otherView;
+  if (!view?.superseded) return state;
+  const cut = new Set(stretchOf(before, mark).map((b) => b.path));
+  const from = view.stream.findIndex((b) => cut.has(b.path));
+  const otherView = from < 0 ? view : detachedView(view, from);
+  return otherView === view ? state : stateWith(state, { lastRender: { ...last!, otherView } });
 }
 
 /** Whether the shadow still holds an entry the provider may keep at `now`. */

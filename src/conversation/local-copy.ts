@@ -22,7 +22,7 @@
  */
 import type { ModelProfile } from '../models/profiles.js';
 import { passContext } from '../render/context.js';
-import { detachBlock, stableStream } from '../render/projection.js';
+import { detachedCopy, stableStream } from '../render/projection.js';
 import type { StreamBlock } from '../render/types.js';
 import type { BlockTokenCache } from '../tokens/counter.js';
 import { stateWith } from '../timeline/hidden.js';
@@ -185,6 +185,7 @@ export function withLedgerHint(state: TimelineState, hint: LedgerHint, profile: 
   const entries = last.entries.filter((e) => e.index < n && e.expiresAt > now).map((e) => ({ ...e, block: stream[e.index]! }));
   const reach = live(last, stream).at(-1)?.index ?? -1;
   let view: OtherView | undefined;
+  let latest: OtherView | undefined;
   let best = -1;
   // The latest render first: its entries past where this state parts from it are warm, and a later request that makes
   // the same decision again sends their bytes again.
@@ -198,6 +199,7 @@ export function withLedgerHint(state: TimelineState, hint: LedgerHint, profile: 
     if (view && valid <= best) continue;
     best = valid;
     view = earlierView(r, m, warm, stream, byPath);
+    if (r === last) latest = view;
   }
   if (entries.length === 0 && !view) return state;
   const previous: LastRender = {
@@ -212,6 +214,8 @@ export function withLedgerHint(state: TimelineState, hint: LedgerHint, profile: 
     idleGaps: 0,
     ...(last.stripBoundary === undefined ? {} : { stripBoundary: Math.min(last.stripBoundary, n) }),
     ...(view ? { otherView: view } : {}),
+    // An older render reads further now: the latest's entries go on after this render all the same (render.ts).
+    ...(latest && latest !== view ? { undone: latest } : {}),
   };
   return stateWith(state, { lastRender: previous });
 }
@@ -229,14 +233,7 @@ function earlierView(
   stream: readonly StreamBlock[],
   byPath: ReadonlyMap<string, StreamBlock>,
 ): OtherView {
-  const blocks = m.map((b) => {
-    if (byPath.get(b.path) === b) return b;
-    const text = JSON.stringify(b.param);
-    return detachBlock(
-      Object.freeze({ ...b }),
-      (x) => x.path === b.path && x.role === b.role && x.hidden === b.hidden && x.markable === b.markable && JSON.stringify(x.param) === text,
-    );
-  });
+  const blocks = m.map((b) => (byPath.get(b.path) === b ? b : detachedCopy(b)));
   // The view's stream is the previous render's below `from`.
   let from = 0;
   while (from < blocks.length && from < stream.length && blocks[from] === stream[from]) from++;

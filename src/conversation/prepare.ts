@@ -45,7 +45,7 @@ import {
   unmarked,
   type MessageLike,
 } from './mapping.js';
-import { shadowLive, shadowOfCut, takeBack, withShadowLedger } from './cut-shadow.js';
+import { shadowLive, shadowOfCut, takeBack, withShadowLedger, withViewDetached } from './cut-shadow.js';
 import { MemoryConversationStore } from './memory-store.js';
 import { rehydrate } from './state.js';
 import { keepCopy, sourceOf, withLedgerHint, type LocalStateReason } from './local-copy.js';
@@ -938,7 +938,7 @@ function build(
   const shadow = shadowLive(record.cut, now) && record.cut.count === count ? record.cut : undefined;
   let cut: Built['cut'];
   if (d < count) {
-    state = truncateTo(state, consumedBefore[d]!.mark);
+    state = withViewDetached(uncut, truncateTo(state, consumedBefore[d]!.mark), consumedBefore[d]!.mark);
     consumed = consumedBefore.slice(0, d);
     const truncated = d === messages.length;
     if (truncated) cut = { before: uncut, mark: consumedBefore[d]!.mark, count: d, previous: shadow };

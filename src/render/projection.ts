@@ -917,6 +917,38 @@ function entriesAndView(
 }
 
 /**
+ * A copy of `b` standing detached for the block a later request sends under its path with the same role, hidden
+ * reason, markability and payload bytes (a block built anew: after a cut back, or in a state rendered from the
+ * messages alone), where identity cannot tell.
+ */
+export function detachedCopy(b: StreamBlock): StreamBlock {
+  const text = JSON.stringify(b.param);
+  return detachBlock(
+    Object.freeze({ ...b }),
+    (x) => x.path === b.path && x.role === b.role && x.hidden === b.hidden && x.markable === b.markable && JSON.stringify(x.param) === text,
+  );
+}
+
+/**
+ * `view` with each block from `from` to its last entry standing detached ({@link detachedCopy}) where it is not yet:
+ * for a state cut back (conversation/cut-shadow.ts), whose next request builds the blocks past the cut anew. `view`
+ * itself when every such block is detached already (a view read back from a record).
+ */
+export function detachedView(view: OtherView, from: number): OtherView {
+  const to = (view.entries.at(-1)?.index ?? -1) + 1;
+  let copy: StreamBlock[] | undefined;
+  for (let i = from; i < to; i++) {
+    const b = view.stream[i]!;
+    if (detached.has(b)) continue;
+    copy ??= view.stream.slice(0, to);
+    copy[i] = detachedCopy(b);
+  }
+  if (!copy) return view;
+  const stream = Object.freeze(copy);
+  return { ...view, stream, entries: view.entries.map((e) => ({ ...e, block: stream[e.index]! })) };
+}
+
+/**
  * Stream blocks of an other view read back from a conversation record with no block of the record's state behind
  * them (a compaction's superseded stretch is not in the compacted stream): each with the test that tells the block
  * it stood for (conversation/state.ts: path, key and payload digest), where identity cannot.
@@ -956,6 +988,20 @@ export function supersededView(prev: LastRender | undefined, change: number, now
   const entries = prev.entries.filter((e) => e.index >= change && e.index < length && e.expiresAt > now);
   if (entries.length === 0) return undefined;
   return { from: change, stream: ownBlocks(prev), entries, stripBoundary: prev.stripBoundary ?? 0, superseded: true };
+}
+
+/**
+ * The entries a lost state's hint says the copy's latest request wrote past where this state parts from it
+ * (LastRender.undone), as this render's superseded view, like a compaction's: from where this render's stream may first
+ * differ from the view's (`change`, its first difference from the hinted render, or the view's own `from`), those still
+ * warm at `now`. Undefined when none.
+ */
+export function undoneView(prev: LastRender | undefined, change: number, now: number): OtherView | undefined {
+  const undone = prev?.undone;
+  if (!undone) return undefined;
+  const from = Math.min(undone.from, change);
+  const entries = undone.entries.filter((e) => e.index >= from && e.expiresAt > now);
+  return entries.length === 0 ? undefined : { from, stream: undone.stream, entries, stripBoundary: undone.stripBoundary, superseded: true };
 }
 
 /** Two entry lists in index order as one, one entry per index (the one that lives longer). */

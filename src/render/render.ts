@@ -15,7 +15,17 @@ import { planCompaction } from './compact.js';
 import { contextOf, passContext, type PassContext, type RenderWork } from './context.js';
 import { PASSES, runPasses } from './pipeline.js';
 import { planRequest } from './plan.js';
-import { cacheStanding, partsLayout, partsOf, type StreamParts, streamParts, supersededView, withLazyStream, withStableStream } from './projection.js';
+import {
+  cacheStanding,
+  partsLayout,
+  partsOf,
+  type StreamParts,
+  streamParts,
+  supersededView,
+  undoneView,
+  withLazyStream,
+  withStableStream,
+} from './projection.js';
 import { prune } from './prune.js';
 import type { Decision, Rendered, RenderOptions, RenderPlan, SegmentTokens, ThinkingLost } from './types.js';
 import type { ModelProfile } from '../models/profiles.js';
@@ -80,7 +90,10 @@ function finish(work: RenderWork, ctx: PassContext): Rendered {
   // A compaction supersedes entries the provider still holds: kept as the other view for the next render (an edit
   // or cut back into the summarised stretch undoes the compaction and re-sends their bytes).
   // An earlier compaction's view, carried on, gives way to this one's.
-  const compacted = decisions.some((d) => d.type === 'compact') ? supersededView(next.lastRender, change, ctx.now) : undefined;
+  // So does a lost state's hint: the entries of decisions it no longer has, for a request that makes one again.
+  const compacted =
+    (decisions.some((d) => d.type === 'compact') ? supersededView(next.lastRender, change, ctx.now) : undefined) ??
+    undoneView(next.lastRender, change, ctx.now);
   const otherView = standing.otherView?.superseded ? (compacted ?? standing.otherView) : (standing.otherView ?? compacted);
   const { plan: planned, entries: ledger } = planRequest({
     stream: parts.stable,

@@ -172,6 +172,14 @@ export interface LastRender {
    * for the prune's first chance (prune-rule.ts firstChanceFound, reuse.ts firstChance), which each round gets once.
    */
   readonly sentThrough?: { readonly turn: number; readonly round: number };
+  /**
+   * Set only on the state a lost state renders from with the process's copy as a cache hint (conversation/local-copy.ts
+   * withLedgerHint, never saved), when `otherView` is an earlier request's that reads further now: the entries the
+   * copy's latest request wrote past where this state parts from it (on the bytes of decisions the lost state no
+   * longer has). The render keeps them as its superseded view (render.ts), so a later request that makes the same
+   * decision again (economy prunes the same result) reads them.
+   */
+  readonly undone?: OtherView;
   /** Requests rendered in this session so far. */
   readonly requests: number;
   /** How many renders came after a pause longer than the 5-minute cache window. */
