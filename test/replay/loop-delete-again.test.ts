@@ -5,12 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileConversationStore } from '../../src/conversation/file-store.js';
 import { MemoryConversationStore } from '../../src/conversation/memory-store.js';
 import type { ConversationRecord, ConversationStore } from '../../src/conversation/types.js';
-import { replay, type ReplayedRequest } from '../../src/replay/replay.js';
-import { CacheSimulator } from '../../src/sim/simulator.js';
-import { generateTrace, type GenerateOptions } from '../../src/synthetic/generate.js';
+import type { GenerateOptions } from '../../src/synthetic/generate.js';
 import { createRedisConversationStore } from '../../src/toolcache/stores/redis.js';
-import { validateRequest } from '../../src/testing/fake-server-validate.js';
-import { type LoopDisturbance, type SentRequest, throughPrepare } from '../helpers/plain-loop.js';
+import { expectNoBust, loopSends } from '../helpers/loop-sends.js';
+import type { LoopDisturbance, SentRequest } from '../helpers/plain-loop.js';
 import { sharedRedis, uniqueNamespace } from '../toolcache/redis-fixtures/server.js';
 
 /**
@@ -67,28 +65,8 @@ const JUDGE_1689: GenerateOptions = {
   model: 'claude-sonnet-5-5',
 };
 
-async function loop(options: GenerateOptions, store: ConversationStore, id: string, disturb: LoopDisturbance): Promise<SentRequest[]> {
-  const events = generateTrace(options);
-  const expected: ReplayedRequest[] = [];
-  for await (const r of replay(events, { extras: { max_tokens: 2048 }, policy: 'economy', onWarning: () => {} })) expected.push(r);
-  const sent: SentRequest[] = [];
-  await throughPrepare(events, expected, { conversationId: id, store, render: { policy: 'economy' }, disturb, onSent: (s) => sent.push(s) });
-  return sent;
-}
-
-/** Every request sent, priced in order by one simulator: none refused, none a bust; the plan predicts each read. */
-function expectNoBust(sent: readonly SentRequest[]): void {
-  const sim = new CacheSimulator();
-  for (const s of sent) {
-    const r = sim.send(s.params, s.at);
-    const what = `request ${s.index} (${s.kind})`;
-    expect(r.rejected?.message ?? validateRequest(s.params)?.message, what).toBeUndefined();
-    expect(
-      r.explain?.bust ? `missed the warm entry at position ${r.explain.missedPosition}, read ${r.explain.read?.position}` : undefined,
-      what,
-    ).toBeUndefined();
-    expect(s.plan.usage.cache_read_input_tokens, what).toBe(r.usage?.cache_read_input_tokens);
-  }
+function loop(options: GenerateOptions, store: ConversationStore, id: string, disturb: LoopDisturbance): Promise<SentRequest[]> {
+  return loopSends(options, disturb, { policy: 'economy', store, conversationId: id });
 }
 
 const dirs: string[] = [];
@@ -148,7 +126,7 @@ describe('economy prunes a result again after the record was deleted', () => {
           // Request 12 prunes round 2's first result again, as request 3 did before the delete.
           const again = sent.filter((s) => s.index === 12 && s.kind === 'request')[0]!;
           expect(again.plan.firstChangePath).toBe(sent.find((s) => s.index === 3)!.plan.firstChangePath);
-          expectNoBust(sent);
+          expectNoBust(sent, true);
         } finally {
           await close();
         }
@@ -170,7 +148,7 @@ describe('a model that binds thinking, after a rewind, then the record deleted',
           const sent = await loop(JUDGE_1689, store, `judge-1689-${label.length}`, disturb);
           const lost = sent.find((s) => s.plan.resync?.reason === 'no_stored_state')!;
           expect(lost.index).toBe(disturb.storeDownAt ? 18 : 16);
-          expectNoBust(sent);
+          expectNoBust(sent, true);
         } finally {
           await close();
         }

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ReplayedRequest } from '../../src/replay/replay.js';
-import { replay } from '../../src/replay/replay.js';
 import { CacheSimulator } from '../../src/sim/simulator.js';
-import { generateTrace, type GenerateOptions } from '../../src/synthetic/generate.js';
-import { validateRequest } from '../../src/testing/fake-server-validate.js';
-import { type LoopDisturbance, type SentRequest, throughPrepare } from '../helpers/plain-loop.js';
+import type { GenerateOptions } from '../../src/synthetic/generate.js';
+import { expectNoBust, loopSends } from '../helpers/loop-sends.js';
+import type { LoopDisturbance, SentRequest } from '../helpers/plain-loop.js';
 
 /**
  * A plain loop that rewinds to the turn's start (fewer messages than stored) and then sends its whole history again:
@@ -13,26 +11,7 @@ import { type LoopDisturbance, type SentRequest, throughPrepare } from '../helpe
  * loop, judge-6xx).
  */
 async function loop(options: GenerateOptions, disturb: LoopDisturbance, policy?: 'economy'): Promise<SentRequest[]> {
-  const events = generateTrace(options);
-  const expected: ReplayedRequest[] = [];
-  for await (const r of replay(events, { extras: { max_tokens: 2048 }, ...(policy ? { policy } : {}), onWarning: () => {} })) expected.push(r);
-  const sent: SentRequest[] = [];
-  await throughPrepare(events, expected, { conversationId: 'rewind', ...(policy ? { render: { policy } } : {}), disturb, onSent: (s) => sent.push(s) });
-  return sent;
-}
-
-/** Every request sent, priced in order by one simulator: none refused, none a bust. */
-function expectNoBust(sent: readonly SentRequest[]): void {
-  const sim = new CacheSimulator();
-  for (const s of sent) {
-    const r = sim.send(s.params, s.at);
-    const what = `request ${s.index} (${s.kind})`;
-    expect(r.rejected?.message ?? validateRequest(s.params)?.message, what).toBeUndefined();
-    expect(
-      r.explain?.bust ? `missed the warm entry at position ${r.explain.missedPosition}, read ${r.explain.read?.position}` : undefined,
-      what,
-    ).toBeUndefined();
-  }
+  return loopSends(options, disturb, { ...(policy ? { policy } : {}), conversationId: 'rewind' });
 }
 
 /** The request that sends the history again after each rewind: the plan predicts the read the provider makes. */
