@@ -176,10 +176,11 @@ export interface FirstChance {
 
 /**
  * The live results (reuse.ts `LiveResult`) {@link firstChanceFound} leaves to its caller when asked to (`split`):
- * after every write the gate finds every visible stale result of a file-less call again, and on a model that binds
- * thinking holds nearly all of them, request after request (a hundred and more late in a long session). The prune
- * pass keeps, per slot, where it found each one in the stream and what removing it saves, and re-reads only a slot
- * whose result or stream block changed since (through `resolve`).
+ * after every write the gate finds every visible stale result of a file-less call again, request after request (a
+ * hundred and more late in a long session on a model that binds thinking, which holds nearly all of them; tens on one
+ * that does not, which weighs them again). The prune pass keeps, per slot, where it found each one in the stream,
+ * what removing it saves and its record, and re-reads only a slot whose result or stream block changed since
+ * (through `resolve`).
  */
 export interface LiveSlots {
   /** Slots of `seen` whose result passed the round rule, in no particular order (filled by firstChanceFound). */

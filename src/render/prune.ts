@@ -147,11 +147,13 @@ function noteTokensOf(ctx: PassContext, b: Block, note: string): number {
 /**
  * What the gate last read of each slot of the walk's live keys seen visible (live-seen.ts), for one counter: the
  * result it was (a slot read for another result, after a packing or a key seen anew, is read again), where its block
- * sat in the stable stream and that stream block, and the tokens removing it saves. While the slot holds the same
- * result and the stream read now holds that block at that index (a stream holds a path once; the block is the
- * projection of that payload, visible), the candidate is what it was: the same position and saving, so still held
- * when before the bound. On a model that binds thinking nearly every visible stale result is held, found again after
- * every write: read this way, a held one costs a few array reads, not a candidate made and weighed.
+ * sat in the stable stream and that stream block, the tokens removing it saves, and its hidden record. While the slot
+ * holds the same result and the stream read now holds that block at that index (a stream holds a path once; the
+ * block is the projection of that payload, visible), the candidate is what it was: the same position, saving and
+ * record, so still held when before the bound, else weighed again from these (its re-use verdict is read anew: it
+ * depends on the state). After every write the gate finds every visible stale result again: on a model that binds
+ * thinking nearly all are held, on one that does not they are weighed (tens late in a long session); read this way,
+ * one costs a few array reads, not a candidate made, its record looked up and its place checked.
  */
 interface SlotRecord {
   readonly counter: object;
@@ -159,6 +161,8 @@ interface SlotRecord {
   readonly at: number[];
   readonly block: (StreamBlock | undefined)[];
   readonly removed: number[];
+  readonly record: (HiddenRecord | undefined)[];
+  readonly thinking: boolean[];
 }
 
 const slotRecords = new WeakMap<LiveSeen<LiveResult>, SlotRecord>();
@@ -166,7 +170,7 @@ const slotRecords = new WeakMap<LiveSeen<LiveResult>, SlotRecord>();
 /** The slot record of `seen` for this counter (a new one for another counter: savings are counted with it). */
 function slotRecordOf(seen: LiveSeen<LiveResult>, counter: object): SlotRecord {
   let r = slotRecords.get(seen);
-  if (r?.counter !== counter) slotRecords.set(seen, (r = { counter, live: [], at: [], block: [], removed: [] }));
+  if (r?.counter !== counter) slotRecords.set(seen, (r = { counter, live: [], at: [], block: [], removed: [], record: [], thinking: [] }));
   return r;
 }
 
@@ -248,14 +252,18 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   // Models that bind thinking: a payload before a visible thinking block stays (see `held` below), so its re-use is
   // not weighed: only its path is reported. Late in a long session those are most candidates, on every request.
   const bound = ctx.profile.bindsThinking ? lastThinking(stream) : -1;
-  // The live results (the visible results of file-less calls, stale after every write) come as the walk's slots when
-  // some may be held: most are found held again, as the slot's record says (see {@link SlotRecord}).
-  const split: LiveSlots | undefined = first && bound >= 0 && state.deferred.length === 0 ? { slots: [] } : undefined;
+  // The live results (the visible results of file-less calls, stale after every write) come as the walk's slots: most
+  // are found again as the slot's record says (see {@link SlotRecord}), held or weighed from it.
+  const split: LiveSlots | undefined = first && state.deferred.length === 0 ? { slots: [] } : undefined;
   const candidates: Candidate[] =
     (first && firstChanceFound(state, o, thinking, false, split)) ||
     (first ? pruneCandidates(state, o, thinking).filter(firstChance(state, o.keepRounds)) : pruneCandidates(state, o, thinking)).map((block) => ({ block }));
-  /** Slots held as their record says (no candidate made of them), and the slot of each live candidate made here. */
+  /**
+   * Slots held as their record says (no candidate made of them), slots weighed from their record (after the bound, or
+   * no bound), and the slot of each live candidate made here.
+   */
   const heldSlots: number[] = [];
+  const recordedSlots: number[] = [];
   let slotOf: Map<Candidate, number> | undefined;
   const seen = split?.seen;
   const slotRecord = seen && split.slots.length > 0 ? slotRecordOf(seen, ctx.tokens) : undefined;
@@ -264,9 +272,9 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
     for (const i of split!.slots) {
       const r = results[i]!;
       const at = slotRecord.at[i]!;
-      // The same result at the same stream block: the same position and saving, and still before the bound.
-      if (slotRecord.live[i] === r && at < bound && stream[at] === slotRecord.block[i]) {
-        if (slotRecord.removed[i]! > 0) heldSlots.push(i);
+      // The same result at the same stream block: the same position, saving and record; held while before the bound.
+      if (slotRecord.live[i] === r && stream[at] === slotRecord.block[i]) {
+        if (slotRecord.removed[i]! > 0) (at < bound ? heldSlots : recordedSlots).push(i);
         continue;
       }
       const c = split!.resolve!(r);
@@ -284,7 +292,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
       if (b) candidates.push({ block: { id: b.id, path: b.path, param: b.param as Block['param'] } });
     }
   }
-  if (candidates.length === 0 && heldSlots.length === 0) return { state, decisions: [] };
+  if (candidates.length === 0 && heldSlots.length === 0 && recordedSlots.length === 0) return { state, decisions: [] };
 
   // Stream positions by path, read from the layout as asked (a map of the whole stream cost O(session) per render).
   const positions = new Map<string, number | undefined>();
@@ -296,46 +304,55 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   };
   const remaining = expectedRemaining(state, options.expectedRemaining);
   const weigh = reuseWeigher(state, stream, ctx, timelineWarm, remaining);
-  const all = candidates
-    .map((c) => {
-      const b = c.block;
-      const reason = deferred.has(b.path) ? ('agent' as const) : timelineWarm ? ('economy' as const) : ('prune' as const);
-      let record: HiddenRecord;
-      let at: number;
-      let thinking: boolean;
-      let removed: number;
-      if (reason === 'agent') {
-        record = hiddenRecord(state, b.path, reason, state.deferred.find((d) => d.path === b.path)?.note);
-        at = index.get(b.path)!;
-        thinking = isThinking(b);
-        removed = Math.max(0, stream[at]!.tokens - noteTokensOf(ctx, b, record.note));
+  const weighed = candidates.map((c) => {
+    const b = c.block;
+    const reason = deferred.has(b.path) ? ('agent' as const) : timelineWarm ? ('economy' as const) : ('prune' as const);
+    let record: HiddenRecord;
+    let at: number;
+    let thinking: boolean;
+    let removed: number;
+    if (reason === 'agent') {
+      record = hiddenRecord(state, b.path, reason, state.deferred.find((d) => d.path === b.path)?.note);
+      at = index.get(b.path)!;
+      thinking = isThinking(b);
+      removed = Math.max(0, stream[at]!.tokens - noteTokensOf(ctx, b, record.note));
+    } else {
+      const w = candidateRecord(state, ctx, b, reason, c.round, c.memo);
+      ({ record, thinking } = w);
+      // The same stream block where the gate last found it: the same position and the same saving.
+      if (w.block !== undefined && stream[w.at!] === w.block) {
+        at = w.at!;
+        removed = w.removed!;
       } else {
-        const w = candidateRecord(state, ctx, b, reason, c.round, c.memo);
-        ({ record, thinking } = w);
-        // The same stream block where the gate last found it: the same position and the same saving.
-        if (w.block !== undefined && stream[w.at!] === w.block) {
-          at = w.at!;
-          removed = w.removed!;
-        } else {
-          at = index.get(b.path)!;
-          w.at = at;
-          w.block = stream[at]!;
-          removed = w.removed = Math.max(0, w.block.tokens - w.noteTokens);
-        }
+        at = index.get(b.path)!;
+        w.at = at;
+        w.block = stream[at]!;
+        removed = w.removed = Math.max(0, w.block.tokens - w.noteTokens);
       }
-      const slot = slotOf?.get(c);
-      if (slot !== undefined && at !== undefined) {
-        slotRecord!.live[slot] = seen!.results[slot];
-        slotRecord!.at[slot] = at;
-        slotRecord!.block[slot] = stream[at];
-        slotRecord!.removed[slot] = removed;
-      }
-      // The agent's own hides are its decision: no re-use weighing.
-      const reuse = reason === 'agent' || at < bound ? undefined : weigh(b.path, removed, c.stale);
-      return { path: b.path, at, record, removed, reuse, thinking };
-    })
-    .filter((x) => x.at !== undefined && x.removed > 0)
-    .sort((a, b) => a.at - b.at);
+    }
+    const slot = slotOf?.get(c);
+    if (slot !== undefined && at !== undefined) {
+      slotRecord!.live[slot] = seen!.results[slot];
+      slotRecord!.at[slot] = at;
+      slotRecord!.block[slot] = stream[at];
+      slotRecord!.removed[slot] = removed;
+      slotRecord!.record[slot] = record;
+      slotRecord!.thinking[slot] = thinking;
+    }
+    // The agent's own hides are its decision: no re-use weighing.
+    const reuse = reason === 'agent' || at < bound ? undefined : weigh(b.path, removed, c.stale);
+    return { path: b.path, at, record, removed, reuse, thinking };
+  });
+  // The slots weighed from their record: what their candidates would give (a live result's candidate is stale as the
+  // result is simple), its re-use verdict read now.
+  for (const i of recordedSlots) {
+    const path = seen!.paths[i]!;
+    const removed = slotRecord!.removed[i]!;
+    const reuse = weigh(path, removed, seen!.results[i]!.simple);
+    weighed.push({ path, at: slotRecord!.at[i]!, record: slotRecord!.record[i]!, removed, reuse, thinking: slotRecord!.thinking[i]! });
+  }
+  // By stream position (a stream holds a path once: no ties, so the order the candidates came in does not matter).
+  const all = weighed.filter((x) => x.at !== undefined && x.removed > 0).sort((a, b) => a.at - b.at);
   // Models that bind thinking: a payload before a visible thinking block stays, since pruning it would invalidate
   // that thinking and every later one (render/bind.ts). The agent's deferred hides wait too (for a compaction);
   // a hide it asks for now (hideBlock) still applies, and the plan then says which thinking it cost.
