@@ -19,11 +19,11 @@ import { toAnthropic } from '../../src/providers/anthropic.js';
 import { render } from '../../src/render/render.js';
 import type { RenderOptions } from '../../src/render/types.js';
 import { replay } from '../../src/replay/replay.js';
-import { appendResponse, appendToolResults, createTimeline, setEnvelope, setTail, startTurn } from '../../src/timeline/edit.js';
+import { appendResponse } from '../../src/timeline/edit.js';
 import type { TimelineState } from '../../src/timeline/types.js';
 import { BlockTokenCache } from '../../src/tokens/counter.js';
 import type { TraceEvent } from '../../src/trace/types.js';
-import { forkOf, singleTurnTrace, stepTrace } from './step.js';
+import { applyEvent, forkOf, singleTurnTrace, stepTrace } from './step.js';
 import { fixtureTexts, isMain, parseFixture } from './util.js';
 
 const REQUESTS = Number(process.env.BENCH_DIGEST_REQUESTS ?? 1_500);
@@ -34,27 +34,6 @@ const FORKS = [50, REQUESTS];
 const WINDOW = 100;
 
 type Options = Omit<RenderOptions, 'now' | 'tokens'>;
-
-/** The events of the bench's replays (test/bench/step.ts `applyEvent`), the response left to the caller. */
-function applyEvent(state: TimelineState | undefined, e: TraceEvent): TimelineState | undefined {
-  switch (e.type) {
-    case 'envelope': {
-      const input = { instructions: e.instructions, tools: e.tools, ...(e.skills ? { skills: e.skills } : {}), model: e.model ?? 'claude-sonnet-4-6' };
-      return state ? setEnvelope(state, input) : createTimeline(input);
-    }
-    case 'user':
-      return startTurn(state!, e.content, e.at);
-    case 'tool_results': {
-      const results = e.content.filter((b) => b.type === 'tool_result').map(({ duration_ms: _d, ...b }) => b);
-      const texts = e.content.filter((b) => b.type === 'text');
-      return appendToolResults(state!, results as never, texts as never, e.at);
-    }
-    case 'tail':
-      return setTail(state!, e.content);
-    default:
-      return state;
-  }
-}
 
 /** Digests of frozen messages (shared between requests along a chain: each is stringified once, not per request). */
 const messageDigests = new WeakMap<object, string>();

@@ -226,7 +226,7 @@ const cpuNs: () => number =
   });
 
 /** Applies an event that is not a model response (envelope, user turn, tool results, tail). */
-function applyEvent(state: TimelineState | undefined, e: TraceEvent): TimelineState | undefined {
+export function applyEvent(state: TimelineState | undefined, e: TraceEvent): TimelineState | undefined {
   switch (e.type) {
     case 'envelope': {
       const input = { instructions: e.instructions, tools: e.tools, ...(e.skills ? { skills: e.skills } : {}), model: e.model ?? 'claude-sonnet-4-6' };

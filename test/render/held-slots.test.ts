@@ -11,65 +11,26 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../src/models/profiles.js';
-import { toAnthropic } from '../../src/providers/anthropic.js';
-import { render } from '../../src/render/render.js';
 import type { RenderOptions } from '../../src/render/types.js';
-import { appendResponse } from '../../src/timeline/edit.js';
-import type { TimelineState } from '../../src/timeline/types.js';
-import { BlockTokenCache, charCounter, type TokenCounter } from '../../src/tokens/counter.js';
-import type { TraceEvent } from '../../src/trace/types.js';
-import { coldCopy as cold } from '../helpers/cold-copy.js';
 import { economySession } from '../helpers/economy-session.js';
-import { applyEvent } from '../helpers/trace-events.js';
+import { replayAgainstCold } from '../helpers/slot-records.js';
 
 const REQUESTS = 220;
-
-/** Characters / 4, but a hidden payload's note costs more than any payload of the session: removing one saves nothing. */
-const dearNotes: TokenCounter = {
-  name: 'dear-notes',
-  count: (text) => (text.startsWith('[') && text.includes('recall(') ? 1_000_000 : Math.ceil(text.length / 4)),
-};
-
 const MODEL = 'claude-sonnet-5-5';
-
-function replay(events: readonly TraceEvent[]): { held: number; heldNone: number } {
-  const model = MODEL;
-  const counters = [new BlockTokenCache(charCounter()), new BlockTokenCache(dearNotes)];
-  const base: RenderOptions = { profile: { ...resolveProfile(model), contextWindow: 1_000_000 }, compact: { enabled: false }, policy: 'economy' };
-  let state: TimelineState | undefined;
-  let now = 0;
-  let requests = 0;
-  const n = { held: 0, heldNone: 0 };
-  for (const e of events) {
-    if (e.type === 'assistant') {
-      requests++;
-      // Six requests with one counter, six with the other; the minChars changes after 100 requests.
-      const tokens = counters[Math.floor(requests / 6) % 2]!;
-      const options: RenderOptions = { ...base, now, tokens, prune: { minChars: requests > 100 ? 240 : 300 } };
-      const r = render(state!, options);
-      const fresh = render(cold(state!), options);
-      expect(r.decisions).toEqual(fresh.decisions);
-      expect(JSON.stringify(toAnthropic(r))).toBe(JSON.stringify(toAnthropic(fresh)));
-      const held = r.decisions.filter((d) => d.type === 'defer' && d.why.startsWith('preserved thinking')).length;
-      if (tokens === counters[0]) n.held += held;
-      else n.heldNone += held;
-      state = appendResponse(r.state, e.content as never, e.at);
-      now = e.at;
-      continue;
-    }
-    if ('at' in e && typeof e.at === 'number') now = e.at;
-    state = applyEvent(state, e, { model, options: base, now, shift: 0, seen: new Set() });
-  }
-  return n;
-}
 
 describe('held stale results read from the slots equal a cold render, across options that change between requests', () => {
   for (const shape of ['multi', 'single'] as const) {
     it(`claude-sonnet-5-5, ${shape === 'single' ? 'one open turn' : 'many turns'}, compaction off`, () => {
-      const n = replay(economySession('held-slots', MODEL, shape, REQUESTS));
+      const base: RenderOptions = { profile: { ...resolveProfile(MODEL), contextWindow: 1_000_000 }, compact: { enabled: false }, policy: 'economy' };
+      const [held, heldNone] = replayAgainstCold(
+        economySession('held-slots', MODEL, shape, REQUESTS),
+        MODEL,
+        base,
+        (r) => r.decisions.filter((d) => d.type === 'defer' && d.why.startsWith('preserved thinking')).length,
+      );
       // The session holds stale results under the ordinary counter, and none under the one whose notes cost more.
-      expect(n.held).toBeGreaterThan(50);
-      expect(n.heldNone).toBe(0);
+      expect(held).toBeGreaterThan(50);
+      expect(heldNone).toBe(0);
     });
   }
 });

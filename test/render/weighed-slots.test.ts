@@ -12,58 +12,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../src/models/profiles.js';
-import { toAnthropic } from '../../src/providers/anthropic.js';
-import { render } from '../../src/render/render.js';
-import type { RenderOptions } from '../../src/render/types.js';
-import { appendResponse } from '../../src/timeline/edit.js';
-import type { TimelineState } from '../../src/timeline/types.js';
-import { BlockTokenCache, charCounter, type TokenCounter } from '../../src/tokens/counter.js';
-import type { TraceEvent } from '../../src/trace/types.js';
-import { coldCopy as cold } from '../helpers/cold-copy.js';
+import type { Rendered, RenderOptions } from '../../src/render/types.js';
+import { BlockTokenCache, charCounter } from '../../src/tokens/counter.js';
 import { economySession } from '../helpers/economy-session.js';
-import { applyEvent } from '../helpers/trace-events.js';
+import { replayAgainstCold } from '../helpers/slot-records.js';
 
 const REQUESTS = 220;
 const MODEL = 'claude-sonnet-4-6';
 
-/** Characters / 4, but a hidden payload's note costs more than any payload of the session: removing one saves nothing. */
-const dearNotes: TokenCounter = {
-  name: 'dear-notes',
-  count: (text) => (text.startsWith('[') && text.includes('recall(') ? 1_000_000 : Math.ceil(text.length / 4)),
-};
-
-/** Replays the session, each render against a cold copy's; returns how many payloads the gate pruned, per counter. */
-function replay(
-  events: readonly TraceEvent[],
-  base: RenderOptions,
-  counters = [new BlockTokenCache(charCounter()), new BlockTokenCache(dearNotes)],
-): { pruned: number; prunedNone: number } {
-  let state: TimelineState | undefined;
-  let now = 0;
-  let requests = 0;
-  const n = { pruned: 0, prunedNone: 0 };
-  for (const e of events) {
-    if (e.type === 'assistant') {
-      requests++;
-      // Six requests with one counter, six with the other; the minChars changes after 100 requests.
-      const tokens = counters[Math.floor(requests / 6) % 2]!;
-      const options: RenderOptions = { ...base, now, tokens, prune: { minChars: requests > 100 ? 240 : 300 } };
-      const r = render(state!, options);
-      const fresh = render(cold(state!), options);
-      expect(r.decisions).toEqual(fresh.decisions);
-      expect(JSON.stringify(toAnthropic(r))).toBe(JSON.stringify(toAnthropic(fresh)));
-      const pruned = r.decisions.filter((d) => d.type === 'prune' && d.reason === 'economy').length;
-      if (tokens === counters[0]) n.pruned += pruned;
-      else n.prunedNone += pruned;
-      state = appendResponse(r.state, e.content as never, e.at);
-      now = e.at;
-      continue;
-    }
-    if ('at' in e && typeof e.at === 'number') now = e.at;
-    state = applyEvent(state, e, { model: MODEL, options: base, now, shift: 0, seen: new Set() });
-  }
-  return n;
-}
+/** Payloads the gate pruned while warm (economy). */
+const pruned = (r: Rendered): number => r.decisions.filter((d) => d.type === 'prune' && d.reason === 'economy').length;
 
 describe('stale results weighed from the slots equal a cold render, across options that change between requests', () => {
   for (const shape of ['multi', 'single'] as const) {
@@ -76,17 +34,17 @@ describe('stale results weighed from the slots equal a cold render, across optio
         policy: 'economy',
         expectedRemaining: 8,
       };
-      const n = replay(economySession('weighed-slots', MODEL, shape, REQUESTS, { thinkingRate: 0.4 }), base);
+      const [n, none] = replayAgainstCold(economySession('weighed-slots', MODEL, shape, REQUESTS, { thinkingRate: 0.4 }), MODEL, base, pruned);
       // The gate prunes under both counters (thinking of earlier turns leaves no note: it saves under either).
-      expect(n.pruned).toBeGreaterThan(20);
-      expect(n.prunedNone).toBeGreaterThan(0);
+      expect(n).toBeGreaterThan(20);
+      expect(none).toBeGreaterThan(0);
     });
     // Each compaction moves every later block to another stream index under the same counter: a record read for the
     // block now at its recorded index would weigh another block's place and saving.
     it(`${MODEL}, ${shape === 'single' ? 'one open turn' : 'many turns'}, compacting in a 40k window`, () => {
       const base: RenderOptions = { profile: { ...resolveProfile(MODEL), contextWindow: 40_000 }, policy: 'economy' };
-      const n = replay(economySession('weighed-slots', MODEL, shape, REQUESTS), base, [new BlockTokenCache(charCounter())]);
-      expect(n.pruned).toBeGreaterThan(20);
+      const [n] = replayAgainstCold(economySession('weighed-slots', MODEL, shape, REQUESTS), MODEL, base, pruned, [new BlockTokenCache(charCounter())]);
+      expect(n).toBeGreaterThan(20);
     });
   }
 });
