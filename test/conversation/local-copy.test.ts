@@ -72,7 +72,9 @@ const BACKENDS: Record<string, () => Promise<{ store: ConversationStore; other: 
   },
   redis: async () => {
     const own = await startRedisServer();
-    const open = () => createRedisConversationStore({ url: own.url, namespace: 'copy', commandTimeoutMs: 300, maxReconnectDelayMs: 50 });
+    // These cases inject their faults through Faulty, never through the server: a generous timeout, so a loaded
+    // machine's slow answer is not taken for a store that is down (300 ms failed once at load 8-10).
+    const open = () => createRedisConversationStore({ url: own.url, namespace: 'copy', commandTimeoutMs: 10_000, maxReconnectDelayMs: 50 });
     const stores: Awaited<ReturnType<typeof open>>[] = [await open()];
     return {
       store: stores[0]!,
