@@ -8,7 +8,7 @@
  * request of ~150,000).
  */
 
-import { base64Reader, decodedLength } from '../internal/base64.js';
+import { BASE64_SPACES, base64Reader, decodedLength } from '../internal/base64.js';
 
 /**
  * Text tokens one PDF page costs. Anthropic, "PDF support", Estimate your costs
@@ -143,8 +143,7 @@ function zipTextBytes(data: string, size: number): number | undefined {
   const dirOffset = u32(tail, end + 16);
   if (dirOffset === 0xffffffff || dirOffset + dirSize > tailStart + end) return undefined;
   const dir = bytesAt(dirOffset, dirOffset + dirSize);
-  if (dir !== undefined && dir.length < dirSize) return undefined;
-  if (dir === undefined) return undefined;
+  if (dir === undefined || dir.length < dirSize) return undefined;
   const names = new TextDecoder();
   let bytes = 0;
   let found = false;
@@ -178,8 +177,7 @@ const OPEN_AT_END = /\/(?:T(?:y(?:p(?:e(?:\s*(?:\/(?:P(?:a(?:g(?:e)?)?)?)?)?)?)?
  */
 export const PDF_SCAN_CHUNK_CHARS = 256 * 1024;
 
-/** What `atob` skips (the forgiving-base64 ASCII whitespace) and what it refuses. */
-const BASE64_SPACES = /[\t\n\f\r ]/g;
+/** What `atob` refuses (besides the whitespace it skips: BASE64_SPACES). */
 const NOT_BASE64 = /[^A-Za-z0-9+/=\t\n\f\r ]/;
 /** From the first `=` on: one or two `=` and whitespace, else atob refuses the text. */
 const PADDING = /^(?:=[\t\n\f\r ]*){1,2}$/;
