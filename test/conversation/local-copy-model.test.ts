@@ -19,19 +19,27 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/**
+ * A file store and a cache simulator after the loop's first `n` requests of conversation `id`, 5 s apart from
+ * t = 1,000,000; `at`: the time of the request after them.
+ */
+async function sentThen(base: typeof BASE, loop: readonly unknown[][], n: number, id: string) {
+  const dir = mkdtempSync(join(tmpdir(), `local-copy-${id}-`));
+  dirs.push(dir);
+  const store = new FileConversationStore({ dir });
+  const sim = new CacheSimulator();
+  for (let k = 0; k < n; k++) {
+    const at = 1_000_000 + k * 5_000;
+    sim.send((await prepare({ ...base, messages: loop[k]! as MessageParam[] }, { conversationId: id, store, now: at })).params as never, at);
+  }
+  return { store, sim, at: 1_000_000 + n * 5_000 };
+}
+
 describe("the copy's ledger after a deleted record", () => {
   it('is no hint for another model: nothing of its entries is claimed, as the provider reads nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'local-copy-model-'));
-    dirs.push(dir);
-    const store = new FileConversationStore({ dir });
-    const sim = new CacheSimulator();
     const loop = requests(1, 30, 400);
-    for (let k = 0; k < 25; k++) {
-      const at = 1_000_000 + k * 5_000;
-      sim.send((await prepare({ ...BASE, messages: loop[k]! as MessageParam[] }, { conversationId: 'm', store, now: at })).params as never, at);
-    }
+    const { store, sim, at } = await sentThen(BASE, loop, 25, 'm');
     await store.delete('m');
-    const at = 1_000_000 + 25 * 5_000;
     const other = { ...BASE, model: 'claude-sonnet-4-5' };
     const { params, plan } = await prepare({ ...other, messages: loop[25]! as MessageParam[] }, { conversationId: 'm', store, now: at });
     const r = sim.send(params as never, at);
@@ -41,18 +49,10 @@ describe("the copy's ledger after a deleted record", () => {
   });
 
   it('a retry of the last request after the delete (the same messages, nothing cut back) is rendered from them, as the provider reads it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'local-copy-retry-'));
-    dirs.push(dir);
-    const store = new FileConversationStore({ dir });
-    const sim = new CacheSimulator();
     const loop = requests(1, 12, 400);
     const model = { ...BASE, model: 'claude-opus-5-5' };
-    for (let k = 0; k < 10; k++) {
-      const at = 1_000_000 + k * 5_000;
-      sim.send((await prepare({ ...model, messages: loop[k]! as MessageParam[] }, { conversationId: 'r', store, now: at })).params as never, at);
-    }
+    const { store, sim, at } = await sentThen(model, loop, 10, 'r');
     await store.delete('r');
-    const at = 1_000_000 + 10 * 5_000;
     const { params, plan } = await prepare({ ...model, messages: loop[9]! as MessageParam[] }, { conversationId: 'r', store, now: at });
     const r = sim.send(params as never, at);
     expect(r.rejected).toBeNull();
