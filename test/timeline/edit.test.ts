@@ -64,6 +64,31 @@ describe('timeline edits', () => {
     expect(findBlock(s, 'turns/1/rounds/1/calls/toolu_a')!.param).toMatchObject({ input: { path: 'a.ts' } });
   });
 
+  it('copies the caller’s data exactly: an own `__proto__` key, keys Object.prototype also has, and symbol keys stay own data', () => {
+    // What the copy must keep, whichever way it is built: JSON.parse gives a tool input an own `__proto__` key (an
+    // assignment would set the copy's prototype instead), and keys like `constructor` or `toString` are the model's.
+    const input = JSON.parse('{"__proto__":{"x":1},"constructor":"c","toString":"t","list":[{"__proto__":2}]}') as Record<string, unknown>;
+    const tag = Symbol('tag');
+    const part = { type: 'text' as const, text: 'part', [tag]: 'kept' };
+    let s = startTurn(newSession(), 'go');
+    s = appendResponse(s, [{ type: 'tool_use', id: 'toolu_a', name: 'Read', input }]);
+    s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: 'toolu_a', content: [part] }]);
+    const copy = (findBlock(s, 'turns/1/rounds/1/calls/toolu_a')!.param as { input: Record<string, unknown> }).input;
+    expect(copy).not.toBe(input);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(['__proto__', 'constructor', 'toString', 'list']);
+    expect(Object.getOwnPropertyDescriptor(copy, '__proto__')?.value).toEqual({ x: 1 });
+    expect(Object.hasOwn((copy.list as object[])[0]!, '__proto__')).toBe(true);
+    const sent = JSON.stringify(toAnthropic(render(s, { now: 1_000 }), { max_tokens: 10 }).messages);
+    expect(sent).toContain('"input":{"__proto__":{"x":1},"constructor":"c","toString":"t","list":[{"__proto__":2}]}');
+    const copiedPart = (findBlock(s, 'turns/1/rounds/1/results/toolu_a')!.param as { content: Record<PropertyKey, unknown>[] }).content[0]!;
+    expect(copiedPart[tag]).toBe('kept');
+    // The caller's nested objects changed after the append reach no later render.
+    (input.list as Record<string, unknown>[])[0]!.y = 'late';
+    part.text = 'changed';
+    expect(JSON.stringify(toAnthropic(render(s, { now: 1_000 }), { max_tokens: 10 }).messages)).toBe(sent);
+  });
+
   it('finds a repeated tool_use id in any earlier turn, and keeps branches apart (an append to an older state)', () => {
     const call = (id: string) => [{ type: 'tool_use' as const, id, name: 'Read', input: {} }];
     const answer = (s: ReturnType<typeof newSession>, id: string) => appendToolResults(s, [{ type: 'tool_result', tool_use_id: id, content: 'ok' }]);
