@@ -31,6 +31,11 @@ export interface CallTargets {
   readonly tags: readonly string[];
   /** Results that do not depend on the workspace (web pages, searches): never made stale by a local write. */
   readonly external: boolean;
+  /**
+   * A read of one file whose arguments name nothing else (`Read {file_path}`, no offset or limit): its result is
+   * the file's whole text, which a later partial read of the unchanged file does not replace (render/reuse.ts).
+   */
+  readonly whole: boolean;
 }
 
 const PATH_KEYS = /^(file_?path|path|notebook_?path|file_?name|file|target_?file|filepath|uri)$/i;
@@ -105,6 +110,7 @@ export function callTargets(name: string, input: unknown, policies?: Readonly<Re
     files,
     tags: tags.filter((t) => !t.startsWith('file:')),
     external: EXTERNAL_NAME.test(name),
+    whole: kind === 'read' && files.length === 1 && Object.keys(args).every((k) => PATH_KEYS.test(k)),
   };
   if (cacheable) memo.set(input, out);
   return out;
