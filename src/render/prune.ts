@@ -174,25 +174,32 @@ function slotRecordOf(seen: LiveSeen<LiveResult>, counter: object): SlotRecord {
   return r;
 }
 
-/** The held items in stream order: those the candidates gave (in stream order) and the held slots, merged by position. */
-function withHeldSlots(
+const PRESERVED = 'preserved thinking: pruning it would invalidate the thinking blocks after it';
+
+/**
+ * Pushes the held items' decisions in stream order: those the candidates gave (in stream order) and the held slots,
+ * merged by position (a stream holds a path once: no ties). Late in a long session on a model that binds thinking a
+ * write request holds every visible stale result (a hundred and more): each becomes its decision here, with no
+ * intermediate item.
+ */
+function pushHeld(
+  decisions: Decision[],
   held: readonly { readonly path: BlockPath; readonly at: number }[],
   slots: number[],
   record: SlotRecord | undefined,
   seen: LiveSeen<LiveResult> | undefined,
-): readonly { readonly path: BlockPath; readonly at: number }[] {
-  if (slots.length === 0) return held;
-  const at = record!.at;
-  const paths = seen!.paths;
-  slots.sort((a, b) => at[a]! - at[b]!);
-  const out: { path: BlockPath; at: number }[] = [];
+): void {
   let j = 0;
-  for (const i of slots) {
-    while (j < held.length && held[j]!.at < at[i]!) out.push(held[j++]!);
-    out.push({ path: paths[i]!, at: at[i]! });
+  if (slots.length > 0) {
+    const at = record!.at;
+    const paths = seen!.paths;
+    slots.sort((a, b) => at[a]! - at[b]!);
+    for (const i of slots) {
+      while (j < held.length && held[j]!.at < at[i]!) decisions.push({ type: 'defer', path: held[j++]!.path, why: PRESERVED });
+      decisions.push({ type: 'defer', path: paths[i]!, why: PRESERVED });
+    }
   }
-  while (j < held.length) out.push(held[j++]!);
-  return out;
+  while (j < held.length) decisions.push({ type: 'defer', path: held[j++]!.path, why: PRESERVED });
 }
 
 /** Adds the one-time notice to the newest user message, if there is one to carry it. */
@@ -216,7 +223,9 @@ export const prunePass: Pass = {
   name: 'prune',
   run(work, ctx) {
     const { state, decisions } = prune(work.state, ctx);
-    return state === work.state && decisions.length === 0 ? work : { ...work, state, decisions: [...work.decisions, ...decisions] };
+    if (state === work.state && decisions.length === 0) return work;
+    // Prune runs first: its decisions are the render's so far (a hundred and more a write request late in a long session).
+    return { ...work, state, decisions: work.decisions.length === 0 ? decisions : [...work.decisions, ...decisions] };
   },
 };
 
@@ -356,16 +365,8 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   // Models that bind thinking: a payload before a visible thinking block stays, since pruning it would invalidate
   // that thinking and every later one (render/bind.ts). The agent's deferred hides wait too (for a compaction);
   // a hide it asks for now (hideBlock) still applies, and the plan then says which thinking it cost.
-  const held =
-    bound >= 0
-      ? withHeldSlots(
-          all.filter((x) => x.at < bound),
-          heldSlots,
-          slotRecord,
-          seen,
-        )
-      : [];
-  const free = held.length > 0 ? all.filter((x) => x.at >= bound) : all;
+  const held = bound >= 0 ? all.filter((x) => x.at < bound) : [];
+  const free = held.length > 0 || heldSlots.length > 0 ? all.filter((x) => x.at >= bound) : all;
   // Payloads a later call is likely enough to need stay visible: the plan says so, with the figures.
   const kept = free.filter((x) => x.reuse?.keep);
   const items = free.filter((x) => !x.reuse?.keep);
@@ -417,9 +418,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
       reuse: { p: it.reuse!.p, why: it.reuse!.why, expectedRecall: it.reuse!.expectedRecall },
     },
   }));
-  for (const it of held) {
-    decisions.push({ type: 'defer', path: it.path, why: 'preserved thinking: pruning it would invalidate the thinking blocks after it' });
-  }
+  pushHeld(decisions, held, heldSlots, slotRecord, seen);
   const apply: HiddenRecord[] = [];
   items.forEach((it, k) => {
     if (k >= chosen.from) {
