@@ -85,13 +85,27 @@ export function readableBefore(entries: readonly CacheEntryRecord[], index: numb
  * @returns saving and re-write in dollars; apply when `saving > rewrite`
  */
 export function priceChange(profile: ModelProfile, entries: readonly CacheEntryRecord[], index: number, removed: number, remaining: number): GatePrice {
-  const p = profile.prices;
   const warm = entries.length > 0;
-  const R = readableBefore(entries, Number.POSITIVE_INFINITY);
-  const R2 = readableBefore(entries, index);
+  return {
+    saving: changeSaving(profile, warm, removed, remaining),
+    rewrite: changeRewrite(profile, warm, readableBefore(entries, Number.POSITIVE_INFINITY), readableBefore(entries, index), removed),
+    warm,
+  };
+}
+
+/** {@link priceChange}'s saving, alone: for a caller that prices many batches and keeps one (no object per batch). */
+export function changeSaving(profile: ModelProfile, warm: boolean, removed: number, remaining: number): number {
+  const p = profile.prices;
   const perToken = warm ? p.cacheRead : p.cacheWrite5m;
-  const saving = (removed * (perToken + p.cacheRead * remaining)) / 1e6;
+  return (removed * (perToken + p.cacheRead * remaining)) / 1e6;
+}
+
+/**
+ * {@link priceChange}'s re-write, alone, from the tokens of the entry the request reads with no change (`R`, what
+ * readableBefore gives for every index) and with the first change at the batch's index (`R2`).
+ */
+export function changeRewrite(profile: ModelProfile, warm: boolean, R: number, R2: number, removed: number): number {
+  const p = profile.prices;
   // Removed tokens are not re-written; the rest of the stretch between R′ and R is.
-  const rewrite = warm ? (Math.max(0, R - R2 - removed) * (p.cacheWrite5m - p.cacheRead)) / 1e6 : 0;
-  return { saving, rewrite, warm };
+  return warm ? (Math.max(0, R - R2 - removed) * (p.cacheWrite5m - p.cacheRead)) / 1e6 : 0;
 }

@@ -18,7 +18,7 @@ import { castDraft, produce } from 'immer';
 import type { Block, BlockPath, CacheEntryRecord, HiddenRecord, Round, StreamBlock, TimelineState } from '../timeline/types.js';
 import { isThinkingBlock } from './bind.js';
 import type { Pass, PassContext } from './context.js';
-import { expectedRemaining, noticePrice, noticeStripPrice, priceChange } from './gate.js';
+import { changeRewrite, changeSaving, expectedRemaining, noticePrice, noticeStripPrice, priceChange, readableBefore } from './gate.js';
 import { hiddenRecord, PRUNE_NOTICE } from './notes.js';
 import { dedupe } from './dedupe.js';
 import { withHidden } from './hidden-set.js';
@@ -471,7 +471,13 @@ function chooseWarmBatch(
   /** On a model that strips earlier thinking: what the notice's strip adds for a batch starting at a stream index. */
   strip?: (at: number) => number,
 ): { from: number; price?: ReturnType<typeof priceChange> } {
-  let best = { from: items.length, net: 0, price: undefined as ReturnType<typeof priceChange> | undefined };
+  // priceChange's figures per batch, its price made only for the batch chosen: a write request late in a long session
+  // weighs every visible stale result again (tens on a model that does not bind thinking), one batch per item.
+  const warm = entries.length > 0;
+  const whole = readableBefore(entries, Number.POSITIVE_INFINITY);
+  let from = items.length;
+  let best = 0;
+  let chosen = 0;
   let suffix = 0;
   let recalls = 0;
   let notes = false;
@@ -479,9 +485,14 @@ function chooseWarmBatch(
     suffix += items[k]!.removed;
     recalls += items[k]!.reuse?.expectedRecall ?? 0;
     notes ||= !items[k]!.thinking;
-    const price = priceChange(ctx.profile, entries, items[k]!.at, suffix, remaining);
-    const net = price.saving - recalls - price.rewrite - (notes ? notice + (strip?.(items[k]!.at) ?? 0) : 0);
-    if (net > best.net) best = { from: k, net, price };
+    const saving = changeSaving(ctx.profile, warm, suffix, remaining);
+    const rewrite = changeRewrite(ctx.profile, warm, whole, readableBefore(entries, items[k]!.at), suffix);
+    const net = saving - recalls - rewrite - (notes ? notice + (strip?.(items[k]!.at) ?? 0) : 0);
+    if (net > best) {
+      from = k;
+      best = net;
+      chosen = suffix;
+    }
   }
-  return best.price ? { from: best.from, price: best.price } : { from: best.from };
+  return from < items.length ? { from, price: priceChange(ctx.profile, entries, items[from]!.at, chosen, remaining) } : { from };
 }
