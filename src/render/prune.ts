@@ -174,6 +174,70 @@ function slotRecordOf(seen: LiveSeen<LiveResult>, counter: object): SlotRecord {
   return r;
 }
 
+/**
+ * Sorts the slots firstChanceFound left (see {@link SlotRecord}): held as recorded (before the bound), weighed from the
+ * record, or made a candidate again (pushed onto `candidates`); returns the slot of each candidate made here. Its own
+ * function, like the other loops over every stale result: late in a long session a write request reads a hundred and
+ * more slots, and the prune pass's body, which sees states and standings of several shapes, is often running
+ * unoptimized (V8 drops its optimized code on a shape it has not seen).
+ */
+function readSlots(
+  split: LiveSlots,
+  record: SlotRecord,
+  stream: readonly StreamBlock[],
+  bound: number,
+  held: number[],
+  recorded: number[],
+  candidates: Candidate[],
+): Map<Candidate, number> | undefined {
+  const results = split.seen!.results;
+  const slots = split.slots;
+  let slotOf: Map<Candidate, number> | undefined;
+  for (let k = 0; k < slots.length; k++) {
+    const i = slots[k]!;
+    const r = results[i]!;
+    const at = record.at[i]!;
+    // The same result at the same stream block: the same position, saving and record; held while before the bound.
+    if (record.live[i] === r && stream[at] === record.block[i]) {
+      if (record.removed[i]! > 0) (at < bound ? held : recorded).push(i);
+      continue;
+    }
+    const c = split.resolve!(r);
+    if (c) {
+      candidates.push(c);
+      (slotOf ??= new Map()).set(c, i);
+    }
+  }
+  return slotOf;
+}
+
+/** The slots weighed from their record: what their candidates would give (a live result's candidate is stale as the result is simple), its re-use verdict read now. */
+function weighSlots(
+  slots: readonly number[],
+  seen: LiveSeen<LiveResult>,
+  record: SlotRecord,
+  weigh: (path: BlockPath, removed: number, stale?: boolean) => ReuseVerdict | undefined,
+  weighed: Weighted[],
+): void {
+  for (let k = 0; k < slots.length; k++) {
+    const i = slots[k]!;
+    const path = seen.paths[i]!;
+    const removed = record.removed[i]!;
+    const reuse = weigh(path, removed, seen.results[i]!.simple);
+    weighed.push({ path, at: record.at[i]!, record: record.record[i]!, removed, reuse, thinking: record.thinking[i]! });
+  }
+}
+
+/** A payload weighed by the prune pass: its place in the stream, record, saving, re-use verdict. */
+interface Weighted {
+  readonly path: BlockPath;
+  readonly at: number;
+  readonly record: HiddenRecord;
+  readonly removed: number;
+  readonly reuse: ReuseVerdict | undefined;
+  readonly thinking: boolean;
+}
+
 const PRESERVED = 'preserved thinking: pruning it would invalidate the thinking blocks after it';
 
 /**
@@ -276,23 +340,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
   let slotOf: Map<Candidate, number> | undefined;
   const seen = split?.seen;
   const slotRecord = seen && split.slots.length > 0 ? slotRecordOf(seen, ctx.tokens) : undefined;
-  if (slotRecord) {
-    const results = seen!.results;
-    for (const i of split!.slots) {
-      const r = results[i]!;
-      const at = slotRecord.at[i]!;
-      // The same result at the same stream block: the same position, saving and record; held while before the bound.
-      if (slotRecord.live[i] === r && stream[at] === slotRecord.block[i]) {
-        if (slotRecord.removed[i]! > 0) (at < bound ? heldSlots : recordedSlots).push(i);
-        continue;
-      }
-      const c = split!.resolve!(r);
-      if (c) {
-        candidates.push(c);
-        (slotOf ??= new Map()).set(c, i);
-      }
-    }
-  }
+  if (slotRecord) slotOf = readSlots(split!, slotRecord, stream, bound, heldSlots, recordedSlots, candidates);
   const hiddenNow = hiddenSetOf(state);
   for (const d of state.deferred) {
     if (!candidates.some((c) => c.block.path === d.path) && !hiddenNow.has(d.path)) {
@@ -352,14 +400,7 @@ function pruneOld(state: TimelineState, ctx: PassContext): { state: TimelineStat
     const reuse = reason === 'agent' || at < bound ? undefined : weigh(b.path, removed, c.stale);
     return { path: b.path, at, record, removed, reuse, thinking };
   });
-  // The slots weighed from their record: what their candidates would give (a live result's candidate is stale as the
-  // result is simple), its re-use verdict read now.
-  for (const i of recordedSlots) {
-    const path = seen!.paths[i]!;
-    const removed = slotRecord!.removed[i]!;
-    const reuse = weigh(path, removed, seen!.results[i]!.simple);
-    weighed.push({ path, at: slotRecord!.at[i]!, record: slotRecord!.record[i]!, removed, reuse, thinking: slotRecord!.thinking[i]! });
-  }
+  if (recordedSlots.length > 0) weighSlots(recordedSlots, seen!, slotRecord!, weigh, weighed);
   // By stream position (a stream holds a path once: no ties, so the order the candidates came in does not matter).
   const all = weighed.filter((x) => x.at !== undefined && x.removed > 0).sort((a, b) => a.at - b.at);
   // Models that bind thinking: a payload before a visible thinking block stays, since pruning it would invalidate
