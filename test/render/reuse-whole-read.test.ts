@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sessionOptions } from '../bench/judge.js';
-import { REUSE_MODEL, reuseOf } from '../../src/render/reuse.js';
+import { REUSE_MODEL, reuseOf, supersededAfter, supersededAfterScan } from '../../src/render/reuse.js';
 import { replayAll } from '../../src/replay/replay.js';
 import { generateTrace } from '../../src/synthetic/generate.js';
 import { appendResponse, appendToolResults, createTimeline, startTurn } from '../../src/timeline/edit.js';
@@ -83,4 +83,66 @@ describe("a file's whole text after a partial read of it", () => {
     expect(forced.filter((f) => f.path.includes('/toolu_recall_'))).toEqual([]);
     expect(forced.length).toBeLessThan(6);
   }, 60_000);
+});
+
+/** A timeline of one call per round, each result `out <id>` (check23: the cases judge23's rule does not name). */
+function rounds(calls: readonly [id: string, name: string, input: Record<string, unknown>][]): TimelineState {
+  let s: TimelineState = startTurn(createTimeline({ model: 'claude-sonnet-4-6', instructions: ['x'], tools: [] }), 'go');
+  for (const [id, name, input] of calls) {
+    s = appendResponse(s, [{ type: 'tool_use', id, name, input }]);
+    s = appendToolResults(s, [{ type: 'tool_result', tool_use_id: id, content: `out ${id}` }]);
+  }
+  return s;
+}
+const W1 = 'turns/1/rounds/1/results/w1';
+
+describe("a file's whole text: the cases around the rule", () => {
+  it('written between the whole read and the partial one: stale, 0', () => {
+    const s = rounds([
+      ['w1', 'Read', { file_path: '/r/a.ts' }],
+      ['e1', 'Edit', { file_path: '/r/a.ts', old_string: 'x', new_string: 'y' }],
+      ['p1', 'Read', { file_path: '/r/a.ts', offset: 10, limit: 20 }],
+    ]);
+    expect(reuseOf(s, W1).p).toBe(0);
+  });
+
+  it('a partial read of another file of the same name elsewhere leaves the whole text the file’s newest', () => {
+    const s = rounds([
+      ['w1', 'Read', { file_path: '/r/a/index.ts' }],
+      ['p1', 'Read', { file_path: '/r/b/index.ts', offset: 10, limit: 20 }],
+    ]);
+    expect(reuseOf(s, W1)).toMatchObject({ p: fileChance(2), file: true, why: expect.stringMatching(/^newest text of \/r\/a\/index\.ts/) });
+  });
+
+  it('the same whole read after the partial one supersedes the first: 0, the newer one the file’s', () => {
+    const s = rounds([
+      ['w1', 'Read', { file_path: '/r/a.ts' }],
+      ['p1', 'Read', { file_path: '/r/a.ts', offset: 10, limit: 20 }],
+      ['w2', 'Read', { file_path: '/r/a.ts' }],
+    ]);
+    expect(reuseOf(s, W1).p).toBe(0);
+    expect(reuseOf(s, 'turns/1/rounds/3/results/w2')).toMatchObject({ p: fileChance(1), file: true });
+  });
+
+  it('a partial read spelling the path another way replaces the same file’s text: the whole text keeps the file’s chance', () => {
+    const s = rounds([
+      ['w1', 'Read', { file_path: '/r/src/a.ts' }],
+      ['p1', 'Read', { file_path: '/r/./src/a.ts', offset: 10, limit: 20 }],
+      ['g1', 'Grep', { pattern: 'x', path: '/r/src' }],
+    ]);
+    expect(reuseOf(s, W1)).toMatchObject({ p: fileChance(2), file: true, why: expect.stringMatching(/^whole text of \/r\/src\/a\.ts/) });
+  });
+
+  it('long after a lookup’s chance underflows to 0, the whole text is still not superseded (the fast path agrees with the scan)', () => {
+    // KEY_PEAK × exp(−(age − 1) / KEY_DECAY) is 0 in doubles past ~2,240 requests; the file's figure never is.
+    const calls: [string, string, Record<string, unknown>][] = [
+      ['w1', 'Read', { file_path: '/r/a.ts' }],
+      ['p1', 'Read', { file_path: '/r/a.ts', offset: 10, limit: 20 }],
+    ];
+    for (let i = 0; i < 2400; i++) calls.push([`g${i}`, 'Grep', { pattern: `x${i}`, path: '/r/src' }]);
+    const s = rounds(calls);
+    expect(reuseOf(s, W1).p).toBeCloseTo(REUSE_MODEL.FILE_BASE);
+    expect(supersededAfterScan(s, 0).has(W1)).toBe(false);
+    expect(supersededAfter(s, 0).has(W1)).toBe(false);
+  });
 });
