@@ -74,7 +74,8 @@ export function planCompaction(state: TimelineState, ctx: PassContext): Compacti
 /**
  * How far a compaction may wait on a model that binds thinking, as a fraction of the window: half-way from the
  * threshold to the window (0.95 with the default threshold 0.9). The headroom left (5 %) holds the estimate's
- * error and the response.
+ * error and the response. A compaction that cannot bring the request under it waits too, while the request fits
+ * the window (the newest round holds the input there: the next request compacts it).
  */
 export function bindingDeferCeiling(threshold: number): number {
   return threshold + (1 - threshold) / 2;
@@ -166,6 +167,11 @@ function planFrom(state: TimelineState, ctx: PassContext, stable: readonly Strea
     removed += unit.tokens;
   }
   const take = chosen.length;
+  // The newest round stays, so when it holds the input over the ceiling, compacting every older round buys the
+  // request no headroom and the next request compacts again (that round is an older one there). While the request
+  // fits the window without it, it waits for then: judge-2424's compaction took 1 % of the window and the file a
+  // later Read asked for.
+  if (take > 0 && (total - removed + budget) * factor > bindingDeferCeiling(o.threshold) * window && total * factor <= window) return undefined;
   if (take === 0 || total - removed + budget > window / factor) {
     const needed = Math.ceil((total - removed + budget) * factor);
     if (needed > window) throw new ContextOverflowError(needed, window, 'the envelope, a summary and the newest round');
