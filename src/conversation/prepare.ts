@@ -50,6 +50,7 @@ import { MemoryConversationStore } from './memory-store.js';
 import { rehydrate } from './state.js';
 import { keepCopy, sourceOf, withLedgerHint, type LocalStateReason } from './local-copy.js';
 import { leaveOutUnvouched, type Unvouched } from './unvouched.js';
+import { describe } from '../trace/validate.js';
 import type { ConsumedMessage, ConversationRecord, ConversationStore, CutShadow, EnvelopeDigest, MessageMark, SentEnvelope, SentIndex } from './types.js';
 
 // TYPES
@@ -1450,14 +1451,41 @@ export type ResponseOrUsage = { readonly usage: ReportedUsage; readonly id?: str
  * newer is still a `ConversationStateError`).
  *
  * @returns false when there was no prepared request waiting for usage, or the store failed
+ * @throws InvalidParamsError when `response` is neither a response nor its usage (no token count in `input_tokens`)
  */
 export async function recordUsage(response: ResponseOrUsage, ref: ConversationRef): Promise<boolean> {
   checkRef(ref);
+  checkUsage(response);
   try {
     return await recordUsageOrThrow(response, ref);
   } catch (err) {
     if (isStoreFailure(err)) return false;
     throw err;
+  }
+}
+
+/**
+ * What is given must be a response or its usage: anything else (a stream object, `message.content`, an event's
+ * partial usage in a JavaScript loop) would be saved as a request with no figures, and break the stats of that
+ * conversation in every process that shares the store.
+ */
+function checkUsage(response: unknown): void {
+  const wrapped = typeof response === 'object' && response !== null && 'usage' in response;
+  const usage: unknown = wrapped ? (response as { usage: unknown }).usage : response;
+  if (typeof usage !== 'object' || usage === null) {
+    throw new InvalidParamsError('usage', `expected the response message or its usage, got ${describe(usage)}`);
+  }
+  const count = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  const fields = usage as Record<string, unknown>;
+  if (!count(fields['input_tokens'])) {
+    throw new InvalidParamsError(
+      'usage.input_tokens',
+      `expected a token count, got ${describe(fields['input_tokens'])}: pass the response message (or its usage), not ${wrapped ? 'a partial usage' : 'this object'}`,
+    );
+  }
+  for (const field of ['cache_read_input_tokens', 'cache_creation_input_tokens', 'output_tokens']) {
+    const v = fields[field];
+    if (v !== undefined && v !== null && !count(v)) throw new InvalidParamsError(`usage.${field}`, `expected a token count, got ${describe(v)}`);
   }
 }
 
