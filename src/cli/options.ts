@@ -4,7 +4,7 @@
  * value is an InvalidOptionError naming the flag.
  */
 import { InvalidOptionError, UnknownModelError } from '../errors.js';
-import { resolveProfile } from '../models/profiles.js';
+import { isOpenAIModelId, resolveProfile } from '../models/profiles.js';
 import type { CacheTtl } from '../render/types.js';
 import type { ReplayOptions } from '../replay/replay.js';
 import type { ProviderId } from '../models/caching.js';
@@ -134,6 +134,16 @@ function knownModel(model: string): void {
     resolveProfile(model);
   } catch (err) {
     if (!(err instanceof UnknownModelError)) throw err;
+    // The library's hint for an OpenAI id is code (OPENAI_MODELS, toOpenAIResponses); the CLI's fix is a flag.
+    if (isOpenAIModelId(err.canonical ?? model)) {
+      throw new InvalidOptionError(
+        '--model',
+        `"${model}" is an OpenAI model: add --provider openai (simulate, replay and report take it); without it the trace is rendered for Claude`,
+        {
+          value: model,
+        },
+      );
+    }
     const readAs = err.canonical ? ` (read as "${err.canonical}")` : '';
     throw new InvalidOptionError('--model', `unknown model "${model}"${readAs}.${err.hint ? ` ${err.hint}` : ''} Known: ${err.known.join(', ')}.`, {
       value: model,

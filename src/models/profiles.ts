@@ -372,6 +372,11 @@ const OPAQUE_KIND: Readonly<Record<string, string>> = {
   'imported-model': 'An imported model ARN',
 };
 
+/** Whether an id (as read, `canonical`) names an OpenAI model: what the Anthropic doors and the CLI without `--provider openai` refuse. */
+export function isOpenAIModelId(canonical: string): boolean {
+  return /^(?:gpt-|chatgpt-|o\d)/.test(canonical);
+}
+
 /**
  * What to tell a new user whose model id matched nothing: an application
  * inference profile ARN (opaque: it does not name its model), an OpenAI id
@@ -387,7 +392,7 @@ function unknownModelHint(model: string, canonical: string, known: readonly stri
   if (other) {
     return `This is a Bedrock model of another provider (${other[1]}): cachepoint's profiles are Claude's, and that model's cache rules and prices are not. If you know them, pass a profile built for it (customProfile), e.g. render: { profile: customProfile('${model}', { prices: { input: 0.8 } }) }.`;
   }
-  if (/^(?:gpt-|chatgpt-|o\d)/.test(canonical)) {
+  if (isOpenAIModelId(canonical)) {
     return `This is an OpenAI model: prepare and Session send Anthropic Messages requests. For OpenAI, render with profile: OPENAI_MODELS['${canonical}'] and map with toOpenAIResponses / toOpenAIChat, or wrap @ai-sdk/openai with cachepointMiddleware (docs/providers.md).`;
   }
   const base = canonical.replace(DATED, '$1');

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeError } from '../../src/cli/main.js';
 import { UnknownModelError } from '../../src/errors.js';
+import { cli } from './run.js';
 
 const io = { env: {} };
 
@@ -23,5 +24,30 @@ describe('describeError: an unknown model', () => {
     expect(d.status).toBe(1);
     expect(d.message).toBe(err.message);
     expect(d.message).not.toContain('--provider');
+  });
+});
+
+describe('the CLI: --model names an OpenAI model without --provider openai', () => {
+  // The library's hint (render with OPENAI_MODELS[…], map with toOpenAIResponses) is code; the CLI's fix is a flag.
+  for (const args of [
+    ['simulate', 'fixtures/demo.jsonl', '--model', 'gpt-5.4'],
+    ['simulate', 'fixtures/demo.jsonl', '--provider', 'bedrock', '--model', 'gpt-5.4'],
+    ['replay', 'fixtures/demo.jsonl', '--model', 'gpt-5.6-terra'],
+    ['render', 'fixtures/demo.jsonl', '--model', 'gpt-5.4'],
+  ]) {
+    it(`cachepoint ${args.join(' ')}: names --provider openai, and no library code`, async () => {
+      const r = await cli(...args);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      const model = args.at(-1)!;
+      expect(r.stderr).toBe(
+        `cachepoint ${args[0]}: --model: "${model}" is an OpenAI model: add --provider openai (simulate, replay and report take it); without it the trace is rendered for Claude\n`,
+      );
+    });
+  }
+
+  it('with --provider openai it runs', async () => {
+    const r = await cli('simulate', 'fixtures/demo.jsonl', '--provider', 'openai', '--model', 'gpt-5.4');
+    expect(r.code).toBe(0);
   });
 });

@@ -65,7 +65,7 @@ describe('cachepoint simulate / replay --provider', () => {
     expect(typo.stderr).not.toMatch(/\n\s+at /);
     const openai = await cli('render', 'fixtures/demo.jsonl', '--model', 'gpt-4o');
     expect(openai.code).toBe(1);
-    expect(openai.stderr).toContain('--model: unknown model "gpt-4o". This is an OpenAI model');
+    expect(openai.stderr).toContain('--model: "gpt-4o" is an OpenAI model: add --provider openai');
     for (const ok of ['us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'claude-opus-4-1@20250805']) {
       expect((await cli('render', 'fixtures/demo.jsonl', '--model', ok)).code, ok).toBe(0);
     }
