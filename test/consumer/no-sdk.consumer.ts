@@ -25,6 +25,7 @@ interface Report {
   aiText: string;
   aiMarkers: number;
   aiWarnings: string[];
+  redisMissing: { conversationStore: string; toolCacheStore: string; client: string };
 }
 
 describe('the packed package without @anthropic-ai/sdk', () => {
@@ -53,5 +54,13 @@ describe('the packed package without @anthropic-ai/sdk', () => {
     expect(report.aiText).toBe('ok');
     expect(report.aiMarkers).toBeGreaterThan(0);
     expect(report.aiWarnings).toEqual([]);
+    // Without `redis`: each entry names itself and its own alternative (the conversation store's named the tool cache's).
+    expect(existsSync(join(dir, 'node_modules', 'redis'))).toBe(false);
+    const needs = 'needs the "redis" package (node-redis v6), an optional peer dependency of cachepoint: run `npm install redis`';
+    expect(report.redisMissing).toEqual({
+      conversationStore: `createRedisConversationStore ${needs}, or pass your own client (a RedisLike) to \`new RedisConversationStore({ client })\`.`,
+      toolCacheStore: `createRedisToolCacheStore ${needs}, or pass your own client (a RedisLike) to \`new RedisToolCacheStore({ client })\`.`,
+      client: `nodeRedisClient ${needs}, or adapt your own client (a RedisLike: see docs/redis.md).`,
+    });
   });
 });

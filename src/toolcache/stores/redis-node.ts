@@ -92,6 +92,14 @@ export function recommendedNodeRedisOptions(options: NodeRedisClientOptions = {}
  * ```
  */
 export async function nodeRedisClient(options: NodeRedisClientOptions = {}): Promise<RedisLike> {
+  return connectNodeRedis(options, 'nodeRedisClient', 'adapt your own client (a RedisLike: see docs/redis.md)');
+}
+
+/**
+ * {@link nodeRedisClient} for `caller`, whose message names it and what to do instead (`otherwise`) when `redis`
+ * is not installed: a conversation store's user is not helped by the tool-cache store's alternative. @internal
+ */
+export async function connectNodeRedis(options: NodeRedisClientOptions, caller: string, otherwise: string): Promise<RedisLike> {
   checkTimings(options);
   let createClient: typeof import('redis')['createClient'];
   try {
@@ -99,7 +107,7 @@ export async function nodeRedisClient(options: NodeRedisClientOptions = {}): Pro
   } catch (cause) {
     throw new CachepointError(
       'cache_store',
-      'The Redis tool-cache store needs the "redis" package (node-redis v6), an optional peer dependency of cachepoint: run `npm install redis`, or pass your own RedisLike client to `new RedisToolCacheStore({ client })`.',
+      `${caller} needs the "redis" package (node-redis v6), an optional peer dependency of cachepoint: run \`npm install redis\`, or ${otherwise}.`,
       { cause },
     );
   }

@@ -4,7 +4,7 @@
  */
 
 import type { RedisToolCacheStoreOptions } from './redis-api.js';
-import { nodeRedisClient, type NodeRedisClientOptions } from './redis-node.js';
+import { connectNodeRedis, type NodeRedisClientOptions } from './redis-node.js';
 import { optionKeys, refuseUnknownKeys } from '../../internal/option-keys.js';
 import { RedisToolCacheStore, STORE_OPTION_KEYS } from './redis-store.js';
 import { RedisConversationStore, type RedisConversationStoreOptions } from '../../conversation/redis-store.js';
@@ -39,15 +39,8 @@ export type CreateRedisToolCacheStoreOptions = Omit<RedisToolCacheStoreOptions, 
  */
 export async function createRedisToolCacheStore(options: CreateRedisToolCacheStoreOptions = {}): Promise<RedisToolCacheStore> {
   refuseUnknownKeys(options, CREATE_TOOL_CACHE_KEYS);
-  const { url, commandTimeoutMs, connectTimeoutMs, maxReconnectDelayMs, clientOptions, ...storeOptions } = options;
-  const clientOpts: NodeRedisClientOptions = {
-    ...(url !== undefined && { url }),
-    ...(commandTimeoutMs !== undefined && { commandTimeoutMs }),
-    ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
-    ...(maxReconnectDelayMs !== undefined && { maxReconnectDelayMs }),
-    ...(clientOptions !== undefined && { clientOptions }),
-  };
-  const client = await nodeRedisClient(clientOpts);
+  const [clientOpts, storeOptions] = splitClientOptions(options);
+  const client = await connectNodeRedis(clientOpts, 'createRedisToolCacheStore', 'pass your own client (a RedisLike) to `new RedisToolCacheStore({ client })`');
   try {
     return new RedisToolCacheStore({ ...storeOptions, client });
   } catch (error) {
@@ -71,15 +64,26 @@ export type CreateRedisConversationStoreOptions = Omit<RedisConversationStoreOpt
  */
 export async function createRedisConversationStore(options: CreateRedisConversationStoreOptions = {}): Promise<RedisConversationStore> {
   refuseUnknownKeys(options, CREATE_CONVERSATION_STORE_KEYS);
+  const [clientOpts, storeOptions] = splitClientOptions(options);
+  const client = await connectNodeRedis(
+    clientOpts,
+    'createRedisConversationStore',
+    'pass your own client (a RedisLike) to `new RedisConversationStore({ client })`',
+  );
+  return new RedisConversationStore({ ...storeOptions, client, closeClient: true });
+}
+
+/** A create function's options: the node-redis client's (the ones given) and the store's (the rest). */
+function splitClientOptions<T extends NodeRedisClientOptions>(options: T): [NodeRedisClientOptions, Omit<T, keyof NodeRedisClientOptions>] {
   const { url, commandTimeoutMs, connectTimeoutMs, maxReconnectDelayMs, clientOptions, ...storeOptions } = options;
-  const client = await nodeRedisClient({
+  const client: NodeRedisClientOptions = {
     ...(url !== undefined && { url }),
     ...(commandTimeoutMs !== undefined && { commandTimeoutMs }),
     ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
     ...(maxReconnectDelayMs !== undefined && { maxReconnectDelayMs }),
     ...(clientOptions !== undefined && { clientOptions }),
-  });
-  return new RedisConversationStore({ ...storeOptions, client, closeClient: true });
+  };
+  return [client, storeOptions];
 }
 
 /** The client's options, shared by both create functions. */

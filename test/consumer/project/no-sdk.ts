@@ -2,7 +2,8 @@
  * A consumer without @anthropic-ai/sdk (see no-sdk.consumer.ts): the packed
  * cachepoint next to `ai` only, compiled strict with skipLibCheck off, then
  * run. It uses the core (`prepare`, the pure functions), the AI SDK middleware
- * and the tool-result cache, and prints what it saw as one JSON line.
+ * and the tool-result cache, asks `cachepoint/redis` for its stores without the
+ * `redis` package installed, and prints what it saw as one JSON line.
  */
 import { generateText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
@@ -19,6 +20,7 @@ import {
   type ToolCallResult,
 } from 'cachepoint';
 import { cachepointMiddleware, type CachepointWarning } from 'cachepoint/ai-sdk';
+import { createRedisConversationStore, createRedisToolCacheStore, nodeRedisClient } from 'cachepoint/redis';
 
 const SYSTEM = `You are a careful coding agent. ${'Follow the repository conventions and explain what you changed. '.repeat(150)}`;
 
@@ -47,8 +49,21 @@ const warnings: CachepointWarning[] = [];
 const model = wrapLanguageModel({ model: mock, middleware: cachepointMiddleware({ conversationId: 'ai', onWarning: (w) => warnings.push(w) }) });
 const answer = await generateText({ model, instructions: SYSTEM, prompt: 'hello' });
 
+// 4. cachepoint/redis without its optional peer `redis`: each entry says what to install and what to pass instead.
+const missing = async (create: () => Promise<unknown>) =>
+  create().then(
+    () => 'created',
+    (err: Error) => err.message,
+  );
+const redisMissing = {
+  conversationStore: await missing(() => createRedisConversationStore({ url: 'redis://127.0.0.1:1' })),
+  toolCacheStore: await missing(() => createRedisToolCacheStore({ url: 'redis://127.0.0.1:1' })),
+  client: await missing(() => nodeRedisClient({ url: 'redis://127.0.0.1:1' })),
+};
+
 console.log(
   JSON.stringify({
+    redisMissing,
     toolCache: [first.cache.type, second.cache.type],
     prepareMarkers: JSON.stringify(prepared.params).split('"cache_control"').length - 1,
     prepareMessages: prepared.params.messages.length,
