@@ -99,8 +99,22 @@ interface InlineObject {
 }
 
 /** A message of `prepare`'s params: any SDK version's `MessageParam`, or an inline literal whose block kinds stay literal. */
-interface InlineMessage extends MessageLike {
+type InlineMessage = InlineChatMessage | InlineSystemMessage;
+
+interface InlineChatMessage extends MessageLike {
+  readonly role: 'user' | 'assistant';
   readonly content: string | readonly (object | InlineObject)[];
+}
+
+/**
+ * A system-role message: `MessageParam`'s (SDK 1.x), or the beta's `BetaSystemMessageParam` (SDK 1.16), whose
+ * content is optional and which may say `clear_at` / `output_config`; only leading plain-text ones are taken.
+ */
+interface InlineSystemMessage {
+  readonly role: 'system';
+  readonly content?: string | readonly (object | InlineObject)[] | undefined;
+  readonly clear_at?: InlineValue;
+  readonly output_config?: InlineValue;
 }
 
 /** The element type of an array type (`never` for `undefined`). */
@@ -417,6 +431,9 @@ function validateEnvelope(params: PrepareParams): void {
   }
 }
 
+/** The params without their leading system-role messages: every message has its content (checked as it is mapped). */
+type SplitParams = Omit<PrepareParams, 'messages'> & { readonly messages: readonly MessageLike[] };
+
 /**
  * What `prepare` renders from the caller's params: the system prompt (with any
  * leading system-role messages appended to it), the conversation (what the
@@ -424,7 +441,7 @@ function validateEnvelope(params: PrepareParams): void {
  * tail, never cached, never kept).
  */
 interface Split {
-  readonly params: PrepareParams;
+  readonly params: SplitParams;
   /** Index in the caller's `messages` of the conversation's first message (= leading system-role messages). */
   readonly offset: number;
   /** The trailing assistant message: a prefill (text), or a paused turn ({@link isPausedTurn}). */
@@ -434,6 +451,21 @@ interface Split {
 /** Text blocks of a system-role message (a string, or text parts as OpenAI-style loops send them). */
 function systemTexts(m: MessageLike, i: number): TextBlockParam[] {
   const where = `messages[${i}]`;
+  // The beta's system messages (SDK 1.16 BetaSystemMessageParam) may say more than text: moved into `system`, a
+  // message cleared at the next user message would stay for good, and a per-message output_config would be lost.
+  const beta = m as { clear_at?: unknown; output_config?: unknown };
+  if (beta.clear_at !== undefined && beta.clear_at !== null && beta.clear_at !== 'never') {
+    throw new InvalidParamsError(
+      `${where}.clear_at`,
+      `${JSON.stringify(beta.clear_at)}: a leading system-role message is taken into \`system\`, which is never cleared; send a message cleared at the next user message as user text instead`,
+    );
+  }
+  if (beta.output_config !== undefined && beta.output_config !== null) {
+    throw new InvalidParamsError(
+      `${where}.output_config`,
+      'a leading system-role message is taken into `system`, which has no per-message output_config; set output_config on the request',
+    );
+  }
   const content = m.content as unknown;
   const parts =
     typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? (content as { type?: unknown; text?: unknown }[]) : [];
@@ -523,7 +555,8 @@ function isPausedTurn(blocks: readonly { type?: unknown }[]): boolean {
 }
 
 function split(params: PrepareParams): Split {
-  const messages = mergeAssistantRuns(params.messages);
+  // A beta system message's content may be absent (its type says so): systemTexts refuses it, naming the message.
+  const messages = mergeAssistantRuns(params.messages as readonly MessageLike[]);
   let lead = 0;
   while (lead < messages.length && messages[lead]?.role === 'system') lead++;
   let end = messages.length;
@@ -590,7 +623,7 @@ function split(params: PrepareParams): Split {
       'two assistant messages at the end: a prefill must follow a user message (merge the response and the prefill into one message)',
     );
   }
-  if (lead === 0 && end === messages.length) return messages === params.messages ? { params, offset: 0 } : { params: { ...params, messages }, offset: 0 };
+  if (lead === 0 && end === messages.length) return { params: messages === params.messages ? (params as SplitParams) : { ...params, messages }, offset: 0 };
   let system = params.system;
   if (lead > 0) {
     const base: TextBlockParam[] = typeof system === 'string' ? (system.trim().length > 0 ? [{ type: 'text', text: system }] : []) : [...(system ?? [])];
@@ -892,7 +925,7 @@ interface Built {
 /** Extends (or resynchronises) the stored timeline with the incoming params. */
 function build(
   record: ConversationRecord | undefined,
-  params: PrepareParams,
+  params: SplitParams,
   digest: EnvelopeDigest | undefined,
   now: number,
   offset: number,

@@ -180,4 +180,22 @@ describe('prepare with system-role messages', () => {
     );
     await expect(prepare({ ...BASE, messages: [sys] }, { conversationId: 'd', store, now: 1 })).rejects.toThrow(/at least one user message/);
   });
+
+  it("the beta's system messages (SDK 1.16): plain text is taken; one that says more than `system` can is refused, naming the field", async () => {
+    const user = { role: 'user' as const, content: 'Hello.' };
+    const run = (sys: Record<string, unknown>) =>
+      prepare({ ...BASE, messages: [{ role: 'system', ...sys } as never, user] }, { conversationId: 'e', store: new MemoryConversationStore(), now: 1 });
+    const plain = await run({ content: 'Answer in French.', clear_at: 'never', output_config: null });
+    expect(plain.params.system?.at(-1)).toMatchObject({ type: 'text', text: 'Answer in French.' });
+    // Taken into `system`, it would never be cleared: the model would see it on every later turn.
+    await expect(run({ content: 'Answer in French.', clear_at: 'next_user_message' })).rejects.toThrow(
+      /^messages\[0\]\.clear_at: "next_user_message": a leading system-role message is taken into `system`/,
+    );
+    await expect(run({ content: 'Be brief.', output_config: { effort: 'low' } })).rejects.toThrow(/^messages\[0\]\.output_config: /);
+    await expect(run({ output_config: {} })).rejects.toThrow(/^messages\[0\]\.output_config: /);
+    await expect(run({})).rejects.toThrow(/^messages\[0\]\.content: expected a string or an array of text blocks/);
+    await expect(run({ content: [{ type: 'tool_addition', tool: { type: 'tool_reference', name: 'Read' } }] })).rejects.toThrow(
+      /^messages\[0\]\.content\[0\]: a system-role message may hold only text/,
+    );
+  });
 });

@@ -101,6 +101,20 @@ describe('the doors take SDK-typed input and give SDK-acceptable output', () => 
     await client.messages.stream(again.params).finalMessage();
   });
 
+  it('prepare: a beta loop (BetaMessageParam history, betas) to client.beta.messages', async () => {
+    // SDK 1.16's BetaMessageParam includes BetaSystemMessageParam, whose content is optional (a system message may
+    // carry only output_config) and may hold tool_addition / tool_removal blocks: a typed beta history must fit.
+    const messages: Anthropic.Beta.BetaMessageParam[] = [{ role: 'user', content: 'Hi' }];
+    const tools: Anthropic.Beta.BetaToolUnion[] = [];
+    const { params, headers } = await prepare(
+      { model: 'claude-sonnet-4-6', max_tokens: 1024, system: 'You help.', tools, messages, betas: ['token-efficient-tools-2025-02-19'] },
+      { conversationId: 'c' },
+    );
+    const message: Anthropic.Beta.BetaMessage = await client.beta.messages.create(params, { headers });
+    await client.beta.messages.stream(params, { headers }).finalMessage();
+    messages.push({ role: 'assistant', content: message.content });
+  });
+
   it('prepare: inline params (no SDK types named) still go to the SDK as they come back', async () => {
     // An object literal passed straight to prepare: its string literals (block and tool
     // kinds, image media types, thinking and tool_choice kinds) must survive inference,
