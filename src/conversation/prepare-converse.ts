@@ -26,6 +26,7 @@ import type { ContentBlockParam, MessageParam, TextBlockParam, Tool } from '../p
 import { bedrockProfile, converseOfParams, DOCUMENT_MEDIA_TYPES, DOCUMENT_NAME } from '../providers/bedrock.js';
 import type { BedrockConverseInput } from '../providers/bedrock-types.js';
 import type { Rendered } from '../render/types.js';
+import { describe } from '../trace/validate.js';
 import { prepare, recordUsage, type ConversationRef, type PrepareOptions, type PreparePlan } from './prepare.js';
 
 // TYPES
@@ -228,13 +229,18 @@ function refuseMessageMedia(role: string | undefined, content: readonly object[]
 const mapped = new WeakMap<object, { readonly content: readonly object[]; readonly blocks: readonly object[]; readonly message: MessageParam }>();
 
 function messagesOf(messages: ConverseParams['messages']): MessageParam[] {
+  if (messages !== undefined && !Array.isArray(messages))
+    throw new InvalidParamsError('messages', `expected an array of Converse messages, got ${describe(messages)}`);
   return (messages ?? []).map((m, i) => {
-    const content = m.content ?? [];
+    const content = m?.content;
     const seen = mapped.get(m);
-    if (seen && seen.content === content && seen.blocks.length === content.length && seen.blocks.every((b, j) => b === content[j])) return seen.message;
-    refuseMessageMedia(m.role, content, i);
-    const blocks = content.flatMap((b, j) => {
-      const out = block(b, `messages[${i}].content[${j}]`);
+    if (seen && seen.content === content && seen.blocks.length === content?.length && seen.blocks.every((b, j) => b === content[j])) return seen.message;
+    checkMessage(m, i);
+    refuseMessageMedia(m.role, content as readonly object[], i);
+    const blocks = (content as readonly object[]).flatMap((b, j) => {
+      const where = `messages[${i}].content[${j}]`;
+      if (!isObj(b)) throw new InvalidParamsError(where, `expected a Converse content block ({ text }, { image }, { toolUse }, …), got ${describe(b)}`);
+      const out = block(b, where);
       return out === undefined ? [] : [out];
     });
     const message: MessageParam = { role: m.role === 'assistant' ? 'assistant' : 'user', content: blocks };
@@ -243,8 +249,31 @@ function messagesOf(messages: ConverseParams['messages']): MessageParam[] {
   });
 }
 
+/**
+ * A Converse message's shape, checked before it is mapped: what a JavaScript loop, or params carried over from the
+ * Messages API (`content: 'Hi'`, a `system` role), would otherwise turn into a TypeError naming nothing, or a user message.
+ */
+function checkMessage(m: unknown, i: number): asserts m is { readonly role: 'user' | 'assistant'; readonly content: readonly unknown[] } {
+  if (!isObj(m)) throw new InvalidParamsError(`messages[${i}]`, `expected a Converse message { role, content: [...] }, got ${describe(m)}`);
+  if (m.role !== 'user' && m.role !== 'assistant') {
+    throw new InvalidParamsError(
+      `messages[${i}].role`,
+      `expected "user" or "assistant" (Converse's roles; instructions go in system), got ${describe(m.role)}`,
+    );
+  }
+  if (!Array.isArray(m.content)) {
+    const hint = typeof m.content === 'string' ? `: Converse content is a list of blocks, [{ text: ${JSON.stringify(m.content.slice(0, 40))} }]` : '';
+    throw new InvalidParamsError(`messages[${i}].content`, `expected an array of Converse content blocks, got ${describe(m.content)}${hint}`);
+  }
+}
+
 function systemOf(system: ConverseParams['system']): TextBlockParam[] | undefined {
   if (!system) return undefined;
+  if (!Array.isArray(system)) {
+    const given: unknown = system; // typed as an array; a loop carried over from the Messages API passes a string
+    const hint = typeof given === 'string' ? `: Converse system is a list of blocks, [{ text: ${JSON.stringify(given.slice(0, 40))} }]` : '';
+    throw new InvalidParamsError('system', `expected an array of Converse system blocks, got ${describe(system)}${hint}`);
+  }
   return system.flatMap((b, i): TextBlockParam[] => {
     const c = b as Obj;
     if (typeof c.text === 'string') return [{ type: 'text', text: c.text }];
@@ -255,6 +284,7 @@ function systemOf(system: ConverseParams['system']): TextBlockParam[] | undefine
 
 function toolsOf(tools: readonly object[] | undefined): Tool[] | undefined {
   if (!tools) return undefined;
+  if (!Array.isArray(tools)) throw new InvalidParamsError('toolConfig.tools', `expected an array of Converse tools ([{ toolSpec }]), got ${describe(tools)}`);
   return tools.flatMap((t, i): Tool[] => {
     const c = t as Obj;
     if (isObj(c.cachePoint)) return [];
@@ -334,6 +364,7 @@ export async function recordConverseUsage(
   },
   ref: ConversationRef,
 ): Promise<boolean> {
+  if (!isObj(response)) throw new InvalidParamsError('response', `expected the ConverseCommand output (or collectConverseStream's), got ${describe(response)}`);
   const u = response.usage;
   if (!u || typeof u.inputTokens !== 'number') return false;
   const usage: ReportedUsage = {
