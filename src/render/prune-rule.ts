@@ -10,7 +10,7 @@ import type { Block, BlockPath, StreamBlock, TimelineState } from '../timeline/t
 import { hiddenRecord, payloadChars, PRUNE_NOTICE } from './notes.js';
 import type { ModelProfile } from '../models/profiles.js';
 import type { PassContext } from './context.js';
-import { expectedRemaining, noticePrice } from './gate.js';
+import { expectedRemaining, noticePrice, noticeStripPrice } from './gate.js';
 import { coveredFrom, isCompacted, isThinking, streamLayout, visibleFrom } from './projection.js';
 import type { LiveSeen } from './live-seen.js';
 import { type LiveResult, reuseWeigher, supersededFoundSince } from './reuse.js';
@@ -473,8 +473,9 @@ export function doomedFrom(stable: readonly StreamBlock[], state: TimelineState,
 
 /**
  * Whether pruning the bulky payloads from `from` on, by the next request (warm, after every entry: no
- * re-write), saves more than their expected recalls plus the one-time notice (the next request's batch
- * rule in prune.ts, for a state that has no notice yet).
+ * re-write), saves more than their expected recalls plus the one-time notice and, on a model that strips
+ * earlier thinking, what the notice strips (the next request's batch rule in prune.ts, for a state that has
+ * no notice yet).
  */
 function worthTheNotice(
   stable: readonly StreamBlock[],
@@ -487,6 +488,8 @@ function worthTheNotice(
   const remaining = expectedRemaining(state, ctx.options.expectedRemaining);
   const prices = ctx.profile.prices;
   let net = -noticePrice(ctx.profile, state, ctx.tokens.tokens({ type: 'text', text: PRUNE_NOTICE }), remaining);
+  // The gate counts the strip too: left out, a payload was sent uncached that the next request kept (judge-2220).
+  net -= noticeStripPrice(ctx.profile, state, stable, remaining)?.(from) ?? 0;
   for (let j = from; j < stable.length; j++) {
     if (!bulkyAt(j)) continue;
     const b = stable[j]!;
