@@ -20,6 +20,8 @@ describe('recordUsage: what is not a usage', () => {
     ['input_tokens as a string', { usage: { input_tokens: '12' } }, 'usage.input_tokens'],
     ['a negative count', { input_tokens: -1 }, 'usage.input_tokens'],
     ['a NaN cache read', { input_tokens: 1, cache_read_input_tokens: Number.NaN }, 'usage.cache_read_input_tokens'],
+    ['an infinite count', { input_tokens: Number.POSITIVE_INFINITY }, 'usage.input_tokens'],
+    ['output_tokens as a string', { input_tokens: 1, output_tokens: '12' }, 'usage.output_tokens'],
     ['a message_delta usage without input_tokens', { usage: { output_tokens: 12 } }, 'usage.input_tokens'],
   ];
   for (const [name, value, where] of bad) {
@@ -45,6 +47,14 @@ describe('recordUsage: what is not a usage', () => {
     const ref = { conversationId: 'c', store };
     await prepare(params, { ...ref, now: 1 });
     const usage = { input_tokens: 10, cache_read_input_tokens: null, cache_creation_input_tokens: null, cache_creation: null };
+    expect(await recordUsage(usage, ref)).toBe(true);
+  });
+
+  it('zero counts pass: a request wholly read from cache, nothing written, no output', async () => {
+    const store = new MemoryConversationStore();
+    const ref = { conversationId: 'c', store };
+    await prepare(params, { ...ref, now: 1 });
+    const usage = { input_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 0 };
     expect(await recordUsage(usage, ref)).toBe(true);
   });
 });
