@@ -187,6 +187,9 @@ describe('prepare with system-role messages', () => {
       prepare({ ...BASE, messages: [{ role: 'system', ...sys } as never, user] }, { conversationId: 'e', store: new MemoryConversationStore(), now: 1 });
     const plain = await run({ content: 'Answer in French.', clear_at: 'never', output_config: null });
     expect(plain.params.system?.at(-1)).toMatchObject({ type: 'text', text: 'Answer in French.' });
+    // null is what a typed client sends for "not set", as for output_config.
+    const unset = await run({ content: 'Answer in French.', clear_at: null });
+    expect(unset.params.system?.at(-1)).toMatchObject({ type: 'text', text: 'Answer in French.' });
     // Taken into `system`, it would never be cleared: the model would see it on every later turn.
     await expect(run({ content: 'Answer in French.', clear_at: 'next_user_message' })).rejects.toThrow(
       /^messages\[0\]\.clear_at: "next_user_message": a leading system-role message is taken into `system`/,

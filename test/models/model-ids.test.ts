@@ -76,6 +76,7 @@ describe('model ids of every platform', () => {
   it('an OpenAI id says where OpenAI models go; an application inference profile ARN says how to name its model', () => {
     expect(unknown('gpt-4o').message).toMatch(/an OpenAI model.*OPENAI_MODELS.*toOpenAIResponses/);
     expect(unknown('o3-mini').message).toMatch(/an OpenAI model/);
+    expect(unknown('chatgpt-4o-latest').message).toMatch(/an OpenAI model/);
     const arn = 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3';
     expect(unknown(arn).message).toMatch(/application inference profile.*does not name its model.*resolveProfile\('claude-sonnet-4-5'\)/);
   });
